@@ -1,0 +1,1 @@
+"""ctxsim experiments: one module per reproduced result, one CLI (`ctxsim`)."""

@@ -1,0 +1,70 @@
+"""Thread-count-independent randomness for numba ``prange`` kernels.
+
+Numba keeps its own per-thread Mersenne Twister state, which Python-side seeding
+does not reach. Every kernel therefore splits its trials into a fixed number of
+chunks (independent of the thread count) and calls ``np.random.seed`` at the start
+of each chunk *inside* the jitted function, with a seed taken from
+``numpy.random.SeedSequence(seed).spawn(n_chunks)``. A chunk's draws then depend
+only on its own seed, never on which thread ran it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Trials per chunk. Fixed, so the chunk layout (and the results) do not depend on
+#: the number of threads; small enough to balance load across 2-16 cores.
+CHUNK_TRIALS = 4096
+
+
+def as_seed_sequence(seed: int | np.random.SeedSequence | np.random.Generator | None
+                     ) -> np.random.SeedSequence:
+    """Normalise a user seed to a :class:`numpy.random.SeedSequence`.
+
+    Accepts an int (>= 0), a SeedSequence, or a Generator (a child sequence is
+    spawned from its bit generator's seed sequence, so the Generator's stream is
+    advanced deterministically). ``None`` draws fresh OS entropy (not reproducible).
+
+    Raises:
+        TypeError: for any other type.
+        ValueError: for a negative integer seed.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        # Drawing the entropy from the generator advances it, so two calls with the
+        # same Generator give different (but reproducible) child streams.
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.SeedSequence(int(seed))
+    raise TypeError(
+        f"seed must be an int, numpy SeedSequence or Generator, got {type(seed).__name__}")
+
+
+def chunk_layout(trials: int, chunk_trials: int = CHUNK_TRIALS) -> tuple[int, int]:
+    """Return ``(n_chunks, chunk_trials)`` covering ``trials`` trials.
+
+    Raises:
+        ValueError: if ``trials`` < 1.
+    """
+    if not isinstance(trials, (int, np.integer)) or isinstance(trials, bool) or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    n_chunks = -(-int(trials) // chunk_trials)
+    return n_chunks, chunk_trials
+
+
+def chunk_seeds(seed, n_chunks: int) -> np.ndarray:
+    """One 32-bit seed per chunk, from ``SeedSequence(seed).spawn(n_chunks)``.
+
+    Returns:
+        ``uint32`` array of shape ``(n_chunks,)``, suitable for ``np.random.seed``
+        inside a jitted function (numba's legacy RNG takes a 32-bit seed).
+    """
+    ss = as_seed_sequence(seed)
+    children = ss.spawn(n_chunks)
+    return np.array([c.generate_state(1, dtype=np.uint32)[0] for c in children],
+                    dtype=np.uint32)

@@ -1,0 +1,60 @@
+"""``ctxsim theory``: run every symbolic check and print one line per result.
+
+Checks register here as ``"module:function"`` strings; each function takes no
+arguments and returns a :class:`theory.proof.ProofRecord` or raises
+:class:`theory.proof.ProofError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from theory.proof import ProofError, ProofRecord
+
+#: Every check, in the order of THEORY.md.
+CHECKS: list[str] = [
+]
+
+
+def load(spec: str):
+    """Import ``"module:function"`` and return the function."""
+    module, func = spec.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def run_all(names: list[str] | None = None) -> list[tuple[str, ProofRecord | ProofError]]:
+    """Run the checks (all, or those whose spec contains one of ``names``).
+
+    Returns ``(spec, record-or-error)`` pairs; a failing check does not stop the rest.
+    """
+    results = []
+    for spec in CHECKS:
+        if names and not any(n in spec for n in names):
+            continue
+        try:
+            results.append((spec, load(spec)()))
+        except ProofError as exc:
+            results.append((spec, exc))
+    return results
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ctxsim theory``."""
+    parser.add_argument("only", nargs="*", help="run only checks whose name contains these")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print one line per result; exit status 1 if any check failed."""
+    failed = 0
+    for spec, outcome in run_all(args.only or None):
+        if isinstance(outcome, ProofError):
+            failed += 1
+            print(f"FAIL {spec}: {outcome}")
+            continue
+        print(f"ok   {outcome.summary()}")
+        if args.verbose:
+            for step in outcome.steps:
+                print(f"       - {step.description}: {step.evidence}")
+    return 1 if failed else 0
