@@ -16,6 +16,9 @@ import numpy as np
 #: the number of threads; small enough to balance load across 2-16 cores.
 CHUNK_TRIALS = 4096
 
+#: Target random draws per chunk for expensive trials (about 10 ms of work).
+CHUNK_WORK = 1 << 19
+
 
 def as_seed_sequence(seed: int | np.random.SeedSequence | np.random.Generator | None
                      ) -> np.random.SeedSequence:
@@ -45,16 +48,23 @@ def as_seed_sequence(seed: int | np.random.SeedSequence | np.random.Generator | 
         f"seed must be an int, numpy SeedSequence or Generator, got {type(seed).__name__}")
 
 
-def chunk_layout(trials: int, chunk_trials: int = CHUNK_TRIALS) -> tuple[int, int]:
+def chunk_layout(trials: int, work_per_trial: int = 1) -> tuple[int, int]:
     """Return ``(n_chunks, chunk_trials)`` covering ``trials`` trials.
+
+    A chunk holds :data:`CHUNK_TRIALS` trials, fewer when each trial is expensive
+    (``work_per_trial`` random draws, e.g. n for a brute-force trial) so that a
+    chunk holds about ``CHUNK_WORK`` draws and even a few hundred costly trials
+    spread over all threads. The layout depends only on ``trials`` and
+    ``work_per_trial``, never on the thread count.
 
     Raises:
         ValueError: if ``trials`` < 1.
     """
     if not isinstance(trials, (int, np.integer)) or isinstance(trials, bool) or trials < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
-    n_chunks = -(-int(trials) // chunk_trials)
-    return n_chunks, chunk_trials
+    chunk = int(min(CHUNK_TRIALS, max(1, CHUNK_WORK // max(1, int(work_per_trial)))))
+    n_chunks = -(-int(trials) // chunk)
+    return n_chunks, chunk
 
 
 def chunk_seeds(seed, n_chunks: int) -> np.ndarray:

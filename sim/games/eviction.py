@@ -1,0 +1,161 @@
+"""The eviction game E(n, kappa, channel) of VISTA's Theorem 1 (§2.6, Appendix B-E;
+THEORY.md §2).
+
+n blocks; a hidden J* ~ Uniform{1..n} is the bulky block (size L = kappa l), the
+others are load-bearing (size l). The prompt is over budget by L tokens. The agent
+sees the channel's observation Y, archives blocks in a (Y, U)-measurable order and
+stops once the freed size reaches L. With tau the position of J* in the order:
+
+* archives = min(tau, kappa) archive operations,
+* Z = min(tau - 1, kappa) archived load-bearing blocks, each a later recovery
+  (the recovery burden; retrieves = Z).
+
+:func:`play` runs the game with either the exact O(1)-per-trial sampler or the
+brute-force kernel that draws the observation of every block.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from sim.games import kernels
+from sim.games.channels import CONTENT, Channel, Content, validate_game
+from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
+
+ORDERS = ("bayes", "random")
+METHODS = ("exact", "brute")
+
+
+@dataclasses.dataclass(frozen=True)
+class EvictionResult:
+    """Per-trial outcome of :func:`play`.
+
+    Attributes:
+        n, kappa: game size; channel: the observation channel; order: "bayes" or
+            "random"; method: "exact" or "brute"; seed: the entropy used.
+        tau: int64 array (trials,), 1-based archive position of J*.
+    """
+
+    n: int
+    kappa: int
+    channel: Channel
+    order: str
+    method: str
+    seed: int
+    tau: np.ndarray
+
+    @property
+    def trials(self) -> int:
+        """Number of trials."""
+        return int(self.tau.size)
+
+    @property
+    def Z(self) -> np.ndarray:
+        """int64 (trials,): archived load-bearing blocks, min(tau - 1, kappa)."""
+        return np.minimum(self.tau - 1, self.kappa)
+
+    @property
+    def archives(self) -> np.ndarray:
+        """int64 (trials,): archive operations until the freed size reaches L."""
+        return np.minimum(self.tau, self.kappa)
+
+    @property
+    def retrieves(self) -> np.ndarray:
+        """int64 (trials,): recoveries needed later, one per archived load-bearing block."""
+        return self.Z
+
+    @property
+    def EZ(self) -> float:
+        """Monte Carlo estimate of the recovery burden E[Z] (blocks)."""
+        return float(self.Z.mean())
+
+    @property
+    def EZ_se(self) -> float:
+        """Standard error of :attr:`EZ` (sample standard deviation / sqrt(trials))."""
+        if self.trials < 2:
+            return math.inf
+        return float(self.Z.std(ddof=1) / math.sqrt(self.trials))
+
+
+def _entropy(seed) -> int:
+    """An int that identifies the stream (recorded in tables); draws it for None."""
+    ss = as_seed_sequence(seed)
+    return int(ss.entropy) if isinstance(ss.entropy, int) else int(ss.generate_state(1)[0])
+
+
+def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
+         trials: int = 10_000, seed=0, method: str = "exact") -> EvictionResult:
+    """Play ``trials`` independent rounds of E(n, kappa, channel).
+
+    Args:
+        n: number of blocks (integer > kappa; up to 2^62 with ``method="exact"``,
+            brute force costs O(n) per trial).
+        kappa: L / l, an integer >= 2.
+        channel: a :class:`sim.games.channels.Channel`.
+        order: "bayes" (decreasing posterior probability of being J*, ties in
+            random order) or "random" (uniformly random, ignoring Y).
+        trials: number of rounds (>= 1).
+        seed: int, SeedSequence or Generator; same seed -> identical arrays for any
+            number of numba threads.
+        method: "exact" (O(1) per trial from tau's exact law) or "brute" (draws the
+            observation of every block).
+
+    Returns:
+        :class:`EvictionResult`.
+
+    Raises:
+        ValueError: naming the bad parameter (n, kappa, sigma, r, m, w, order,
+            method, trials).
+    """
+    n, kappa = validate_game(n, kappa)
+    if not isinstance(channel, Channel):
+        raise ValueError(f"channel must be a sim.games.channels.Channel, got {channel!r}")
+    channel.validate(n)
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    n_chunks, chunk = chunk_layout(trials, 1 if method == "exact" else n)
+    ss = as_seed_sequence(seed)
+    seeds = chunk_seeds(ss, n_chunks)
+    code, real_par, int_par = channel.kernel_args(n, kappa)
+    bayes = order == "bayes"
+    if method == "exact":
+        shift = math.log(kappa) / real_par if code == CONTENT else 0.0
+        tau = kernels.exact_tau(n, code, shift, int_par, bayes, seeds, chunk, trials)
+    elif bayes and code == CONTENT:
+        tau = kernels.brute_content(n, math.log(kappa) / real_par, seeds, chunk, trials,
+                                    False)[0]
+    else:
+        # A random order ignores Y: it is the blind channel's order.
+        kcode = code if bayes else kernels.BLIND
+        tau = kernels.brute_tau_discrete(n, kcode, int_par, seeds, chunk, trials)
+    return EvictionResult(n, kappa, channel, order, method, _entropy(ss), tau)
+
+
+def content_play_with_rate(n: int, kappa: int, sigma: float, *, trials: int, seed=0):
+    """Brute-force content-channel rounds that also return the rate samples.
+
+    One pass over the n draws of each trial gives both tau (Bayes order) and
+    ``log2(n p(J* | Y))`` (bits), so the burden and the rate come from the same
+    observations.
+
+    Returns:
+        ``(EvictionResult, rate_bits, eps_j)``: the result, float64 (trials,) rate
+        samples in bits, float64 (trials,) control variate eps_{J*} (mean 0).
+
+    Raises:
+        ValueError: as :func:`play`.
+    """
+    n, kappa = validate_game(n, kappa)
+    channel = Content(sigma)
+    n_chunks, chunk = chunk_layout(trials, n)
+    ss = as_seed_sequence(seed)
+    seeds = chunk_seeds(ss, n_chunks)
+    tau, rate, eps_j = kernels.brute_content(n, math.log(kappa) / channel.sigma, seeds,
+                                             chunk, trials, True)
+    result = EvictionResult(n, kappa, channel, "bayes", "brute", _entropy(ss), tau)
+    return result, rate, eps_j

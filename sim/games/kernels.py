@@ -1,0 +1,195 @@
+"""Numba kernels of the eviction game (Theorem 1, THEORY.md §2-§3).
+
+All kernels share one layout: ``trials`` trials split into ``seeds.size`` chunks of
+``chunk`` trials; chunk ``c`` calls ``np.random.seed(seeds[c])`` inside the jitted
+loop before drawing, so the output depends on the seeds alone, never on the number
+of threads (see :mod:`sim.rng`). Outputs are per-trial arrays of shape ``(trials,)``.
+
+Two families:
+
+* brute force: materialise the observation of all n blocks each trial (n random
+  draws) and count the blocks the order puts before J*;
+* exact samplers: draw tau from its exact distribution in O(1) per trial.
+
+Block scores are expressed in units where the content channel reads
+``z_i = eps_i + c [i = J*]`` with ``c = ln(kappa) / sigma`` (the constant ``ln l``
+drops out of every comparison and of the posterior).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from sim.games.channels import BLIND, CONTENT, LEDGER, LIST, WINDOWED
+
+_SQRT2 = math.sqrt(2.0)
+
+
+@njit(cache=True)
+def _tau_discrete_trial(n, code, ipar):
+    """Brute-force position of J* in the Bayes order for one trial (no content)."""
+    j = np.random.randint(0, n)
+    higher = 0
+    if code == LEDGER:
+        # Observed sizes: kappa for J*, 1 for the others. Blocks are archived by
+        # decreasing size, ties in random order.
+        sj = float(ipar)
+        uj = np.random.random()
+        for i in range(n):
+            if i != j and (1.0 > sj or (1.0 == sj and np.random.random() > uj)):
+                higher += 1
+        return higher + 1
+    # Every other code breaks ties between equal scores by a uniform key, which makes
+    # the order uniformly random among equally likely candidates.
+    uj = np.random.random()
+    if code == BLIND:
+        for i in range(n):
+            if i != j and np.random.random() > uj:
+                higher += 1
+        return higher + 1
+    if code == LIST:
+        # The list is J* plus ipar - 1 others chosen by selection sampling over the
+        # n - 1 others; listed blocks (score 1) precede unlisted ones (score 0).
+        need = ipar - 1
+        remaining = n - 1
+        for i in range(n):
+            if i == j:
+                continue
+            if np.random.random() * remaining < need:
+                need -= 1
+                if np.random.random() > uj:
+                    higher += 1
+            remaining -= 1
+        return higher + 1
+    # WINDOWED: a uniform ipar-subset of rows is listed with exact sizes.
+    w = ipar
+    if np.random.random() * n < w:
+        return 1  # J* is listed and identified
+    need = w
+    remaining = n - 1
+    for i in range(n):
+        if i == j:
+            continue
+        listed = np.random.random() * remaining < need
+        remaining -= 1
+        if listed:
+            need -= 1  # known load-bearing: archived after every unlisted block
+        elif np.random.random() > uj:
+            higher += 1
+    return higher + 1
+
+
+@njit(parallel=True, cache=True)
+def brute_tau_discrete(n, code, ipar, seeds, chunk, trials):
+    """Brute-force tau for the ledger, blind, list and windowed channels.
+
+    Args:
+        n: blocks; code: channel code (:mod:`sim.games.channels`); ipar: m for the
+            list channel, w for the windowed ledger; seeds: uint32 chunk seeds;
+            chunk: trials per chunk; trials: total trials.
+
+    Returns:
+        int64 array (trials,): tau, the 1-based archive position of J*.
+    """
+    tau = np.empty(trials, dtype=np.int64)
+    for c in prange(seeds.size):
+        np.random.seed(seeds[c])
+        for t in range(c * chunk, min(trials, (c + 1) * chunk)):
+            tau[t] = _tau_discrete_trial(n, code, ipar)
+    return tau
+
+
+@njit(parallel=True, cache=True)
+def brute_content(n, shift, seeds, chunk, trials, want_rate):
+    """Brute-force content channel with the Bayes order (decreasing Y), and the
+    exact-posterior rate sample of each trial.
+
+    Args:
+        n: blocks; shift: ``c = ln(kappa) / sigma``; want_rate: also compute
+            ``log2(n p(J*|Y))`` (costs one exp per block).
+
+    Returns:
+        ``(tau, rate_bits, eps_j)``: int64 (trials,) positions of J* in the order;
+        float64 (trials,) per-trial ``log2(n p(J* | Y))`` in bits (zeros unless
+        ``want_rate``); float64 (trials,) the noise ``eps_{J*}`` of each trial (a
+        control variate with known mean 0).
+    """
+    tau = np.empty(trials, dtype=np.int64)
+    rate = np.zeros(trials)
+    eps_j = np.empty(trials)
+    log2n = math.log2(n)
+    inv_ln2 = 1.0 / math.log(2.0)
+    for c in prange(seeds.size):
+        np.random.seed(seeds[c])
+        for t in range(c * chunk, min(trials, (c + 1) * chunk)):
+            e = np.random.standard_normal()
+            zj = shift + e
+            higher = 0
+            if want_rate:
+                # Online log-sum-exp of shift * z_i, anchored at J*'s term.
+                top = shift * zj
+                acc = 1.0
+                for _ in range(n - 1):
+                    z = np.random.standard_normal()
+                    if z > zj:
+                        higher += 1
+                    x = shift * z
+                    if x <= top:
+                        acc += math.exp(x - top)
+                    else:
+                        acc = acc * math.exp(top - x) + 1.0
+                        top = x
+                rate[t] = log2n + (shift * zj - top - math.log(acc)) * inv_ln2
+            else:
+                for _ in range(n - 1):
+                    if np.random.standard_normal() > zj:
+                        higher += 1
+            tau[t] = higher + 1
+            eps_j[t] = e
+    return tau, rate, eps_j
+
+
+@njit(cache=True)
+def outrank_probability(shift, eps):
+    """q(eps) = P(eps_i > c + eps) = 1 - Phi(c + eps) for one other block (THEORY.md §3)."""
+    return 0.5 * math.erfc((shift + eps) / _SQRT2)
+
+
+@njit(parallel=True, cache=True)
+def exact_tau(n, code, shift, ipar, bayes, seeds, chunk, trials):
+    """Exact O(1)-per-trial sampler of tau for every channel and order.
+
+    Random order (``bayes`` false) or blind: tau ~ Uniform{1..n}. Ledger: tau = 1.
+    List: Uniform{1..m}. Windowed: 1 with probability w/n, else Uniform{1..n-w}.
+    Content (Bayes): eps ~ N(0,1), C ~ Binomial(n - 1, q(eps)), tau = C + 1.
+
+    Returns:
+        int64 array (trials,) of tau.
+    """
+    tau = np.empty(trials, dtype=np.int64)
+    for c in prange(seeds.size):
+        np.random.seed(seeds[c])
+        for t in range(c * chunk, min(trials, (c + 1) * chunk)):
+            if not bayes or code == BLIND:
+                tau[t] = 1 + np.random.randint(0, n)
+            elif code == LEDGER:
+                tau[t] = 1
+            elif code == LIST:
+                tau[t] = 1 + np.random.randint(0, ipar)
+            elif code == WINDOWED:
+                if np.random.random() * n < ipar:
+                    tau[t] = 1
+                else:
+                    tau[t] = 1 + np.random.randint(0, n - ipar)
+            else:  # CONTENT
+                q = outrank_probability(shift, np.random.standard_normal())
+                tau[t] = 1 + np.random.binomial(n - 1, q)
+    return tau
+
+
+# Keep the codes importable next to the kernels that interpret them.
+__all__ = ["brute_tau_discrete", "brute_content", "exact_tau", "outrank_probability",
+           "LEDGER", "BLIND", "CONTENT", "LIST", "WINDOWED"]
