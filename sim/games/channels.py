@@ -26,6 +26,18 @@ import numbers
 LEDGER, BLIND, CONTENT, LIST, WINDOWED = 0, 1, 2, 3, 4
 
 
+def validate_kappa(kappa) -> int:
+    """Check kappa = L / l is an integer >= 2 and return it as an int.
+
+    Raises:
+        ValueError: naming ``kappa``.
+    """
+    if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or kappa != int(kappa) \
+            or kappa < 2:
+        raise ValueError(f"kappa must be an integer >= 2 (kappa = L / l), got {kappa!r}")
+    return int(kappa)
+
+
 def validate_game(n, kappa) -> tuple[int, int]:
     """Check the eviction game's size parameters and return them as ints.
 
@@ -38,15 +50,12 @@ def validate_game(n, kappa) -> tuple[int, int]:
         ValueError: naming ``kappa`` if it is not an integer or is < 2, naming ``n``
             if it is not an integer or ``n <= kappa``.
     """
-    if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or kappa != int(kappa):
-        raise ValueError(f"kappa must be an integer >= 2 (kappa = L / l), got {kappa!r}")
-    if kappa < 2:
-        raise ValueError(f"kappa must be an integer >= 2 (kappa = L / l), got {kappa!r}")
+    kappa = validate_kappa(kappa)
     if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n):
         raise ValueError(f"n must be an integer number of blocks, got {n!r}")
     if n <= kappa:
-        raise ValueError(f"n must exceed kappa (n > kappa = {int(kappa)}), got n = {n!r}")
-    return int(n), int(kappa)
+        raise ValueError(f"n must exceed kappa (n > kappa = {kappa}), got n = {n!r}")
+    return int(n), kappa
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from sim.games import kernels
-from sim.games.channels import CONTENT, Channel, Content, validate_game
+from sim.games.channels import CONTENT, Channel, validate_game
 from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
 
 ORDERS = ("bayes", "random")
@@ -80,10 +80,18 @@ class EvictionResult:
         return float(self.Z.std(ddof=1) / math.sqrt(self.trials))
 
 
-def _entropy(seed) -> int:
-    """An int that identifies the stream (recorded in tables); draws it for None."""
+def seed_chunks(seed, trials: int, work_per_trial: int = 1):
+    """Chunk seeds for a kernel call: ``(seeds, chunk_trials, entropy)``.
+
+    ``entropy`` is an int identifying the stream (recorded in tables).
+
+    Raises:
+        ValueError: naming ``trials`` if it is not a positive integer.
+    """
+    n_chunks, chunk = chunk_layout(trials, work_per_trial)
     ss = as_seed_sequence(seed)
-    return int(ss.entropy) if isinstance(ss.entropy, int) else int(ss.generate_state(1)[0])
+    entropy = ss.entropy if isinstance(ss.entropy, int) else int(ss.generate_state(1)[0])
+    return chunk_seeds(ss, n_chunks), chunk, int(entropy)
 
 
 def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
@@ -118,9 +126,7 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    n_chunks, chunk = chunk_layout(trials, 1 if method == "exact" else n)
-    ss = as_seed_sequence(seed)
-    seeds = chunk_seeds(ss, n_chunks)
+    seeds, chunk, entropy = seed_chunks(seed, trials, 1 if method == "exact" else n)
     code, real_par, int_par = channel.kernel_args(n, kappa)
     bayes = order == "bayes"
     if method == "exact":
@@ -133,29 +139,4 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
         # A random order ignores Y: it is the blind channel's order.
         kcode = code if bayes else kernels.BLIND
         tau = kernels.brute_tau_discrete(n, kcode, int_par, seeds, chunk, trials)
-    return EvictionResult(n, kappa, channel, order, method, _entropy(ss), tau)
-
-
-def content_play_with_rate(n: int, kappa: int, sigma: float, *, trials: int, seed=0):
-    """Brute-force content-channel rounds that also return the rate samples.
-
-    One pass over the n draws of each trial gives both tau (Bayes order) and
-    ``log2(n p(J* | Y))`` (bits), so the burden and the rate come from the same
-    observations.
-
-    Returns:
-        ``(EvictionResult, rate_bits, eps_j)``: the result, float64 (trials,) rate
-        samples in bits, float64 (trials,) control variate eps_{J*} (mean 0).
-
-    Raises:
-        ValueError: as :func:`play`.
-    """
-    n, kappa = validate_game(n, kappa)
-    channel = Content(sigma)
-    n_chunks, chunk = chunk_layout(trials, n)
-    ss = as_seed_sequence(seed)
-    seeds = chunk_seeds(ss, n_chunks)
-    tau, rate, eps_j = kernels.brute_content(n, math.log(kappa) / channel.sigma, seeds,
-                                             chunk, trials, True)
-    result = EvictionResult(n, kappa, channel, "bayes", "brute", _entropy(ss), tau)
-    return result, rate, eps_j
+    return EvictionResult(n, kappa, channel, order, method, entropy, tau)

@@ -18,8 +18,9 @@ import math
 import numpy as np
 from scipy import integrate, stats
 
-from sim.games.channels import Channel, Content, validate_game
-from sim.games.eviction import content_play_with_rate
+from sim.games.channels import Channel, Content, validate_kappa
+from sim.games import kernels
+from sim.games.eviction import seed_chunks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +71,20 @@ def control_variate_mean(samples: np.ndarray, control: np.ndarray) -> tuple[floa
     return float(resid.mean()), se
 
 
+def validate_rate_args(n, kappa) -> tuple[int, int]:
+    """Check a channel's size parameters: n >= 2 blocks, kappa an integer >= 2.
+
+    Unlike the game (which needs n > kappa), a rate is defined for any n >= 2.
+
+    Raises:
+        ValueError: naming ``n`` or ``kappa``.
+    """
+    kappa = validate_kappa(kappa)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n must be an integer number of blocks >= 2, got {n!r}")
+    return int(n), kappa
+
+
 def content_rate_mc(n: int, kappa: int, sigma: float, *, trials: int = 2000, seed=0,
                     control_variate: bool = True) -> RateEstimate:
     """Monte Carlo I(J*; Y) in bits for the content channel (Proposition 2).
@@ -79,7 +94,7 @@ def content_rate_mc(n: int, kappa: int, sigma: float, *, trials: int = 2000, see
     eps_{J*} (known mean 0) absorbs most of the per-trial variance.
 
     Args:
-        n, kappa: game size (n > kappa >= 2); sigma: noise > 0; trials >= 3;
+        n: blocks (>= 2); kappa: integer >= 2; sigma: noise > 0; trials >= 3;
             seed: int, SeedSequence or Generator.
 
     Returns:
@@ -88,9 +103,12 @@ def content_rate_mc(n: int, kappa: int, sigma: float, *, trials: int = 2000, see
     Raises:
         ValueError: naming n, kappa, sigma or trials.
     """
+    n, kappa = validate_rate_args(n, kappa)
+    shift = math.log(kappa) / Content(sigma).sigma
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 3:
         raise ValueError(f"trials must be an integer >= 3, got {trials!r}")
-    _, rate, eps_j = content_play_with_rate(n, kappa, sigma, trials=trials, seed=seed)
+    seeds, chunk, _ = seed_chunks(seed, trials, n)
+    _, rate, eps_j = kernels.brute_content(n, shift, seeds, chunk, trials, True)
     if control_variate:
         bits, se = control_variate_mean(rate, eps_j)
     else:
@@ -107,7 +125,7 @@ def content_rate_n2(kappa: int, sigma: float) -> float:
     Raises:
         ValueError: naming kappa (integer >= 2) or sigma (> 0).
     """
-    validate_game(kappa + 1, kappa)  # kappa checks only; n = 2 is allowed here
+    validate_rate_args(2, kappa)
     sigma = Content(sigma).sigma
     a = math.log(kappa) / sigma**2
     mean, sd = math.log(kappa), math.sqrt(2.0) * sigma
@@ -126,15 +144,13 @@ def content_rate_n2(kappa: int, sigma: float) -> float:
 
 def rate_bits(n: int, kappa: int, channel: Channel, *, trials: int = 2000, seed=0
               ) -> RateEstimate:
-    """I(J*; Y) in bits for any channel: exact where possible, else Monte Carlo.
-
-    The content channel uses the n = 2 quadrature when n == 2 is not a valid game
-    (n must exceed kappa >= 2), so it always takes :func:`content_rate_mc`.
+    """I(J*; Y) in bits for any channel: exact where possible, else Monte Carlo
+    (the content channel, :func:`content_rate_mc`).
 
     Raises:
         ValueError: naming the bad parameter.
     """
-    n, kappa = validate_game(n, kappa)
+    n, kappa = validate_rate_args(n, kappa)
     channel.validate(n)
     exact = channel.exact_rate_bits(n, kappa)
     if exact is not None:

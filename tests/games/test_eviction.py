@@ -1,0 +1,200 @@
+"""Eviction game E(n, kappa, channel): kernels against closed forms, quadrature,
+plain references, and the Theorem 1 bound (VISTA §2.6; THEORY.md §2-§3).
+
+Every Monte Carlo comparison allows 4 standard errors (two-sided false-alarm
+probability ~6e-5 per comparison), computed from the samples themselves.
+"""
+
+import math
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
+from sim.games.content_burden import content_EZ
+from sim.games.eviction import play
+from sim.games.information import rate_bits
+from sim.games.reference import bayes_order_tau, numpy_exact_content_tau
+from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ_m,
+                           windowed_EZ)
+
+Z4 = 4.0  # standard errors allowed
+
+
+def assert_close_mc(estimate, se, reference, what):
+    assert abs(estimate - reference) <= Z4 * se + 1e-12, (
+        f"{what}: {estimate:.6g} vs {reference:.6g} differs by "
+        f"{abs(estimate - reference) / max(se, 1e-300):.2f} SE (se={se:.3g})")
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+def test_ledger_never_archives_load_bearing_blocks(method):
+    r = play(200, 8, Ledger(), trials=3000, seed=1, method=method)
+    assert np.all(r.tau == 1)
+    assert np.all(r.Z == 0) and np.all(r.archives == 1)
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+@pytest.mark.parametrize("n,kappa", [(3, 2), (17, 4), (100, 16), (513, 8)])
+def test_blind_matches_closed_form(method, n, kappa):
+    r = play(n, kappa, Blind(), trials=40_000, seed=n * kappa, method=method)
+    assert_close_mc(r.EZ, r.EZ_se, blind_EZ(n, kappa), f"blind {method} n={n} k={kappa}")
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+@pytest.mark.parametrize("n,kappa,m", [(64, 4, 1), (64, 4, 3), (64, 4, 5), (64, 4, 16),
+                                       (256, 16, 17), (256, 16, 8), (256, 2, 256)])
+def test_list_channel_matches_achievability(method, n, kappa, m):
+    r = play(n, kappa, ListChannel(m=m), trials=40_000, seed=m + n, method=method)
+    assert_close_mc(r.EZ, r.EZ_se, list_achievability_EZ_m(m, kappa),
+                    f"list {method} n={n} k={kappa} m={m}")
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+@pytest.mark.parametrize("n,kappa,w", [(64, 4, 0), (64, 4, 20), (64, 4, 59), (128, 16, 100),
+                                       (128, 16, 128), (40, 8, 35)])
+def test_windowed_ledger_matches_closed_form(method, n, kappa, w):
+    r = play(n, kappa, WindowedLedger(w=w), trials=40_000, seed=w + 7, method=method)
+    assert_close_mc(r.EZ, r.EZ_se, windowed_EZ(n, kappa, w),
+                    f"windowed {method} n={n} k={kappa} w={w}")
+
+
+@pytest.mark.parametrize("n,kappa,sigma", [(3, 2, 0.25), (16, 2, 4.0), (64, 4, 1.0),
+                                           (300, 8, 0.5), (1000, 16, 2.0), (4096, 4, 1.0)])
+def test_content_brute_exact_and_quadrature_agree(n, kappa, sigma):
+    reference = content_EZ(n, kappa, sigma)
+    exact = play(n, kappa, Content(sigma), trials=100_000, seed=11, method="exact")
+    brute = play(n, kappa, Content(sigma), trials=max(2000, 4_000_000 // n), seed=12,
+                 method="brute")
+    assert_close_mc(exact.EZ, exact.EZ_se, reference, "exact sampler vs quadrature")
+    assert_close_mc(brute.EZ, brute.EZ_se, reference, "brute force vs quadrature")
+    se = math.hypot(exact.EZ_se, brute.EZ_se)
+    assert_close_mc(exact.EZ - brute.EZ, se, 0.0, "exact sampler vs brute force")
+
+
+@pytest.mark.parametrize("n,kappa,sigma", [(2**20, 8, 1.0), (2**32, 16, 0.5), (2**40, 4, 0.25)])
+def test_exact_sampler_reaches_huge_n(n, kappa, sigma):
+    r = play(n, kappa, Content(sigma), trials=200_000, seed=5, method="exact")
+    assert_close_mc(r.EZ, max(r.EZ_se, 1 / r.trials), content_EZ(n, kappa, sigma),
+                    f"n=2^{math.log2(n):.0f}")
+
+
+def test_exact_sampler_matches_numpy_reference_distribution(rng):
+    # Compare the full law of min(tau, kappa + 2), not only the mean, by a chi-square
+    # homogeneity test between the numba sampler and the vectorised NumPy one.
+    from scipy import stats
+
+    n, kappa, sigma, trials = 500, 4, 0.75, 200_000
+    a = np.minimum(play(n, kappa, Content(sigma), trials=trials, seed=3).tau, kappa + 2)
+    b = np.minimum(numpy_exact_content_tau(n, kappa, sigma, trials, rng), kappa + 2)
+    table = np.array([np.bincount(a, minlength=kappa + 3)[1:],
+                      np.bincount(b, minlength=kappa + 3)[1:]])
+    assert stats.chi2_contingency(table)[1] > 1e-4
+
+
+@pytest.mark.parametrize("channel", [Blind(), Ledger(), ListChannel(m=7),
+                                     WindowedLedger(w=9), WindowedLedger(w=0)])
+def test_brute_kernel_matches_explicit_sorting_reference(channel, rng):
+    from scipy import stats
+
+    n, kappa, trials = 24, 4, 6000
+    kernel = play(n, kappa, channel, trials=trials, seed=8, method="brute").tau
+    ref = np.array([bayes_order_tau(n, kappa, channel, rng) for _ in range(trials)])
+    table = np.array([np.bincount(kernel, minlength=n + 1)[1:],
+                      np.bincount(ref, minlength=n + 1)[1:]])
+    table = table[:, table.sum(axis=0) > 0]
+    if table.shape[1] == 1:  # degenerate law (ledger): both must be the same point mass
+        assert np.array_equal(np.unique(kernel), np.unique(ref))
+    else:
+        assert stats.chi2_contingency(table)[1] > 1e-4
+
+
+def test_random_order_is_uniform_whatever_the_channel():
+    for method in ("exact", "brute"):
+        r = play(50, 4, Content(0.1), order="random", trials=40_000, seed=2, method=method)
+        assert_close_mc(r.EZ, r.EZ_se, blind_EZ(50, 4), f"random order ({method})")
+
+
+@settings(max_examples=20, deadline=None)
+@given(log2n=st.integers(3, 14), kappa=st.sampled_from([2, 3, 4, 8, 16]),
+       which=st.sampled_from(["blind", "ledger", "content", "list", "windowed"]),
+       frac=st.floats(0.0, 1.0), sigma=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]))
+def test_simulated_burden_respects_theorem1_bound(log2n, kappa, which, frac, sigma):
+    n = 2**log2n
+    if n <= kappa:
+        n = 2 * kappa
+    channel = {"blind": Blind(), "ledger": Ledger(), "content": Content(sigma),
+               "list": ListChannel(r=frac * math.log2(n)),
+               "windowed": WindowedLedger(w=int(frac * n))}[which]
+    rate = rate_bits(n, kappa, channel, trials=400, seed=1)
+    r = play(n, kappa, channel, trials=20_000, seed=2)
+    # The bound decreases in the rate, so an upper rate error only loosens it.
+    bound = bound_sum(rate.bits + Z4 * rate.se_bits, n, kappa)
+    assert r.EZ + Z4 * r.EZ_se >= bound
+    assert bound >= bound_affine(rate.bits + Z4 * rate.se_bits, n, kappa) - 1e-12
+
+
+def test_counts_follow_from_tau():
+    r = play(40, 4, Blind(), trials=5000, seed=3)
+    assert np.array_equal(r.Z, np.minimum(r.tau - 1, 4))
+    assert np.array_equal(r.archives - r.Z, (r.tau <= 4).astype(np.int64))
+    assert np.array_equal(r.retrieves, r.Z)
+    assert r.tau.min() >= 1 and r.tau.max() <= 40
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+@pytest.mark.parametrize("channel", [Content(1.0), Blind(), ListChannel(r=2.0),
+                                     WindowedLedger(w=10)])
+def test_same_seed_same_arrays_for_any_thread_count(method, channel):
+    before = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS),
+                               numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(threads)
+            runs.append(play(64, 4, channel, trials=20_000, seed=42, method=method).tau)
+    finally:
+        numba.set_num_threads(before)
+    for other in runs[1:]:
+        assert np.array_equal(runs[0], other)
+    different = play(64, 4, channel, trials=20_000, seed=43, method=method).tau
+    assert not np.array_equal(runs[0], different)
+
+
+def test_generator_and_seedsequence_seeds_are_reproducible():
+    a = play(64, 4, Blind(), trials=1000, seed=np.random.SeedSequence(9)).tau
+    b = play(64, 4, Blind(), trials=1000, seed=np.random.SeedSequence(9)).tau
+    assert np.array_equal(a, b)
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    assert np.array_equal(play(64, 4, Blind(), trials=1000, seed=g1).tau,
+                          play(64, 4, Blind(), trials=1000, seed=g2).tau)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(n=10, kappa=1, channel=Blind()), "kappa"),
+    (dict(n=10, kappa=2.5, channel=Blind()), "kappa"),
+    (dict(n=10, kappa=True, channel=Blind()), "kappa"),
+    (dict(n=4, kappa=4, channel=Blind()), "n"),
+    (dict(n=3, kappa=4, channel=Blind()), "n"),
+    (dict(n=10.5, kappa=4, channel=Blind()), "n"),
+    (dict(n=16, kappa=4, channel=ListChannel(r=4.5)), "r"),
+    (dict(n=16, kappa=4, channel=ListChannel(r=-0.1)), "r"),
+    (dict(n=16, kappa=4, channel=ListChannel(m=17)), "m"),
+    (dict(n=16, kappa=4, channel=WindowedLedger(w=17)), "w"),
+    (dict(n=16, kappa=4, channel=WindowedLedger(w=-1)), "w"),
+    (dict(n=16, kappa=4, channel=Blind(), order="greedy"), "order"),
+    (dict(n=16, kappa=4, channel=Blind(), method="fast"), "method"),
+    (dict(n=16, kappa=4, channel=Blind(), trials=0), "trials"),
+])
+def test_bad_parameters_raise_value_error_naming_them(kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        play(**kwargs)
+
+
+@pytest.mark.parametrize("sigma", [0.0, -1.0, math.inf, math.nan, "1"])
+def test_bad_sigma_is_rejected(sigma):
+    with pytest.raises(ValueError, match="sigma"):
+        Content(sigma)
