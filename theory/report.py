@@ -14,6 +14,11 @@ from theory.proof import ProofError, ProofRecord
 
 #: Every check, in the order of THEORY.md.
 CHECKS: list[str] = [
+    "theory.proposition1:check_fano_per_block",
+    "theory.proposition1:check_independence",
+    "theory.proposition1:check_combined_bound",
+    "theory.proposition1:check_separation",
+    "theory.proposition1:check_fixed_budget",
 ]
 
 
