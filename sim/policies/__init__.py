@@ -1,0 +1,57 @@
+"""Context programs: VISTA, every baseline, and the ablations, over one workspace.
+
+:data:`PROGRAMS` maps a name to ``(class, knobs)``; :func:`make_program` builds a fresh
+instance (programs hold per-episode state, so build one per episode).
+"""
+
+from __future__ import annotations
+
+from sim.policies.agentic import ActiveCompression, AutoArchive, ContextFolding
+from sim.policies.base import ContextProgram
+from sim.policies.fixed import (ObservationMasking, ReAct, SkeletonCompression,
+                                ToolResultClearing)
+from sim.policies.summarize import Summarization, SyntheticSummarizer
+from sim.policies.vista import ABLATIONS, Vista
+
+#: name -> (program class, knob overrides); the defaults are each source's own
+PROGRAMS: dict[str, tuple[type[ContextProgram], dict]] = {
+    "react": (ReAct, {}),
+    "clearing": (ToolResultClearing, {}),
+    "clearing_loca": (ToolResultClearing, {"trigger": 1.0, "fraction": 0.5,
+                                           "placeholder": False}),
+    "masking": (ObservationMasking, {}),
+    "masking_openhands": (ObservationMasking, {"window": 100}),
+    "summarization": (Summarization, {}),
+    "active_compression": (ActiveCompression, {}),
+    "skeleton": (SkeletonCompression, {}),
+    "folding": (ContextFolding, {}),
+    "auto_archive": (AutoArchive, {}),
+    "vista": (Vista, {}),
+    **{f"vista_{a}": (Vista, {a: True}) for a in ABLATIONS},
+}
+
+#: the Fig. 4 comparison set (VISTA and one row per baseline family)
+MAIN_PROGRAMS = ("react", "clearing", "masking", "summarization", "active_compression",
+                 "skeleton", "folding", "auto_archive", "vista")
+
+
+def make_program(name: str, **knobs) -> ContextProgram:
+    """A fresh program ``name`` with ``knobs`` overriding its registered defaults.
+
+    Raises:
+        KeyError: naming the known programs, for an unknown name.
+        TypeError: for an unknown knob.
+    """
+    try:
+        cls, base = PROGRAMS[name]
+    except KeyError:
+        raise KeyError(f"unknown program {name!r}; known: {sorted(PROGRAMS)}") from None
+    prog = cls(**{**base, **knobs})
+    prog.name = name
+    return prog
+
+
+__all__ = ["ContextProgram", "ReAct", "ToolResultClearing", "ObservationMasking",
+           "Summarization", "SyntheticSummarizer", "ActiveCompression",
+           "SkeletonCompression", "ContextFolding", "AutoArchive", "Vista", "ABLATIONS",
+           "PROGRAMS", "MAIN_PROGRAMS", "make_program"]

@@ -1,0 +1,78 @@
+"""Summarization (SLIM-style; LangChain SummarizationMiddleware): once the request
+passes a trigger, everything but the last ``keep_last`` = 20 messages is replaced by a
+summary. Lossy by construction: the synthetic summarizer keeps each salient
+``key: value`` line exactly with probability ``p_exact``, garbles its value with
+probability ``p_approx`` (a paraphrase that is no longer exact), drops it otherwise,
+and stops at a length cap. An LLM summarizer can replace it later (same call shape).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from sim.policies.base import ContextProgram
+from sim.policies.fixed import _limit
+
+#: a "salient" line: a short key, a colon, a value (evidence, paths, notes)
+SALIENT = re.compile(r"^(?:Noted )?([A-Za-z][^:\n=]{0,80}): (\S[^\n]*)$", re.M)
+
+
+class SyntheticSummarizer:
+    """Keep salient lines with probabilities, within a token cap.
+
+    Args:
+        p_exact: P(a line survives verbatim).
+        p_approx: P(it survives with an inexact value); the rest are dropped.
+        max_lines: length cap (lines of the summary body).
+
+    Raises:
+        ValueError: if the probabilities are negative or sum above 1.
+    """
+
+    def __init__(self, p_exact: float = 0.5, p_approx: float = 0.2, max_lines: int = 120):
+        if p_exact < 0 or p_approx < 0 or p_exact + p_approx > 1:
+            raise ValueError(f"bad probabilities p_exact={p_exact}, p_approx={p_approx}")
+        self.p_exact, self.p_approx, self.max_lines = p_exact, p_approx, max_lines
+
+    def __call__(self, texts: list[str], rng: np.random.Generator) -> str:
+        """A summary of ``texts`` (what the model saw, in order). Returns text."""
+        out = [f"Summary of {len(texts)} earlier messages:"]
+        for text in texts:
+            for m in SALIENT.finditer(text):
+                if len(out) > self.max_lines:
+                    break
+                u = rng.random()
+                key, value = m.group(1), m.group(2)
+                if u < self.p_exact:
+                    out.append(f"{key}: {value}")
+                elif u < self.p_exact + self.p_approx:
+                    # a paraphrase: the magnitude survives, the exact value does not
+                    out.append(f"{key}: about {value[: max(1, len(value) // 2)]}...")
+        return "\n".join(out) + "\n"
+
+
+class Summarization(ContextProgram):
+    """Summarize all but the last ``keep_last`` messages once the request exceeds
+    ``trigger`` (fraction of B, 0.9: SLIM summarizes once the budget is reached).
+    Knobs ``p_exact``, ``p_approx``, ``max_lines`` configure the summarizer."""
+
+    name = "summarization"
+    DEFAULTS = {"trigger": 0.9, "keep_last": 20, "p_exact": 0.5, "p_approx": 0.2,
+                "max_lines": 120}
+
+    def __init__(self, **knobs):
+        super().__init__(**knobs)
+        self.summarizer = SyntheticSummarizer(self.p_exact, self.p_approx, self.max_lines)
+
+    def maintenance_planning(self, ctx) -> bool:
+        return ctx.used() > _limit(self.trigger, ctx.budget)
+
+    def representation_update(self, ctx) -> None:
+        items = ctx.stream(statuses=None, unpinned=True)
+        old = items[: max(0, len(items) - self.keep_last)]
+        if not old:
+            return
+        summary = self.summarizer([i.text for i in old], ctx.rng)
+        ctx.archive([i.id for i in old], summary, hidden=True, kind="summary")

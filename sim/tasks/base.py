@@ -1,0 +1,111 @@
+"""Task streams: the scripted tool interactions a synthetic agent plays through.
+
+A :class:`Task` is a task statement plus a script of :class:`Step` records. An
+``observe`` step is a task tool call whose result enters the workspace; a ``use`` step
+is an action whose arguments must carry exact evidence values (LOCA-bench scores the
+final environment state, so a wrong intermediate write fails the task); the ``final``
+step is the answer. Evidence is a :class:`Fact`: a key the question names and the exact
+value it needs, rendered ``"key: value"`` wherever it occurs. Every step carries its
+exact content token count so programs never re-tokenize task content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+OBSERVE, USE, FINAL = "observe", "use", "final"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One piece of exact evidence.
+
+    Attributes:
+        key: what a question names (unique within a task, never in distractors).
+        value: the exact answer string; only an exact match scores.
+        source: index of the observe step whose result contains it.
+        source_known: whether the agent knows which call produced it (LOCA: the task
+            statement names the record; BrowseComp-like: the gold document is unknown).
+    """
+
+    key: str
+    value: str
+    source: int
+    source_known: bool = True
+
+    @property
+    def line(self) -> str:
+        """The rendered evidence line ``"key: value\\n"``."""
+        return f"{self.key}: {self.value}\n"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted agent action.
+
+    Attributes:
+        kind: ``"observe"``, ``"use"`` or ``"final"``.
+        tool: task tool name (``"answer"`` for the final step).
+        args: the call's argument text (for ``use``/``final``, filled by the agent).
+        content: the tool result text (observe steps only).
+        tokens: exact cl100k tokens of ``content``.
+        facts: keys of facts whose line occurs in ``content``.
+        needs: keys of facts the action's arguments must carry exactly.
+        phase: scope index (context folding branches per phase).
+    """
+
+    kind: str
+    tool: str
+    args: str = ""
+    content: str = ""
+    tokens: int = 0
+    facts: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    phase: int = 0
+
+
+@dataclass(frozen=True)
+class Task:
+    """A generated or replayed task.
+
+    Attributes:
+        task_id: unique name ``"<generator>/<family>/s<seed>/<level>"``.
+        family: task family name.
+        seed: instance seed.
+        level: the sweep coordinate (growth tokens, window, ...), for bookkeeping.
+        statement: the task prompt (pinned user message).
+        steps: the script.
+        facts: key -> :class:`Fact`.
+    """
+
+    task_id: str
+    family: str
+    seed: int
+    level: int
+    statement: str
+    steps: tuple[Step, ...]
+    facts: dict[str, Fact] = field(default_factory=dict)
+
+    @property
+    def observation_tokens(self) -> int:
+        """Total tokens of all tool results (the task's context growth)."""
+        return sum(s.tokens for s in self.steps)
+
+    def validate(self) -> None:
+        """Check internal consistency.
+
+        Raises:
+            ValueError: if a needed fact is unknown, a fact's line is missing from its
+                source step, or the script does not end with exactly one final step.
+        """
+        kinds = [s.kind for s in self.steps]
+        if kinds.count(FINAL) != 1 or kinds[-1] != FINAL:
+            raise ValueError(f"{self.task_id}: script must end with one final step")
+        for s in self.steps:
+            for k in s.needs:
+                if k not in self.facts:
+                    raise ValueError(f"{self.task_id}: step needs unknown fact {k!r}")
+        for f in self.facts.values():
+            src = self.steps[f.source]
+            if f.line not in src.content or f.key not in src.facts:
+                raise ValueError(f"{self.task_id}: fact {f.key!r} not in step {f.source}")
