@@ -1,0 +1,267 @@
+"""Request assembly (VISTA §2.1-2.2, Appendix F.1): overhead + visible blocks +
+handles/placeholders + dashboard, as an OpenAI chat-completions request.
+
+Protocol validity (DESIGN.md invariant 4): a visible tool call is followed at once by
+one tool message per call id: the result itself, its placeholder if archived, a stub
+if deleted or not yet registered. A result whose call is archived or deleted becomes
+ordinary user context, never an orphan tool message.
+
+Incremental: rendered messages and their token counts are cached per block and group,
+keyed by a version number the workspace bumps on every change to that item (or to a
+result of that call), so a new block costs one tokenization, not a rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .blocks import BlockStatus, BlockType
+from .dashboard import MESSAGE_TOKENS, BudgetFacts, Row, make_dashboard
+from .ids import format_ids
+from .tokenizer import Tokenizer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .workspace import Workspace
+
+#: tokens that prime the reply (OpenAI cookbook convention)
+REPLY_PRIMING = 3
+
+#: VISTA's context-management protocol, verbatim (implementation appendix)
+PROTOCOL = (
+    "CONTEXT MANAGEMENT PROTOCOL: A <context_workspace_status> dashboard is shown every "
+    "turn as a compact map of context blocks. Use context tools only when clearly "
+    "needed. Do not archive, delete, or offload content solely because it is old, "
+    "large, or listed in context metadata; leave content visible when the context "
+    "budget is sufficient. Large payloads may be represented by placeholders; inspect "
+    "originals only when needed. Use ordinary file/terminal/python tools, source "
+    "metadata, and any in-context payload placeholders to inspect external evidence "
+    "when details are needed. For structured data or calculations, use the source "
+    "file, source tool, or query directly. Do not copy table, CSV, or JSON rows from "
+    "the conversation into code.")
+
+
+def default_system_prompt(budget: int | None) -> str:
+    """The protocol plus VISTA's budget notice (``<budget:token_budget>B``)."""
+    if budget is None:
+        return PROTOCOL
+    return (f"{PROTOCOL}\nYou need to complete the task within the following context "
+            f"window size: <budget:token_budget>{budget}</budget:token_budget>")
+
+
+def message_tokens(message: dict[str, Any], tokenizer: Tokenizer) -> int:
+    """Tokens one chat message costs: 3 framing tokens + content + for each tool call
+    its function name, arguments and 3 framing tokens (+1 for a ``name`` field)."""
+    n = MESSAGE_TOKENS
+    content = message.get("content")
+    if isinstance(content, str):
+        n += tokenizer.count(content)
+    for call in message.get("tool_calls") or ():
+        fn = call["function"]
+        n += 3 + tokenizer.count(fn["name"]) + tokenizer.count(fn["arguments"])
+    if message.get("name"):
+        n += 1
+    return n
+
+
+def native_message(btype: BlockType, text: str, meta: dict[str, Any],
+                   recovered_from: str | None, bid: str) -> dict[str, Any]:
+    """A block's message as registered (how it renders while visible)."""
+    if recovered_from is not None:
+        return {"role": "user", "content": f"[recovered {recovered_from} as {bid}]\n{text}"}
+    role = meta.get("role", "user")
+    if btype is BlockType.TOOL_RESULT:
+        return {"role": "tool", "tool_call_id": meta["tool_call_id"], "content": text}
+    if btype is BlockType.TOOL_CALL:
+        return {"role": "assistant", "content": text or None,
+                "tool_calls": meta["tool_calls"]}
+    if role == "tool":  # a note/summary typed over a tool role: plain context
+        role = "user"
+    msg = {"role": role, "content": text}
+    if meta.get("name"):
+        msg["name"] = meta["name"]
+    return msg
+
+
+@dataclass
+class Request:
+    """An assembled request. ``messages`` (system/overhead first, dashboard last),
+    ``tools`` (OpenAI function schemas), token totals ``overhead``, ``conversation``,
+    ``dashboard`` and ``total`` (their sum plus reply priming, counted in overhead),
+    ``budget`` (None: unlimited) and the ``dashboard_text`` shown."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    overhead: int
+    conversation: int
+    dashboard: int
+    budget: int | None
+    dashboard_text: str = ""
+    item_tokens: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """overhead + conversation + dashboard, in tokens."""
+        return self.overhead + self.conversation + self.dashboard
+
+    @property
+    def over_budget(self) -> int:
+        """Tokens over the budget (0 if it fits or there is none)."""
+        return max(0, self.total - self.budget) if self.budget is not None else 0
+
+    def to_openai(self, model: str = "ctxsim") -> dict[str, Any]:
+        """The request body for ``POST /v1/chat/completions``."""
+        body: dict[str, Any] = {"model": model, "messages": self.messages}
+        if self.tools:
+            body["tools"] = self.tools
+        return body
+
+
+class Assembler:
+    """Renders a workspace into requests, caching per-item messages and counts."""
+
+    def __init__(self, ws: "Workspace", dashboard: str):
+        self.ws = ws
+        self.dashboard = make_dashboard(dashboard)
+        self._cache: dict[str, tuple[Any, list[dict], int]] = {}
+        self._overhead: tuple[Any, int] | None = None
+
+    def native_tokens(self, btype: BlockType, data: bytes, meta: dict[str, Any],
+                      recovered_from: str | None, bid: str) -> int:
+        """Tokens of a block's native message."""
+        text = data.decode("utf-8", errors="replace")
+        return message_tokens(native_message(btype, text, meta, recovered_from, bid),
+                              self.ws.tokenizer)
+
+    def overhead(self, fresh: bool = False) -> int:
+        """System prompt + tool schemas + reply priming, in tokens."""
+        ws = self.ws
+        key = (ws.system_prompt, len(ws.tools), id(ws.tools))
+        if fresh or self._overhead is None or self._overhead[0] != key:
+            n = message_tokens({"role": "system", "content": ws.system_prompt},
+                               ws.tokenizer)
+            if ws.tools:
+                n += ws.tokenizer.count(json.dumps(ws.tools, separators=(",", ":")))
+            self._overhead = (key, n + REPLY_PRIMING)
+        return self._overhead[1]
+
+    # -- per-item rendering -------------------------------------------------------
+    def _path(self, handle) -> str:
+        return str(self.ws.payload_path(handle))
+
+    def _placeholder(self, b) -> str:
+        text = (f"[{b.status.value} {b.id}: {b.type.value}, ~{b.tokens:,} tokens; "
+                f"payload {self._path(b.handle)}]")
+        return f"{text} {b.replacement}" if b.replacement else text
+
+    def _as_tool_answer(self, call_id: str, rid: str | None) -> tuple[dict, int | None]:
+        ws = self.ws
+        if rid is None:
+            return {"role": "tool", "tool_call_id": call_id,
+                    "content": "[no result registered]"}, None
+        r = ws.blocks[rid]
+        if r.in_stream:
+            return {"role": "tool", "tool_call_id": call_id, "content": r.content}, r.tokens
+        if r.status is BlockStatus.DELETED:
+            text = f"[{rid} deleted: {r.reason}]" if r.reason else f"[{rid} deleted]"
+        elif rid in ws.group_of:
+            g = ws.groups[ws.top_group(rid)]
+            text = f"[{rid} archived in {g.id}; payload {self._path(g.handle)}]"
+        else:
+            text = self._placeholder(r)
+        return {"role": "tool", "tool_call_id": call_id, "content": text}, None
+
+    def _render_block(self, b, fresh: bool) -> tuple[list[dict], int]:
+        ws = self.ws
+        tok = ws.tokenizer
+        if b.in_stream:
+            call = ws.blocks.get(b.call_block) if b.call_block else None
+            if call is not None and b.recovered_from is None and not call.in_stream:
+                where = (f"{call.id} {call.status.value}" if call.id not in ws.group_of
+                         else f"{call.id} archived in {ws.top_group(call.id)}")
+                msg = {"role": "user", "content": f"[tool result {b.id} for call "
+                       f"{b.message['tool_call_id']} of {where}]\n{b.content}"}
+                return [msg], message_tokens(msg, tok)
+            msg = native_message(b.type, b.content, b.message, b.recovered_from, b.id)
+            msgs, n = [msg], (message_tokens(msg, tok) if fresh else b.tokens)
+            if b.type is BlockType.TOOL_CALL:
+                answers = ws.results.get(b.id, {})
+                for call in b.message["tool_calls"]:
+                    m, k = self._as_tool_answer(call["id"], answers.get(call["id"]))
+                    msgs.append(m)
+                    n += message_tokens(m, tok) if (k is None or fresh) else k
+            return msgs, n
+        msg = {"role": "user", "content": self._placeholder(b)}
+        return [msg], message_tokens(msg, tok)
+
+    def _render_group(self, g) -> tuple[list[dict], int]:
+        text = (f"[archived group {g.id} ({format_ids(g.members)}), ~{g.tokens:,} tokens;"
+                f" payload {self._path(g.handle)}]")
+        msg = {"role": "user", "content": f"{text} {g.replacement}" if g.replacement
+               else text}
+        return [msg], message_tokens(msg, self.ws.tokenizer)
+
+    # -- assembly -----------------------------------------------------------------
+    def assemble(self, incremental: bool = True) -> Request:
+        """Render the current state (see module doc). Budget policy is the caller's."""
+        ws = self.ws
+        fresh = not incremental
+        versions = ws.versions
+        cache = {} if fresh else self._cache
+        messages: list[dict] = [{"role": "system", "content": ws.system_prompt}]
+        rows: list[Row] = []
+        item_tokens: dict[str, int] = {}
+        conversation = 0
+        emitted: set[str] = set()
+        group_of = ws.group_of
+        for b in ws.blocks.values():
+            bid = b.id
+            if bid in group_of:
+                gid = ws.top_group(bid)
+                if gid in emitted:
+                    continue
+                emitted.add(gid)
+                g = ws.groups[gid]
+                key = versions[gid]
+                hit = cache.get(gid)
+                if hit is None or hit[0] != key:
+                    hit = (key, *self._render_group(g))
+                    cache[gid] = hit
+                rows.append(Row(gid, g.tokens, g.turn, "group", g.level, "-", "archived"))
+            else:
+                status = b.status
+                if status is BlockStatus.DELETED:
+                    continue
+                rows.append(Row(bid, b.tokens, b.turn, b.type.value, b.level,
+                                b.parent or "-", status.value))
+                cb = b.call_block
+                if cb is not None and b.recovered_from is None and ws.blocks[cb].in_stream:
+                    continue  # answered right after its call
+                key = (versions[bid], versions[cb] if cb else 0)
+                hit = cache.get(bid)
+                if hit is None or hit[0] != key:
+                    hit = (key, *self._render_block(b, fresh))
+                    cache[bid] = hit
+                gid = bid
+            messages.extend(hit[1])
+            conversation += hit[2]
+            item_tokens[gid] = hit[2]
+        overhead = self.overhead(fresh)
+        facts = BudgetFacts(ws.budget, overhead, conversation, ws.turn)
+        dash = self.dashboard.render(rows, facts, ws.tokenizer, fresh=fresh)
+        if dash.text:
+            messages.append({"role": "user", "content": dash.text})
+        if not fresh and len(cache) > 2 * len(ws.blocks) + 64:
+            for k in [k for k in cache if k not in ws.blocks and k not in ws.groups]:
+                del cache[k]
+        return Request(messages, list(ws.tools), overhead, conversation, dash.tokens,
+                       ws.budget, dash.text, item_tokens)
+
+    def forget(self, ident: str) -> None:
+        """Drop a cached rendering (an item that was only tried, never kept)."""
+        self._cache.pop(ident, None)
+
+    def measure(self) -> int:
+        """Total tokens of the request that would be assembled now."""
+        return self.assemble().total

@@ -1,0 +1,209 @@
+"""Dashboard renderers (VISTA §2.3 and the implementation appendix's "Dashboard
+format"): the factual ledger, a status-board variant of the same facts, and none.
+
+The ledger is rendered incrementally: each row is cut into the part before the age,
+the age, and the part after, at places where cl100k_base's pre-tokenizer always splits
+(`` | `` separators, one row per line), so the row's token count is the sum of the
+parts' counts and only rows whose facts changed are re-tokenized; ages are counted
+once per distinct value. Tests check the sum equals counting the whole text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .tokenizer import Tokenizer
+
+#: chat framing tokens per message (OpenAI cookbook convention), see assembly.py
+MESSAGE_TOKENS = 3
+OPEN_TAG = "<context_workspace_status>\n"
+CLOSE_TAG = "</context_workspace_status>"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One ledger row: ``id`` (B<n> or G<n>), ``tokens`` (the block's raw message
+    size, or a group's total), ``turn`` (root turn it entered; age = now - turn),
+    ``type``, ``level`` (0 raw, 1 archived, 2 nested ...), ``parent`` ("-" if none)
+    and ``status``."""
+
+    id: str
+    tokens: int
+    turn: int
+    type: str
+    level: int
+    parent: str
+    status: str
+
+
+@dataclass(frozen=True)
+class BudgetFacts:
+    """The budget bar's inputs, in tokens: ``budget`` (None: unlimited), ``overhead``
+    (system prompt + tool schemas) and ``conversation`` (rendered stream)."""
+
+    budget: int | None
+    overhead: int
+    conversation: int
+    turn: int
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered dashboard: ``text`` (the message content; "" for none) and
+    ``tokens`` (its whole message cost, framing included; 0 for none)."""
+
+    text: str
+    tokens: int
+
+
+class Dashboard(Protocol):
+    """A renderer: ``render(rows, facts, tokenizer, fresh)`` -> :class:`Rendered`,
+    where the shown dashboard total equals the returned ``tokens`` (invariant 8)."""
+
+    name: str
+
+    def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
+               fresh: bool = False) -> Rendered:
+        ...
+
+
+def _bar(used: int, budget: int | None, width: int = 20) -> str:
+    if not budget:
+        return f"[{'-' * width}] (~{used:,} tokens, no budget)"
+    frac = used / budget
+    fill = min(width, int(frac * width))
+    return f"[{'#' * fill}{'-' * (width - fill)}] {round(100 * frac)}% (~{used:,} / {budget:,} tokens)"
+
+
+def _fixed_point(make, count, rest: int) -> tuple[str, int]:
+    """Render a header that states the dashboard's own token total: iterate until the
+    stated total equals the counted one (pad with spaces if the digits oscillate)."""
+    guess = rest
+    seen = set()
+    while guess not in seen:
+        seen.add(guess)
+        text = make(guess)
+        actual = rest + count(text)
+        if actual == guess:
+            return text, actual
+        guess = actual
+    top = max(seen)
+    for pad in range(64):
+        text = make(top) + " " * pad
+        if rest + count(text) == top:
+            return text, top
+        if rest + count(text) > top:
+            top = rest + count(text)
+    raise RuntimeError("dashboard token total did not converge")  # pragma: no cover
+
+
+class LedgerDashboard:
+    """The factual ledger: a budget bar and one row per top-level item with ID,
+    ~tokens, age (``<n>r``, 0r newest), type, level, parent and status."""
+
+    name = "ledger"
+    HEADER_ROWS = ("## Context Blocks (Age = root-turn distance; 0r newest)\n"
+                   "ID | ~Tok | Age | Type | Level | Parent | Status\n")
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple, tuple[str, str, int]] = {}
+        self._ages: dict[int, tuple[str, int]] = {}
+
+    def _row(self, row: Row, tok: Tokenizer, fresh: bool) -> tuple[str, str, int]:
+        key = (row.id, row.tokens, row.type, row.level, row.parent, row.status)
+        hit = None if fresh else self._rows.get(key)
+        if hit is None:
+            before = f"{row.id} | {row.tokens:,} | "
+            after = f" | {row.type} | L{row.level} | {row.parent} | {row.status}\n"
+            hit = (before, after, tok.count(before) + tok.count(after))
+            if not fresh:
+                self._rows[key] = hit
+        return hit
+
+    def _age(self, age: int, tok: Tokenizer, fresh: bool) -> tuple[str, int]:
+        hit = None if fresh else self._ages.get(age)
+        if hit is None:
+            hit = (f"{age}r", tok.count(f"{age}r"))
+            if not fresh:
+                self._ages[age] = hit
+        return hit
+
+    def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
+               fresh: bool = False) -> Rendered:
+        """Render and count; ``fresh`` ignores and leaves the caches (full rebuild)."""
+        parts: list[str] = []
+        body = 0
+        for row in rows:
+            before, after, n = self._row(row, tokenizer, fresh)
+            age, m = self._age(facts.turn - row.turn, tokenizer, fresh)
+            parts += (before, age, after)
+            body += n + m
+        tail = tokenizer.count(CLOSE_TAG)
+        rest = MESSAGE_TOKENS + body + tail
+
+        def make(total: int) -> str:
+            used = facts.overhead + facts.conversation + total
+            return (f"{OPEN_TAG}## Context Budget {_bar(used, facts.budget)}\n"
+                    f"overhead ~{facts.overhead:,} | conversation ~{facts.conversation:,}"
+                    f" | dashboard ~{total:,}\n{self.HEADER_ROWS}")
+
+        header, total = _fixed_point(make, tokenizer.count, rest)
+        if len(self._rows) > 4 * max(len(rows), 1024):  # drop rows of the past
+            self._rows.clear()
+        return Rendered(header + "".join(parts) + CLOSE_TAG, total)
+
+
+class StatusBoardDashboard:
+    """The status-board ablation: the same facts grouped by status, one line per
+    item (``B7 tool_result ~1,234 tok, age 3r, L0, parent B6``). Counted whole."""
+
+    name = "status_board"
+
+    def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
+               fresh: bool = False) -> Rendered:
+        """Render and count the board."""
+        sections: dict[str, list[str]] = {}
+        for r in rows:
+            sections.setdefault(r.status, []).append(
+                f"- {r.id} {r.type} ~{r.tokens:,} tok, age {facts.turn - r.turn}r, "
+                f"L{r.level}, parent {r.parent}")
+        body = "".join(f"### {status} ({len(lines)})\n" + "\n".join(lines) + "\n"
+                       for status, lines in sections.items())
+
+        def make(total: int) -> str:
+            used = facts.overhead + facts.conversation + total
+            return (f"{OPEN_TAG}## Workspace status board\nbudget: "
+                    f"{_bar(used, facts.budget)}\noverhead ~{facts.overhead:,}, "
+                    f"conversation ~{facts.conversation:,}, board ~{total:,}\n"
+                    f"{body}{CLOSE_TAG}")
+
+        text, total = _fixed_point(lambda t: make(t), tokenizer.count, MESSAGE_TOKENS)
+        return Rendered(text, total)
+
+
+class NoDashboard:
+    """The no-dashboard ablation: nothing is shown and nothing is spent."""
+
+    name = "none"
+
+    def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
+               fresh: bool = False) -> Rendered:
+        """An empty dashboard (0 tokens)."""
+        return Rendered("", 0)
+
+
+DASHBOARDS = {"ledger": LedgerDashboard, "status_board": StatusBoardDashboard,
+              "none": NoDashboard}
+
+
+def make_dashboard(name: str) -> Dashboard:
+    """A renderer by name: "ledger", "status_board" or "none". Raises
+    :class:`~sim.workspace.errors.WorkspaceError` for other names."""
+    from .errors import WorkspaceError
+
+    try:
+        return DASHBOARDS[name]()
+    except KeyError:
+        raise WorkspaceError(f"unknown dashboard {name!r}; choose one of "
+                             f"{sorted(DASHBOARDS)}") from None

