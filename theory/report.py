@@ -19,6 +19,21 @@ CHECKS: list[str] = [
     "theory.proposition1:check_combined_bound",
     "theory.proposition1:check_separation",
     "theory.proposition1:check_fixed_budget",
+    # Theorem 1 (THEORY.md §2)
+    "theory.list_fano:check_list_fano",
+    "theory.recovery_burden:check_recovery_burden",
+    "theory.theorem1_bound:check_sum_ge_affine",
+    "theory.corollaries:check_threshold",
+    "theory.corollaries:check_price",
+    "theory.corollaries:check_ledger_endpoint",
+    "theory.corollaries:check_blind_endpoint",
+    "theory.blind:check_blind_closed_form",
+    "theory.list_channel:check_list_achievability",
+    "theory.windowed_ledger:check_windowed_ledger",
+    # Proposition 2 (THEORY.md §3)
+    "theory.proposition2:check_prop2_paper",
+    "theory.proposition2:check_prop2_centroid",
+    "theory.proposition2:check_centroid_below_paper",
 ]
 
 
