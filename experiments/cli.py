@@ -18,13 +18,19 @@ import sys
 
 #: experiment name -> (module, one-line help)
 EXPERIMENTS: dict[str, tuple[str, str]] = {
+    "proposition1": ("experiments.proposition1",
+                     "Proposition 1: lossy strategies vs a recoverable archive (recovery game)"),
     "theorem1": ("experiments.theorem1",
                  "Theorem 1 curves and Proposition 2 (eviction game, rates, bounds)"),
+    "proposition2": ("experiments.proposition2",
+                     "Proposition 2 alone: content-channel rate and burden against n"),
 }
 
 #: command group -> (module, one-line help)
 COMMAND_GROUPS: dict[str, tuple[str, str]] = {
     "theory": ("theory.report", "run every sympy check and print one line per result"),
+    "workspace": ("experiments.workspace_cli",
+                  "replay a trajectory into a block workspace and show its ledger"),
 }
 
 

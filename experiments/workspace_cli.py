@@ -1,0 +1,75 @@
+"""``ctxsim workspace``: look at a real run through the block workspace.
+
+``ctxsim workspace replay FILE --budget TOKENS [--policy none]`` replays a trajectory
+(SWE-agent .traj, mini-swe-agent, pi session JSONL, OpenAI messages, ATIF) into a
+fresh workspace, assembling and validating a request after every block, then prints
+the final dashboard and totals (blocks by type and status, tokens, largest blocks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import warnings
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``workspace`` subcommands."""
+    from sim.workspace.dashboard import DASHBOARDS
+    from sim.workspace.importers import READERS
+    from sim.workspace.replay import POLICIES
+
+    sub = parser.add_subparsers(dest="workspace_command", required=True)
+    rp = sub.add_parser("replay", help="replay a trajectory and print the final ledger")
+    rp.add_argument("file", help="trajectory file")
+    rp.add_argument("--budget", type=int, required=True, help="context budget B (tokens)")
+    rp.add_argument("--policy", choices=POLICIES, default="none",
+                    help="what to do over budget (default: none; the wire-payload "
+                         "guard still offloads observations that do not fit)")
+    rp.add_argument("--dashboard", choices=sorted(DASHBOARDS), default="ledger")
+    rp.add_argument("--tokenizer", default="cl100k_base",
+                    help="cl100k_base (default), whitespace or char")
+    rp.add_argument("--format", choices=sorted(READERS), default=None,
+                    help="trajectory format (default: detected)")
+    rp.add_argument("--dir", default=None, help="workspace directory (default: temp)")
+    rp.add_argument("--top", type=int, default=5, help="largest blocks to list")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the chosen subcommand; returns the exit status (2 on a workspace error)."""
+    from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BudgetWarning)
+            res = replay_trajectory(args.file, budget=args.budget, policy=args.policy,
+                                    directory=args.dir, tokenizer=args.tokenizer,
+                                    dashboard=args.dashboard, format=args.format)
+            req = res.workspace.assemble(strict=False)
+    except WorkspaceError as exc:
+        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        return 2
+    ws = res.workspace
+    print(req.dashboard_text or "(no dashboard)")
+    print()
+    blocks = list(ws.blocks.values())
+    by_type = collections.Counter(b.type.value for b in blocks)
+    by_status = collections.Counter(b.status.value for b in blocks)
+    raw = sum(b.tokens for b in blocks)
+    print(f"file        {args.file}")
+    print(f"tokenizer   {ws.tokenizer.name}   policy {args.policy}   budget {args.budget:,}")
+    print(f"blocks      {len(blocks)}  (" + ", ".join(f"{k} {v}" for k, v in
+                                              by_type.most_common()) + ")")
+    print("status      " + ", ".join(f"{k} {v}" for k, v in by_status.most_common())
+          + f"; groups {len(ws.groups)}")
+    print(f"tokens      raw trajectory ~{raw:,}; final request ~{req.total:,} = overhead "
+          f"{req.overhead:,} + conversation {req.conversation:,} + dashboard "
+          f"{req.dashboard:,}")
+    print(f"requests    {res.requests} assembled and validated; {res.over_budget} over "
+          f"budget; largest ~{res.max_total:,} tokens; policy archives {len(res.archives)}")
+    print("largest blocks:")
+    for b in sorted(blocks, key=lambda b: -b.tokens)[:args.top]:
+        print(f"  {b.id:>6} {b.tokens:>8,} tok  {b.type.value:<17} {b.status.value}")
+    print(f"workspace   {ws.directory}")
+    return 0
