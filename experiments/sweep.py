@@ -1,0 +1,180 @@
+"""Shared sweep machinery: job specs, task-once-per-job execution, executors, progress.
+
+A job is one task instance (generator, family/query, seed, level): it is generated
+once in the worker and every program in the sweep runs on that same object, sharing
+its content and pre-measured token counts. Jobs run in order on the calling process
+(``--jobs 1``), on a ``ProcessPoolExecutor`` (``--jobs N``), or on any
+``concurrent.futures.Executor``-like object with ``submit`` (a Dask ``Client`` works
+unchanged). Every random choice is keyed by the job, so results do not depend on the
+number of workers; progress is a tqdm bar over completed jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+#: per-episode columns written to the raw CSV
+ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
+               "mean_active", "total_tokens", "input_tokens", "cached_tokens",
+               "output_tokens", "cost_usd", "agent_archives", "program_edits",
+               "recoveries", "deletes", "offloaded", "requests")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One task instance and the programs to run on it.
+
+    Attributes:
+        generator: ``"loca"`` or ``"browse"``.
+        family: LOCA family index or BrowseComp query index.
+        seed: instance seed.
+        level: growth tokens (loca) or window W (browse): the sweep coordinate.
+        budget: context budget B in tokens.
+        programs: program names (:data:`sim.policies.PROGRAMS`).
+        profile: agent profile name.
+        base_seed: the sweep seed.
+    """
+
+    generator: str
+    family: int
+    seed: int
+    level: int
+    budget: int
+    programs: tuple[str, ...]
+    profile: str = "medium"
+    base_seed: int = 0
+
+
+def build_task(spec: JobSpec):
+    """The task of ``spec``.
+
+    Raises:
+        ValueError: for an unknown generator.
+    """
+    if spec.generator == "loca":
+        from sim.tasks.loca import loca_task
+        return loca_task(spec.family, spec.seed, spec.level, spec.base_seed)
+    if spec.generator == "browse":
+        from sim.tasks.browse import browse_task
+        return browse_task(spec.family, spec.seed, base_seed=spec.base_seed)
+    raise ValueError(f"unknown generator {spec.generator!r}")
+
+
+def episode_seed(spec: JobSpec) -> int:
+    """The agent's common-random-number seed: fixed by (sweep seed, generator, family,
+    seed), the same for every program and pressure level."""
+    ss = np.random.SeedSequence([spec.base_seed, len(spec.generator), spec.family, spec.seed])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+def run_job(spec: JobSpec) -> list[dict]:
+    """Generate the task once and run every program on it; one row per program."""
+    from sim.agents import SyntheticAgent
+    from sim.harness import KnownCountTokenizer, run_episode
+    from sim.policies import make_program
+    from sim.workspace.tokenizer import get_tokenizer
+
+    task = build_task(spec)
+    tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
+                              {s.content: s.tokens for s in task.steps if s.content})
+    seed = episode_seed(spec)
+    rows = []
+    for name in spec.programs:
+        r = run_episode(task, make_program(name), SyntheticAgent(spec.profile),
+                        budget=spec.budget, seed=seed, tokenizer=tok)
+        rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
+                     "family": task.family, "seed": spec.seed, "budget": spec.budget,
+                     "solved": int(r.solved), "mean_active": round(r.mean_active, 1),
+                     "total_tokens": r.total_tokens, "input_tokens": r.input_tokens,
+                     "cached_tokens": r.cached_tokens, "output_tokens": r.output_tokens,
+                     "cost_usd": round(r.cost, 6), "agent_archives": r.agent_archives,
+                     "program_edits": r.program_edits, "recoveries": r.recoveries,
+                     "deletes": r.deletes, "offloaded": r.offloaded,
+                     "requests": r.requests})
+    return rows
+
+
+def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "sweep",
+              progress: bool = True) -> list[dict]:
+    """Run every job; rows in job order (independent of ``jobs`` and completion order).
+
+    Args:
+        specs: the jobs.
+        jobs: worker processes when no ``executor`` is given (1: in process).
+        executor: any object with ``submit(fn, arg)`` returning a future
+            (``concurrent.futures.Executor``, ``dask.distributed.Client``).
+        progress: show a tqdm bar on stderr.
+    """
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(specs), desc=desc, disable=not progress, unit="task")
+    out: list[list[dict] | None] = [None] * len(specs)
+    try:
+        if executor is None and jobs <= 1:
+            for i, s in enumerate(specs):
+                out[i] = run_job(s)
+                bar.update()
+        else:
+            own = executor is None
+            ex = cf.ProcessPoolExecutor(max_workers=jobs) if own else executor
+            try:
+                futs = {ex.submit(run_job, s): i for i, s in enumerate(specs)}
+                for f in cf.as_completed(futs) if own else _as_completed(futs):
+                    out[futs[f]] = f.result()
+                    bar.update()
+            finally:
+                if own:
+                    ex.shutdown()
+    finally:
+        bar.close()
+    return [row for rows in out for row in rows]
+
+
+def _as_completed(futs):
+    """as_completed for foreign futures (Dask's have ``done``/``result`` too)."""
+    try:
+        return cf.as_completed(futs)
+    except TypeError:  # pragma: no cover - non-stdlib futures
+        return list(futs)
+
+
+def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
+    """Per-group accuracy (solved / n) and means of the ledger columns."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[tuple(r[k] for k in by)].append(r)
+    out = []
+    for key, rs in groups.items():
+        agg = dict(zip(by, key))
+        agg["n"] = len(rs)
+        agg["solved"] = sum(int(r["solved"]) for r in rs)
+        agg["accuracy"] = agg["solved"] / len(rs)
+        for c in ("mean_active", "total_tokens", "input_tokens", "cached_tokens",
+                  "output_tokens", "cost_usd", "agent_archives", "program_edits",
+                  "recoveries", "deletes", "requests"):
+            agg[c] = float(np.mean([float(r[c]) for r in rs]))
+        agg["archives"] = agg["agent_archives"] + agg["program_edits"]
+        out.append(agg)
+    return out
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``."""
+    parser.add_argument("--out", default="figures", help="output directory")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--quick", action="store_true", help="small, fast version")
+    parser.add_argument("--seed", type=int, default=0, help="sweep seed")
+    parser.add_argument("--profile", default="medium", help="agent profile")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
+               base_seed: int) -> list[JobSpec]:
+    """LOCA-like jobs: ``families`` x ``seeds`` per level."""
+    return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed)
+            for lvl in levels for f in range(families) for s in range(seeds)]
