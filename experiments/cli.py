@@ -7,7 +7,7 @@ themselves in :data:`COMMAND_GROUPS`.
 Each experiment module named in :data:`EXPERIMENTS` exposes
 ``add_arguments(parser)`` and ``run(args) -> list[pathlib.Path]`` (the files it
 wrote). Each command-group module exposes ``add_arguments(parser)`` and
-``main(args) -> int``. Modules are imported lazily so ``ctxsim --help`` is fast.
+``main(args) -> int``. Only the module a command names is imported.
 """
 
 from __future__ import annotations
@@ -24,6 +24,14 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                  "Theorem 1 curves and Proposition 2 (eviction game, rates, bounds)"),
     "proposition2": ("experiments.proposition2",
                      "Proposition 2 alone: content-channel rate and burden against n"),
+    "pressure": ("experiments.pressure",
+                 "accuracy per context program vs context growth 8K-256K (VISTA Fig. 4)"),
+    "window": ("experiments.window",
+               "retrieval-then-synthesis accuracy vs window W (VISTA Fig. 6)"),
+    "ablations": ("experiments.ablations",
+                  "VISTA's six mechanism ablations with archive/retrieve counts (Fig. 8)"),
+    "cost": ("experiments.cost",
+             "cache-aware dollar cost per task per program (VISTA Table 2)"),
 }
 
 #: command group -> (module, one-line help)
@@ -34,27 +42,36 @@ COMMAND_GROUPS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (experiment options are added lazily per name)."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser.
+
+    Only the module of the experiment or group named in ``argv`` is imported (to
+    add its options); the others appear in ``--help`` by name, so ``ctxsim --help``
+    does not import numba, sympy or the workspace.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="ctxsim", description="Theory and simulation of LLM context management.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one experiment and write CSV/PNG/JSON")
     run_sub = run.add_subparsers(dest="experiment", required=True, metavar="EXPERIMENT")
+    wanted = set(argv[:2])
     for name, (module, help_text) in EXPERIMENTS.items():
         p = run_sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module, _kind="experiment")
-        importlib.import_module(module).add_arguments(p)
+        if argv[:1] == ["run"] and name in wanted:
+            importlib.import_module(module).add_arguments(p)
     for name, (module, help_text) in COMMAND_GROUPS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module, _kind="group")
-        importlib.import_module(module).add_arguments(p)
+        if argv[:1] == [name]:
+            importlib.import_module(module).add_arguments(p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ctxsim`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     module = importlib.import_module(args._module)
     if args._kind == "experiment":
         for path in module.run(args):
