@@ -345,3 +345,20 @@ def check_fixed_budget() -> ProofRecord:
                 bad.append(0.0 if fits == (n_ <= ns) else 1.0)
     _record_pairs(rec, "power-of-two N fits iff N <= N*", bad, 0.0)
     return rec
+
+
+def fixed_budget_threshold(B: float, k: float, c0: float = 1.0) -> float:
+    """N* = exp(W((B - k) ln 2 / c0)): the largest real N with c0 N log2 N + k <= B.
+
+    Numeric value of the expression proved in :func:`check_fixed_budget`.
+
+    Raises:
+        ValueError: unless B > k >= 0 and c0 > 0.
+    """
+    if not (c0 > 0):
+        raise ValueError(f"c0 must be > 0, got {c0}")
+    if not (0 <= k < B):
+        raise ValueError(f"need 0 <= k < B, got k={k}, B={B}")
+    from scipy.special import lambertw
+
+    return float(np.exp(lambertw((B - k) * math.log(2) / c0).real))

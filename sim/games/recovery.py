@@ -449,3 +449,28 @@ def play_packed(strategy: str, words, target: int, k: int, B: int, c0: float = 1
     r = _play(KERNEL_STRATEGIES[strategy], words, int(target), k, B, param, addr, perm,
               stream, store, guess)
     return int(r), unpack_blocks(guess[None, :], k)[0]
+
+
+def recoverable_max_N(k, B, c0: float = 1.0) -> int:
+    """Largest ``N >= 2`` whose handle table plus one block fits: ``N h(N) + k <= B``.
+
+    ``N h(N)`` increases with ``N``, so the feasible ``N`` form an interval from 2;
+    returns 1 if even ``N = 2`` does not fit. (No ``B < N k`` check: this is about
+    the handles only.) Raises ValueError for k < 1, B < 0 or c0 < 1.
+    """
+    k = _check_int(k, "k", 1, ">= 1")
+    B = _check_int(B, "B", 0, ">= 0")
+    c0 = _check_c0(c0)
+
+    def fits(n):
+        return n * handle_bits(n, c0) + k <= B
+
+    if not fits(2):
+        return 1
+    lo, hi = 2, 4
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:      # invariant: fits(lo), not fits(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
