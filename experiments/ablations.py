@@ -1,0 +1,76 @@
+"""``ctxsim run ablations``: VISTA's mechanism ablations (§3.7, Fig. 8) on the LOCA-like
+suite at one pressure level: solved tasks and archive / retrieve counts per variant.
+The paper's signature: without the dashboard, many more archives and fewer retrievals.
+Writes ``ablations.csv``/``.png``/``.json``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.sweep import add_common_arguments, aggregate, loca_specs, run_sweep
+
+NAME = "ablations"
+VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
+            "vista_fixed_archive", "vista_reworded", "vista_status_board")
+COLUMNS = ("program", "n", "solved", "accuracy", "archives", "agent_archives",
+           "program_edits", "deletes", "recoveries", "total_archives", "total_recoveries",
+           "mean_active")
+
+
+def add_arguments(parser) -> None:
+    """Options: growth level, budget, families, seeds (+ the common ones)."""
+    add_common_arguments(parser)
+    parser.add_argument("--growth", type=int, default=256_000)
+    parser.add_argument("--budget", type=int, default=128_000)
+    parser.add_argument("--families", type=int, default=15)
+    parser.add_argument("--seeds", type=int, default=5)
+
+
+def config(args) -> dict:
+    """The effective configuration (``--quick`` shrinks it)."""
+    cfg = {"growth": args.growth, "budget": args.budget, "families": args.families,
+           "seeds": args.seeds, "profile": args.profile, "seed": args.seed,
+           "programs": list(VARIANTS), "jobs": args.jobs}
+    if args.quick:
+        cfg.update(families=8, seeds=1,
+                   programs=["vista", "vista_no_dashboard", "vista_no_recover"])
+    return cfg
+
+
+def run(args, executor=None) -> list:
+    """Run the variants and write CSV, PNG and JSON; returns the paths."""
+    out = prepare_out(args.out)
+    cfg = config(args)
+    specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
+                       cfg["seeds"], cfg["profile"], cfg["seed"])
+    t0 = time.perf_counter()
+    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
+                     progress=not args.no_progress)
+    wall = time.perf_counter() - t0
+    table = {r["program"]: r for r in aggregate(rows, by=("program",))}
+    ordered = [table[p] for p in cfg["programs"]]
+    for r in ordered:
+        r["total_archives"] = round(r["archives"] * r["n"])
+        r["total_recoveries"] = round(r["recoveries"] * r["n"])
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4))
+    names = [p.replace("vista_", "") for p in cfg["programs"]]
+    ax1.bar(names, [r["solved"] for r in ordered], color="C0")
+    ax1.set_ylabel(f"solved / {ordered[0]['n']}")
+    ax1.set_title(f"VISTA ablations at {cfg['growth'] // 1000}K growth (cf. Fig. 8a)")
+    x = range(len(names))
+    ax2.bar([i - 0.2 for i in x], [r["total_archives"] for r in ordered], 0.4,
+            label="archives")
+    ax2.bar([i + 0.2 for i in x], [r["total_recoveries"] for r in ordered], 0.4,
+            label="recoveries")
+    ax2.set_xticks(list(x), names)
+    ax2.set_title("archive / retrieve events (cf. Fig. 8b)")
+    ax2.legend()
+    for ax in (ax1, ax2):
+        ax.tick_params(axis="x", rotation=35, labelsize=8)
+    paths.append(save_figure(fig, out / f"{NAME}.png"))
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "wall_seconds": round(wall, 1), "episodes": len(rows)}))
+    return paths

@@ -1,0 +1,77 @@
+"""``ctxsim run window``: retrieval-then-synthesis accuracy against the window W
+(VISTA §3.3, Fig. 6). The gold document sits at a median depth of ~17K tokens; W is
+swept across it with budget = W. Writes ``window.csv``/``.png``/``.json``.
+Expected pattern: tiny windows hurt both (VISTA pays dashboard overhead), large windows
+let ReAct keep the gold document, and VISTA's gain peaks in the middle.
+"""
+
+from __future__ import annotations
+
+import time
+
+from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.sweep import JobSpec, add_common_arguments, aggregate, run_sweep
+
+NAME = "window"
+COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "total_tokens",
+           "archives", "recoveries")
+
+
+def add_arguments(parser) -> None:
+    """Options: windows, programs, queries, seeds (+ the common ones)."""
+    from sim.tasks.browse import WINDOWS
+
+    add_common_arguments(parser)
+    parser.add_argument("--windows", type=int, nargs="+", default=list(WINDOWS))
+    parser.add_argument("--programs", nargs="+", default=["react", "vista"])
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--seeds", type=int, default=1)
+
+
+def config(args) -> dict:
+    """The effective configuration (``--quick`` shrinks it)."""
+    cfg = {"windows": list(args.windows), "programs": list(args.programs),
+           "queries": args.queries, "seeds": args.seeds, "profile": args.profile,
+           "seed": args.seed, "jobs": args.jobs}
+    if args.quick:
+        cfg.update(windows=[4_000, 12_000, 64_000], queries=12)
+    return cfg
+
+
+def run(args, executor=None) -> list:
+    """Run the sweep and write CSV, PNG and JSON; returns the paths."""
+    out = prepare_out(args.out)
+    cfg = config(args)
+    specs = [JobSpec("browse", q, s, w, w, tuple(cfg["programs"]), cfg["profile"],
+                     cfg["seed"])
+             for w in cfg["windows"] for q in range(cfg["queries"])
+             for s in range(cfg["seeds"])]
+    t0 = time.perf_counter()
+    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
+                     progress=not args.no_progress)
+    wall = time.perf_counter() - t0
+    table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(10, 4))
+    acc = {}
+    for prog in cfg["programs"]:
+        pts = [r for r in table if r["program"] == prog]
+        acc[prog] = {r["level"]: r["accuracy"] for r in pts}
+        ax1.plot([r["level"] / 1e3 for r in pts], [100 * r["accuracy"] for r in pts],
+                 "o-", label=prog)
+    if "vista" in acc and "react" in acc:
+        ws = cfg["windows"]
+        ax2.bar([str(w // 1000) + "K" for w in ws],
+                [100 * (acc["vista"][w] - acc["react"][w]) for w in ws], color="C2")
+        ax2.set_ylabel("VISTA - ReAct (points)")
+        ax2.set_xlabel("window W")
+    ax1.set_xscale("log", base=2)
+    ax1.set_xlabel("window W (K tokens)")
+    ax1.set_ylabel("accuracy (%)")
+    ax1.axvline(17, color="grey", ls=":", lw=1)
+    ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
+    ax1.legend()
+    paths.append(save_figure(fig, out / f"{NAME}.png"))
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "wall_seconds": round(wall, 1), "episodes": len(rows)}))
+    return paths
