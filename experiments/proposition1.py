@@ -1,0 +1,226 @@
+"""``ctxsim run proposition1``: lossy strategies against a recoverable archive.
+
+Writes ``proposition1.csv``, ``proposition1.png`` and ``proposition1.json``:
+
+* panel ``budget``: success probability against ``B/(Nk)`` for one ``(N, k)``, for
+  every strategy (keep_blocks, keep_prefix, linear_hash, recoverable), simulated
+  with the real encoders and in closed form, with the Fano bound ``B/(Nk) + 1/k``.
+* panel ``separation``: along ``k = ceil(sqrt N)``, ``B = floor(c N log2 N)``, the
+  lossy bound goes to 0 while the recoverable strategy stays at 1 (THEORY.md §1);
+  simulated up to ``N = 2^sep_sim_max`` and continued to ``2^sep_max`` by the closed
+  forms those simulations verify. The linear hash is left out here: one trial needs
+  a ``B x Nk`` GF(2) matrix (about 2e6 bits already at N = 2^7), and its success is
+  ``2^-k`` to within ``2^(B - (N-1)k)`` anyway.
+* panel ``fixed_budget``: ``B`` and ``k`` fixed, ``N`` growing: the recoverable
+  strategy drops to 0 once its handles no longer fit (at the integer threshold
+  :func:`sim.games.recovery.recoverable_max_N`; the real-valued Lambert-W threshold
+  ``N*`` of :func:`theory.proposition1.fixed_budget_threshold` is marked).
+
+CSV columns: :data:`COLUMNS`. ``source`` is ``simulated`` or ``closed_form``; a
+simulated row's ``seed`` reproduces it exactly with
+:func:`sim.games.recovery.simulate` (or :func:`sim.games.recovery_strategies.evaluate`
+with ``LinearHash()`` for the linear hash).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pathlib
+
+import numpy as np
+
+from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate)
+from sim.games.recovery_strategies import LinearHash, evaluate
+from theory.proposition1 import fixed_budget_threshold
+
+COLUMNS = ["panel", "strategy", "N", "k", "B", "B_over_Nk", "success", "success_se", "bound",
+           "trials", "seed", "source"]
+
+STRATEGIES = ["keep_blocks", "keep_prefix", "linear_hash", "recoverable"]
+
+#: Grids. ``budget_B_step``: simulated B values are multiples of it (plus Nk - 1);
+#: closed forms are evaluated at every B.
+CONFIGS: dict[str, dict] = {
+    "default": {"budget_N": 16, "budget_k": 8, "budget_B_step": 8, "budget_trials": 20000,
+                "linear_hash_trials": 3000, "c": 1.5, "c0": 1.0, "sep_min": 7,
+                "sep_sim_max": 12, "sep_max": 20, "sep_trials": 4000, "fixed_B": 32768,
+                "fixed_k": 32, "fixed_sim_max": 12.0, "fixed_max": 20, "fixed_trials": 4000},
+    "quick": {"budget_N": 16, "budget_k": 8, "budget_B_step": 16, "budget_trials": 2000,
+              "linear_hash_trials": 300, "c": 1.5, "c0": 1.0, "sep_min": 7,
+              "sep_sim_max": 10, "sep_max": 20, "sep_trials": 1000, "fixed_B": 32768,
+              "fixed_k": 32, "fixed_sim_max": 11.5, "fixed_max": 20, "fixed_trials": 500},
+}
+
+
+def _row_seed(seed: int, *key: int) -> int:
+    """A per-row integer seed derived from the base seed and the row's position."""
+    return int(np.random.SeedSequence([seed, *key]).generate_state(1, np.uint32)[0])
+
+
+def _row(panel, strategy, N, k, B, success, se, trials, seed, source):
+    return {"panel": panel, "strategy": strategy, "N": N, "k": k, "B": B,
+            "B_over_Nk": B / (N * k), "success": success, "success_se": se,
+            "bound": fano_bound(N, k, B), "trials": trials, "seed": seed, "source": source}
+
+
+def _simulate_row(panel, strategy, N, k, B, trials, seed, c0):
+    if strategy == "linear_hash":
+        ev = evaluate(LinearHash(resample=True), N, k, B, trials, seed)
+        return _row(panel, strategy, N, k, B, ev.success, ev.se, trials, seed, "simulated")
+    res = simulate(strategy, N, k, B, trials, seed, c0)
+    return _row(panel, strategy, N, k, B, res.success, res.se, trials, seed, "simulated")
+
+
+def _closed_row(panel, strategy, N, k, B, c0):
+    return _row(panel, strategy, N, k, B, exact_success(strategy, N, k, B, c0), 0.0, 0, "",
+                "closed_form")
+
+
+def separation_point(N: int, c: float) -> tuple[int, int]:
+    """``(k, B)`` on the separation curve: ``k = ceil(sqrt N)``, ``B = floor(c N log2 N)``."""
+    return math.isqrt(N - 1) + 1, int(math.floor(c * N * math.log2(N)))
+
+
+def fixed_budget_grid(config: dict) -> list[int]:
+    """N values of the fixed-budget panel: quarter-octaves with ``N k > B``, plus the
+    last feasible N and the next one, so the drop is resolved exactly."""
+    B, k = config["fixed_B"], config["fixed_k"]
+    ns = {round(2 ** (j / 4)) for j in range(4, 4 * config["fixed_max"] + 1)}
+    n_max = recoverable_max_N(k, B, config["c0"])
+    ns |= {n_max, n_max + 1}
+    return sorted(n for n in ns if n * k > B)
+
+
+def build_rows(config: dict, seed: int) -> list[dict]:
+    """Every CSV row of the three panels (simulations and closed forms)."""
+    rows: list[dict] = []
+    c0 = config["c0"]
+    N, k = config["budget_N"], config["budget_k"]
+    sim_B = sorted(set(range(0, N * k, config["budget_B_step"])) | {N * k - 1})
+    for si, strategy in enumerate(STRATEGIES):
+        trials = config["linear_hash_trials" if strategy == "linear_hash" else "budget_trials"]
+        for B in range(N * k):
+            rows.append(_closed_row("budget", strategy, N, k, B, c0))
+        for bi, B in enumerate(sim_B):
+            rows.append(_simulate_row("budget", strategy, N, k, B, trials,
+                                      _row_seed(seed, 0, si, bi), c0))
+    for si, strategy in enumerate(["keep_blocks", "keep_prefix", "recoverable"]):
+        for j in range(config["sep_min"], config["sep_max"] + 1):
+            n = 2 ** j
+            kk, B = separation_point(n, config["c"])
+            rows.append(_closed_row("separation", strategy, n, kk, B, c0))
+            if j <= config["sep_sim_max"]:
+                rows.append(_simulate_row("separation", strategy, n, kk, B,
+                                          config["sep_trials"], _row_seed(seed, 1, si, j), c0))
+    B, kk = config["fixed_B"], config["fixed_k"]
+    for si, strategy in enumerate(["keep_blocks", "keep_prefix", "recoverable"]):
+        for ni, n in enumerate(fixed_budget_grid(config)):
+            rows.append(_closed_row("fixed_budget", strategy, n, kk, B, c0))
+            if n <= 2 ** config["fixed_sim_max"]:
+                rows.append(_simulate_row("fixed_budget", strategy, n, kk, B,
+                                          config["fixed_trials"], _row_seed(seed, 2, si, ni), c0))
+    return rows
+
+
+_COLORS = {"keep_blocks": "tab:blue", "keep_prefix": "tab:orange", "linear_hash": "tab:green",
+           "recoverable": "tab:red"}
+_LABELS = {"keep_blocks": "keep floor(B/k) blocks", "keep_prefix": "keep floor(B/N)-bit prefixes",
+           "linear_hash": "random linear hash", "recoverable": "recoverable archive (handles)"}
+
+
+def _series(rows, panel, strategy, source, x):
+    sel = [r for r in rows if r["panel"] == panel and r["strategy"] == strategy
+           and r["source"] == source]
+    sel.sort(key=lambda r: float(r[x]))
+    return (np.array([float(r[x]) for r in sel]), np.array([float(r["success"]) for r in sel]),
+            np.array([float(r["success_se"]) for r in sel]))
+
+
+def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np.ndarray, ...]]:
+    """Draw the three panels from CSV-like ``rows`` (values may be strings).
+
+    Args:
+        meta: ``budget_N``, ``budget_k``, ``c``, ``c0``, ``fixed_B``, ``fixed_k``,
+            ``fixed_N_star``, ``fixed_N_max``.
+
+    Returns:
+        ``{"panel/strategy/source": (x, y)}`` (and ``"panel/bound"``) for every
+        line and marker series drawn, so tests can check what the figure shows.
+    """
+    drawn: dict[str, tuple[np.ndarray, ...]] = {}
+    fig, axes = new_figure(1, 3, figsize=(17, 5.2))
+    panels = [("budget", "B_over_Nk"), ("separation", "N"), ("fixed_budget", "N")]
+    for ax, (panel, x) in zip(axes, panels):
+        for strategy in STRATEGIES:
+            xc, yc, _ = _series(rows, panel, strategy, "closed_form", x)
+            if xc.size == 0:
+                continue
+            step = "post" if panel == "budget" else None
+            if step:
+                ax.step(xc, yc, where=step, color=_COLORS[strategy], lw=1.4,
+                        label=_LABELS[strategy])
+            else:
+                ax.plot(xc, yc, color=_COLORS[strategy], lw=1.4, label=_LABELS[strategy])
+            drawn[f"{panel}/{strategy}/closed_form"] = (xc, yc)
+            xs, ys, es = _series(rows, panel, strategy, "simulated", x)
+            if xs.size:
+                ax.errorbar(xs, ys, yerr=4 * es, fmt="o", ms=4, mfc="white",
+                            color=_COLORS[strategy], capsize=2, lw=0.8)
+                drawn[f"{panel}/{strategy}/simulated"] = (xs, ys)
+        bsel = sorted({(float(r[x]), float(r["bound"])) for r in rows if r["panel"] == panel})
+        bx, by = np.array([p[0] for p in bsel]), np.array([p[1] for p in bsel])
+        ax.plot(bx, by, "k--", lw=1.3, label="lossy bound B/(Nk) + 1/k")
+        drawn[f"{panel}/bound"] = (bx, by)
+        ax.set_ylim(-0.03, 1.05)
+        ax.set_ylabel("P(exact reproduction of the target block)")
+        ax.grid(alpha=0.3)
+    axes[0].set_xlabel("B / (N k)")
+    axes[0].set_title(f"T(N={meta['budget_N']}, k={meta['budget_k']}, B): lossy vs recoverable"
+                      f"\n(lines: closed forms; circles: simulated, bars 4 SE)", fontsize=10)
+    axes[0].legend(fontsize=8, loc="upper left")
+    for ax in axes[1:]:
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("N (blocks)")
+    axes[1].set_title(f"separation: k = ceil(sqrt N), B = floor({meta['c']:g} N log2 N), "
+                      f"c0 = {meta['c0']:g}\n(circles simulated to N = 2^{meta['sep_sim_max']}, "
+                      f"lines closed forms)", fontsize=10)
+    axes[2].set_title(f"fixed budget B = {meta['fixed_B']} bits, k = {meta['fixed_k']}: "
+                      f"handles stop fitting\n(last feasible N = {meta['fixed_N_max']}, "
+                      f"N* = {meta['fixed_N_star']:.0f})", fontsize=10)
+    axes[2].axvline(meta["fixed_N_star"], color="grey", ls=":", lw=1.2,
+                    label="N* = exp(W((B-k) ln2 / c0))")
+    axes[2].legend(fontsize=8, loc="upper right")
+    save_figure(fig, path)
+    return drawn
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ctxsim run proposition1``."""
+    parser.add_argument("--quick", action="store_true", help="small grid (seconds)")
+    parser.add_argument("--out", default="figures", help="output directory (default: figures)")
+    parser.add_argument("--seed", type=int, default=1, help="base seed (default: 1)")
+
+
+def run(args: argparse.Namespace) -> list[pathlib.Path]:
+    """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
+    section = "quick" if args.quick else "default"
+    config = dict(CONFIGS[section])
+    if args.seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {args.seed}")
+    out = prepare_out(args.out)
+    rows = build_rows(config, args.seed)
+    meta = {**config,
+            "fixed_N_star": fixed_budget_threshold(config["fixed_B"], config["fixed_k"],
+                                                   config["c0"]),
+            "fixed_N_max": recoverable_max_N(config["fixed_k"], config["fixed_B"], config["c0"])}
+    paths = [write_csv(out / "proposition1.csv", COLUMNS, rows)]
+    plot(rows, meta, out / "proposition1.png")
+    paths.append(out / "proposition1.png")
+    paths.append(write_sidecar(out / "proposition1.json",
+                               {"grid": section, **config, "seed": args.seed},
+                               {"rows": len(rows), "columns": COLUMNS,
+                                "fixed_N_star": meta["fixed_N_star"],
+                                "fixed_N_max": meta["fixed_N_max"]}))
+    return paths
