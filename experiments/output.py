@@ -92,12 +92,14 @@ def prepare_out(out: str | pathlib.Path) -> pathlib.Path:
 
 
 def new_figure(*args, **kwargs):
-    """``matplotlib.pyplot.subplots`` on the non-interactive Agg backend."""
+    """``matplotlib.pyplot.subplots`` on the non-interactive Agg backend, with a
+    constrained layout unless another is asked for."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    kwargs.setdefault("layout", "constrained")
     return plt.subplots(*args, **kwargs)
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks: each reports ratios against a reference run in the same process."""

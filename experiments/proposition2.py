@@ -1,0 +1,136 @@
+"""Proposition 2: the content-only channel carries O(1) bits (VISTA §2.6; THEORY.md §3).
+
+From the content-channel points of the Theorem 1 grid (or its own run): the Monte
+Carlo rate against n for each sigma, with the paper's bound, the tighter centroid
+bound and the threshold log2(n/kappa) that Theorem 1 needs for E[Z] <= 0; and
+E[Z]/kappa rising to 1 as n grows (continued to n = 2^40 by the exact sampler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pathlib
+
+import numpy as np
+from tqdm import tqdm
+
+from experiments.config import load_config
+from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
+                                write_sidecar)
+from sim.games.channels import Content
+from theory.bounds import prop2_centroid_bound_bits, prop2_paper_bound_bits
+
+COLUMNS = ["n", "kappa", "sigma", "rate_bits", "rate_se_bits", "paper_bound_bits",
+           "centroid_bound_bits", "threshold_bits", "ledger_rate_bits", "EZ", "EZ_se",
+           "EZ_over_kappa", "EZ_quadrature", "trials", "rate_trials", "seed"]
+
+
+def _row(r: dict) -> dict:
+    n, kappa, sigma = r["n"], r["kappa"], r["param"]
+    return {"n": n, "kappa": kappa, "sigma": sigma, "rate_bits": r["rate_bits"],
+            "rate_se_bits": r["rate_se_bits"],
+            "paper_bound_bits": float(prop2_paper_bound_bits(kappa, sigma)),
+            "centroid_bound_bits": float(prop2_centroid_bound_bits(n, kappa, sigma)),
+            "threshold_bits": math.log2(n / kappa), "ledger_rate_bits": math.log2(n),
+            "EZ": r["EZ"], "EZ_se": r["EZ_se"], "EZ_over_kappa": r["EZ_over_kappa"],
+            "EZ_quadrature": r["EZ_theory"], "trials": r["trials"],
+            "rate_trials": r["rate_trials"], "seed": r["seed"]}
+
+
+def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: bool
+                 ) -> list[dict]:
+    """Proposition 2 rows: the grid's content points plus E[Z]-only points at the
+    ``prop2_extra_log2_n`` sizes (rate NaN: n draws per trial are out of reach)."""
+    from experiments.theorem1 import channels_for, simulate_point
+
+    rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
+    extra = [(Content(float(s)), 2**int(e), int(k))
+             for e in config["prop2_extra_log2_n"] for k in config["kappas"]
+             for s in config["sigmas"]]
+    for channel, n, kappa in tqdm(extra, desc="proposition2", disable=not progress,
+                                  mininterval=1.0):
+        index = channels_for(n, config["sigmas"]).index(channel)
+        rows.append(_row(simulate_point(channel, n, kappa, index, config, seed,
+                                        with_rate=False)))
+    return sorted(rows, key=lambda r: (r["kappa"], r["sigma"], r["n"]))
+
+
+def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
+    """Top: rate (bits) against log2 n per sigma with both bounds and the threshold.
+    Bottom: E[Z]/kappa against log2 n per sigma. One column per kappa."""
+    kappas = sorted({r["kappa"] for r in rows})
+    fig, axes = new_figure(2, len(kappas), figsize=(4.6 * len(kappas), 8.2), squeeze=False)
+    sigmas = sorted({r["sigma"] for r in rows})
+    colors = dict(zip(sigmas, ["tab:blue", "tab:orange", "tab:green", "tab:red",
+                               "tab:purple", "tab:brown", "tab:pink"] * 3))
+    for col, kappa in enumerate(kappas):
+        top, bottom = axes[0, col], axes[1, col]
+        sel = [r for r in rows if r["kappa"] == kappa]
+        all_x = np.array(sorted({math.log2(r["n"]) for r in sel}))
+        top.plot(all_x, all_x - math.log2(kappa), color="black", lw=1.5,
+                 label=r"threshold $\log_2(n/\kappa)$")
+        top.plot(all_x, all_x, color="tab:green", lw=1, ls=":", label=r"ledger $\log_2 n$")
+        for sigma in sigmas:
+            pts = [r for r in sel if r["sigma"] == sigma]
+            x = np.array([math.log2(r["n"]) for r in pts])
+            c = colors[sigma]
+            with_rate = [i for i, r in enumerate(pts) if math.isfinite(r["rate_bits"])]
+            top.errorbar(x[with_rate], [pts[i]["rate_bits"] for i in with_rate],
+                         yerr=[pts[i]["rate_se_bits"] for i in with_rate], fmt="o-", ms=3,
+                         color=c, lw=1, capsize=2, label=f"sigma={sigma:g} (simulated)")
+            top.plot(x, [r["centroid_bound_bits"] for r in pts], color=c, ls="--", lw=1)
+            top.axhline(pts[0]["paper_bound_bits"], color=c, ls=":", lw=1)
+            bottom.errorbar(x, [r["EZ_over_kappa"] for r in pts],
+                            yerr=[r["EZ_se"] / kappa for r in pts], fmt="o", ms=3, color=c,
+                            capsize=2, label=f"sigma={sigma:g}")
+            bottom.plot(x, [r["EZ_quadrature"] / kappa for r in pts], color=c, lw=1)
+        # The paper's bound can reach hundreds of bits; frame the centroid bounds.
+        top.set_ylim(0, min(max(all_x) + 1, 1.25 * max(r["centroid_bound_bits"] for r in sel)))
+        top.set_title(f"kappa = {kappa}: rate (dashed: centroid bound, dotted: paper's)",
+                      fontsize=9)
+        top.set_xlabel("log2 n")
+        top.set_ylabel("I(J*; Y) [bits]")
+        bottom.set_title("E[Z]/kappa (points: exact sampler, lines: quadrature)", fontsize=9)
+        bottom.set_xlabel("log2 n")
+        bottom.set_ylabel("E[Z] / kappa")
+        bottom.set_ylim(-0.03, 1.03)
+        for ax in (top, bottom):
+            ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=6, loc="upper left")
+    fig.suptitle("Proposition 2: a content-only channel carries O(1) bits, so E[Z]/kappa -> 1")
+    return save_figure(fig, path)
+
+
+def write(theorem1_rows: list[dict], config: dict, seed: int, out: pathlib.Path, section: str,
+          progress: bool = True) -> list[pathlib.Path]:
+    """Write proposition2.csv/.png/.json from the Theorem 1 rows."""
+    rows = content_rows(theorem1_rows, config, seed, progress)
+    return [write_csv(out / "proposition2.csv", COLUMNS, rows),
+            plot(rows, out / "proposition2.png"),
+            write_sidecar(out / "proposition2.json", {"grid": section, **config, "seed": seed},
+                          {"rows": len(rows), "columns": COLUMNS})]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ctxsim run proposition2`` (same as ``theorem1``)."""
+    from experiments.theorem1 import add_arguments as theorem1_arguments
+
+    theorem1_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> list[pathlib.Path]:
+    """Only the content-channel points of the Theorem 1 grid, then :func:`write`."""
+    from experiments.theorem1 import channels_for, simulate_point
+
+    section = "quick" if args.quick else "default"
+    config = load_config("theorem1", section, args.config)
+    out = prepare_out(args.out)
+    points = [(ch, 2**int(e), int(k), i) for e in config["log2_n"] for k in config["kappas"]
+              if 2**int(e) > int(k)
+              for i, ch in enumerate(channels_for(2**int(e), config["sigmas"]))
+              if isinstance(ch, Content)]
+    rows = [simulate_point(ch, n, k, i, config, args.seed)
+            for ch, n, k, i in tqdm(points, desc="content points",
+                                    disable=args.no_progress, mininterval=1.0)]
+    return write(rows, config, args.seed, out, section, progress=not args.no_progress)

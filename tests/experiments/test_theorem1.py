@@ -1,0 +1,93 @@
+"""Smoke test of the Theorem 1 / Proposition 2 reproduction at the quick grid
+(PySDM style): re-run it in a temp dir with a fixed seed and assert the values the
+figures show."""
+
+import json
+import math
+
+import pytest
+
+from experiments.cli import main
+from experiments.output import read_csv
+from theory.bounds import bound_sum
+
+Z4 = 4.0
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("theorem1")
+    assert main(["run", "theorem1", "--quick", "--out", str(out), "--seed", "7",
+                 "--no-progress"]) == 0
+    return out
+
+
+def floats(row, *keys):
+    return [float(row[k]) for k in keys]
+
+
+def test_outputs_exist(quick_run):
+    for name in ("theorem1", "proposition2"):
+        for ext in ("csv", "png", "json"):
+            path = quick_run / f"{name}.{ext}"
+            assert path.stat().st_size > 200, path
+    side = json.loads((quick_run / "theorem1.json").read_text())
+    assert side["config"]["seed"] == 7 and side["config"]["grid"] == "quick"
+    assert "git_commit" in side and side["ctxsim_version"]
+
+
+def test_every_point_is_above_the_bound_and_matches_theory(quick_run):
+    rows = read_csv(quick_run / "theorem1.csv")
+    assert {r["channel"] for r in rows} == {"ledger", "blind", "content", "list", "windowed"}
+    for r in rows:
+        n, kappa = int(r["n"]), int(r["kappa"])
+        ez, se, theory, rate, rate_se = floats(r, "EZ", "EZ_se", "EZ_theory", "rate_bits",
+                                               "rate_se_bits")
+        assert se < 0.01 * kappa, r
+        # When every trial gave the same Z the sample SE is 0; the rule of three
+        # (3 / trials) bounds the probability of the unseen outcomes instead.
+        assert abs(ez - theory) <= Z4 * se + 3 * kappa / int(r["trials"]), r
+        # the recorded bound is the bound at the recorded rate ...
+        assert float(r["bound_sum"]) == pytest.approx(bound_sum(rate, n, kappa), abs=1e-12)
+        # ... and the simulation respects it, allowing for the rate's own error
+        assert ez + Z4 * se >= bound_sum(min(rate + Z4 * rate_se, math.log2(n)), n, kappa)
+        assert float(r["bound_affine"]) <= float(r["bound_sum"]) + 1e-12
+        if r["channel"] == "ledger":
+            assert ez == 0.0 and rate == math.log2(n)
+        if r["channel"] == "blind":
+            assert rate == 0.0 and theory == pytest.approx(kappa - kappa * (kappa + 1) / (2 * n))
+
+
+def test_proposition2_rates_bounds_and_rise(quick_run):
+    rows = read_csv(quick_run / "proposition2.csv")
+    for r in rows:
+        rate, se, centroid, paper = floats(r, "rate_bits", "rate_se_bits",
+                                           "centroid_bound_bits", "paper_bound_bits")
+        assert centroid <= paper
+        if math.isfinite(rate):
+            assert rate <= min(centroid, math.log2(int(r["n"]))) + Z4 * se + 1e-12
+    # E[Z]/kappa rises towards 1 with n for every (kappa, sigma): compare the
+    # smallest and the largest n (2^4 against 2^24 at the quick grid).
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["kappa"], r["sigma"]), []).append(r)
+    for key, pts in groups.items():
+        pts.sort(key=lambda r: int(r["n"]))
+        lo, hi = pts[0], pts[-1]
+        assert float(hi["EZ_over_kappa"]) > float(lo["EZ_over_kappa"]), key
+        assert float(hi["EZ_over_kappa"]) > 0.9, key
+
+
+def test_same_seed_same_table(quick_run, tmp_path):
+    assert main(["run", "theorem1", "--quick", "--out", str(tmp_path), "--seed", "7",
+                 "--no-progress"]) == 0
+    assert (tmp_path / "theorem1.csv").read_text() == (quick_run / "theorem1.csv").read_text()
+    assert (tmp_path / "proposition2.csv").read_text() == \
+        (quick_run / "proposition2.csv").read_text()
+
+
+def test_config_override_rejects_unknown_keys(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[quick]\nkapas = [2]\n")
+    with pytest.raises(ValueError, match="kapas"):
+        main(["run", "theorem1", "--quick", "--config", str(cfg), "--out", str(tmp_path)])
