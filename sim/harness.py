@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,7 +129,14 @@ class ProgramContext:
     # -- reading -------------------------------------------------------------------
     def used(self) -> int:
         """Tokens of the request that would be sent now."""
-        return self.ws.assemble(strict=False).total
+        return self._assemble().total
+
+    def _assemble(self):
+        # soft assembly: the program, not the workspace, enforces the budget here,
+        # so the workspace's over-budget warning is expected and silenced
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.ws.assemble(strict=False)
 
     def stream(self, types=None, statuses=("visible",), unpinned: bool = True) -> list[Item]:
         """Top-level items in stream order, filtered by block ``types`` and
@@ -231,7 +239,7 @@ class ProgramContext:
     def view(self) -> tuple[View, object]:
         """The assembled request as the agent sees it, and the workspace Request."""
         ws, prog = self.ws, self.program
-        req = ws.assemble(strict=False)
+        req = self._assemble()
         entries = []
         show = prog.show_handles
         for it in self.stream(statuses=None, unpinned=False):
