@@ -1,4 +1,5 @@
-"""Size-blind closed form: tau ~ Uniform{1..n} gives E[min(tau-1, kappa)] = kappa - kappa(kappa+1)/(2n).
+"""Size-blind closed form: for tau ~ Uniform{1..n},
+E[min(tau - 1, kappa)] = kappa - kappa(kappa+1)/(2n).
 
 Also home of :func:`uniform_burden_branches`, the sympy summation of
 E[min(U - 1, kappa)] for U ~ Uniform{1..m} that the list-channel and windowed-ledger

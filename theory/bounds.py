@@ -35,7 +35,7 @@ _T_BLOCK = 4096
 
 def _first_bad(arr: np.ndarray, bad: np.ndarray):
     """The first offending value, for error messages."""
-    return arr[bad].flat[0] if np.ndim(arr) else arr.item()
+    return float(arr[bad].flat[0] if np.ndim(arr) else arr)
 
 
 def _real(name: str, value) -> np.ndarray:

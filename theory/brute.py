@@ -93,7 +93,10 @@ def list_channel_joint(n: int, m: int) -> np.ndarray:
 
 
 def windowed_joint(n: int, w: int) -> np.ndarray:
-    """Joint pmf of (J*, Y) for the windowed ledger: Y = (W, which listed block is bulky or none)."""
+    """Joint pmf of (J*, Y) for the windowed ledger.
+
+    Y = (W, the listed block that is bulky, or None if none is).
+    """
     outcomes: dict[tuple, int] = {}
     rows = []
     for bulky in range(n):

@@ -37,7 +37,8 @@ def check_list_achievability(*, high: sp.Expr = st.UNIFORM_HIGH, low: sp.Expr = 
     prove_zero(rec, sum_high - high, "branch m >= kappa + 1 by summation")
     prove_zero(rec, sum_low - low, "branch m <= kappa + 1 by summation (min never binds)")
     prove_zero(rec, sp.factor(2 * m * (high - low)) + (m - kappa) * (m - kappa - 1),
-               "2m (high - low) = -(m - kappa)(m - kappa - 1): branches agree at m = kappa, kappa+1")
+               "2m (high - low) = -(m - kappa)(m - kappa - 1): "
+               "branches agree at m = kappa, kappa+1")
     # Rate: P(Y = S) = sum_{j in S} (1/n) / C(n-1, m-1) = 1/C(n, m); posterior 1/m on S.
     p_y = m / n / sp.binomial(n - 1, m - 1)
     prove_zero(rec, sp.combsimp(p_y * sp.binomial(n, m)) - 1, "P(Y = S) = 1/C(n, m)")
@@ -58,7 +59,8 @@ def check_list_achievability(*, high: sp.Expr = st.UNIFORM_HIGH, low: sp.Expr = 
                                   ).subs(x, 1 / (2 * dl * kappa)).simplify(),
                "its rate log2(n/m) = nu + log2(1/(2 delta)) - log2(1 + 1/(2 delta kappa))")
     prove_nonnegative(rec, sp.log(1 + x) / sp.log(2),
-                      "log2(1 + x) >= 0 (x = 1/(2 delta kappa)), so r <= nu + log2(1/(2 delta)): nu + O(1) bits "
+                      "log2(1 + x) >= 0 (x = 1/(2 delta kappa)), so "
+                      "r <= nu + log2(1/(2 delta)): nu + O(1) bits "
                       "suffice, the order of the lower bound's (1 - delta) nu - 1")
 
     # Numeric 1 (independent route): the literal game, every J*, every list, every

@@ -44,7 +44,8 @@ def _channel(kind, param, n):
     return _eps_channel(int(n), param) if kind == 0 else _random_channel(param, int(n))
 
 
-def check_list_fano(*, bound: sp.Expr = st.LIST_FANO, numeric=bounds.list_fano_bound) -> ProofRecord:
+def check_list_fano(*, bound: sp.Expr = st.LIST_FANO,
+                    numeric=bounds.list_fano_bound) -> ProofRecord:
     """Prove Fano => list-Fano and spot-check it on brute-force channels.
 
     ``bound`` (sympy, in st.I, st.n, st.m) and ``numeric`` are the claims under test;

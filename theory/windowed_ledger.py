@@ -22,8 +22,12 @@ from theory.proof import ProofRecord, prove_zero, spot_check
 from theory.proofkit import prove_positive
 
 
+#: THEORY.md's closed form for the windowed E[Z] (the high branch at m = n - w).
+WINDOWED_CLOSED_FORM = (1 - st.w / st.n) * st.UNIFORM_HIGH.subs(st.m, st.n - st.w)
+
+
 def check_windowed_ledger(*, rate: sp.Expr = st.WINDOWED_RATE,
-                          closed_form: sp.Expr = (1 - st.w / st.n) * st.UNIFORM_HIGH.subs(st.m, st.n - st.w),
+                          closed_form: sp.Expr = WINDOWED_CLOSED_FORM,
                           rate_numeric=bounds.windowed_rate_bits,
                           burden_numeric=bounds.windowed_EZ) -> ProofRecord:
     """Prove the windowed rate and E[Z] (with its exact validity range) and spot-check them.
