@@ -79,8 +79,8 @@ def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: 
                    with_rate: bool = True) -> dict:
     """One CSV row: E[Z] (exact sampler), the rate, the bounds and the theory value.
 
-    The content channel's Monte Carlo rate (clipped to log2 n, which round-off can
-    exceed by ~1e-15) costs O(n) per trial; ``with_rate=False`` skips it (rate and
+    The content channel's Monte Carlo rate (clipped to [0, log2 n], the range of
+    I(J*; Y), which round-off or sampling noise can leave by a little) costs O(n) per trial; ``with_rate=False`` skips it (rate and
     bounds NaN), for n too large to draw n observations.
     """
     ss = point_seed(seed, channel, n, kappa, index)
@@ -91,7 +91,7 @@ def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: 
         if with_rate:
             r_trials = rate_trials_for(n, config)
             est = content_rate_mc(n, kappa, channel.sigma, trials=r_trials, seed=rate_ss)
-            rate, rate_se = min(est.bits, math.log2(n)), est.se_bits
+            rate, rate_se = min(max(est.bits, 0.0), math.log2(n)), est.se_bits
         else:
             rate, rate_se = math.nan, math.nan
     else:

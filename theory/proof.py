@@ -77,7 +77,10 @@ def prove_nonnegative(record: ProofRecord, expr: sp.Expr, description: str,
     substituted expression must be provably non-negative (``is_nonnegative``), or
     the step fails.
     """
-    target = sp.simplify(expr.subs(substitutions or {}))
+    raw = expr.subs(substitutions or {})
+    # Try the form as written first: simplify can turn a decidable log(1 + x) into
+    # an undecidable log((d + m)/d).
+    target = raw if raw.is_nonnegative is True else sp.simplify(raw)
     if target.is_nonnegative is not True:
         # factor/expand sometimes exposes the sign to the assumption system
         for form in (sp.factor(target), sp.expand(target), sp.together(target)):

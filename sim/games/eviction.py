@@ -36,7 +36,10 @@ class EvictionResult:
     Attributes:
         n, kappa: game size; channel: the observation channel; order: "bayes" or
             "random"; method: "exact" or "brute"; seed: the entropy used.
-        tau: int64 array (trials,), 1-based archive position of J*.
+        tau: int64 array (trials,), 1-based archive position of J*, censored at
+            kappa + 1: the agent stops after at most kappa archives, so a later
+            position is never played (every reported quantity is a function of
+            min(tau, kappa + 1)). Use :mod:`sim.games.kernels` for uncensored tau.
     """
 
     n: int
@@ -131,7 +134,8 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
     bayes = order == "bayes"
     if method == "exact":
         shift = math.log(kappa) / real_par if code == CONTENT else 0.0
-        tau = kernels.exact_tau(n, code, shift, int_par, bayes, seeds, chunk, trials)
+        tau = kernels.exact_tau(n, code, shift, int_par, bayes, kappa + 1, seeds, chunk,
+                                trials)
     elif bayes and code == CONTENT:
         tau = kernels.brute_content(n, math.log(kappa) / real_par, seeds, chunk, trials,
                                     False)[0]
@@ -139,4 +143,6 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
         # A random order ignores Y: it is the blind channel's order.
         kcode = code if bayes else kernels.BLIND
         tau = kernels.brute_tau_discrete(n, kcode, int_par, seeds, chunk, trials)
+    if method == "brute":
+        np.minimum(tau, kappa + 1, out=tau)
     return EvictionResult(n, kappa, channel, order, method, entropy, tau)

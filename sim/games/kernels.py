@@ -158,38 +158,67 @@ def outrank_probability(shift, eps):
     return 0.5 * math.erfc((shift + eps) / _SQRT2)
 
 
+@njit(cache=True)
+def censored_binomial(trials_n, q, cap):
+    """Exact draw of min(C, cap) for C ~ Binomial(trials_n, q), by inversion over
+    0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4)."""
+    if q <= 0.0:
+        return 0
+    if q >= 1.0:
+        return min(trials_n, cap)
+    u = np.random.random()
+    # P(C = 0) = (1 - q)^N; underflow to 0 correctly sends the draw to the cap.
+    pmf = math.exp(trials_n * math.log1p(-q))
+    cdf = pmf
+    odds = q / (1.0 - q)
+    k = 0
+    while u > cdf and k < cap:
+        if k >= trials_n:
+            return trials_n  # the whole law sits below the cap; round-off left u > cdf
+        pmf *= (trials_n - k) / (k + 1.0) * odds
+        cdf += pmf
+        k += 1
+    return k
+
+
 @njit(parallel=True, cache=True)
-def exact_tau(n, code, shift, ipar, bayes, seeds, chunk, trials):
-    """Exact O(1)-per-trial sampler of tau for every channel and order.
+def exact_tau(n, code, shift, ipar, bayes, cap, seeds, chunk, trials):
+    """Exact O(1)-per-trial sampler of min(tau, cap) for every channel and order.
+
+    The game stops after kappa archives, so positions beyond kappa + 1 are never
+    played; callers pass ``cap = kappa + 1`` and get tau censored there.
 
     Random order (``bayes`` false) or blind: tau ~ Uniform{1..n}. Ledger: tau = 1.
     List: Uniform{1..m}. Windowed: 1 with probability w/n, else Uniform{1..n-w}.
-    Content (Bayes): eps ~ N(0,1), C ~ Binomial(n - 1, q(eps)), tau = C + 1.
+    Content (Bayes): eps ~ N(0,1), C ~ Binomial(n - 1, q(eps)), tau = C + 1, drawn
+    censored by :func:`censored_binomial` (O(kappa) per trial for any n).
 
     Returns:
-        int64 array (trials,) of tau.
+        int64 array (trials,) of min(tau, cap).
     """
     tau = np.empty(trials, dtype=np.int64)
     for c in prange(seeds.size):
         np.random.seed(seeds[c])
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
             if not bayes or code == BLIND:
-                tau[t] = 1 + np.random.randint(0, n)
+                draw = 1 + np.random.randint(0, n)
             elif code == LEDGER:
-                tau[t] = 1
+                draw = 1
             elif code == LIST:
-                tau[t] = 1 + np.random.randint(0, ipar)
+                draw = 1 + np.random.randint(0, ipar)
             elif code == WINDOWED:
                 if np.random.random() * n < ipar:
-                    tau[t] = 1
+                    draw = 1
                 else:
-                    tau[t] = 1 + np.random.randint(0, n - ipar)
+                    draw = 1 + np.random.randint(0, n - ipar)
             else:  # CONTENT
                 q = outrank_probability(shift, np.random.standard_normal())
-                tau[t] = 1 + np.random.binomial(n - 1, q)
+                draw = 1 + censored_binomial(n - 1, q, cap - 1)
+            tau[t] = min(draw, cap)
     return tau
 
 
 # Keep the codes importable next to the kernels that interpret them.
-__all__ = ["brute_tau_discrete", "brute_content", "exact_tau", "outrank_probability",
+__all__ = ["brute_tau_discrete", "brute_content", "exact_tau", "censored_binomial",
+           "outrank_probability",
            "LEDGER", "BLIND", "CONTENT", "LIST", "WINDOWED"]

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
 from sim.games.content_burden import content_EZ
-from sim.games.eviction import play
+from sim.games.eviction import play, seed_chunks
+from sim.games.kernels import brute_tau_discrete, censored_binomial
 from sim.games.information import rate_bits
 from sim.games.reference import bayes_order_tau, numpy_exact_content_tau
 from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ_m,
@@ -88,10 +89,11 @@ def test_exact_sampler_matches_numpy_reference_distribution(rng):
     from scipy import stats
 
     n, kappa, sigma, trials = 500, 4, 0.75, 200_000
-    a = np.minimum(play(n, kappa, Content(sigma), trials=trials, seed=3).tau, kappa + 2)
-    b = np.minimum(numpy_exact_content_tau(n, kappa, sigma, trials, rng), kappa + 2)
-    table = np.array([np.bincount(a, minlength=kappa + 3)[1:],
-                      np.bincount(b, minlength=kappa + 3)[1:]])
+    a = play(n, kappa, Content(sigma), trials=trials, seed=3).tau
+    assert a.max() == kappa + 1  # censored where the game stops
+    b = np.minimum(numpy_exact_content_tau(n, kappa, sigma, trials, rng), kappa + 1)
+    table = np.array([np.bincount(a, minlength=kappa + 2)[1:],
+                      np.bincount(b, minlength=kappa + 2)[1:]])
     assert stats.chi2_contingency(table)[1] > 1e-4
 
 
@@ -101,7 +103,10 @@ def test_brute_kernel_matches_explicit_sorting_reference(channel, rng):
     from scipy import stats
 
     n, kappa, trials = 24, 4, 6000
-    kernel = play(n, kappa, channel, trials=trials, seed=8, method="brute").tau
+    # The kernel itself, uncensored, so the whole law of tau is compared.
+    code, _, ipar = channel.kernel_args(n, kappa)
+    seeds, chunk, _ = seed_chunks(8, trials, n)
+    kernel = brute_tau_discrete(n, code, ipar, seeds, chunk, trials)
     ref = np.array([bayes_order_tau(n, kappa, channel, rng) for _ in range(trials)])
     table = np.array([np.bincount(kernel, minlength=n + 1)[1:],
                       np.bincount(ref, minlength=n + 1)[1:]])
@@ -110,6 +115,33 @@ def test_brute_kernel_matches_explicit_sorting_reference(channel, rng):
         assert np.array_equal(np.unique(kernel), np.unique(ref))
     else:
         assert stats.chi2_contingency(table)[1] > 1e-4
+
+
+@pytest.mark.parametrize("N,q,cap", [(10, 0.3, 4), (3, 0.9, 8), (1000, 0.004, 8),
+                                     (2**40, 3e-12, 16), (2**40, 0.5, 4), (5, 0.0, 3),
+                                     (7, 1.0, 3)])
+def test_censored_binomial_has_the_binomial_law(N, q, cap):
+    from numba import njit
+    from scipy import stats
+
+    @njit
+    def draws(seed, size):
+        np.random.seed(seed)
+        out = np.empty(size, dtype=np.int64)
+        for i in range(size):
+            out[i] = censored_binomial(N, q, cap)
+        return out
+
+    x = draws(1, 50_000)
+    law = stats.binom(N, q)
+    expected = np.append(law.pmf(np.arange(cap)), law.sf(cap - 1)) * x.size
+    observed = np.bincount(x, minlength=cap + 1)
+    assert observed.size == cap + 1  # never above the cap
+    keep = expected > 0
+    assert np.all(observed[~keep] == 0)
+    if keep.sum() > 1:
+        assert stats.chisquare(observed[keep], expected[keep] * observed.sum()
+                               / expected[keep].sum()).pvalue > 1e-4
 
 
 def test_random_order_is_uniform_whatever_the_channel():
@@ -143,7 +175,7 @@ def test_counts_follow_from_tau():
     assert np.array_equal(r.Z, np.minimum(r.tau - 1, 4))
     assert np.array_equal(r.archives - r.Z, (r.tau <= 4).astype(np.int64))
     assert np.array_equal(r.retrieves, r.Z)
-    assert r.tau.min() >= 1 and r.tau.max() <= 40
+    assert r.tau.min() >= 1 and r.tau.max() == 5  # censored at kappa + 1
 
 
 @pytest.mark.parametrize("method", ["exact", "brute"])
