@@ -143,6 +143,8 @@ class ProgramContext:
         ``statuses`` (None: any live status; groups have type ``"group"``)."""
         ws, out, emitted = self.ws, [], set()
         for b in ws.blocks.values():
+            if b.status.value == "deleted":
+                continue
             if b.id in ws.group_of:
                 gid = ws.top_group(b.id)
                 if gid in emitted:
