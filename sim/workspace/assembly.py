@@ -185,7 +185,7 @@ class Assembler:
                 return [msg], message_tokens(msg, tok)
             msg = native_message(b.type, b.content, b.message, b.recovered_from, b.id)
             msgs, n = [msg], (message_tokens(msg, tok) if fresh else b.tokens)
-            if b.type is BlockType.TOOL_CALL:
+            if b.type is BlockType.TOOL_CALL and b.recovered_from is None:
                 answers = ws.results.get(b.id, {})
                 for call in b.message["tool_calls"]:
                     m, k = self._as_tool_answer(call["id"], answers.get(call["id"]))

@@ -78,23 +78,24 @@ def _bar(used: int, budget: int | None, width: int = 20) -> str:
 
 def _fixed_point(make, count, rest: int) -> tuple[str, int]:
     """Render a header that states the dashboard's own token total: iterate until the
-    stated total equals the counted one (pad with spaces if the digits oscillate)."""
+    stated total equals the counted one. If the digits oscillate, ``make(total, pad)``
+    pads inside the header (never at a boundary with the rows, which are counted
+    apart) until the count meets the stated total."""
     guess = rest
     seen = set()
     while guess not in seen:
         seen.add(guess)
-        text = make(guess)
-        actual = rest + count(text)
+        actual = rest + count(make(guess, 0))
         if actual == guess:
-            return text, actual
+            return make(guess, 0), actual
         guess = actual
-    top = max(seen)
-    for pad in range(64):
-        text = make(top) + " " * pad
-        if rest + count(text) == top:
-            return text, top
-        if rest + count(text) > top:
-            top = rest + count(text)
+    for target in range(max(seen), max(seen) + 64):
+        for pad in range(1, 64):
+            n = rest + count(make(target, pad))
+            if n == target:
+                return make(target, pad), n
+            if n > target:
+                break
     raise RuntimeError("dashboard token total did not converge")  # pragma: no cover
 
 
@@ -142,11 +143,11 @@ class LedgerDashboard:
         tail = tokenizer.count(CLOSE_TAG)
         rest = MESSAGE_TOKENS + body + tail
 
-        def make(total: int) -> str:
+        def make(total: int, pad: int) -> str:
             used = facts.overhead + facts.conversation + total
             return (f"{OPEN_TAG}## Context Budget {_bar(used, facts.budget)}\n"
                     f"overhead ~{facts.overhead:,} | conversation ~{facts.conversation:,}"
-                    f" | dashboard ~{total:,}\n{self.HEADER_ROWS}")
+                    f" | dashboard ~{total:,}{' ' * pad}\n{self.HEADER_ROWS}")
 
         header, total = _fixed_point(make, tokenizer.count, rest)
         if len(self._rows) > 4 * max(len(rows), 1024):  # drop rows of the past
@@ -171,14 +172,14 @@ class StatusBoardDashboard:
         body = "".join(f"### {status} ({len(lines)})\n" + "\n".join(lines) + "\n"
                        for status, lines in sections.items())
 
-        def make(total: int) -> str:
+        def make(total: int, pad: int) -> str:
             used = facts.overhead + facts.conversation + total
             return (f"{OPEN_TAG}## Workspace status board\nbudget: "
                     f"{_bar(used, facts.budget)}\noverhead ~{facts.overhead:,}, "
-                    f"conversation ~{facts.conversation:,}, board ~{total:,}\n"
+                    f"conversation ~{facts.conversation:,}, board ~{total:,}{' ' * pad}\n"
                     f"{body}{CLOSE_TAG}")
 
-        text, total = _fixed_point(lambda t: make(t), tokenizer.count, MESSAGE_TOKENS)
+        text, total = _fixed_point(make, tokenizer.count, MESSAGE_TOKENS)
         return Rendered(text, total)
 
 

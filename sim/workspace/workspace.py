@@ -130,6 +130,9 @@ class Workspace:
                  **kwargs)
         for entry in entries[1:]:
             ws._apply(entry, replay=True)
+        for b in ws.blocks.values():  # bytes last: a later delete removed some files
+            if b.status is not BlockStatus.DELETED:
+                b.data = ws.store.read(b.handle)
         ws.store.sweep_temps()
         live = set(ws._refs)
         for rel in list(ws.store.files()):
@@ -320,6 +323,7 @@ class Workspace:
         if not isinstance(replacement, str):
             raise ToolCallError(f"replacement must be a string, got {replacement!r:.60}")
         items = self.resolve(spec)
+        self._refuse_pinned(items, "archive")
         for ident in items:
             if ident[0] == "G":
                 g = self.groups[ident]
@@ -343,6 +347,12 @@ class Workspace:
         self._commit({"op": "archive", "items": items, "group": gid,
                       "replacement": replacement, "handle": handle.to_json()})
         return handle
+
+    def _refuse_pinned(self, items: list[str], verb: str) -> None:
+        """Pins come first: a spec touching a pinned block is a pin error."""
+        for ident in items:
+            if ident[0] == "B" and self.blocks[ident].status is BlockStatus.PINNED:
+                raise PinnedBlockError(f"cannot {verb} {ident}: it is pinned")
 
     def _check_archivable(self, b: Block, verb: str) -> None:
         if b.status is BlockStatus.PINNED:
@@ -381,7 +391,9 @@ class Workspace:
             raise ToolCallError(f"reason must be a string, got {reason!r:.60}")
         blocks: list[str] = []
         groups: list[str] = []
-        for ident in self.resolve(spec):
+        items = self.resolve(spec)
+        self._refuse_pinned(items, "delete")
+        for ident in items:
             if ident[0] == "G":
                 g = self.groups[ident]
                 if g.status == "expanded":  # only its transcript is left to delete
@@ -533,8 +545,6 @@ class Workspace:
         from .ops import apply_op
 
         apply_op(self, op, data=data, replay=replay)
-        if replay and op["op"] == "register" and op["status"] != "deleted":
-            self.blocks[op["id"]].data = self.store.read(self.blocks[op["id"]].handle)
 
     # ------------------------------------------------------------------ views
     def snapshot(self) -> dict[str, Any]:

@@ -1,0 +1,235 @@
+"""Stateful property test of the block workspace (DESIGN.md's eight invariants).
+
+A plain-Python model (ids -> bytes, status, group membership) runs beside a real
+:class:`Workspace`; rules register, archive, delete, recover, pin, expand, assemble
+and reopen in random order, and every invariant is checked after every step.
+Steps: ``stateful_step_count`` x ``max_examples`` (dev profile 25, ci 60).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import warnings
+
+import hypothesis.strategies as st
+from hypothesis import settings
+from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
+                                 precondition, rule)
+
+from sim.workspace import (BlockStatus, BudgetExceededError, BudgetWarning,
+                           ConfinementError, PinnedBlockError, Workspace,
+                           WorkspaceError)
+from tests.workspace.helpers import check_lossless, check_request
+
+TEXT = st.one_of(st.text(max_size=120),
+                 st.binary(max_size=80),
+                 st.sampled_from(["", "\x00nul\x00", "hello world " * 40, "é✓ü"]))
+
+
+class WorkspaceMachine(RuleBasedStateMachine):
+    """Model: ``data`` id -> exact bytes; ``status`` id -> status; ``groups`` gid ->
+    (members, alive, top-level)."""
+
+    @initialize(budget=st.sampled_from([600, 1500, 5000]))
+    def start(self, budget):
+        self.dir = tempfile.mkdtemp(prefix="ws-sm-")
+        self.ws = Workspace(self.dir, budget=budget, tokenizer="cl100k_base",
+                            sync=False, strict=True)
+        self.data: dict[str, bytes] = {}
+        self.status: dict[str, str] = {}
+        self.calls: list[tuple[str, str]] = []  # (call id, block id) awaiting results
+        self.n_calls = 0
+        b = self.ws.register({"role": "user", "content": "the task"}, pinned=True)
+        self._seen(b)
+
+    def teardown(self):
+        if hasattr(self, "ws"):
+            self.ws.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _seen(self, b):
+        self.data[b.id] = b.data
+        self.status[b.id] = b.status.value
+
+    def _expect_unchanged(self, fn, *exc):
+        before = self.ws.snapshot()
+        try:
+            fn()
+        except WorkspaceError as err:
+            assert self.ws.snapshot() == before
+            if exc:
+                assert isinstance(err, exc), (err, exc)
+            return err
+        return None
+
+    def ids(self):
+        return sorted(self.data, key=lambda s: int(s[1:]))
+
+    # ---------------------------------------------------------------- register
+    @rule(text=TEXT, role=st.sampled_from(["user", "assistant"]))
+    def register_message(self, text, role):
+        b = self.ws.register({"role": role, "content": text})
+        assert b.data == (text if isinstance(text, bytes) else text.encode())
+        self._seen(b)
+
+    @rule(n=st.integers(1, 3))
+    def register_call(self, n):
+        calls = []
+        for _ in range(n):
+            self.n_calls += 1
+            calls.append({"id": f"call_{self.n_calls}", "type": "function",
+                          "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}})
+        b = self.ws.register({"role": "assistant", "content": "", "tool_calls": calls})
+        self._seen(b)
+        self.calls += [(c["id"], b.id) for c in calls]
+
+    @precondition(lambda self: self.calls)
+    @rule(text=TEXT, pick=st.integers(0, 10), big=st.booleans())
+    def register_result(self, text, pick, big):
+        cid, _ = self.calls.pop(pick % len(self.calls))
+        if big:
+            text = "observation line with numbers 12345\n" * 400
+        b = self.ws.register({"role": "tool", "tool_call_id": cid, "content": text})
+        self._seen(b)
+        if b.status is BlockStatus.VISIBLE:  # invariant 1: preflight admitted it
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BudgetWarning)
+                assert self.ws.assemble(strict=False).total <= self.ws.budget
+        else:
+            assert b.status is BlockStatus.OFFLOADED
+
+    # ---------------------------------------------------------------- tools
+    def _valid_archive(self, items):
+        for i in items:
+            if i[0] == "G":
+                g = self.ws.groups[i]
+                if g.status != "archived" or g.parent:
+                    return False
+            elif self.status[i] != "visible":
+                return False
+        return not (len(items) == 1 and items[0][0] == "G")
+
+    @rule(data=st.data())
+    def archive(self, data):
+        pool = self.ids() + sorted(self.ws.groups)
+        items = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4,
+                                   unique=True))
+        spec = ",".join(items)
+        ordered = self.ws.resolve(spec)
+        valid = self._valid_archive(ordered)
+        pinned = any(i[0] == "B" and self.status[i] == "pinned" for i in ordered)
+        err = self._expect_unchanged(lambda: self.ws.archive(spec, "idx"))
+        assert (err is None) == valid, (spec, err)
+        if pinned:
+            assert isinstance(err, PinnedBlockError)
+        if err is None:
+            for i in ordered:
+                if i[0] == "B":
+                    self.status[i] = "archived"
+
+    @rule(data=st.data())
+    def delete(self, data):
+        pool = self.ids() + sorted(self.ws.groups)
+        items = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3,
+                                   unique=True))
+        spec = ",".join(items)
+        err = self._expect_unchanged(lambda: self.ws.delete(spec, "no value"))
+        if err is None:
+            for i in self.ws.blocks:
+                if self.ws.blocks[i].status is BlockStatus.DELETED:
+                    self.status[i] = "deleted"
+                    self.data[i] = b""
+        else:
+            for i in self.ws.resolve(spec):
+                if i[0] == "B" and self.status[i] == "pinned":
+                    assert isinstance(err, PinnedBlockError)
+
+    @rule(data=st.data())
+    def recover(self, data):
+        pool = self.ids() + sorted(self.ws.groups)
+        target = data.draw(st.sampled_from(pool))
+        before = dict(self.data)
+        err = self._expect_unchanged(lambda: self.ws.recover(target))
+        if err is None:
+            new = self.ws.blocks[f"B{max(int(k[1:]) for k in self.ws.blocks)}"]
+            src = before.get(target) if target[0] == "B" else \
+                self.ws.transcript(self.ws.groups[target].members)
+            assert new.data == src and new.recovered_from == target
+            self._seen(new)
+        elif target[0] == "B" and self.status[target] in ("archived",
+                                                          "offloaded_placeholder"):
+            assert isinstance(err, BudgetExceededError), err
+
+    @rule(data=st.data())
+    def pin(self, data):
+        target = data.draw(st.sampled_from(self.ids()))
+        err = self._expect_unchanged(lambda: self.ws.pin(target))
+        if err is None:
+            self.status[target] = "pinned"
+        else:
+            assert self.status[target] not in ("visible", "pinned")
+
+    @precondition(lambda self: self.ws.groups)
+    @rule(data=st.data())
+    def expand(self, data):
+        gid = data.draw(st.sampled_from(sorted(self.ws.groups)))
+        self._expect_unchanged(lambda: self.ws.expand(gid))
+
+    @rule()
+    def assemble_strict(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BudgetWarning)
+            total = self.ws.assemble(strict=False).total
+        err = self._expect_unchanged(lambda: self.ws.assemble(strict=True))
+        assert (err is not None) == (total > self.ws.budget)
+        if err is not None:
+            assert isinstance(err, BudgetExceededError) and err.over == total - self.ws.budget
+
+    @rule(path=st.sampled_from(["../journal.jsonl", "/etc/passwd", "ab/../../x",
+                                "", "zz/" + "0" * 64]))
+    def hostile_read(self, path):
+        err = self._expect_unchanged(lambda: self.ws.read_payload(path))
+        assert err is not None
+        if ".." in path or path.startswith("/"):
+            assert isinstance(err, ConfinementError)
+
+    @rule()
+    def reopen(self):
+        before = self.ws.snapshot()
+        self.ws.close()
+        self.ws = Workspace.open(self.dir, sync=False)
+        assert self.ws.snapshot() == before
+
+    # ---------------------------------------------------------------- invariants
+    @invariant()
+    def model_agrees(self):
+        if not hasattr(self, "ws"):
+            return
+        assert self.ids() == list(self.ws.blocks)  # stable, monotonic ids
+        for bid, b in self.ws.blocks.items():
+            assert b.status.value == self.status[bid] or (
+                self.status[bid] == "archived" and b.status is BlockStatus.DELETED) or (
+                self.status[bid] in ("visible", "archived", "offloaded_placeholder")
+                and b.status is BlockStatus.DELETED)
+            self.status[bid] = b.status.value
+            if b.status is not BlockStatus.DELETED:
+                assert b.data == self.data[bid]
+
+    @invariant()
+    def lossless_valid_truthful(self):
+        if hasattr(self, "ws"):
+            check_lossless(self.ws, self.data)
+            check_request(self.ws)
+
+
+WorkspaceMachine.TestCase.settings = settings(
+    stateful_step_count=50, max_examples=settings().max_examples, deadline=None)
+TestWorkspaceState = WorkspaceMachine.TestCase
+
+
+def test_step_budget_is_thousands():
+    """Enough steps for thousands of operations per CI run (measured: ~2,400 steps
+    over 60 examples, ~1,000 under the dev profile)."""
+    s = WorkspaceMachine.TestCase.settings
+    assert s.stateful_step_count * s.max_examples >= 1000

@@ -1,0 +1,46 @@
+"""Shared checks for the workspace tests (invariants 3, 4 and 8)."""
+
+from __future__ import annotations
+
+import re
+
+from sim.workspace import BlockStatus, Workspace, validate_chat_request
+from sim.workspace.dashboard import MESSAGE_TOKENS
+
+
+def check_lossless(ws: Workspace, expected: dict[str, bytes] | None = None) -> None:
+    """Every live block's payload reads back byte-exact (sha256-checked)."""
+    for b in ws.blocks.values():
+        if b.status is BlockStatus.DELETED:
+            continue
+        data = ws.store.read(b.handle)
+        assert data == b.data
+        if expected is not None:
+            assert data == expected[b.id], b.id
+    for g in ws.groups.values():
+        if g.status == "archived":  # an expanded group's members may be gone since
+            assert ws.read_payload(g.handle) == ws.transcript(g.members)
+
+
+def check_request(ws: Workspace) -> None:
+    """The soft-assembled request is valid and its dashboard tells the truth."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        req = ws.assemble(strict=False)
+        fresh = ws.assemble(strict=False, incremental=False)
+    validate_chat_request(req.to_openai())
+    assert req.messages == fresh.messages
+    assert (req.overhead, req.conversation, req.dashboard) == \
+        (fresh.overhead, fresh.conversation, fresh.dashboard)
+    if req.dashboard_text:
+        assert req.dashboard == MESSAGE_TOKENS + ws.tokenizer.count(req.dashboard_text)
+        if ws.assembler.dashboard.name == "ledger":
+            m = re.search(r"\(~([\d,]+) / ([\d,]+) tokens\)\noverhead ~([\d,]+) \| "
+                          r"conversation ~([\d,]+) \| dashboard ~([\d,]+)",
+                          req.dashboard_text)
+            used, budget, over, conv, dash = (int(x.replace(",", "")) for x in m.groups())
+            assert (used, budget, over, conv, dash) == (req.total, ws.budget, req.overhead,
+                                                        req.conversation, req.dashboard)
+    return req
