@@ -17,8 +17,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-_ONE = np.uint64(1)
-
 
 @nb.njit(cache=True)
 def _pack(A, rhs, with_rhs):
