@@ -215,10 +215,11 @@ class Assembler:
         conversation = 0
         emitted: set[str] = set()
         group_of = ws.group_of
+        tops: dict[str, str] = {}
         for b in ws.blocks.values():
             bid = b.id
             if bid in group_of:
-                gid = ws.top_group(bid)
+                gid = ws.top_group(bid, tops)
                 if gid in emitted:
                     continue
                 emitted.add(gid)

@@ -133,6 +133,8 @@ class Group:
     parent: str | None = None
     status: str = "archived"
     tokens: int = 0
+    #: number of the earliest block inside (the group's place in the stream)
+    first: int = 0
 
     @property
     def number(self) -> int:

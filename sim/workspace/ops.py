@@ -34,24 +34,30 @@ def _ref(ws: "Workspace", sha: str, delta: int) -> None:
 
 
 def _relevel(ws: "Workspace", ident: str) -> None:
-    """Recompute levels below ``ident`` (a block's level = archive layers above it)."""
-    if ident[0] == "B":
-        b = ws.blocks[ident]
-        depth, cur = 0, ident
-        while cur in ws.group_of:
-            cur = ws.group_of[cur]
-            depth += 1
-        b.level = max(depth, 1) if b.status in (BlockStatus.ARCHIVED,
-                                                BlockStatus.OFFLOADED) else 0
-        b.parent = ws.group_of.get(ident, b.call_block)
-        _touch(ws, ident)
-        return
-    g = ws.groups[ident]
-    for m in g.members:
-        _relevel(ws, m)
-    g.level = 1 + max((ws.groups[m].level for m in g.members if m[0] == "G"), default=0)
-    g.parent = ws.group_of.get(ident)
-    _touch(ws, ident)
+    """Recompute levels and parents below ``ident`` (a block's level = archive layers
+    above it). Iterative: hierarchies may nest hundreds deep."""
+    base, cur = 0, ident
+    while cur in ws.group_of:
+        cur = ws.group_of[cur]
+        base += 1
+    stack = [(ident, base)]
+    while stack:
+        cur, depth = stack.pop()
+        if cur[0] == "B":
+            b = ws.blocks[cur]
+            b.level = max(depth, 1) if b.status in (BlockStatus.ARCHIVED,
+                                                    BlockStatus.OFFLOADED) else 0
+            b.parent = ws.group_of.get(cur, b.call_block)
+            _touch(ws, cur)
+        else:
+            g = ws.groups[cur]
+            g.parent = ws.group_of.get(cur)
+            _touch(ws, cur)
+            stack.extend((m, depth + 1) for m in g.members)
+    if ident[0] == "G":
+        g = ws.groups[ident]
+        g.level = 1 + max((ws.groups[m].level for m in g.members if m[0] == "G"),
+                          default=0)
 
 
 def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
@@ -107,6 +113,7 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
                 ws.blocks[m].replacement = ""
         g.turn = max(ws.blocks[m].turn if m[0] == "B" else ws.groups[m].turn
                      for m in items)
+        g.first = min(int(m[1:]) if m[0] == "B" else ws.groups[m].first for m in items)
         g.tokens = sum(ws.blocks[m].tokens if m[0] == "B" else ws.groups[m].tokens
                        for m in items)
         _relevel(ws, gid)

@@ -48,8 +48,9 @@ def archive_oldest(ws: Workspace) -> str | None:
         return None
     chosen: list[str] = []
     freed = 0
+    tops: dict[str, str] = {}
     for b in ws.blocks.values():
-        top = ws.top_group(b.id)
+        top = ws.top_group(b.id, tops)
         ident = top or b.id
         if ident in chosen or not (top or b.status is BlockStatus.VISIBLE):
             continue

@@ -159,11 +159,20 @@ class Workspace:
         except (KeyError, TypeError):
             raise UnknownBlockError(f"unknown group {group_id!r}", str(group_id)) from None
 
-    def top_group(self, ident: str) -> str | None:
-        """The outermost archived group containing block/group ``ident`` (or None)."""
+    def top_group(self, ident: str, memo: dict[str, str] | None = None) -> str | None:
+        """The outermost archived group containing block/group ``ident`` (or None).
+        ``memo`` (group -> top) makes repeated calls over one state linear."""
+        path = []
         top = None
         while ident in self.group_of:
+            if memo is not None and ident in memo:
+                top = memo[ident]
+                break
+            path.append(ident)
             ident = top = self.group_of[ident]
+        if memo is not None and top is not None:
+            for p in path:
+                memo[p] = top
         return top
 
     def payload_path(self, handle: Handle) -> Path:
@@ -193,7 +202,7 @@ class Workspace:
     def _position(self, ident: str) -> tuple[int, int]:
         if ident[0] == "B":
             return (int(ident[1:]), 0)
-        return (min(self._position(m)[0] for m in self.groups[ident].members), 1)
+        return (self.groups[ident].first, 1)
 
     # ------------------------------------------------------------------ register
     def register(self, message: dict[str, Any], *, pinned: bool = False,
@@ -366,13 +375,15 @@ class Workspace:
 
     def transcript(self, items: Iterable[str]) -> bytes:
         """The exact bytes of blocks/groups as one readable transcript: each member
-        headed by ``=== B<n> <type> (turn t) ===`` (groups recursively)."""
+        headed by ``=== B<n> <type> (turn t) ===`` (groups expanded in place)."""
         out = bytearray()
-        for ident in items:
+        stack = list(reversed(list(items)))
+        while stack:
+            ident = stack.pop()
             if ident[0] == "G":
                 g = self.groups[ident]
                 out += f"=== {ident} group of {','.join(g.members)} ===\n".encode()
-                out += self.transcript(g.members)
+                stack.extend(reversed(g.members))
             else:
                 b = self.blocks[ident]
                 out += f"=== {ident} {b.type.value} (turn {b.turn}) ===\n".encode()
@@ -420,12 +431,12 @@ class Workspace:
         return blocks
 
     def _collect(self, gid: str, blocks: list[str], groups: list[str]) -> None:
-        groups.append(gid)
-        for m in self.groups[gid].members:
-            if m[0] == "G":
-                self._collect(m, blocks, groups)
-            else:
-                blocks.append(m)
+        stack = [gid]
+        while stack:
+            cur = stack.pop()
+            groups.append(cur)
+            for m in self.groups[cur].members:
+                (stack.append(m) if m[0] == "G" else blocks.append(m))
 
     def recover(self, target: Handle | str) -> Block:
         """Re-admit archived/offloaded bytes as a new visible block linked to the

@@ -1,0 +1,203 @@
+"""Bad input: a clear error naming the value, and nothing changed (invariant 5).
+
+A table of malformed block-id specs and hostile handles; each raises the right
+:class:`WorkspaceError` subclass and leaves a full snapshot of the workspace equal.
+"""
+
+import os
+
+import pytest
+
+from sim.workspace import (BlockIdError, BlockStateError, ConfinementError,
+                           CorruptPayloadError, DeletedHandleError, Handle, HandleError,
+                           PinnedBlockError, ToolCallError, UnknownBlockError,
+                           WorkspaceError, parse_spec)
+
+MALFORMED = [
+    "", " ", "\t", ",", ",,", "B", "b3", "X7", "B-1", "B0", "B01", "B3,,B4", "B3,",
+    ",B3", "B3 B4", "B3;B4", "B10-B3", "B5-B4", "B3-", "-B3", "B3--B5", "B3-B", "B3-G4",
+    "G", "G0", "G-1", "G1-G3", "G1-2", "BB3", "B3B4", "B3.0", "B+3", "B 3", "B３",
+    "B٣", "B3\x00", "B1e3", "B0x1", "B3-B4-B5", "B3:B4", "B*", "*", "all", "B3,B4,",
+    "B3,,", "B3 ,, B4", "GB1", "BG1", "B1,G", "B-", "B−3", "B3–B5", "'B3'", "\"B3\"",
+    "[B3]", "(B3)", "B3\n,B4,", "B1000000000000000000000000000000x", "null", "None",
+    "B3-0", "B3-B0", "G01", "B3,B4,,B5", "B3 - B", "B 1-B2",
+]
+UNKNOWN = ["B10", "B999", "B3,B999", "B1-B10", "B9-B12", "G1", "G7", "B3,G2",
+           "B100000000000000000000", "B8-B1000"]
+NOT_STRINGS = [None, 3, 3.5, b"B3", ["B3"], {"B3": 1}]
+
+
+@pytest.mark.parametrize("spec", MALFORMED)
+def test_malformed_specs_raise_block_id_error(ws, spec):
+    before = ws.snapshot()
+    with pytest.raises(BlockIdError) as err:
+        ws.archive(spec, "x")
+    assert err.value.token is not None
+    with pytest.raises(BlockIdError):
+        ws.delete(spec, "x")
+    assert ws.snapshot() == before
+
+
+@pytest.mark.parametrize("spec", UNKNOWN)
+def test_unknown_ids_raise_and_name_the_id(ws, spec):
+    before = ws.snapshot()
+    with pytest.raises(UnknownBlockError) as err:
+        ws.archive(spec)
+    assert err.value.ident and err.value.ident in str(err.value)
+    with pytest.raises(UnknownBlockError):
+        ws.delete(spec, "x")
+    assert ws.snapshot() == before
+
+
+@pytest.mark.parametrize("spec", NOT_STRINGS)
+def test_non_string_specs(ws, spec):
+    before = ws.snapshot()
+    with pytest.raises(BlockIdError):
+        ws.archive(spec)
+    assert ws.snapshot() == before
+
+
+def _hostile(ws):
+    root = str(ws.store.root.absolute())
+    return [
+        ("../journal.jsonl", ConfinementError), ("../../etc/passwd", ConfinementError),
+        ("/etc/passwd", ConfinementError), ("/", ConfinementError),
+        (root + "/../journal.jsonl", ConfinementError), ("ab/../../x", ConfinementError),
+        (os.path.dirname(root) + "/journal.jsonl", ConfinementError),
+        ("", HandleError), (".", HandleError), ("ab", HandleError),
+        ("ab/" + "0" * 64, HandleError), ("zz/" + "0" * 64, HandleError),
+        ("00/" + "0" * 63, HandleError), ("00/" + "0" * 64 + "/x", HandleError),
+        ("00\\" + "0" * 64, HandleError), ("journal.jsonl", HandleError),
+        ("0" * 64, HandleError), ("00/" + "0" * 64 + "\x00", HandleError),
+        ("~/x", HandleError), ("00/" + "G" * 64, HandleError),
+    ]
+
+
+def test_hostile_paths_table(ws):
+    before = ws.snapshot()
+    cases = _hostile(ws)
+    for path, exc in cases:
+        with pytest.raises(exc) as err:
+            ws.read_payload(path)
+        assert repr(path)[1:-1][:20] in str(err.value) or path == ""
+        with pytest.raises(exc):
+            ws.recover(path)
+        with pytest.raises(exc):
+            ws.recover(Handle(path, 1, path.rsplit("/", 1)[-1]))
+    assert ws.snapshot() == before
+
+
+def test_symlink_handle_is_refused(ws, tmp_path):
+    h = ws.archive("B6")
+    outside = tmp_path / "secret"
+    outside.write_bytes(ws.blocks["B6"].data)
+    target = ws.store.root / h.path
+    target.unlink()
+    target.symlink_to(outside)
+    before = ws.snapshot()
+    for fn in (lambda: ws.read_payload(h), lambda: ws.recover("B6"),
+               lambda: ws.read_payload(str(ws.payload_path(h)))):
+        with pytest.raises(ConfinementError):
+            fn()
+    assert ws.snapshot() == before
+    # a symlinked fan-out directory is refused too
+    sub = ws.store.root / h.path.split("/")[0]
+    for f in sub.iterdir():
+        f.unlink()
+    sub.rmdir()
+    sub.symlink_to(tmp_path)
+    with pytest.raises(ConfinementError):
+        ws.read_payload(h)
+
+
+def test_corrupt_payload_is_reported_never_returned(ws):
+    h = ws.archive("B6", "file a.py")
+    path = ws.store.root / h.path
+    good = path.read_bytes()
+    path.write_bytes(good[:-1] + b"!")
+    before = ws.snapshot()
+    with pytest.raises(CorruptPayloadError) as err:
+        ws.read_payload(h)
+    assert h.sha256 in str(err.value)
+    with pytest.raises(CorruptPayloadError):
+        ws.recover("B6")
+    with pytest.raises(CorruptPayloadError):
+        ws.read_payload(str(ws.payload_path(h)))
+    assert ws.snapshot() == before
+
+
+@pytest.mark.parametrize("spec,exc", [
+    ("B1", PinnedBlockError), ("B2", PinnedBlockError), ("B1,B3", PinnedBlockError),
+    ("B3,B2", PinnedBlockError), ("B1-B9", PinnedBlockError)])
+def test_pinned_blocks_are_never_archived_or_deleted(ws, spec, exc):
+    before = ws.snapshot()
+    with pytest.raises(exc) as err:
+        ws.archive(spec, "x")
+    assert "pinned" in str(err.value)
+    with pytest.raises(exc):
+        ws.delete(spec, "x")
+    assert ws.snapshot() == before
+
+
+def test_state_errors_change_nothing(ws):
+    ws.archive("B6")
+    ws.delete("B8", "chatter")
+    g = ws.archive("B3-B4", "listing")  # G1
+    cases = [
+        (lambda: ws.archive("B6"), BlockStateError),           # already archived
+        (lambda: ws.archive("B6,B9"), BlockStateError),
+        (lambda: ws.archive("B8"), BlockStateError),           # deleted
+        (lambda: ws.archive("B3"), BlockStateError),           # inside G1
+        (lambda: ws.archive("G1"), BlockStateError),           # lone group
+        (lambda: ws.delete("B8", "again"), BlockStateError),
+        (lambda: ws.delete("B4", "member"), BlockStateError),  # inside G1
+        (lambda: ws.recover("B8"), DeletedHandleError),
+        (lambda: ws.recover("B9"), BlockStateError),           # visible
+        (lambda: ws.recover("B99"), UnknownBlockError),
+        (lambda: ws.recover("G9"), UnknownBlockError),
+        (lambda: ws.recover(3), HandleError),
+        (lambda: ws.archive("B9", replacement=7), ToolCallError),
+        (lambda: ws.delete("B9", reason=None), ToolCallError),
+        (lambda: ws.pin("B6"), BlockStateError),
+        (lambda: ws.unpin("B9"), BlockStateError),
+        (lambda: ws.expand("B3"), BlockIdError),
+        (lambda: ws.register({"role": "tool", "tool_call_id": "nope", "content": ""}),
+         UnknownBlockError),
+        (lambda: ws.register({"role": "tool", "tool_call_id": "c1", "content": "2nd"}),
+         ToolCallError),
+        (lambda: ws.register({"role": "wizard", "content": ""}), ToolCallError),
+        (lambda: ws.register("hello"), ToolCallError),
+        (lambda: ws.register({"role": "assistant", "tool_calls": [{"id": "c1", "type":
+          "function", "function": {"name": "x", "arguments": "{}"}}]}), ToolCallError),
+        (lambda: ws.register({"role": "assistant", "tool_calls": "x"}), ToolCallError),
+    ]
+    for fn, exc in cases:
+        before = ws.snapshot()
+        with pytest.raises(exc):
+            fn()
+        assert ws.snapshot() == before
+    # a deleted group's handle: DeletedHandleError by handle, path and id
+    ws.delete("G1", "done with listing")
+    for target in (g, str(ws.payload_path(g)), "G1"):
+        before = ws.snapshot()
+        with pytest.raises(DeletedHandleError):
+            ws.recover(target)
+        assert ws.snapshot() == before
+
+
+def test_all_errors_share_one_root():
+    import sim.workspace.errors as E
+
+    for name in dir(E):
+        obj = getattr(E, name)
+        if isinstance(obj, type) and issubclass(obj, Exception) and obj is not E.BudgetWarning:
+            assert issubclass(obj, WorkspaceError)
+
+
+def test_table_has_at_least_100_cases(ws):
+    assert len(MALFORMED) + len(UNKNOWN) + len(NOT_STRINGS) + len(_hostile(ws)) >= 100
+
+
+def test_parse_spec_accepts_the_grammar():
+    assert [(i.kind, i.start, i.end, i.group) for i in parse_spec(" B3 , B6-9,B10-B12, G2 ")] \
+        == [("block", 3, 3, 0), ("block", 6, 9, 0), ("block", 10, 12, 0), ("group", 0, 0, 2)]
