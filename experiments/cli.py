@@ -39,6 +39,8 @@ COMMAND_GROUPS: dict[str, tuple[str, str]] = {
     "theory": ("theory.report", "run every sympy check and print one line per result"),
     "workspace": ("experiments.workspace_cli",
                   "replay a trajectory into a block workspace and show its ledger"),
+    "llm": ("experiments.llm_cli",
+            "the embedded real model: serve it locally, show its status"),
 }
 
 
