@@ -37,10 +37,10 @@ def check_request(ws: Workspace) -> None:
     if req.dashboard_text:
         assert req.dashboard == MESSAGE_TOKENS + ws.tokenizer.count(req.dashboard_text)
         if ws.assembler.dashboard.name == "ledger":
-            m = re.search(r"\(~([\d,]+) / ([\d,]+) tokens\)\noverhead ~([\d,]+) \| "
-                          r"conversation ~([\d,]+) \| dashboard ~([\d,]+)",
-                          req.dashboard_text)
-            used, budget, over, conv, dash = (int(x.replace(",", "")) for x in m.groups())
-            assert (used, budget, over, conv, dash) == (req.total, ws.budget, req.overhead,
-                                                        req.conversation, req.dashboard)
+            m = re.search(r"\(~([\d,]+)(?: / ([\d,]+) tokens\)| tokens, no budget\))\n"
+                          r"overhead ~([\d,]+) \| conversation ~([\d,]+) \| "
+                          r"dashboard ~([\d,]+)", req.dashboard_text)
+            num = [int(x.replace(",", "")) if x else None for x in m.groups()]
+            assert num == [req.total, ws.budget, req.overhead, req.conversation,
+                           req.dashboard]
     return req

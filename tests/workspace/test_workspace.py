@@ -1,0 +1,200 @@
+"""Unit tests: tokenizer, hierarchy (archive groups into coarser groups, expand back
+down), recovery, protocol rendering, strict/soft budget, dashboards, context tools."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from sim.workspace import (BPETokenizer, BlockStatus, BudgetExceededError,
+                           BudgetWarning, CharTokenizer, WhitespaceTokenizer, Workspace,
+                           WorkspaceError, context_tool_schemas, dispatch, get_tokenizer,
+                           validate_chat_request)
+from tests.workspace.helpers import check_lossless, check_request
+
+
+def test_cl100k_counts_and_ids():
+    t = BPETokenizer()
+    assert t.count("hello world") == 2
+    assert t.encode("tiktoken is great!") == [83, 1609, 5963, 374, 2294, 0]
+    assert t.count("<|endoftext|>") > 1  # special strings are plain text here
+    assert t.decode(t.encode("é ✓ 你好")) == "é ✓ 你好"
+
+
+def test_cl100k_loads_offline(tmp_path):
+    code = ("import socket\n"
+            "def no(*a, **k): raise OSError('network disabled')\n"
+            "socket.socket.connect = no; socket.create_connection = no\n"
+            "from sim.workspace import BPETokenizer\n"
+            "print(BPETokenizer().count('hello world'))")
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path / "empty"),
+               DATA_GYM_CACHE_DIR=str(tmp_path / "empty2"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "2"
+    assert not (tmp_path / "empty").exists() or not any((tmp_path / "empty").iterdir())
+
+
+def test_fallback_tokenizers_only_by_name():
+    assert isinstance(get_tokenizer(), BPETokenizer)
+    assert isinstance(get_tokenizer("whitespace"), WhitespaceTokenizer)
+    assert get_tokenizer("char").count("héllo") == 5 and CharTokenizer().name == "char"
+    with pytest.raises(WorkspaceError):
+        get_tokenizer("gpt2")
+
+
+def test_hierarchical_archive_and_recovery(ws):
+    h1 = ws.archive("B3-B4", "ls of repo")            # G1
+    h2 = ws.archive("B5-B7", "read a.py, b.py")       # G2
+    assert ws.blocks["B4"].parent == "G1" and ws.blocks["B4"].level == 1
+    h3 = ws.archive("G1,G2,B8", "first exploration")   # G3 wraps G1, G2
+    assert ws.groups["G1"].parent == "G3" and ws.groups["G3"].level == 2
+    assert ws.blocks["B4"].level == 2 and ws.blocks["B8"].level == 1
+    assert ws.read_payload(h3) == ws.transcript(["G1", "G2", "B8"])
+    assert ws.blocks["B7"].data in ws.read_payload(str(ws.payload_path(h3)))
+    check_request(ws)
+    assert ws.expand("G3") == ["G1", "G2", "B8"]       # walk back down one level
+    assert ws.groups["G1"].parent is None and ws.blocks["B4"].level == 1
+    assert ws.blocks["B8"].status is BlockStatus.ARCHIVED and ws.blocks["B8"].level == 1
+    assert ws.read_payload(h3)                          # handle still valid (invariant 2)
+    r = ws.recover(h2)                                  # group transcript comes back
+    assert r.data == ws.read_payload(h2) and r.recovered_from == "G2"
+    b7 = ws.recover("B7")                               # one narrow block, byte-exact
+    assert b7.data == b"\xff\xfebinary\x00tail" and b7.recovered_from == "B7"
+    assert ws.read_payload(h1)
+    check_lossless(ws)
+    check_request(ws)
+    ws.close()
+    again = Workspace.open(ws.directory)
+    assert again.snapshot() == ws.snapshot()
+
+
+def test_protocol_rendering_of_archived_calls_and_results(ws):
+    ws.archive("B6", "a.py body")           # result archived, call visible: tool stub
+    req = check_request(ws)
+    tool_msgs = [m for m in req.messages if m["role"] == "tool"]
+    assert any("archived B6" in m["content"] for m in tool_msgs)
+    ws.archive("B5", "the read calls")      # call archived: B7 becomes user context
+    req = check_request(ws)
+    assert not any(m.get("tool_call_id") in ("c2", "c3") for m in req.messages)
+    assert any(m["role"] == "user" and "tool result B7" in m["content"]
+               for m in req.messages)
+    ws.delete("B4", "stale listing")        # result deleted, call visible: stub
+    req = check_request(ws)
+    assert any(m.get("tool_call_id") == "c1" and "deleted" in m["content"]
+               for m in req.messages)
+    assert ws.read_payload(ws.blocks["B6"].handle)
+    with pytest.raises(WorkspaceError):
+        ws.read_payload(ws.blocks["B4"].handle)
+
+
+def test_strict_refuses_soft_warns(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=700, sync=False)
+    ws.register({"role": "user", "content": "task " * 300}, pinned=True)
+    with pytest.raises(BudgetExceededError) as err:
+        ws.assemble()
+    assert err.value.over > 0 and str(err.value.over) in str(err.value)
+    with pytest.warns(BudgetWarning):
+        req = ws.assemble(strict=False)
+    assert req.over_budget == err.value.over
+
+
+def test_preflight_offloads_and_guard_threshold(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=1500, guard_threshold=300, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+    small = ws.register({"role": "tool", "tool_call_id": "a", "content": "ok " * 50})
+    big = ws.register({"role": "tool", "tool_call_id": "b", "content": "row\n" * 400})
+    assert small.status is BlockStatus.VISIBLE
+    assert big.status is BlockStatus.OFFLOADED and big.level == 1
+    assert ws.read_payload(big.handle) == b"row\n" * 400
+    assert ws.assemble().total <= 1500
+
+
+def test_recover_over_budget_is_refused_in_strict_mode(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=900, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register({"role": "user", "content": "evidence " * 300})
+    ws.archive("B2", "evidence")
+    before = ws.snapshot()
+    with pytest.raises(BudgetExceededError):
+        ws.recover("B2")
+    assert ws.snapshot() == before
+
+
+@pytest.mark.parametrize("name", ["ledger", "status_board", "none"])
+def test_dashboards_tell_the_truth(tmp_path, name):
+    ws = Workspace(tmp_path / "w", budget=5000, dashboard=name, sync=False)
+    for i in range(40):
+        ws.register({"role": "user" if i % 3 else "assistant",
+                     "content": f"message {i} " * (i % 7 + 1)})
+    ws.archive("B3-B9", "old chatter")
+    ws.archive("B11")
+    req = check_request(ws)
+    if name == "none":
+        assert req.dashboard == 0 and req.dashboard_text == ""
+    else:
+        assert "G1" in req.dashboard_text and "B11" in req.dashboard_text
+
+
+def test_ledger_rows_are_additive_over_many_shapes(tmp_path):
+    """Incremental row counts equal counting the whole dashboard (cl100k)."""
+    ws = Workspace(tmp_path / "w", budget=None, sync=False)
+    for i in range(300):
+        ws.register({"role": "assistant", "content": "x" * (i * 37 % 900)})
+    for k in range(1, 280, 9):
+        ws.archive(f"B{k}-B{k + 3}", "r")
+    ws.archive("G1,G2,G3")
+    for _ in range(3):
+        check_request(ws)
+        ws.next_turn()
+
+
+def test_context_tools_schema_and_dispatch(ws):
+    tools = context_tool_schemas(include_recover=True)
+    validate_chat_request({"model": "m", "messages": [{"role": "user", "content": "x"}],
+                           "tools": tools})
+    out = dispatch(ws, "context_workspace_archive",
+                   json.dumps({"block_id": "B6", "replacement": "a.py"}))
+    path = out.rsplit(": ", 1)[1]
+    assert open(path, "rb").read() == ws.blocks["B6"].data  # recovery = a plain read
+    assert dispatch(ws, "context_workspace_delete", {"block_id": "B1", "reason": "x"}) \
+        .startswith("ERROR: cannot delete B1: it is pinned")
+    assert dispatch(ws, "context_workspace_recover", {"target": path}).startswith(
+        "Recovered B6 as B10")
+    assert dispatch(ws, "context_workspace_archive", "{bad").startswith("ERROR")
+    assert dispatch(ws, "nope", "{}").startswith("ERROR: unknown context tool")
+    assert dispatch(ws, "context_workspace_delete", {"block_id": "B9"}).startswith("ERROR")
+
+
+def test_ages_and_turns(ws):
+    assert ws.turn == 3
+    req = ws.assemble()
+    assert "B1 | " in req.dashboard_text and "| 3r |" in req.dashboard_text
+    ws.next_turn()
+    assert "| 4r |" in ws.assemble().dashboard_text
+
+
+def test_cli_replay(capsys):
+    from experiments.cli import main
+
+    rc = main(["workspace", "replay", "sim/data/trajectories/sweagent_marshmallow-1867.traj",
+               "--budget", "8000"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "<context_workspace_status>" in out and "largest blocks:" in out
+    assert "24 assembled and validated" in out
+    rc = main(["workspace", "replay", "README.md", "--budget", "100"])
+    assert rc == 2
+
+
+def test_bench_smoke():
+    from experiments.bench.bench_workspace import main
+
+    out = main(["--blocks", "400", "--repeats", "1"])
+    assert out["blocks"] >= 400 and out["full_rebuild_ms"] > 0
