@@ -1,0 +1,148 @@
+"""``ctxsim run overhead``: dashboard tokens against the number of registered blocks
+on the bundled real trajectories (VISTA Appendix "Dashboard overhead", Fig. 10; no
+model needed).
+
+Each trajectory in ``sim/data/trajectories`` is replayed block by block into a fresh
+workspace (cl100k_base, the factual ledger). After every block the request is
+assembled and the dashboard's own tokens (message framing included; the fixed
+system-prompt and tool-schema overhead is reported apart, as the paper subtracts it)
+and the number of ledger rows and of visible blocks are recorded. Two settings:
+
+* ``unbounded``: no budget; every block stays visible, so the ledger grows one row
+  per block (the linear worst case);
+* ``W=<budget>``: the replay's ``archive-oldest`` policy keeps the request under
+  the budget (default 12,288, the paper's BrowseComp-Plus window) by archiving the
+  oldest items into groups, whose members leave the ledger's top level.
+
+Writes ``overhead.csv`` (one row per trajectory, setting and step),
+``overhead.png`` ((a) dashboard tokens, (b) visible blocks, against registered
+blocks) and ``overhead.json`` (per trajectory: peak and final dashboard tokens and
+tokens per row).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+NAME = "overhead"
+COLUMNS = ("trajectory", "setting", "registered", "ledger_rows", "visible",
+           "dashboard_tokens", "fixed_overhead", "request_tokens", "archives")
+
+
+def add_arguments(parser) -> None:
+    """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
+    the first 200 blocks of the others), ``--max-blocks``."""
+    parser.add_argument("--out", default="figures", help="output directory")
+    parser.add_argument("--budget", type=int, default=12_288,
+                        help="window W for the pressured setting (tokens)")
+    parser.add_argument("--max-blocks", type=int, default=None,
+                        help="stop each replay after this many blocks")
+    parser.add_argument("--quick", action="store_true", help="small, fast version")
+    parser.add_argument("--seed", type=int, default=0, help="unused (deterministic)")
+
+
+def trace(path, budget: int | None, max_blocks: int | None = None) -> list[dict]:
+    """Replay ``path`` and return one record per registered block (columns of
+    :data:`COLUMNS` but ``trajectory``/``setting``). ``budget`` None: unbounded."""
+    from sim.workspace import BudgetWarning, Workspace, import_trajectory
+    from sim.workspace.blocks import BlockStatus
+    from sim.workspace.replay import archive_oldest
+
+    ws = Workspace(None, budget=budget, strict=False, sync=False)
+    rows: list[dict] = []
+    archives = 0
+
+    class Stop(Exception):
+        pass
+
+    def step(block) -> None:
+        nonlocal archives
+        if budget is not None:
+            for _ in range(8):
+                if archive_oldest(ws) is None:
+                    break
+                archives += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BudgetWarning)
+            req = ws.assemble(strict=False)
+        n = len(ws.blocks)
+        visible = sum(b.status in (BlockStatus.VISIBLE, BlockStatus.PINNED)
+                      for b in ws.blocks.values())
+        text = req.dashboard_text or ""
+        body = text.split("Status\n", 1)[-1]
+        rows.append({"registered": n, "ledger_rows": body.count("\n"),
+                     "visible": visible, "dashboard_tokens": req.dashboard,
+                     "fixed_overhead": req.overhead, "request_tokens": req.total,
+                     "archives": archives})
+        if max_blocks is not None and n >= max_blocks:
+            raise Stop
+
+    try:
+        import_trajectory(path, ws, on_step=step)
+    except Stop:
+        pass
+    finally:
+        ws.close()
+    return rows
+
+
+def run(args) -> list:
+    """Replay every bundled trajectory in both settings; write CSV, PNG and JSON."""
+    from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
+                                    write_sidecar)
+    from sim.tasks.replay import trajectory_files
+
+    out = prepare_out(args.out)
+    files = trajectory_files()
+    max_blocks = args.max_blocks
+    if args.quick:
+        max_blocks = max_blocks or 200
+    settings = [("unbounded", None), (f"W={args.budget}", args.budget)]
+    t0 = time.perf_counter()
+    table, summary = [], {}
+    for f in files:
+        for label, budget in settings:
+            recs = trace(f, budget, max_blocks)
+            for r in recs:
+                table.append({"trajectory": f.stem, "setting": label, **r})
+            peak = max(recs, key=lambda r: r["dashboard_tokens"])
+            summary[f"{f.stem}|{label}"] = {
+                "blocks": recs[-1]["registered"],
+                "peak_dashboard_tokens": peak["dashboard_tokens"],
+                "peak_at_blocks": peak["registered"],
+                "final_dashboard_tokens": recs[-1]["dashboard_tokens"],
+                "final_ledger_rows": recs[-1]["ledger_rows"],
+                "tokens_per_row": round(recs[-1]["dashboard_tokens"]
+                                        / max(1, recs[-1]["ledger_rows"]), 2),
+                "fixed_overhead": recs[-1]["fixed_overhead"]}
+    wall = time.perf_counter() - t0
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
+    colors = {f.stem: f"C{i}" for i, f in enumerate(files)}
+    for f in files:
+        for label, _ in settings:
+            pts = [r for r in table if r["trajectory"] == f.stem and r["setting"] == label]
+            ls = "-" if label == "unbounded" else "--"
+            kw = dict(color=colors[f.stem], ls=ls, lw=1.3)
+            ax1.plot([r["registered"] for r in pts], [r["dashboard_tokens"] for r in pts],
+                     label=f"{f.stem[:24]} ({label})", **kw)
+            ax2.plot([r["registered"] for r in pts], [r["visible"] for r in pts], **kw)
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("registered blocks N")
+    ax1.set_ylabel("dashboard tokens (framing incl., fixed overhead excluded)")
+    ax1.set_title("(a) dashboard footprint (cf. VISTA Fig. 10a)")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("registered blocks N")
+    ax2.set_ylabel("visible blocks")
+    ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={args.budget:,}")
+    ax1.legend(fontsize=6)
+    paths.append(save_figure(fig, out / f"{NAME}.png"))
+    cfg = {"budget": args.budget, "max_blocks": max_blocks, "quick": bool(args.quick),
+           "tokenizer": "cl100k_base", "dashboard": "ledger",
+           "trajectories": [f.name for f in files]}
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "wall_seconds": round(wall, 1), "summary": summary, "model": None}))
+    return paths
