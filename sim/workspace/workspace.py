@@ -19,34 +19,14 @@ from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetW
                      DeletedHandleError, HandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
 from .ids import is_block_id, is_group_id, parse_spec
+from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
+from .messages import message_text
 from .store import Journal, PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
 
 JOURNAL_VERSION = 1
-_ROLE_TYPE = {"system": BlockType.SYSTEM, "developer": BlockType.SYSTEM,
-              "user": BlockType.USER_MESSAGE, "assistant": BlockType.ASSISTANT_MESSAGE,
-              "tool": BlockType.TOOL_RESULT}
 _LIVE = (BlockStatus.VISIBLE, BlockStatus.PINNED, BlockStatus.ARCHIVED,
          BlockStatus.OFFLOADED)
-
-
-def message_text(content: Any) -> str | bytes:
-    """The text of an OpenAI message ``content``: a string, bytes (kept byte-exact),
-    None (empty) or a list of parts whose ``text`` fields are joined with newlines."""
-    if content is None:
-        return ""
-    if isinstance(content, (str, bytes)):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict):
-                parts.append(str(part.get("text", part.get("content", ""))))
-        return "\n".join(parts)
-    raise ToolCallError(f"message content must be text or a list of parts, got "
-                        f"{type(content).__name__}")
 
 
 class Workspace:
@@ -599,22 +579,3 @@ class Workspace:
     def dashboard_text(self) -> str:
         """The dashboard as the agent sees it now (empty for the "none" variant)."""
         return self.assembler.assemble().dashboard_text
-
-
-def _clean_tool_calls(calls: Any) -> list[dict[str, Any]]:
-    """Validate and normalise OpenAI ``tool_calls`` (arguments kept as given text)."""
-    if not isinstance(calls, list):
-        raise ToolCallError(f"tool_calls must be a list, got {calls!r:.60}")
-    out = []
-    for call in calls:
-        fn = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(fn, dict) or not isinstance(call.get("id"), str) \
-                or not isinstance(fn.get("name"), str):
-            raise ToolCallError(f"malformed tool call {call!r:.80}")
-        args = fn.get("arguments", "")
-        if not isinstance(args, str):
-            import json
-            args = json.dumps(args)
-        out.append({"id": call["id"], "type": "function",
-                    "function": {"name": fn["name"], "arguments": args}})
-    return out

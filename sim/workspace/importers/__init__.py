@@ -92,8 +92,6 @@ def import_trajectory(source: str | Path | list | dict, workspace, *,
     (or one already answered) becomes a user message, so the stream stays valid.
     ``on_step(block)`` runs after each block (replay policies hook in here).
     """
-    from ..workspace import Workspace  # noqa: F401  (type only)
-
     blocks = []
     task_pinned = False
     renamed: dict[str, str] = {}
