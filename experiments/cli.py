@@ -32,6 +32,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                   "VISTA's six mechanism ablations with archive/retrieve counts (Fig. 8)"),
     "cost": ("experiments.cost",
              "cache-aware dollar cost per task per program (VISTA Table 2)"),
+    "perception": ("experiments.perception",
+                   "perception probe with a real model, with/without dashboard (VISTA Table 5)"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
 }
