@@ -34,6 +34,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
              "cache-aware dollar cost per task per program (VISTA Table 2)"),
     "perception": ("experiments.perception",
                    "perception probe with a real model, with/without dashboard (VISTA Table 5)"),
+    "presentation": ("experiments.presentation",
+                     "does the ledger's layout change a real model's archive choice?"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
 }
