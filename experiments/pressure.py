@@ -32,6 +32,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--budget", type=int, default=128_000)
     parser.add_argument("--families", type=int, default=15)
     parser.add_argument("--seeds", type=int, default=5)
+    from experiments.pressure_llm import add_llm_arguments
+
+    add_llm_arguments(parser)  # --agent llm: the small real-model sweep
 
 
 def config(args) -> dict:
@@ -48,6 +51,10 @@ def config(args) -> dict:
 
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
+    if getattr(args, "agent", "synthetic") == "llm":
+        from experiments.pressure_llm import run_llm
+
+        return run_llm(args)
     out = prepare_out(args.out)
     cfg = config(args)
     specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],

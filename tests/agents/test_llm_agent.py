@@ -297,8 +297,9 @@ def oracle(body):
     first = schema["anyOf"][0] if "anyOf" in schema else schema
     name = first["properties"]["tool"]["enum"][0]
     text = "\n".join(m["content"] for m in body["messages"][1:])  # not the tool list
-    args = {k: re.search(re.escape(k) + r": (\S+)", text).group(1)
-            for k in first["properties"]["arguments"].get("required", [])}
+    found = {k: re.search(re.escape(k) + r": (\S+)", text)
+             for k in first["properties"]["arguments"].get("required", [])}
+    args = {k: m.group(1) if m else "unknown" for k, m in found.items()}
     return call(name, **args)
 
 

@@ -1,0 +1,153 @@
+"""``ctxsim run pressure --agent llm``: a small pressure sweep with a real model.
+
+The same LOCA-like tasks, harness and context programs as the synthetic sweep
+(:mod:`experiments.pressure`), but the agent is :class:`sim.agents.llm.LLMAgent`
+against the embedded local model (or ``--base-url``). A CPU model reads ~100 tokens/s
+and writes a few, so the sweep is small: a few families at context growth of a few
+thousand tokens under budgets of a few thousand, for VISTA, ReAct truncation and
+observation masking. Reported per (budget, program): solved / n with a Wilson 95%
+interval, mean request size, the endpoint's token ledger, and answers the strict
+parser refused (an episode whose model gives no valid call within the repairs counts
+as unsolved and is tallied as ``invalid``).
+
+Writes ``pressure_llm.csv`` (per budget and program), ``pressure_llm_episodes.csv``,
+``pressure_llm.png`` and ``pressure_llm.json`` (model, sha256, server, seed).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+NAME = "pressure_llm"
+PROGRAMS = ("vista", "react", "masking")
+COLUMNS = ("budget", "program", "n", "solved", "accuracy", "ci_low", "ci_high",
+           "invalid", "mean_active", "agent_archives", "recoveries", "prompt_tokens",
+           "completion_tokens", "seconds")
+EPISODE_COLUMNS = ("budget", "program", "task_id", "growth", "solved", "invalid",
+                   "requests", "mean_active", "agent_archives", "recoveries", "deletes",
+                   "offloaded", "prompt_tokens", "completion_tokens", "seconds", "error")
+
+
+def add_llm_arguments(parser) -> None:
+    """The options of the real-model variant, added to ``ctxsim run pressure``:
+    ``--agent``, ``--base-url``, ``--model``, ``--llm-budgets``, ``--llm-growth``,
+    ``--llm-families``."""
+    parser.add_argument("--agent", choices=("synthetic", "llm"), default="synthetic",
+                        help="synthetic agents (default) or a real LLM (small sweep)")
+    parser.add_argument("--base-url", default=None,
+                        help="--agent llm: OpenAI-compatible endpoint (default: the "
+                             "embedded local model)")
+    parser.add_argument("--model", default=None, help="--agent llm: model name")
+    parser.add_argument("--llm-budgets", type=int, nargs="+", default=[2500, 5000],
+                        help="--agent llm: budgets B (tokens)")
+    parser.add_argument("--llm-growth", type=int, default=4000,
+                        help="--agent llm: context growth per task (tokens)")
+    parser.add_argument("--llm-families", type=int, default=4,
+                        help="--agent llm: LOCA families (seed 0 each)")
+
+
+def config(args) -> dict:
+    """The effective configuration (``--quick``: one budget, three families)."""
+    cfg = {"budgets": list(args.llm_budgets), "growth": args.llm_growth,
+           "families": args.llm_families, "programs": list(PROGRAMS), "seed": args.seed}
+    if args.quick:
+        cfg.update(budgets=[min(args.llm_budgets)], families=min(3, args.llm_families))
+    return cfg
+
+
+def episode(task, program: str, budget: int, settings, seed: int) -> dict:
+    """One episode with a fresh :class:`LLMAgent`; a refused answer ends it unsolved.
+
+    Raises:
+        LLMTransportError: when the endpoint fails beyond its retries (the sweep
+            stops: its numbers would be meaningless).
+    """
+    from sim.agents.llm import LLMAgent, LLMResponseError
+    from sim.harness import run_episode
+    from sim.policies import make_program
+
+    agent = LLMAgent(replace(settings, max_tokens=128))  # room for 3 exact values
+    row = {"budget": budget, "program": program, "task_id": task.task_id,
+           "growth": task.observation_tokens, "invalid": 0, "error": ""}
+    try:
+        r = run_episode(task, make_program(program), agent, budget=budget, seed=seed)
+        row.update(solved=int(r.solved), requests=r.requests,
+                   mean_active=round(r.mean_active, 1), agent_archives=r.agent_archives,
+                   recoveries=r.recoveries, deletes=r.deletes, offloaded=r.offloaded)
+    except LLMResponseError as exc:
+        row.update(solved=0, invalid=1, error=str(exc)[:200], requests=agent.ledger.requests,
+                   mean_active="", agent_archives=agent.archives,
+                   recoveries=agent.recoveries, deletes="", offloaded="")
+    led = agent.ledger
+    row.update(prompt_tokens=led.prompt, completion_tokens=led.completion,
+               seconds=round(led.seconds, 1))
+    return row
+
+
+def run_llm(args) -> list:
+    """Run the sweep with the real model; write CSV, PNG and JSON; return the paths."""
+    import numpy as np
+
+    from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
+                                    write_sidecar)
+    from experiments.perception import endpoint, wilson
+    from sim.tasks.loca import loca_task
+
+    out = prepare_out(args.out)
+    cfg = config(args)
+    tasks = [loca_task(f, 0, cfg["growth"], cfg["seed"]) for f in range(cfg["families"])]
+    rows = []
+    t0 = time.perf_counter()
+    with endpoint(args) as (settings, record):
+        for budget in cfg["budgets"]:
+            for k, task in enumerate(tasks):
+                for prog in cfg["programs"]:
+                    rows.append(episode(task, prog, budget, settings, cfg["seed"] * 1000 + k))
+                    r = rows[-1]
+                    print(f"[pressure llm] B={budget} {task.task_id} {prog}: solved "
+                          f"{r['solved']} invalid {r['invalid']} ({r['seconds']} s)",
+                          flush=True)
+    wall = time.perf_counter() - t0
+    table = []
+    for budget in cfg["budgets"]:
+        for prog in cfg["programs"]:
+            rs = [r for r in rows if r["budget"] == budget and r["program"] == prog]
+            k, n = sum(r["solved"] for r in rs), len(rs)
+            lo, hi = wilson(k, n)
+            act = [r["mean_active"] for r in rs if r["mean_active"] != ""]
+            table.append({"budget": budget, "program": prog, "n": n, "solved": k,
+                          "accuracy": k / n, "ci_low": round(lo, 3), "ci_high": round(hi, 3),
+                          "invalid": sum(r["invalid"] for r in rs),
+                          "mean_active": round(float(np.mean(act)), 1) if act else "",
+                          "agent_archives": sum(r["agent_archives"] for r in rs),
+                          "recoveries": sum(r["recoveries"] for r in rs),
+                          "prompt_tokens": sum(r["prompt_tokens"] for r in rs),
+                          "completion_tokens": sum(r["completion_tokens"] for r in rs),
+                          "seconds": round(sum(r["seconds"] for r in rs), 1)})
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
+             write_csv(out / f"{NAME}_episodes.csv", EPISODE_COLUMNS, rows)]
+    fig, ax = new_figure(figsize=(6.5, 3.8))
+    width = 0.8 / len(cfg["programs"])
+    for j, prog in enumerate(cfg["programs"]):
+        pts = [r for r in table if r["program"] == prog]
+        x = np.arange(len(pts)) + (j - (len(cfg["programs"]) - 1) / 2) * width
+        acc = np.array([r["accuracy"] for r in pts])
+        err = [np.maximum(0, acc - [r["ci_low"] for r in pts]),
+               np.maximum(0, np.array([r["ci_high"] for r in pts]) - acc)]
+        ax.bar(x, acc, width, label=prog, color="k" if prog == "vista" else f"C{j}")
+        ax.errorbar(x, acc, err, fmt="none", color="grey", capsize=3)
+        for xi, r in zip(x, pts):
+            ax.text(xi, 1.02, f"{r['solved']}/{r['n']}", ha="center", fontsize=7)
+    ax.set_xticks(range(len(cfg["budgets"])), [f"B={b:,}" for b in cfg["budgets"]])
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel(f"solved (of {len(tasks)} tasks, Wilson 95%)")
+    ax.set_title(f"Pressure with a real model ({record.get('model', '?')}), growth "
+                 f"~{cfg['growth']:,} tokens", fontsize=9)
+    ax.legend(fontsize=8)
+    paths.append(save_figure(fig, out / f"{NAME}.png"))
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        **record, "wall_seconds": round(wall, 1),
+        "summary": {f"{r['program']}@{r['budget']}": f"{r['solved']}/{r['n']}"
+                    for r in table}}))
+    return paths
