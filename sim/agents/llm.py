@@ -231,7 +231,11 @@ class ChatClient:
                 if not retry:
                     if code is None and not _is_openai_error(exc):
                         raise
-                    raise LLMTransportError(f"{s.base_url}: {what}: {exc}", code,
+                    hint = (f" (structured={s.structured!r}; if the server rejects "
+                            "response_format or tools, set CTXSIM_LLM_STRUCTURED to "
+                            "'json_schema', 'tools' or 'none')"
+                            if code == 400 and s.structured != "none" else "")
+                    raise LLMTransportError(f"{s.base_url}: {what}: {exc}{hint}", code,
                                             attempt + 1) from None
                 if attempt == s.max_retries:
                     raise LLMTransportError(f"{s.base_url}: {what} after {attempt + 1} "
