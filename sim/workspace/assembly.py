@@ -153,7 +153,7 @@ class Assembler:
 
     # -- per-item rendering -------------------------------------------------------
     def _path(self, handle) -> str:
-        return str(self.ws.payload_path(handle))
+        return self.ws.display_path(handle)
 
     def _placeholder(self, b) -> str:
         text = (f"[{b.status.value} {b.id}: {b.type.value}, ~{b.tokens:,} tokens; "

@@ -75,8 +75,9 @@ class PayloadStore:
     def address(self, path: str | os.PathLike[str]) -> str:
         """The sha256 a payload path names, by lexical checks alone.
 
-        Accepts a handle path (``"ab/ab..."``) or an absolute path that lies lexically
-        inside ``root`` (what the archive tool tells the agent). Raises
+        Accepts a handle path (``"ab/ab..."``), the same behind the store's folder name
+        (``"payloads/ab/ab..."``, what the agent is shown) or an absolute path that
+        lies lexically inside ``root``. Raises
         :class:`ConfinementError` for ``..`` and absolute paths elsewhere,
         :class:`HandleError` for anything not shaped like a payload address.
         """
@@ -96,6 +97,9 @@ class PayloadStore:
             except ValueError:
                 raise ConfinementError(f"payload path {text!r} is outside the store "
                                        f"{str(root)!r}") from None
+        elif pure.parts[:1] == (self.root.name,):
+            # the workspace-relative form the agent is shown ("payloads/ab/ab...")
+            pure = PurePosixPath(*pure.parts[1:])
         if not _REL.match(pure.as_posix()):
             raise HandleError(f"payload path {text!r} is not a payload address "
                               "('<2 hex>/<64 hex sha256>')")

@@ -90,7 +90,7 @@ def dispatch(ws: "Workspace", name: str, arguments: str | dict[str, Any],
         if name == ARCHIVE:
             _require(name, args, ["block_id"], ["replacement"])
             handle = ws.archive(args["block_id"], args.get("replacement", ""))
-            return f"Archived {args['block_id']}. Payload file: {ws.payload_path(handle)}"
+            return f"Archived {args['block_id']}. Payload file: {ws.display_path(handle)}"
         if name == DELETE:
             _require(name, args, ["block_id", "reason"], [])
             ids = ws.delete(args["block_id"], args["reason"])

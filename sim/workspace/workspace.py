@@ -156,8 +156,18 @@ class Workspace:
         return top
 
     def payload_path(self, handle: Handle) -> Path:
-        """The absolute file of a handle (what the archive tool returns)."""
+        """The absolute file of a handle, for Python callers."""
         return self.store.root.absolute() / handle.path
+
+    def display_path(self, handle: Handle) -> str:
+        """The payload path the agent sees (placeholders, the archive tool's answer):
+        relative to the workspace directory, e.g. ``payloads/ab/ab12...``.
+
+        Relative, so that a request's text and token count do not depend on where
+        the workspace lives (a temp dir differs per run); a file tool rooted at the
+        workspace reads it, and :meth:`read_payload` / :meth:`recover` accept it.
+        """
+        return f"{self.store.root.name}/{handle.path}"
 
     def resolve(self, spec: str) -> list[str]:
         """Ids named by a spec, deduplicated, in stream order (blocks by number, a

@@ -161,7 +161,10 @@ def test_context_tools_schema_and_dispatch(ws):
     out = dispatch(ws, "context_workspace_archive",
                    json.dumps({"block_id": "B6", "replacement": "a.py"}))
     path = out.rsplit(": ", 1)[1]
-    assert open(path, "rb").read() == ws.blocks["B6"].data  # recovery = a plain read
+    # recovery = a plain read by a file tool rooted at the workspace directory
+    assert not path.startswith("/")  # the agent sees a location-independent path
+    assert (ws.directory / path).read_bytes() == ws.blocks["B6"].data
+    assert ws.read_payload(path) == ws.blocks["B6"].data
     assert dispatch(ws, "context_workspace_delete", {"block_id": "B1", "reason": "x"}) \
         .startswith("ERROR: cannot delete B1: it is pinned")
     assert dispatch(ws, "context_workspace_recover", {"target": path}).startswith(
@@ -197,3 +200,18 @@ def test_bench_smoke():
 
     out = main(["--blocks", "400", "--repeats", "1"])
     assert out["blocks"] >= 400 and out["full_rebuild_ms"] > 0
+
+
+def test_requests_do_not_depend_on_the_workspace_location(tmp_path):
+    # Placeholders show workspace-relative payload paths, so the same operations in
+    # two directories give byte-identical requests (and token counts).
+    requests = []
+    for name in ("a", "a-much-longer-directory-name"):
+        ws = Workspace(tmp_path / name, budget=4000)
+        ws.register({"role": "user", "content": "task"}, pinned=True)
+        ws.register({"role": "user", "content": "evidence: 42\n" * 50})
+        ws.register({"role": "user", "content": "more"})
+        ws.archive("B2", replacement="evidence block")
+        ws.archive("B3", replacement="")
+        requests.append((ws.assemble().to_openai(), ws.assemble().total))
+    assert requests[0] == requests[1]
