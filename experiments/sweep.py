@@ -22,7 +22,7 @@ import numpy as np
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
                "mean_active", "total_tokens", "input_tokens", "cached_tokens",
                "output_tokens", "cost_usd", "agent_archives", "program_edits",
-               "recoveries", "deletes", "offloaded", "requests")
+               "recoveries", "offload_reads", "deletes", "offloaded", "requests")
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ def run_job(spec: JobSpec) -> list[dict]:
                      "cached_tokens": r.cached_tokens, "output_tokens": r.output_tokens,
                      "cost_usd": round(r.cost, 6), "agent_archives": r.agent_archives,
                      "program_edits": r.program_edits, "recoveries": r.recoveries,
+                     "offload_reads": r.offload_reads,
                      "deletes": r.deletes, "offloaded": r.offloaded,
                      "requests": r.requests})
     return rows
@@ -156,7 +157,7 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
         agg["accuracy"] = agg["solved"] / len(rs)
         for c in ("mean_active", "total_tokens", "input_tokens", "cached_tokens",
                   "output_tokens", "cost_usd", "agent_archives", "program_edits",
-                  "recoveries", "deletes", "requests"):
+                  "recoveries", "offload_reads", "deletes", "requests"):
             agg[c] = float(np.mean([float(r[c]) for r in rs]))
         agg["archives"] = agg["agent_archives"] + agg["program_edits"]
         out.append(agg)

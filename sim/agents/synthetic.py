@@ -14,15 +14,22 @@ what its observation channel shows:
 * ``blind``: nothing but the harness's over-budget notice; archives uniformly random
   blocks one at a time while the notice stands (I = 0).
 
-Evidence is remembered only through the view: a needed value is read from a visible
-``"key: value"`` line (an evidence result, a restated note, a summary) or recovered by
-reading an archived payload whose handle the view shows. Every random decision is a
-common random number keyed by ``(seed, purpose, item)``, so two programs run on the
-same task face the same agent luck and differ only by what their views expose.
+Evidence is remembered only through the view: a needed value is read from visible
+text (an evidence result, a restated note, a summary, a call) or recovered. Recovery
+re-admits an archived block's exact bytes as a new visible block through the
+workspace (``Workspace.recover``): it costs tokens, it is refused when it would not
+fit, and the agent then archives other blocks to make room and retries, never
+archiving what the current step needs (its working set). The agent finds what to
+recover from the index texts it wrote when archiving (block ids, calls, and the
+evidence keys it read there) or, for a program's placeholders, from the call.
+Every random decision is a common random number keyed by ``(seed, purpose, item)``,
+so two programs run on the same task face the same agent luck and differ only by
+what their views expose.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -35,21 +42,32 @@ CHANNELS = ("auto", "ledger", "content", "blind")
 _ARCHIVED = ("archived", "offloaded_placeholder")
 #: tokens a placeholder keeps in the stream (the agent's estimate of an archive's cost)
 _PLACEHOLDER_COST = 40
+#: tokens the agent adds to a block's size when making room to recover it (the
+#: "[recovered ...]" prefix and its dashboard row)
+_RECOVER_MARGIN = 60
+#: an index entry the agent wrote: "B12 search(...) has key, key"
+_INDEX = re.compile(r"\b(B\d+) ([^;\n]*)")
 
 
 def _crc(s: str) -> int:
     return zlib.crc32(s.encode())
 
 
-def find_value(entries, key: str) -> str | None:
-    """The value of the first visible ``"key: value"`` line in ``entries``, or None."""
-    needle = key + ": "
+def find_value(entries, fact) -> str | None:
+    """The value of ``fact`` (a :class:`sim.tasks.base.Fact`) as the first entry of
+    ``entries`` showing it gives it (its text, or the call it shows), or None."""
     for e in entries:
-        i = e.text.find(needle)
-        if i >= 0 and (i == 0 or e.text[i - 1] in "\n "):
-            j = e.text.find("\n", i)
-            return e.text[i + len(needle): j if j >= 0 else None].strip()
+        v = fact.extract(e.text)
+        if v is None and e.source_call:
+            v = fact.extract(e.source_call)
+        if v is not None:
+            return v
     return None
+
+
+def _overflow(view: View) -> bool:
+    """Whether the harness reports an over-budget event (not a recovery outcome)."""
+    return bool(view.notice) and not view.notice.startswith("recovery")
 
 
 def call_text(tool: str, args: str) -> str:
@@ -93,6 +111,11 @@ class SyntheticAgent:
         self.draining = False
         self.archives = 0
         self.recoveries = 0
+        self.refusals: dict[str, int] = {}
+        self.last_recover: tuple[str, str] | None = None
+        self.make_room = 0
+        self._step_state = -1
+        self.read: set[str] = set()
         self._eps = np.random.default_rng([self.seed, 1]).standard_normal(8192)
         self.failed_base = self._u("base") < self.profile.base_error
         self._sources = {k: call_text(task.steps[f.source].tool, task.steps[f.source].args)
@@ -114,26 +137,33 @@ class SyntheticAgent:
         n = int(entry.id[1:]) if entry.id[1:].isdigit() else 0
         return entry.tokens * float(np.exp(self.profile.sigma * self._eps[n % 8192]))
 
-    def _candidates(self, view: View) -> list[Entry]:
-        """Visible, unpinned tool results other than the newest ``keep_recent``."""
+    def _candidates(self, view: View, protect: frozenset[str] | None = None
+                    ) -> list[Entry]:
+        """Visible, unpinned tool results other than the ``protect`` working set and,
+        while observing (no working set yet), the newest ``keep_recent``."""
         res = [e for e in view.entries if e.status == "visible" and e.type == "tool_result"
                and e.id.startswith("B")]
-        return res[: max(0, len(res) - self.profile.keep_recent)]
+        if protect is None:
+            return res[: max(0, len(res) - self.profile.keep_recent)]
+        return [e for e in res if e.id not in protect]
 
     # -- context decisions ---------------------------------------------------------
-    def _context_action(self, view: View) -> Action | None:
+    def _context_action(self, view: View, protect: frozenset[str] | None = None
+                        ) -> Action | None:
         tools = view.tools
         verb = ARCHIVE if "archive" in tools else DELETE if "delete" in tools else None
         if verb is None or self.context_actions >= self.profile.max_context_actions:
             return None
         p, B = self.profile, view.budget
-        cands = self._candidates(view)
+        cands = self._candidates(view, protect)
         if not cands:
             return None
         mode = self._mode(view)
+        if self.make_room:
+            return self._room_action(view, verb, cands, mode)
         if mode == "ledger":
             used = view.used_tokens
-            if used <= p.archive_at * B and not view.notice:
+            if used <= p.archive_at * B and not _overflow(view):
                 return None
             excess, chosen, freed = used - p.archive_to * B, [], 0
             for e in sorted(cands, key=lambda e: -e.tokens):
@@ -141,34 +171,60 @@ class SyntheticAgent:
                     break
                 chosen.append(e)
                 freed += e.tokens - _PLACEHOLDER_COST
-            return self._make(verb, chosen)
+            return self._make(verb, chosen, view)
         if mode == "content":
             total = sum(self.perceived(e) for e in view.entries)
-            if total > p.archive_at * B or view.notice:
+            if total > p.archive_at * B or _overflow(view):
                 self.draining = True
             elif total < p.archive_to * B:
                 self.draining = False
             if not self.draining:
                 return None
-            return self._make(verb, [max(cands, key=self.perceived)])
+            return self._make(verb, [max(cands, key=self.perceived)], view)
         # blind: only the harness's binary over-budget notice
-        if not view.notice:
+        if not _overflow(view):
             return None
         i = int(self._u("blind", view.turn, self.context_actions) * len(cands))
-        return self._make(verb, [cands[i]])
+        return self._make(verb, [cands[i]], view)
 
-    def _make(self, verb: str, chosen: list[Entry]) -> Action | None:
+    def _room_action(self, view: View, verb: str, cands: list[Entry], mode: str
+                     ) -> Action | None:
+        """Archive to make room for a refused recovery. The ledger agent frees exactly
+        what it needs (it sees the used total and the block's size) in one call; the
+        others archive one block per refusal (what they perceive as largest, or at
+        random when blind) and retry."""
+        need, self.make_room = self.make_room, 0
+        if mode != "ledger":
+            pick = (max(cands, key=self.perceived) if mode == "content" else
+                    cands[int(self._u("blind", view.turn, self.context_actions)
+                              * len(cands))])
+            return self._make(verb, [pick], view)
+        excess, chosen, freed = view.used_tokens + need - view.budget, [], 0
+        for e in sorted(cands, key=lambda e: -e.tokens):
+            if freed >= excess:
+                break
+            chosen.append(e)
+            freed += e.tokens - _PLACEHOLDER_COST
+        return self._make(verb, chosen, view)
+
+    def _make(self, verb: str, chosen: list[Entry], view: View) -> Action | None:
         if not chosen:
             return None
         self.context_actions += 1
         ids = ",".join(e.id for e in chosen)
-        index = "; ".join(e.source_call or e.id for e in chosen)
+        # the index an LLM would write: each block's id, its call, and the evidence
+        # keys it read there (what makes the archive searchable later)
+        index = "; ".join(f"{e.id} {e.source_call}" + self._keys_in(e) for e in chosen)
         if verb == ARCHIVE:
             self.archives += 1
             return Action(ARCHIVE, block_ids=ids, replacement=f"archived results: {index}")
         return Action(DELETE, block_ids=ids, replacement="bulky result, no future value")
 
     # -- evidence ------------------------------------------------------------------
+    def _keys_in(self, e: Entry) -> str:
+        keys = [k for k, f in self.task.facts.items() if f.extract(e.text) is not None]
+        return f" has {', '.join(keys)}" if keys else ""
+
     def _notes_from(self, view: View) -> None:
         """Queue restatements of evidence lines in newly seen tool results."""
         for e in view.entries:
@@ -177,25 +233,44 @@ class SyntheticAgent:
             self.seen.add(e.id)
             if e.type != "tool_result":
                 continue
-            for key in self.task.facts:
-                if key + ": " in e.text and self._u("note", key) < self.profile.p_note:
-                    v = find_value([e], key)
+            for key, fact in self.task.facts.items():
+                v = fact.extract(e.text)
+                if v is not None and self._u("note", key) < self.profile.p_note:
                     self.pending_notes.append(f"Noted {key}: {v}")
 
+    def _archive_targets(self, view: View, key: str) -> list[tuple[str, str]]:
+        """``(target, label)`` for every archived item whose handle the view shows:
+        the member blocks an index of the agent's lists, else the item itself with
+        its call and placeholder text."""
+        out = []
+        for e in view.entries:
+            if e.status not in _ARCHIVED or not e.handle:
+                continue
+            members = _INDEX.findall(e.text)
+            if members:
+                out.extend(members)
+            else:
+                out.append((e.id, f"{e.source_call} {e.text}"))
+        return out
+
     def _recover_action(self, view: View, key: str) -> Action | None:
-        """A recovery read for ``key``, or None when the agent cannot or does not."""
+        """A recovery of the block holding ``key``, or None when the agent cannot or
+        does not (no recover tool, nothing left to try, or its skill draw fails)."""
         if "recover" not in view.tools or key in self.given_up:
             return None
         fact = self.task.facts[key]
         tried = self.tried.setdefault(key, set())
-        archived = [e for e in view.entries if e.status in _ARCHIVED and e.handle
-                    and e.handle not in tried]
+        archived = [(t, lab) for t, lab in self._archive_targets(view, key)
+                    if t not in tried]
         src = self._sources[key]
-        targets = [e for e in archived if src in e.source_call or src in e.text]
+        targets = [t for t, lab in archived
+                   if re.search(rf"\b{re.escape(key)}\b", lab)
+                   or (fact.source_known and src in lab)]
         if not targets and not fact.source_known:
+            # the agent never read where it was: search the archive at random
             order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
                 len(archived))
-            targets = [archived[i] for i in order]
+            targets = [archived[i][0] for i in order]
         n = self.attempts.get(key, 0)
         limit = 1 if fact.source_known else self.profile.max_attempts
         if not targets or n >= limit:
@@ -207,16 +282,44 @@ class SyntheticAgent:
             self.given_up.add(key)
             return None
         self.attempts[key] = n + 1
-        tried.add(targets[0].handle)
+        tried.add(targets[0])
         self.recoveries += 1
-        return Action(RECOVER, handle=targets[0].handle, key=key)
+        self.last_recover = (key, targets[0])
+        return Action(RECOVER, handle=targets[0], key=key)
+
+    def _read_offloaded(self, view: View) -> Action | None:
+        """Read a result the wire-payload guard offloaded on entry (the agent has not
+        seen it yet) by recovering it once, after the overflow notice made it archive;
+        a refused read is not retried."""
+        if "recover" not in view.tools:
+            return None
+        for e in view.entries:
+            if e.status == "offloaded_placeholder" and e.handle and e.id not in self.read:
+                self.read.add(e.id)
+                self.recoveries += 1
+                return Action(RECOVER, handle=e.id)
+        return None
+
+    def _after_refusal(self, view: View) -> None:
+        """A refused recovery (it would not fit) is not a failed attempt: forget it,
+        and make room for it before retrying; after three refusals, give up."""
+        key, target = self.last_recover
+        self.last_recover = None
+        self.attempts[key] -= 1
+        self.tried[key].discard(target)
+        self.refusals[key] = self.refusals.get(key, 0) + 1
+        if self.refusals[key] > 3:
+            self.given_up.add(key)
+            return
+        size = next((r.tokens for r in view.ledger or () if r.id == target), 0)
+        self.make_room = size + _RECOVER_MARGIN if size else 1
 
     def write_notes(self, view: View, round_: int) -> str:
         """A knowledge block / fold summary: each visible fact kept with probability
         ``p_knowledge`` (agent-mediated compression, ACON/Focus-style). Returns text."""
         lines = ["Knowledge so far:"]
-        for key in self.task.facts:
-            v = find_value(view.entries, key)
+        for key, fact in self.task.facts.items():
+            v = find_value(view.entries, fact)
             if v is not None and self._u("knowledge", key, round_) < self.profile.p_knowledge:
                 lines.append(f"{key}: {v}")
         return "\n".join(lines) + "\n"
@@ -225,18 +328,43 @@ class SyntheticAgent:
     def act(self, view: View) -> Action:
         """The next action for ``view`` (see the module docstring)."""
         self._notes_from(view)
-        ctx = self._context_action(view)
+        if self.last_recover is not None:
+            if view.notice and view.notice.startswith("recovery refused"):
+                self._after_refusal(view)
+            else:
+                self.last_recover = None
+        step = self.task.steps[self.pos]
+        if self._step_state != self.pos:
+            # recovery bookkeeping is per step: a value recovered, used and archived
+            # again may be recovered again when a later step needs it
+            self._step_state = self.pos
+            self.attempts, self.tried, self.given_up, self.refusals = {}, {}, set(), {}
+        protect: frozenset[str] | None = None
+        if step.kind != "observe":
+            # the working set: blocks showing a value this step needs stay visible
+            facts = [self.task.facts[k] for k in step.needs]
+            protect = frozenset(e.id for e in view.entries if e.status == "visible"
+                                and any(f.extract(e.text) is not None for f in facts))
+        room = self.make_room
+        ctx = self._context_action(view, protect)
         if ctx is not None:
             return ctx
-        step = self.task.steps[self.pos]
+        if room and not self._candidates(view, protect):
+            # nothing left to archive outside the working set: the recovery cannot
+            # fit, so the value it was for is lost
+            self.make_room = 0
+            self.given_up.update(k for k in step.needs if self.refusals.get(k))
         if step.kind == "observe":
+            read = self._read_offloaded(view)
+            if read is not None:
+                return read
             self.pos += 1
             self.context_actions = 0
             text, self.pending_notes = "\n".join(self.pending_notes), []
             return Action(TASK, tool=step.tool, args=step.args, text=text)
         values = {}
         for key in step.needs:
-            v = find_value(view.entries, key)
+            v = find_value(view.entries, self.task.facts[key])
             if v is None:
                 rec = self._recover_action(view, key)
                 if rec is not None:

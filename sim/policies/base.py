@@ -83,12 +83,14 @@ class ContextProgram:
     def memory_update(self, ctx) -> None:
         """Write notes or knowledge blocks."""
 
-    def recovery(self, ctx, handle: str, key: str) -> str | None:
-        """An agent read of payload ``handle`` looking for ``key``; returns the text
-        to add to the stream, or None when this program offers no recovery."""
+    def recovery(self, ctx, target: str, key: str):
+        """The agent asks to recover ``target`` (block id, group id or payload path)
+        while looking for evidence ``key``. Default: re-admit the exact bytes as a new
+        visible block (:meth:`sim.harness.ProgramContext.recover`, budget-checked).
+        Returns the new block, or None (refused, or no recovery in this program)."""
         if "recover" not in self.agent_tools:
             return None
-        return ctx.read_payload(handle, key)
+        return ctx.recover(target)
 
     # ---- orchestration -----------------------------------------------------------------
     def parent_to_child(self, ctx, phase: int) -> None:

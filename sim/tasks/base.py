@@ -11,6 +11,8 @@ exact content token count so programs never re-tokenize task content.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 
 OBSERVE, USE, FINAL = "observe", "use", "final"
@@ -26,17 +28,50 @@ class Fact:
         source: index of the observe step whose result contains it.
         source_known: whether the agent knows which call produced it (LOCA: the task
             statement names the record; BrowseComp-like: the gold document is unknown).
+        pattern: for evidence in real text (replayed trajectories), a regex with one
+            group that captures the value where the question points; empty: the
+            value is on a ``"key: value"`` line.
     """
 
     key: str
     value: str
     source: int
     source_known: bool = True
+    pattern: str = ""
 
     @property
     def line(self) -> str:
-        """The rendered evidence line ``"key: value\\n"``."""
+        """The rendered evidence line ``"key: value\\n"`` (also how an agent restates
+        any fact in its notes)."""
         return f"{self.key}: {self.value}\n"
+
+    def extract(self, text: str) -> str | None:
+        """The value as ``text`` shows it: from a ``"key: value"`` line (evidence, or an
+        agent's restatement), else from :attr:`pattern`; None if absent."""
+        needle = self.key + ": "
+        i = text.find(needle)
+        while i > 0 and text[i - 1] not in "\n ":
+            i = text.find(needle, i + 1)
+        if i >= 0:
+            j = text.find("\n", i)
+            return text[i + len(needle): j if j >= 0 else None].strip()
+        if self.pattern:
+            m = _compiled(self.pattern).search(text)
+            if m:
+                return m.group(1)
+        return None
+
+    def occurrences(self, texts) -> int:
+        """How many times the question's answer location occurs in ``texts`` (an
+        unambiguous question has exactly one)."""
+        if self.pattern:
+            return sum(len(_compiled(self.pattern).findall(t)) for t in texts)
+        return sum(t.count(self.key + ": ") for t in texts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.M)
 
 
 @dataclass(frozen=True)
@@ -107,5 +142,7 @@ class Task:
                     raise ValueError(f"{self.task_id}: step needs unknown fact {k!r}")
         for f in self.facts.values():
             src = self.steps[f.source]
-            if f.line not in src.content or f.key not in src.facts:
+            here = f.extract(src.content + "\n" + src.args) == f.value if f.pattern \
+                else f.line in src.content
+            if not here or f.key not in src.facts:
                 raise ValueError(f"{self.task_id}: fact {f.key!r} not in step {f.source}")
