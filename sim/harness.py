@@ -348,7 +348,7 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
         tokenizer = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                                         {s.content: s.tokens for s in task.steps if s.content})
     result = EpisodeResult(task.task_id, program.name, solved=False)
-    tmp = _episode_dir(f"{task.task_id}|{program.name}|{seed}|{budget}")
+    tmp = tempfile.mkdtemp(prefix="ctxsim-ep-", dir=scratch_dir())
     guard = bool(program.show_handles)
     ws = Workspace(tmp, budget=budget if guard else None, tokenizer=tokenizer,
                    strict=False, dashboard=program.dashboard, sync=False,
@@ -363,25 +363,6 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
         shutil.rmtree(tmp, ignore_errors=True)
     result.agent_archives = getattr(agent, "archives", 0)
     return result
-
-
-def _episode_dir(name: str) -> str:
-    """A fresh directory named by a digest of ``name``. Why not mkdtemp: placeholders
-    show absolute payload paths, so a random directory name would change request
-    token counts from run to run; a name fixed by the episode keeps results
-    identical across runs and worker counts."""
-    import hashlib
-
-    base = scratch_dir() or tempfile.gettempdir()
-    stem = os.path.join(base, "ctxsim-ep-" + hashlib.sha256(name.encode()).hexdigest()[:16])
-    for n in range(1000):
-        path = stem if n == 0 else f"{stem}-{n}"  # the same episode running twice
-        try:
-            os.mkdir(path)
-            return path
-        except FileExistsError:
-            continue
-    return tempfile.mkdtemp(prefix="ctxsim-ep-", dir=base)
 
 
 def _record(result: EpisodeResult, req, prev: list, text: str) -> list:

@@ -65,6 +65,16 @@ def find_value(entries, fact) -> str | None:
     return None
 
 
+def _short(call: str) -> str:
+    """A call as an index names it: at most 160 characters, no ";" (the separator)."""
+    return call[:160].replace(";", ",")
+
+
+def _mentions(label: str, key: str) -> bool:
+    """Whether an index label names evidence ``key`` (not a longer key it prefixes)."""
+    return re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", label) is not None
+
+
 def _overflow(view: View) -> bool:
     """Whether the harness reports an over-budget event (not a recovery outcome)."""
     return bool(view.notice) and not view.notice.startswith("recovery")
@@ -139,10 +149,11 @@ class SyntheticAgent:
 
     def _candidates(self, view: View, protect: frozenset[str] | None = None
                     ) -> list[Entry]:
-        """Visible, unpinned tool results other than the ``protect`` working set and,
-        while observing (no working set yet), the newest ``keep_recent``."""
-        res = [e for e in view.entries if e.status == "visible" and e.type == "tool_result"
-               and e.id.startswith("B")]
+        """Visible, unpinned tool results and calls other than the ``protect`` working
+        set and, while observing (no working set yet), the newest ``keep_recent``."""
+        # calls too: a real trajectory's calls can be bulky (file edits carry the text)
+        res = [e for e in view.entries if e.status == "visible" and e.id.startswith("B")
+               and e.type in ("tool_result", "tool_call")]
         if protect is None:
             return res[: max(0, len(res) - self.profile.keep_recent)]
         return [e for e in res if e.id not in protect]
@@ -214,7 +225,8 @@ class SyntheticAgent:
         ids = ",".join(e.id for e in chosen)
         # the index an LLM would write: each block's id, its call, and the evidence
         # keys it read there (what makes the archive searchable later)
-        index = "; ".join(f"{e.id} {e.source_call}" + self._keys_in(e) for e in chosen)
+        index = "; ".join(f"{e.id} {_short(e.source_call)}" + self._keys_in(e)
+                          for e in chosen)
         if verb == ARCHIVE:
             self.archives += 1
             return Action(ARCHIVE, block_ids=ids, replacement=f"archived results: {index}")
@@ -264,7 +276,7 @@ class SyntheticAgent:
                     if t not in tried]
         src = self._sources[key]
         targets = [t for t, lab in archived
-                   if re.search(rf"\b{re.escape(key)}\b", lab)
+                   if _mentions(lab, key)
                    or (fact.source_known and src in lab)]
         if not targets and not fact.source_known:
             # the agent never read where it was: search the archive at random

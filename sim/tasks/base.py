@@ -61,12 +61,15 @@ class Fact:
                 return m.group(1)
         return None
 
-    def occurrences(self, texts) -> int:
-        """How many times the question's answer location occurs in ``texts`` (an
-        unambiguous question has exactly one)."""
+    def answers(self, texts) -> set[str]:
+        """The distinct values the question's answer location has in ``texts`` (an
+        unambiguous question has exactly one: its :attr:`value`)."""
         if self.pattern:
-            return sum(len(_compiled(self.pattern).findall(t)) for t in texts)
-        return sum(t.count(self.key + ": ") for t in texts)
+            rx = _compiled(self.pattern)
+            return {v for t in texts for v in rx.findall(t)}
+        needle = self.key + ": "
+        return {line[len(needle):].strip() for t in texts for line in t.split("\n")
+                if line.startswith(needle)}
 
 
 @functools.lru_cache(maxsize=4096)

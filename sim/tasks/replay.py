@@ -1,13 +1,27 @@
 """Replayed real trajectories as task streams (AMA-Bench style; VISTA §3.6).
 
-Each tool result of a real trajectory (``sim/data/trajectories``, read by the
-workspace's importers) becomes an observe step with its exact text; questions ask
-for exact values that occurred in early outputs: lines of the form ``key: value``
-whose key is unique in the trajectory (a file path, an error field, a setting).
+Each tool interaction of a real trajectory (``sim/data/trajectories``, read by the
+workspace's importers) becomes an observe step with its exact call and output: tool
+messages answering tool calls (function-calling SWE-agent, pi), or, for trajectories
+that put observations in user messages (mini-swe-agent, SWE-agent without function
+calling), the command in the assistant's last fenced code block and the next user
+message as its output. Questions ask for exact values from the first half of the
+stream, one of each type where the trajectory has one:
+
+* ``command``: the command that contained a distinctive word (read from the call);
+* ``path``: the full path of a file named in an output;
+* ``line``: the output line that followed a given line;
+* ``field``: the value of a ``key: value`` line whose key occurs once.
+
+Every question is unambiguous: its answer pattern gives exactly one distinct value in
+the whole stream (outputs, calls and the statement), checked by :func:`replay_task`;
+the value may recur later (a path printed twice), which is still one exact answer.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import pathlib
 import re
 
@@ -17,7 +31,12 @@ from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
 from sim.tasks.tokens import count_tokens
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "trajectories"
-_LINE = re.compile(r"^([A-Za-z][^:\n=]{2,60}): (\S[^\n]{2,120})$", re.M)
+QUESTION_TYPES = ("command", "path", "line", "field")
+_FIELD = re.compile(r"^([A-Za-z][^:\n=]{2,60}): (\S[^\n]{2,120})$", re.M)
+_PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5})(?![\w/])")
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_WORD = re.compile(r"[A-Za-z_][\w.-]{4,}")
+_SAFE = re.compile(r'^[^"\\\n\r;]{3,120}$')
 
 
 def trajectory_files() -> list[pathlib.Path]:
@@ -25,44 +44,132 @@ def trajectory_files() -> list[pathlib.Path]:
     return sorted(p for p in DATA.iterdir() if p.suffix in (".traj", ".json", ".jsonl"))
 
 
-def replay_task(path: str | pathlib.Path, n_facts: int = 3, seed: int = 0) -> Task:
-    """A task stream from a trajectory file.
+def _text(content) -> str:
+    return content if isinstance(content, str) else "" if content is None else str(content)
+
+
+def interactions(msgs: list[dict]) -> list[tuple[str, str, str]]:
+    """``(tool, arguments JSON, output)`` for each tool interaction of ``msgs``
+    (OpenAI-format messages from :func:`sim.workspace.load_trajectory`)."""
+    out: list[tuple[str, str, str]] = []
+    calls: dict[str, tuple[str, str]] = {}
+    seen_assistant = False
+    pending: str | None = None  # a fenced command waiting for its user observation
+    for m in msgs:
+        role = m.get("role")
+        if role == "assistant":
+            seen_assistant = True
+            tc = m.get("tool_calls")
+            if isinstance(tc, str):
+                try:
+                    tc = ast.literal_eval(tc)
+                except (ValueError, SyntaxError):
+                    tc = None
+            if tc:
+                for c in tc:
+                    fn = c.get("function", {})
+                    calls[c.get("id")] = (fn.get("name", "tool"), fn.get("arguments", "{}"))
+                pending = None
+            else:
+                blocks = _FENCE.findall(_text(m.get("content")))
+                pending = blocks[-1].strip() if blocks else None
+        elif role == "tool":
+            name, args = calls.get(m.get("tool_call_id"), ("tool", "{}"))
+            out.append((name, args, _text(m.get("content"))))
+        elif role == "user" and seen_assistant and pending is not None \
+                and not m.get("_demo"):
+            out.append(("bash", json.dumps({"command": pending}), _text(m.get("content"))))
+            pending = None
+    return out
+
+
+def _unique(pattern: str, texts: list[str]) -> bool:
+    """Whether ``pattern`` has exactly one answer in ``texts`` (it may recur, always
+    with the same value: there is still one correct exact answer)."""
+    rx = re.compile(pattern, re.M)
+    return len({v for t in texts for v in rx.findall(t)}) == 1
+
+
+def _candidates(steps: list[tuple[str, str, str]], texts: list[str], half: int,
+                cap: int = 40):
+    """Unambiguous questions per type: ``type -> [(step, key, value, pattern)]``,
+    at most about ``cap`` per type (each check scans the whole stream, so a long
+    session would otherwise cost seconds)."""
+    out: dict[str, list] = {t: [] for t in QUESTION_TYPES}
+    for i, (_tool, args, output) in enumerate(steps[:half]):
+        if all(len(v) >= cap for v in out.values()):
+            break
+        try:
+            cmd = json.loads(args).get("command")
+        except (ValueError, AttributeError):
+            cmd = None
+        if isinstance(cmd, str) and _SAFE.match(cmd):
+            first = cmd.split()[0]
+            pat = rf'"command": ?"({re.escape(first)}(?: [^"\\\n]*)?)"'
+            if _unique(pat, texts):
+                out["command"].append((i, f"command starting with {first}", cmd, pat))
+            for word in _WORD.findall(cmd):
+                pat = rf'"command": ?"([^"\\\n]*{re.escape(word)}[^"\\\n]*)"'
+                if _unique(pat, texts):
+                    out["command"].append((i, f"command containing {word}", cmd, pat))
+                    break
+        for m in _PATH.finditer(output if len(out["path"]) < cap else ""):
+            path = m.group(1)
+            base = path.rsplit("/", 1)[-1]
+            pat = rf"(?<![\w/.-])((?:\.{{0,2}}/)?(?:[\w.-]+/)+{re.escape(base)})(?![\w/])"
+            if _unique(pat, texts):
+                out["path"].append((i, f"full path of {base}", path, pat))
+        lines = output.replace("\r\n", "\n").split("\n")
+        for prev, line in zip(lines, lines[1:]):
+            if len(out["line"]) >= cap:
+                break
+            prev, line = prev.strip(), line.strip()
+            if len(prev) < 12 or not 8 <= len(line) <= 120:
+                continue
+            pat = re.escape(prev) + r"[ \t]*\r?\n[ \t]*([^\r\n]*[^\s])"
+            if _unique(pat, texts):
+                out["line"].append((i, f"line after {prev[:60]}", line, pat))
+        for m in _FIELD.finditer(output):
+            key, value = m.group(1), m.group(2).strip()
+            if Fact(key, value, i).answers(texts) == {value}:
+                out["field"].append((i, key, value, ""))
+    return out
+
+
+def replay_task(path: str | pathlib.Path, n_facts: int = 4, seed: int = 0) -> Task:
+    """A task stream from a trajectory file with up to ``n_facts`` questions, one per
+    type first (in :data:`QUESTION_TYPES` order), drawn with ``seed``.
 
     Raises:
-        ValueError: if the trajectory has no tool output with a usable exact value.
+        ValueError: if the trajectory has no unambiguous exact-value question.
     """
     from sim.workspace import load_trajectory
 
     path = pathlib.Path(path)
-    msgs = load_trajectory(path)
-    steps: list[Step] = []
-    for m in msgs:
-        if m.get("role") != "tool":
-            continue
-        text = m.get("content") or ""
-        text = text if isinstance(text, str) else str(text)
-        steps.append(Step(OBSERVE, "replayed_tool", f'{{"step": {len(steps)}}}', text,
-                          count_tokens(text), phase=len(steps) // 6))
-    counts: dict[str, int] = {}
-    cands = []
-    for i, s in enumerate(steps):
-        for mm in _LINE.finditer(s.content):
-            counts[mm.group(1)] = counts.get(mm.group(1), 0) + 1
-            cands.append((i, mm.group(1), mm.group(2).strip()))
-    cands = [c for c in cands if counts[c[1]] == 1 and c[0] < max(1, len(steps) // 2)
-             and f"{c[1]}: {c[2]}\n" in steps[c[0]].content + "\n"]
-    if not cands:
+    inter = interactions(load_trajectory(path))
+    texts = [o for _, _, o in inter] + [a for _, a, _ in inter]
+    cands = _candidates(inter, texts, max(1, len(inter) // 2))
+    rng = np.random.default_rng([seed, len(inter)])
+    picked: list[tuple] = []
+    for qtype in QUESTION_TYPES:
+        pool = [c for c in cands[qtype] if c[1] not in {p[1] for p in picked}]
+        if pool and len(picked) < n_facts:
+            picked.append(pool[int(rng.integers(len(pool)))])
+    if not picked:
         raise ValueError(f"{path.name}: no exact-value question found")
-    rng = np.random.default_rng([seed, len(steps)])
-    pick = sorted(rng.choice(len(cands), size=min(n_facts, len(cands)), replace=False))
+    keys = [k for _, k, _, _ in picked]
+    statement = (f"Replay of {path.name}: report exactly, as they appeared in the "
+                 f"trajectory: {'; '.join(keys)}.\n")
+    # the statement is part of the stream: a question must stay unambiguous with it
+    picked = [p for p in picked if not p[3] or _unique(p[3], texts + [statement])]
+    steps = [Step(OBSERVE, tool, args, out, count_tokens(out), phase=i // 6)
+             for i, (tool, args, out) in enumerate(inter)]
     facts = {}
-    for j in pick:
-        i, key, value = cands[j]
-        facts[key] = Fact(key, value, i)
-        steps[i] = Step(OBSERVE, steps[i].tool, steps[i].args, steps[i].content,
-                        steps[i].tokens, steps[i].facts + (key,), phase=steps[i].phase)
+    for i, key, value, pat in picked:
+        facts[key] = Fact(key, value, i, source_known=False, pattern=pat)
+        s = steps[i]
+        steps[i] = Step(OBSERVE, s.tool, s.args, s.content, s.tokens, s.facts + (key,),
+                        phase=s.phase)
     steps.append(Step(FINAL, "answer", needs=tuple(facts), phase=len(steps) // 6))
-    statement = (f"Replay of {path.name}: answer with the exact values of "
-                 f"{', '.join(facts)} as they appeared in the tool outputs.\n")
     return Task(f"replay/{path.stem}/s{seed}", path.stem, seed, 0, statement,
                 tuple(steps), facts)
