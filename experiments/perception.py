@@ -338,7 +338,8 @@ def plot(summary: dict, path, model: str):
             ax1.bar(x, med, 0.36, color=("C3", "C0")[c], label=cond if j == 0 else None)
             ax1.errorbar(x, med, [[max(0, med - lo)], [max(0, hi - med)]], color="k",
                          capsize=3)
-            ax1.text(x, med, f"{med:.2f}\nn={s['n']}", ha="center", va="bottom", fontsize=7)
+            ax1.text(x, hi + 0.02, f"{med:.2f}\nn={s['n']}", ha="center", va="bottom",
+                     fontsize=7)
     ax1.set_xticks([0, 1], ["total size", "block size"])
     ax1.set_ylabel("median relative error")
     ax1.legend(fontsize=8)

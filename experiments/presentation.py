@@ -7,10 +7,13 @@ Each trial is one ledger state: a pinned task block, then ``--pairs`` tool calls
 budget the request exceeds. The model gets VISTA's protocol and budget notice, the
 archive tool (the workspace's JSON schema), the dashboard, and an over-budget notice
 asking it to archive the one block that frees the most room. The same trial is shown
-in three presentations, rendered by the workspace's renderers:
+in four presentations, rendered by the workspace's renderers:
 
 * ``ledger``: the factual ledger in id (= time) order, as VISTA prints it;
 * ``ledger_sorted``: the same rows sorted by size, largest first;
+* ``sorted_unpinned``: sorted, with the pinned rows left out (only archivable rows;
+  the budget bar still counts them), to tell a row-position bias from confusion
+  over pinned rows;
 * ``status_board``: the status-board variant (grouped by status, id order).
 
 Scored: the share of trials where the model archives exactly the largest unpinned
@@ -27,7 +30,7 @@ import time
 import numpy as np
 
 NAME = "presentation"
-CONDITIONS = ("ledger", "ledger_sorted", "status_board")
+CONDITIONS = ("ledger", "ledger_sorted", "sorted_unpinned", "status_board")
 COLUMNS = ("trial", "condition", "chosen", "largest", "correct", "chosen_rank",
            "chosen_position", "candidates", "invalid")
 
@@ -60,6 +63,9 @@ def render(rows, condition: str, budget: int, overhead: int) -> str:
         return LedgerDashboard().render(rows, facts, tok, fresh=True).text
     if condition == "ledger_sorted":
         ordered = sorted(rows, key=lambda r: -r.tokens)
+        return LedgerDashboard().render(ordered, facts, tok, fresh=True).text
+    if condition == "sorted_unpinned":
+        ordered = sorted((r for r in rows if r.status != "pinned"), key=lambda r: -r.tokens)
         return LedgerDashboard().render(ordered, facts, tok, fresh=True).text
     if condition == "status_board":
         return StatusBoardDashboard().render(rows, facts, tok, fresh=True).text
@@ -197,19 +203,19 @@ def run(args) -> list:
     wall = time.perf_counter() - t0
     summary = summarize(rows)
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]
-    fig, ax = new_figure(figsize=(6, 3.8))
+    fig, ax = new_figure(figsize=(7, 3.8))
     for i, cond in enumerate(CONDITIONS):
         s = summary[cond]
         lo, hi = s["ci95"]
         ax.bar(i, s["accuracy"], 0.6, color=f"C{i}")
         ax.errorbar(i, s["accuracy"], [[max(0, s["accuracy"] - lo)],
                                        [max(0, hi - s["accuracy"])]], color="k", capsize=3)
-        ax.text(i, min(s["accuracy"] + 0.04, 0.95), f"{s['correct']}/{s['n']}",
-                ha="center", fontsize=8)
+        ax.text(i, min(hi + 0.02, 0.97), f"{s['correct']}/{s['n']}\n"
+                f"({s['invalid']} invalid)", ha="center", fontsize=7)
     chance = np.mean([summary[c]["chance"] for c in CONDITIONS])
     ax.axhline(chance, color="grey", ls=":", lw=1, label=f"chance ({chance:.2f})")
-    ax.set_xticks(range(len(CONDITIONS)), ["ledger (id order)", "ledger sorted by size",
-                                           "status board"])
+    ax.set_xticks(range(len(CONDITIONS)), ["ledger\n(id order)", "ledger sorted\nby size",
+                                           "sorted, pinned\nrows omitted", "status board"])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("archives the largest unpinned block")
     ax.set_title(f"Dashboard presentation, {record.get('model', '?')}", fontsize=9)
