@@ -20,7 +20,8 @@ import numpy as np
 
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
-               "mean_active", "total_tokens", "input_tokens", "cached_tokens",
+               "mean_active", "mean_dashboard", "total_tokens", "input_tokens",
+               "cached_tokens",
                "output_tokens", "cost_usd", "agent_archives", "program_edits",
                "recoveries", "offload_reads", "deletes", "offloaded", "requests")
 
@@ -90,6 +91,7 @@ def run_job(spec: JobSpec) -> list[dict]:
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
                      "solved": int(r.solved), "mean_active": round(r.mean_active, 1),
+                     "mean_dashboard": round(r.mean_dashboard, 1),
                      "total_tokens": r.total_tokens, "input_tokens": r.input_tokens,
                      "cached_tokens": r.cached_tokens, "output_tokens": r.output_tokens,
                      "cost_usd": round(r.cost, 6), "agent_archives": r.agent_archives,
@@ -125,7 +127,7 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
             ex = cf.ProcessPoolExecutor(max_workers=jobs) if own else executor
             try:
                 futs = {ex.submit(run_job, s): i for i, s in enumerate(specs)}
-                for f in cf.as_completed(futs) if own else _as_completed(futs):
+                for f in _completed(futs):
                     out[futs[f]] = f.result()
                     bar.update()
             finally:
@@ -136,12 +138,12 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
     return [row for rows in out for row in rows]
 
 
-def _as_completed(futs):
-    """as_completed for foreign futures (Dask's have ``done``/``result`` too)."""
-    try:
+def _completed(futs):
+    """Futures as they complete (stdlib futures), else in submission order: a
+    foreign future (Dask's) only promises ``result()``, which blocks until done."""
+    if all(isinstance(f, cf.Future) for f in futs):
         return cf.as_completed(futs)
-    except TypeError:  # pragma: no cover - non-stdlib futures
-        return list(futs)
+    return list(futs)
 
 
 def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
@@ -155,7 +157,8 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
         agg["n"] = len(rs)
         agg["solved"] = sum(int(r["solved"]) for r in rs)
         agg["accuracy"] = agg["solved"] / len(rs)
-        for c in ("mean_active", "total_tokens", "input_tokens", "cached_tokens",
+        for c in ("mean_active", "mean_dashboard", "total_tokens", "input_tokens",
+                  "cached_tokens",
                   "output_tokens", "cost_usd", "agent_archives", "program_edits",
                   "recoveries", "offload_reads", "deletes", "requests"):
             agg[c] = float(np.mean([float(r[c]) for r in rs]))

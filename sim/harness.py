@@ -106,11 +106,17 @@ class EpisodeResult:
     recoveries: int = 0
     offload_reads: int = 0
     offloaded: int = 0
+    dashboard_tokens: int = 0
 
     @property
     def mean_active(self) -> float:
         """Mean request size (tokens)."""
         return float(np.mean(self.active_tokens)) if self.active_tokens else 0.0
+
+    @property
+    def mean_dashboard(self) -> float:
+        """Mean rendered dashboard size per request (tokens; 0 without one)."""
+        return self.dashboard_tokens / self.requests if self.requests else 0.0
 
     @property
     def total_tokens(self) -> int:
@@ -376,6 +382,7 @@ def _record(result: EpisodeResult, req, prev: list, text: str) -> list:
         cached += b[1] if isinstance(b[1], int) else 0
     result.requests += 1
     result.active_tokens.append(req.total)
+    result.dashboard_tokens += req.dashboard
     result.input_tokens += req.total
     result.cached_tokens += min(cached, req.total)
     result.output_tokens += THINKING_TOKENS + (count_tokens(text) if text else 0)

@@ -332,7 +332,8 @@ class SyntheticAgent:
         lines = ["Knowledge so far:"]
         for key, fact in self.task.facts.items():
             v = find_value(view.entries, fact)
-            if v is not None and self._u("knowledge", key, round_) < self.profile.p_knowledge:
+            keep = self._u("knowledge", key, round_) < self.profile.p_knowledge
+            if v is not None and keep:
                 lines.append(f"{key}: {v}")
         return "\n".join(lines) + "\n"
 

@@ -33,7 +33,8 @@ from sim.tasks.tokens import count_tokens
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "trajectories"
 QUESTION_TYPES = ("command", "path", "line", "field")
 _FIELD = re.compile(r"^([A-Za-z][^:\n=]{2,60}): (\S[^\n]{2,120})$", re.M)
-_PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5})(?![\w/])")
+_PATH = re.compile(
+    r"(?<![\w/.-])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5})(?![\w/])")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 _WORD = re.compile(r"[A-Za-z_][\w.-]{4,}")
 _SAFE = re.compile(r'^[^"\\\n\r;]{3,120}$')

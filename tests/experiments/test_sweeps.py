@@ -51,18 +51,68 @@ def test_pressure_same_rows_for_any_jobs(tmp_path):
 def test_window_quick(tmp_path):
     window.run(_args(window, tmp_path))
     rows = read_csv(tmp_path / "window.csv")
-    # a loose window lets ReAct keep the gold document; a tight one does not
-    assert _acc(rows, "react", 64000) > _acc(rows, "react", 12000)
-    assert _acc(rows, "vista", 12000) > _acc(rows, "react", 12000)
+    gain = {w: _acc(rows, "vista", w) - _acc(rows, "react", w)
+            for w in (4000, 16000, 64000)}
+    # VISTA - ReAct peaks in the middle (seed 0): at 4K the overhead, the dashboard
+    # and the synthesis working set do not fit; at 64K nothing is evicted
+    assert gain[16000] > gain[4000] + 0.2 and gain[16000] > gain[64000] + 0.2
+    assert abs(gain[64000]) <= 0.15 and abs(gain[4000]) <= 0.15
+    assert all(float(r["mean_dashboard"]) > 0 for r in rows if r["program"] == "vista")
 
 
 def test_ablations_quick(tmp_path):
     ablations.run(_args(ablations, tmp_path))
     rows = {r["program"]: r for r in read_csv(tmp_path / "ablations.csv")}
     full, blind = rows["vista"], rows["vista_no_dashboard"]
-    # without the dashboard: many more archives (Fig. 8b signature)
+    # Fig. 8b signature: without the dashboard many more archives, fewer retrievals
     assert float(blind["archives"]) > 2 * float(full["archives"])
-    assert int(full["solved"]) >= int(rows["vista_no_recover"]["solved"])
+    assert float(blind["recoveries"]) < float(full["recoveries"])
+    # without recovery evidence archived stays lost
+    assert int(full["solved"]) > int(rows["vista_no_recover"]["solved"])
+    assert float(rows["vista_no_recover"]["recoveries"]) == 0
+
+
+class InlineExecutor(cf.Executor):
+    """A minimal Executor (stands in for a Dask Client): runs each call on submit."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.calls += 1
+        fut = cf.Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - hand it to the caller
+            fut.set_exception(exc)
+        return fut
+
+
+class ForeignFuture:
+    """A future that is not a concurrent.futures.Future (like Dask's)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class ForeignClient:
+    """Only ``submit`` returning a foreign future, as a Dask Client offers."""
+
+    def submit(self, fn, *args):
+        return ForeignFuture(fn(*args))
+
+
+def test_sweep_accepts_any_executor_with_identical_rows():
+    from experiments.sweep import loca_specs, run_sweep
+
+    specs = loca_specs([32_000], ["react", "vista"], 16_000, 3, 1, "medium", 0)
+    ref = run_sweep(specs, progress=False)
+    ex = InlineExecutor()
+    assert run_sweep(specs, executor=ex, progress=False) == ref and ex.calls == len(specs)
+    assert run_sweep(specs, executor=ForeignClient(), progress=False) == ref
 
 
 def test_cost_quick(tmp_path):
