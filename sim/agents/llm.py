@@ -394,17 +394,15 @@ class LLMAgent:
 
     def messages_for(self, view: View, tools: list[dict]) -> list[dict]:
         """The chat messages for ``view``: system (VISTA's protocol and budget notice
-        when a dashboard or context tools are present; tool list in JSON modes), the
-        task statement, the stream with block ids, and a last message with the
-        dashboard, any harness notice and the next step."""
+        when a dashboard or context tools are present), the task statement, the
+        stream with block ids, and a last message with the dashboard, any harness
+        notice, the tool list (JSON modes) and the next step."""
         from sim.workspace.assembly import default_system_prompt
 
         managed = view.dashboard is not None or bool({"archive", "delete"} & view.tools)
         system = (default_system_prompt(view.budget) if managed else
                   "You are a tool-using agent. Complete the task with the tools provided; "
                   "report exact values.")
-        if self.settings.structured != "tools":
-            system += "\n\n" + tools_prompt(tools)
         stream = "\n\n".join(_entry_text(e) for e in view.entries
                              if e.type != "user_message" or e.status != "pinned")
         step = self.task.steps[self.pos]
@@ -414,7 +412,11 @@ class LLMAgent:
             todo = (f"Next task step: call {step.tool} with the exact values of "
                     f"{', '.join(step.needs)}, copied from the context (read an archived "
                     "payload first if a value is only there).")
-        tail = [view.dashboard or "", f"NOTICE: {view.notice}" if view.notice else "", todo]
+        # everything that changes per turn goes last, after the stream, so the
+        # server's KV cache reuses the whole prefix (system, task, stream so far)
+        tools_text = tools_prompt(tools) if self.settings.structured != "tools" else ""
+        tail = [view.dashboard or "", f"NOTICE: {view.notice}" if view.notice else "",
+                tools_text, todo]
         return [{"role": "system", "content": system},
                 {"role": "user", "content": self.task.statement},
                 {"role": "user", "content": "Context so far:\n\n" + (stream or "(empty)")},

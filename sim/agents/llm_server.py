@@ -314,7 +314,8 @@ def start_server(path: Path | None = None, *, port: int | None = None,
     with open(log, "wb") as fh:
         proc = subprocess.Popen(server_command(path, port, host, n_ctx, n_threads),
                                 stdout=fh, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=_die_with_parent)
     base = f"http://{host}:{port}/v1"
     while True:
         if proc.poll() is not None:
@@ -331,6 +332,16 @@ def start_server(path: Path | None = None, *, port: int | None = None,
         time.sleep(0.25)
     return proc, ServerInfo(base, MODEL_NAME, str(path), proc.pid, port, n_ctx,
                             round(time.monotonic() - t0, 2))
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when its parent dies, so a
+    killed experiment never leaves a 3 GB server behind (no-op elsewhere)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _tail(path: Path, n: int = 2000) -> str:
