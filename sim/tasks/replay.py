@@ -31,6 +31,7 @@ from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
 from sim.tasks.tokens import count_tokens
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "trajectories"
+#: question kinds, in the order one of each is picked (see the module docstring)
 QUESTION_TYPES = ("command", "path", "line", "field")
 _FIELD = re.compile(r"^([A-Za-z][^:\n=]{2,60}): (\S[^\n]{2,120})$", re.M)
 _PATH = re.compile(

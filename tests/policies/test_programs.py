@@ -77,3 +77,42 @@ def test_episode_is_deterministic():
     assert (a.solved, a.input_tokens, a.cached_tokens, a.agent_archives) == \
         (b.solved, b.input_tokens, b.cached_tokens, b.agent_archives)
     assert np.isclose(a.cost, b.cost)
+
+
+def test_recovery_readmits_exact_bytes_through_the_workspace(monkeypatch):
+    from sim.workspace import Workspace
+
+    calls = []
+    orig = Workspace.recover
+
+    def spy(self, target):
+        block = orig(self, target)
+        src = self.blocks[block.recovered_from]
+        assert block.data == src.data and block.status.value == "visible"
+        calls.append(block.tokens)
+        return block
+
+    monkeypatch.setattr(Workspace, "recover", spy)
+    task = loca_task(1, 0, 128_000)
+    r = run_episode(task, make_program("vista"), SyntheticAgent(CAREFUL), budget=32_000,
+                    seed=5)
+    # every counted retrieval is a real re-admission that costs its tokens
+    assert r.solved and len(calls) == r.recoveries + r.offload_reads >= 1
+    assert min(calls) > 100
+
+
+def test_recovery_that_does_not_fit_is_refused(tmp_path):
+    from sim.harness import EpisodeResult
+    from sim.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws", budget=1_500, strict=False, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}]})
+    big = ws.register({"role": "tool", "tool_call_id": "c1", "content": "word " * 2000})
+    assert big.status.value == "offloaded_placeholder"
+    ctx = ProgramContext(ws, make_program("vista"), None, 1_500, np.random.default_rng(0),
+                         EpisodeResult("t", "vista", False))
+    before = len(ws.blocks)
+    assert ctx.recover(big.id) is None and ctx.notice.startswith("recovery refused")
+    assert len(ws.blocks) == before and ctx.result.recoveries == 0
