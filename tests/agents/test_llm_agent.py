@@ -318,3 +318,16 @@ def test_episode_through_the_workspace_is_solved(serve):
     assert "CONTEXT MANAGEMENT PROTOCOL" in first[0]["content"]
     assert first[-1]["content"].startswith("<context_workspace_status>")
 
+
+
+def test_per_turn_text_comes_last_so_the_prefix_is_cacheable(serve):
+    """System prompt and stream do not depend on the step or the offered tools."""
+    _, client, _ = serve([call("lookup")])
+    a = agent_for(client)
+    m0 = a.messages_for(view(), a.tools_for(view()))
+    a.pos = 1
+    v = view(handle="ab/abcd")
+    m1 = a.messages_for(v, a.tools_for(v))
+    assert m0[0] == m1[0] and m0[1] == m1[1]
+    assert m1[2]["content"].startswith(m0[2]["content"])
+    assert "read_payload" in m1[-1]["content"] and "read_payload" not in m0[-1]["content"]
