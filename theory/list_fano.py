@@ -16,7 +16,7 @@ from theory import bounds, brute
 from theory import statements as st
 from theory.proof import (ProofRecord, check_inequality_on_grid, prove_nonnegative,
                           prove_zero, spot_check)
-from theory.proofkit import prove_positive
+from theory.proof import prove_positive
 
 
 def _eps_channel(n: int, eps: float) -> np.ndarray:

@@ -68,6 +68,21 @@ def prove_zero(record: ProofRecord, expr: sp.Expr, description: str) -> None:
     record.step(description, f"simplify({expr}) == 0")
 
 
+def _prove_sign(record: ProofRecord, expr: sp.Expr, description: str,
+                substitutions: Mapping[sp.Symbol, sp.Expr] | None, strict: bool) -> None:
+    """Prove ``expr > 0`` (strict) or ``expr >= 0`` from the symbol assumptions."""
+    attribute, relation = ("is_positive", ">") if strict else ("is_nonnegative", ">=")
+    raw = sp.sympify(expr).subs(substitutions or {})
+    # The form as written comes first: simplify can turn a decidable log(1 + x) into
+    # an undecidable log((d + m)/d); factor/expand sometimes expose the sign instead.
+    for form in (raw, sp.simplify(raw), sp.factor(raw), sp.expand(raw), sp.together(raw)):
+        if getattr(form, attribute) is True:
+            record.step(description, f"{form} {relation} 0")
+            return
+    raise ProofError(f"{record.result}: step '{description}' failed: cannot show "
+                     f"{raw} {relation} 0 from the symbol assumptions")
+
+
 def prove_nonnegative(record: ProofRecord, expr: sp.Expr, description: str,
                       substitutions: Mapping[sp.Symbol, sp.Expr] | None = None) -> None:
     """Prove ``expr >= 0`` under the assumptions of its symbols.
@@ -75,22 +90,38 @@ def prove_nonnegative(record: ProofRecord, expr: sp.Expr, description: str,
     ``substitutions`` reparametrise the domain (e.g. ``t -> 1 + u`` with ``u``
     non-negative) so sympy's assumption system can decide the sign; the
     substituted expression must be provably non-negative (``is_nonnegative``), or
-    the step fails.
+    the step fails with :class:`ProofError`.
     """
-    raw = expr.subs(substitutions or {})
-    # Try the form as written first: simplify can turn a decidable log(1 + x) into
-    # an undecidable log((d + m)/d).
-    target = raw if raw.is_nonnegative is True else sp.simplify(raw)
-    if target.is_nonnegative is not True:
-        # factor/expand sometimes exposes the sign to the assumption system
-        for form in (sp.factor(target), sp.expand(target), sp.together(target)):
-            if form.is_nonnegative is True:
-                target = form
-                break
-        else:
-            raise ProofError(f"{record.result}: step '{description}' failed: cannot show "
-                             f"{target} >= 0 from the symbol assumptions")
-    record.step(description, f"{target} >= 0")
+    _prove_sign(record, expr, description, substitutions, strict=False)
+
+
+def prove_positive(record: ProofRecord, expr: sp.Expr, description: str,
+                   substitutions: Mapping[sp.Symbol, sp.Expr] | None = None) -> None:
+    """Prove ``expr > 0`` under the assumptions of its symbols (as
+    :func:`prove_nonnegative`). Needed where a quantity is divided by (``log2(n/m)``
+    with m < n): non-negativity would not license the division."""
+    _prove_sign(record, expr, description, substitutions, strict=True)
+
+
+def prove_all_zero(record: ProofRecord, exprs: Iterable[sp.Expr], description: str) -> None:
+    """Prove every expression in ``exprs`` is identically 0 (``expand`` then ``simplify``).
+
+    One step for a family of instances (e.g. one identity per support size), so a
+    record does not list dozens of near-identical steps. Raises :class:`ProofError`
+    at the first instance that does not reduce to 0, or if there are none.
+    """
+    count = 0
+    for expr in exprs:
+        reduced = sp.expand(expr)
+        if reduced != 0:
+            reduced = sp.simplify(reduced)
+        if reduced != 0:
+            raise ProofError(f"{record.result}: step '{description}' failed at instance "
+                             f"{count}: {expr} reduces to {reduced}, not 0")
+        count += 1
+    if count == 0:
+        raise ProofError(f"{record.result}: step '{description}' has no instances")
+    record.step(description, f"{count} instances reduce to 0")
 
 
 def spot_check(record: ProofRecord, name: str, symbols: Sequence[sp.Symbol],

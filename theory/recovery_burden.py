@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from theory.proof import ProofRecord, prove_zero, spot_check
-from theory.proofkit import prove_all_zero
+from theory.proof import prove_all_zero
 
 #: Largest support size / kappa of the symbolic generic-pmf instances (kept small: the
 #: check runs in well under a second).

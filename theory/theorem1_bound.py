@@ -16,7 +16,7 @@ from theory import bounds
 from theory import statements as st
 from theory.proof import (ProofRecord, check_inequality_on_grid, prove_nonnegative,
                           prove_zero, spot_check)
-from theory.proofkit import prove_positive
+from theory.proof import prove_positive
 
 
 def prove_positive_part_monotone(rec: ProofRecord) -> None:

@@ -19,7 +19,7 @@ from theory import bounds, brute
 from theory import statements as st
 from theory.blind import uniform_burden_branches
 from theory.proof import ProofRecord, prove_zero, spot_check
-from theory.proofkit import prove_positive
+from theory.proof import prove_positive
 
 
 #: THEORY.md's closed form for the windowed E[Z] (the high branch at m = n - w).
