@@ -212,7 +212,8 @@ class SimResult:
         N, k, B: game parameters (B in bits).
         trials: number of trials; successes: exact reproductions.
         success: ``successes / trials``; se: its binomial standard error.
-        bound: the lossy bound ``B/(Nk) + 1/k``; exact: the strategy's closed form.
+        bound: the lossy bound ``B/(Nk) + 1/k``; exact: the strategy's closed form
+            (None where there is none, e.g. a user's compressor).
     """
 
     strategy: str
@@ -224,7 +225,7 @@ class SimResult:
     success: float
     se: float
     bound: float
-    exact: float
+    exact: float | None
 
 
 def _strategy_params(strategy: str, N: int, k: int, B: int, c0: float) -> tuple[int, int]:

@@ -23,8 +23,9 @@ import math
 
 import numpy as np
 
-from sim.games.recovery import (address_bits, fano_bound, handle_bits, keep_blocks_success,
-                                keep_prefix_success, linear_hash_success, validate_game)
+from sim.games.recovery import (SimResult, address_bits, fano_bound, handle_bits,
+                                keep_blocks_success, keep_prefix_success, linear_hash_success,
+                                validate_game)
 from sim.games.recovery_gf2 import gf2_rank, gf2_solve
 from sim.rng import as_seed_sequence
 
@@ -250,29 +251,17 @@ class RecoverableArchive(Compressor):
 
 
 @dataclasses.dataclass(frozen=True)
-class Evaluation:
-    """Outcome of :func:`evaluate`.
+class Evaluation(SimResult):
+    """Outcome of :func:`evaluate`: a :class:`sim.games.recovery.SimResult` (its
+    ``strategy`` is the compressor's name) plus what the budget check saw.
 
     Attributes:
-        name: compressor name; N, k, B: the game (B in bits).
-        trials, successes: counts; success: rate; se: binomial standard error.
-        bound: ``B/(Nk) + 1/k``; exact: the compressor's closed form or None.
         max_bits: longest representation written (bits).
         violation: True if a lossy compressor's rate exceeds the bound by > 4 SE.
     """
 
-    name: str
-    N: int
-    k: int
-    B: int
-    trials: int
-    successes: int
-    success: float
-    se: float
-    bound: float
-    exact: float | None
-    max_bits: int
-    violation: bool
+    max_bits: int = 0
+    violation: bool = False
 
 
 def _as_bits(a, what: str, length: int | None = None) -> np.ndarray:

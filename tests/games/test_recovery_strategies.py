@@ -233,7 +233,7 @@ def test_plugin_duck_typed_compressor_is_accepted():
 
     ev = evaluate(Duck(), 5, 4, 4, 3000, seed=9)
     exact = 1 / 5 + (4 / 5) / 16
-    assert ev.name == "Duck" and ev.exact is None
+    assert ev.strategy == "Duck" and ev.exact is None
     assert abs(ev.success - exact) <= Z_EXACT * math.sqrt(exact * (1 - exact) / 3000)
 
 
