@@ -273,10 +273,18 @@ class ChatClient:
             val = extract_json(msg["content"])  # probes answer in content, even in tools mode
             return check(val) if check else val
 
-        return self._with_repairs(messages, lambda m: self.create(
+        return self.with_repairs(messages, lambda m: self.create(
             m, schema=schema, max_tokens=max_tokens), parse)
 
-    def _with_repairs(self, messages, send, parse):
+    def with_repairs(self, messages: list[dict], send: Callable[[list[dict]], dict],
+                     parse: Callable[[dict], Any]) -> Any:
+        """``parse(send(messages))``; on a :class:`ParseError` the model's answer and
+        the error are appended (except for empty answers, which are simply re-sent)
+        and it is asked again, at most ``max_repairs`` more times.
+
+        Raises:
+            LLMResponseError: with the last error's reason and answer text.
+        """
         msgs = list(messages)
         last: ParseError | None = None
         raw = ""
@@ -481,7 +489,7 @@ class LLMAgent:
             self.log.append({"turn": view.turn, "tool": name, "arguments": args})
             return action
 
-        return self.client._with_repairs(
+        return self.client.with_repairs(
             self.messages_for(view, tools),
             lambda m: self.client.create(m, tools=tools, schema=schema), parse)
 
