@@ -55,10 +55,11 @@ def run(args, executor=None) -> list:
         r["cache_hit"] = r["cached_tokens"] / max(1.0, r["input_tokens"])
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
     fig, ax = new_figure(figsize=(7, 4))
-    for r in ordered:
+    for i, r in enumerate(ordered):
         ax.scatter(r["cost_usd"], 100 * r["accuracy"], s=40)
+        # Alternate labels above and below: neighbours in cost often tie in accuracy.
         ax.annotate(r["program"], (r["cost_usd"], 100 * r["accuracy"]), fontsize=8,
-                    xytext=(4, 2), textcoords="offset points")
+                    xytext=(4, 4 if i % 2 else -10), textcoords="offset points")
     ax.set_xlabel("cache-aware cost per task ($)")
     ax.set_ylabel("accuracy (%)")
     ax.set_title(f"Cost vs accuracy at {cfg['growth'] // 1000}K growth (cf. Table 2)")
