@@ -34,7 +34,9 @@ class BlockStatus(str, enum.Enum):
     PINNED = "pinned"
     #: replaced in the stream by a handle/placeholder; bytes in the payload store
     ARCHIVED = "archived"
-    #: externalized on entry by the wire-payload guard; bytes in the payload store
+    #: externalized on entry by the wire-payload guard; bytes in the payload store.
+    #: Kept while the block is a member of a group (``Workspace.group_of``), so
+    #: ``expand`` gives it back as a placeholder
     OFFLOADED = "offloaded_placeholder"
     #: explicitly deleted; bytes removed from the store
     DELETED = "deleted"

@@ -108,7 +108,9 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
         ws._next_group = max(ws._next_group, int(gid[1:]) + 1)
         for m in items:
             ws.group_of[m] = gid
-            if m[0] == "B":
+            # an offloaded member keeps its status: membership is group_of, and
+            # expand must give it back as the placeholder it was (never visible)
+            if m[0] == "B" and ws.blocks[m].status is BlockStatus.VISIBLE:
                 ws.blocks[m].status = BlockStatus.ARCHIVED
                 ws.blocks[m].replacement = ""
         g.turn = max(ws.blocks[m].turn if m[0] == "B" else ws.groups[m].turn

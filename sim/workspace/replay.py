@@ -3,8 +3,9 @@ AMA-Bench adaptation: each action and observation becomes a block). The policy h
 is minimal on purpose; real context programs live in ``sim.policies``.
 
 Policies: ``none`` (register only; the wire-payload guard still offloads
-observations that do not fit) and ``archive-oldest`` (when a request is over budget,
-archive the oldest visible unpinned blocks together as one group until it fits).
+observations that do not fit) and ``archive-oldest`` (see :func:`archive_oldest`:
+when a request is over budget, first coarsen old groups, then bundle the oldest
+visible blocks and offloaded placeholders into a group, until it fits).
 """
 
 from __future__ import annotations
@@ -36,29 +37,66 @@ class ReplayResult:
     archives: list[str] = field(default_factory=list)
 
 
+#: most top-level archived groups of one level before the oldest FANOUT of them are
+#: archived into one coarser group (VISTA §2.4 "Hierarchical recovery"); like an
+#: LSM tree this keeps about FANOUT x log_FANOUT(groups) group rows in the ledger
+FANOUT = 4
+#: tokens freed beyond the overshoot, so one bundle lasts a few steps
+MARGIN = 200
+#: tokens a group costs once made: its placeholder message and its ledger row
+#: (an estimate; the caller re-checks the budget after every archive)
+GROUP_COST = 60
+#: tokens of one ledger row (an estimate, as above)
+ROW_TOKENS = 20
+
+
 def archive_oldest(ws: Workspace) -> str | None:
-    """Archive the oldest visible unpinned blocks and top-level groups, as one group
-    (coarser groups for old groups: hierarchical), until the request fits; returns
-    the spec archived (None if nothing could be)."""
+    """One archive step of the replay policy when the request is over budget; returns
+    the spec archived, or None if the request fits or nothing can be archived.
+
+    1. Coarsen: if more than :data:`FANOUT` top-level archived groups share a level,
+       the oldest FANOUT of them become one group a level up. It costs the stream
+       nothing (they are already out) and shrinks placeholders and ledger rows.
+    2. Otherwise bundle the oldest top-level visible unpinned blocks *and* offloaded
+       placeholders, in stream order, into one group until about ``need +``
+       :data:`MARGIN` tokens (request and ledger) are freed; a call is not split
+       from the results that follow it. Offloaded placeholders cost the stream
+       little but a ledger row each: leaving them out kept the dashboard growing
+       linearly on long sessions. A lone visible block is archived alone; a lone
+       offloaded block stays (it is already externalized).
+
+    Call it again while it returns a spec (each call re-measures the request).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BudgetWarning)
         req = ws.assemble(strict=False)
     need = req.total - (ws.budget or req.total)
     if need <= 0:
         return None
+    by_level: dict[int, list[str]] = {}
+    for g in sorted(ws.groups.values(), key=lambda g: g.first):
+        if g.status == "archived" and g.parent is None:
+            by_level.setdefault(g.level, []).append(g.id)
+    for level, gids in sorted(by_level.items()):
+        if len(gids) > FANOUT:
+            spec = ",".join(gids[:FANOUT])
+            ws.archive(spec, f"replay policy: oldest {FANOUT} level-{level} groups")
+            return spec
     chosen: list[str] = []
-    freed = 0
-    tops: dict[str, str] = {}
+    taken: set[str] = set()
+    freed = -GROUP_COST
     for b in ws.blocks.values():
-        top = ws.top_group(b.id, tops)
-        ident = top or b.id
-        if ident in chosen or not (top or b.status is BlockStatus.VISIBLE):
+        if b.id in ws.group_of or b.status not in (BlockStatus.VISIBLE,
+                                                   BlockStatus.OFFLOADED):
             continue
-        chosen.append(ident)
-        freed += req.item_tokens.get(ident, b.tokens) - (40 if top else 0)
-        if freed >= need + 200 and len(chosen) > 1:  # room for the placeholder
+        if freed >= need + MARGIN and len(chosen) > 1 and b.call_block not in taken:
             break
-    if len(chosen) < 2 and not (chosen and chosen[0][0] == "B"):
+        chosen.append(b.id)
+        taken.add(b.id)
+        # a result answered right after its call is counted in the call's item
+        freed += req.item_tokens.get(b.id, 0) + ROW_TOKENS
+    if not chosen or (len(chosen) == 1
+                      and ws.blocks[chosen[0]].status is not BlockStatus.VISIBLE):
         return None
     spec = ",".join(chosen)
     ws.archive(spec, f"replay policy: oldest {len(chosen)} item(s)")

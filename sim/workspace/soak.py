@@ -1,6 +1,8 @@
 """Crash soak (DESIGN.md invariant 6): a child process archives, deletes, registers
 and recovers in a loop on a durable workspace and is killed with SIGKILL at a random
 moment; the parent reopens the workspace and checks every byte of every live block.
+Some tool results are large enough for the wire-payload guard to offload them, and
+group archives bundle those placeholders too (VISTA §2.4).
 
 Block contents are a pure function of (seed, block number), so the check knows the
 exact bytes each block must hold without trusting the workspace.
@@ -29,11 +31,15 @@ def expected_bytes(seed: int, number: int) -> bytes:
             (b"\xff\xfe\x00" if number % 5 == 0 else b""))
 
 
+#: tool results above this many tokens (chars) are offloaded on entry: about 3 in 4
+GUARD = 200
+
+
 def _open(directory: Path) -> Workspace:
     try:
-        return Workspace.open(directory, tokenizer="char")
+        return Workspace.open(directory, tokenizer="char", guard_threshold=GUARD)
     except WorkspaceError:
-        return Workspace(directory, tokenizer="char", budget=None)
+        return Workspace(directory, tokenizer="char", budget=None, guard_threshold=GUARD)
 
 
 def child(directory: str, seed: int, steps: int = 10_000) -> None:
@@ -46,18 +52,29 @@ def child(directory: str, seed: int, steps: int = 10_000) -> None:
                 if b.status is BlockStatus.VISIBLE and b.recovered_from is None]
         if op < 0.4 or len(live) < 3:
             n = ws._next_block
-            ws.register({"role": "user",
-                         "content": expected_bytes(seed, n)})
+            if op < 0.12:  # a call and its result (ids never reused: c<n> is new)
+                ws.register({"role": "assistant", "content": expected_bytes(seed, n),
+                             "tool_calls": [{"id": f"c{n}", "type": "function",
+                                             "function": {"name": "cat",
+                                                          "arguments": "{}"}}]})
+                ws.register({"role": "tool", "tool_call_id": f"c{n}",
+                             "content": expected_bytes(seed, n + 1)})
+            else:
+                ws.register({"role": "user", "content": expected_bytes(seed, n)})
         elif op < 0.7:
             k = rng.randint(1, 3)
-            spec = ",".join(sorted(rng.sample(live, min(k, len(live))),
+            # offloaded placeholders may only be bundled with other items
+            pool = live if k == 1 else live + [
+                b.id for b in ws.blocks.values()
+                if b.status is BlockStatus.OFFLOADED and b.id not in ws.group_of]
+            spec = ",".join(sorted(rng.sample(pool, min(k, len(pool))),
                                    key=lambda s: int(s[1:])))
             ws.archive(spec, "soak")
         elif op < 0.85:
             ws.delete(rng.choice(live), "soak")
         else:
             archived = [b.id for b in ws.blocks.values()
-                        if b.status is BlockStatus.ARCHIVED]
+                        if b.status in (BlockStatus.ARCHIVED, BlockStatus.OFFLOADED)]
             if archived:
                 ws.recover(rng.choice(archived))
 

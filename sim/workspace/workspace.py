@@ -25,8 +25,6 @@ from .store import Journal, PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
 
 JOURNAL_VERSION = 1
-_LIVE = (BlockStatus.VISIBLE, BlockStatus.PINNED, BlockStatus.ARCHIVED,
-         BlockStatus.OFFLOADED)
 
 
 class Workspace:
@@ -310,14 +308,17 @@ class Workspace:
         """Archive the blocks/groups named by ``spec`` (VISTA's archive tool).
 
         One block: it is replaced in the stream by a placeholder with ``replacement``
-        and its handle (level 1). Several items (blocks and top-level groups): a new
-        group ``G<n>`` is made; its handle addresses a readable transcript of every
-        member's bytes; member groups move one level down (hierarchical archive).
+        and its handle (level 1). Several items (visible blocks, top-level offloaded
+        placeholders, top-level groups): a new group ``G<n>`` is made; its handle
+        addresses a readable transcript of every member's bytes; member groups move
+        one level down (hierarchical archive, §2.4 "Hierarchical recovery"). An
+        offloaded member keeps its status and own handle (its bytes are already
+        externalized), so :meth:`expand` gives it back as a placeholder.
         Returns the handle; ``payload_path(handle)`` is the file to read. Raises
         :class:`BlockIdError`, :class:`UnknownBlockError`, :class:`PinnedBlockError`,
-        :class:`BlockStateError` (deleted, already archived/offloaded, inside a group,
-        a lone group) or :class:`ToolCallError` (replacement not a string); then
-        nothing has changed.
+        :class:`BlockStateError` (deleted, already archived, a lone offloaded block,
+        inside a group, a lone group) or :class:`ToolCallError` (replacement not a
+        string); then nothing has changed.
         """
         if not isinstance(replacement, str):
             raise ToolCallError(f"replacement must be a string, got {replacement!r:.60}")
@@ -332,7 +333,7 @@ class Workspace:
                     raise BlockStateError(f"group {ident} is already archived inside "
                                           f"{g.parent}")
                 continue
-            self._check_archivable(self.blocks[ident], "archive")
+            self._check_archivable(self.blocks[ident], "archive", len(items) > 1)
         if len(items) == 1:
             if items[0][0] == "G":
                 raise BlockStateError(f"group {items[0]} is already archived")
@@ -353,15 +354,21 @@ class Workspace:
             if ident[0] == "B" and self.blocks[ident].status is BlockStatus.PINNED:
                 raise PinnedBlockError(f"cannot {verb} {ident}: it is pinned")
 
-    def _check_archivable(self, b: Block, verb: str) -> None:
+    def _check_archivable(self, b: Block, verb: str, grouped: bool = False) -> None:
+        """Raise unless ``b`` may be archived; ``grouped``: into a new group, which a
+        top-level offloaded placeholder may join (alone it gains nothing)."""
         if b.status is BlockStatus.PINNED:
             raise PinnedBlockError(f"cannot {verb} {b.id}: it is pinned")
         if b.status is BlockStatus.DELETED:
             raise BlockStateError(f"cannot {verb} {b.id}: it is deleted")
-        if b.status is not BlockStatus.VISIBLE:
-            where = f" in {self.group_of[b.id]}" if b.id in self.group_of else ""
-            raise BlockStateError(f"cannot {verb} {b.id}: it is already "
-                                  f"{b.status.value}{where}")
+        if b.status is BlockStatus.VISIBLE or (
+                grouped and b.status is BlockStatus.OFFLOADED and b.id not in self.group_of):
+            return
+        where = f" in {self.group_of[b.id]}" if b.id in self.group_of else ""
+        if b.status is BlockStatus.OFFLOADED and not where:
+            where = "; only a group archive (2+ items) may bundle it"
+        raise BlockStateError(f"cannot {verb} {b.id}: it is already "
+                              f"{b.status.value}{where}")
 
     def transcript(self, items: Iterable[str]) -> bytes:
         """The exact bytes of blocks/groups as one readable transcript: each member
@@ -491,9 +498,10 @@ class Workspace:
 
     def expand(self, group_id: str) -> list[str]:
         """Walk recovery one level down: dissolve top-level group ``group_id`` so its
-        members become top-level archived items again (blocks keep their own handles,
-        member groups move up a level). Returns the members. Raises id errors or
-        :class:`BlockStateError` if the group is not a top-level archived group."""
+        members are top-level again under their own handles: groups up a level, blocks
+        archived, offloaded ones placeholders (not visible: walking down must not pour
+        a payload the guard kept out back into the request). Returns the members.
+        Raises id errors or :class:`BlockStateError` (not a top-level archived group)."""
         if not is_group_id(group_id):
             raise BlockIdError(f"expected a group id, got {group_id!r}", str(group_id))
         g = self.group(group_id)

@@ -29,7 +29,8 @@ TEXT = st.one_of(st.text(max_size=120),
 
 class WorkspaceMachine(RuleBasedStateMachine):
     """Model: ``data`` id -> exact bytes; ``status`` id -> status; ``groups`` gid ->
-    (members, alive, top-level)."""
+    [members, state: archived/expanded/deleted]; ``inside`` block or group id -> the
+    group it is archived in (membership, as the workspace's ``group_of``)."""
 
     @initialize(budget=st.sampled_from([600, 1500, 5000]))
     def start(self, budget):
@@ -39,6 +40,8 @@ class WorkspaceMachine(RuleBasedStateMachine):
         self.data: dict[str, bytes] = {}
         self.status: dict[str, str] = {}
         self.calls: list[tuple[str, str]] = []  # (call id, block id) awaiting results
+        self.groups: dict[str, list] = {}
+        self.inside: dict[str, str] = {}
         self.n_calls = 0
         b = self.ws.register({"role": "user", "content": "the task"}, pinned=True)
         self._seen(b)
@@ -100,13 +103,19 @@ class WorkspaceMachine(RuleBasedStateMachine):
             assert b.status is BlockStatus.OFFLOADED
 
     # ---------------------------------------------------------------- tools
+    def _top_group(self, gid):
+        return self.groups[gid][1] == "archived" and gid not in self.inside
+
     def _valid_archive(self, items):
+        """Visible blocks and top-level groups may be archived; a top-level offloaded
+        placeholder only together with other items (a new group)."""
         for i in items:
             if i[0] == "G":
-                g = self.ws.groups[i]
-                if g.status != "archived" or g.parent:
+                if not self._top_group(i):
                     return False
-            elif self.status[i] != "visible":
+            elif not (self.status[i] == "visible" or (
+                    self.status[i] == "offloaded_placeholder" and len(items) > 1
+                    and i not in self.inside)):
                 return False
         return not (len(items) == 1 and items[0][0] == "G")
 
@@ -115,6 +124,22 @@ class WorkspaceMachine(RuleBasedStateMachine):
         pool = self.ids() + sorted(self.ws.groups)
         items = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4,
                                    unique=True))
+        self._archive(items)
+
+    def _offloaded(self):
+        return [i for i in self.ids()
+                if self.status[i] == "offloaded_placeholder" and i not in self.inside]
+
+    @precondition(lambda self: self._offloaded())
+    @rule(data=st.data())
+    def bundle_offloaded(self, data):
+        """An offloaded placeholder with other items (often valid), or alone (never)."""
+        first = data.draw(st.sampled_from(self._offloaded()))
+        pool = [i for i in self.ids() + sorted(self.ws.groups) if i != first]
+        rest = data.draw(st.lists(st.sampled_from(pool), max_size=2, unique=True))
+        self._archive([first, *rest])
+
+    def _archive(self, items):
         spec = ",".join(items)
         ordered = self.ws.resolve(spec)
         valid = self._valid_archive(ordered)
@@ -124,9 +149,27 @@ class WorkspaceMachine(RuleBasedStateMachine):
         if pinned:
             assert isinstance(err, PinnedBlockError)
         if err is None:
+            gid = f"G{len(self.groups) + 1}" if len(ordered) > 1 else None
             for i in ordered:
-                if i[0] == "B":
-                    self.status[i] = "archived"
+                if i[0] == "B" and self.status[i] == "visible":
+                    self.status[i] = "archived"  # offloaded members stay offloaded
+                if gid:
+                    self.inside[i] = gid
+            if gid:
+                self.groups[gid] = [ordered, "archived"]
+                assert self.ws.read_payload(self.ws.groups[gid].handle) == b"".join(
+                    self._transcript(ordered))
+
+    def _transcript(self, items):
+        """The model's transcript: headers and exact bytes, groups in place."""
+        for i in items:
+            if i[0] == "G":
+                yield f"=== {i} group of {','.join(self.groups[i][0])} ===\n".encode()
+                yield from self._transcript(self.groups[i][0])
+            else:
+                b = self.ws.blocks[i]
+                yield f"=== {i} {b.type.value} (turn {b.turn}) ===\n".encode()
+                yield self.data[i] + b"\n"
 
     @rule(data=st.data())
     def delete(self, data):
@@ -140,6 +183,9 @@ class WorkspaceMachine(RuleBasedStateMachine):
                 if self.ws.blocks[i].status is BlockStatus.DELETED:
                     self.status[i] = "deleted"
                     self.data[i] = b""
+            for gid, g in self.ws.groups.items():
+                if g.status == "deleted":
+                    self.groups[gid][1] = "deleted"
         else:
             for i in self.ws.resolve(spec):
                 if i[0] == "B" and self.status[i] == "pinned":
@@ -174,7 +220,12 @@ class WorkspaceMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def expand(self, data):
         gid = data.draw(st.sampled_from(sorted(self.ws.groups)))
-        self._expect_unchanged(lambda: self.ws.expand(gid))
+        err = self._expect_unchanged(lambda: self.ws.expand(gid))
+        assert (err is None) == self._top_group(gid), (gid, err)
+        if err is None:  # members are top-level again, each with its own status
+            self.groups[gid][1] = "expanded"
+            for m in self.groups[gid][0]:
+                del self.inside[m]
 
     @rule()
     def assemble_strict(self):
@@ -215,6 +266,9 @@ class WorkspaceMachine(RuleBasedStateMachine):
             self.status[bid] = b.status.value
             if b.status is not BlockStatus.DELETED:
                 assert b.data == self.data[bid]
+        assert self.ws.group_of == self.inside
+        assert {g: [v.members, v.status] for g, v in self.ws.groups.items()} == \
+            self.groups
 
     @invariant()
     def lossless_valid_truthful(self):

@@ -1,4 +1,5 @@
-"""Shared checks for the workspace tests (invariants 3, 4 and 8)."""
+"""Shared checks for the workspace tests (invariants 3, 4 and 8) and a small
+workspace with guard-offloaded results."""
 
 from __future__ import annotations
 
@@ -44,3 +45,22 @@ def check_request(ws: Workspace) -> None:
             assert num == [req.total, ws.budget, req.overhead, req.conversation,
                            req.dashboard]
     return req
+
+
+def with_offloads(path) -> Workspace:
+    """B1 task (pinned), B2 call a+b, B3 small result (visible), B4 big result
+    (offloaded by the guard), B5 call c, B6 big result (offloaded), B7 text."""
+    ws = Workspace(path, budget=3000, guard_threshold=300, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    fn = {"name": "cat", "arguments": "{}"}
+    ws.register({"role": "assistant", "content": "", "tool_calls": [
+        {"id": i, "type": "function", "function": fn} for i in ("a", "b")]})
+    ws.register({"role": "tool", "tool_call_id": "a", "content": "ok " * 50})
+    ws.register({"role": "tool", "tool_call_id": "b", "content": b"row\xff\n" * 400})
+    ws.register({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c", "type": "function", "function": fn}]})
+    ws.register({"role": "tool", "tool_call_id": "c", "content": "col\n" * 500})
+    ws.register({"role": "assistant", "content": "Found it."})
+    assert [ws.blocks[b].status for b in ("B4", "B6")] == [BlockStatus.OFFLOADED] * 2
+    return ws
+

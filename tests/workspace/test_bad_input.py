@@ -12,6 +12,7 @@ from sim.workspace import (BlockIdError, BlockStateError, ConfinementError,
                            CorruptPayloadError, DeletedHandleError, Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
                            WorkspaceError, parse_spec)
+from tests.workspace.helpers import with_offloads
 
 MALFORMED = [
     "", " ", "\t", ",", ",,", "B", "b3", "X7", "B-1", "B0", "B01", "B3,,B4", "B3,",
@@ -201,3 +202,29 @@ def test_table_has_at_least_100_cases(ws):
 def test_parse_spec_accepts_the_grammar():
     assert [(i.kind, i.start, i.end, i.group) for i in parse_spec(" B3 , B6-9,B10-B12, G2 ")] \
         == [("block", 3, 3, 0), ("block", 6, 9, 0), ("block", 10, 12, 0), ("group", 0, 0, 2)]
+
+
+def test_offloaded_blocks_are_never_archived_alone(tmp_path):
+    """A guard-offloaded block is already externalized: archiving it alone is refused
+    (its handle keeps meaning that block); it may only join a group, once."""
+    ws = with_offloads(tmp_path / "w")  # B4, B6 offloaded
+    ws.archive("B6,B7", "cat c")          # G1 holds offloaded B6
+    cases = [("B4", "B4", "only a group archive"), (" B4 ", "B4", "only a group archive"),
+             ("B4,B4", "B4", "only a group archive"), ("B4-B4", "B4", "group archive"),
+             ("B6", "B6", "in G1"), ("B6,B3", "B6", "in G1"), ("B4,B6", "B6", "in G1"),
+             ("B3,B4,B6", "B6", "in G1")]
+    for spec, bad, why in cases:
+        before = ws.snapshot()
+        with pytest.raises(BlockStateError) as err:
+            ws.archive(spec, "x")
+        assert f"cannot archive {bad}" in str(err.value) and why in str(err.value), spec
+        assert ws.snapshot() == before
+    for fn, exc in [(lambda: ws.delete("B6", "member"), BlockStateError),
+                    (lambda: ws.pin("B4"), BlockStateError),
+                    (lambda: ws.pin("B6"), BlockStateError),
+                    (lambda: ws.recover("B4,B6"), HandleError),
+                    (lambda: ws.expand("B4"), BlockIdError)]:
+        before = ws.snapshot()
+        with pytest.raises(exc):
+            fn()
+        assert ws.snapshot() == before

@@ -12,7 +12,7 @@ from sim.workspace import (BPETokenizer, BlockStatus, BudgetExceededError,
                            BudgetWarning, CharTokenizer, WhitespaceTokenizer, Workspace,
                            WorkspaceError, context_tool_schemas, dispatch, get_tokenizer,
                            validate_chat_request)
-from tests.workspace.helpers import check_lossless, check_request
+from tests.workspace.helpers import check_lossless, check_request, with_offloads
 
 
 def test_cl100k_counts_and_ids():
@@ -215,3 +215,54 @@ def test_requests_do_not_depend_on_the_workspace_location(tmp_path):
         ws.archive("B3", replacement="")
         requests.append((ws.assemble().to_openai(), ws.assemble().total))
     assert requests[0] == requests[1]
+
+
+def test_offloaded_blocks_join_group_archives(tmp_path):
+    """§2.4 hierarchical recovery over guard-offloaded results: an offloaded
+    placeholder may join a group (never be archived alone); it keeps its status
+    and own handle inside, expand gives it back as a placeholder."""
+    ws = with_offloads(tmp_path / "w")
+    own = ws.blocks["B4"].handle
+    h = ws.archive("B3,B4", "listing results")                 # G1: visible + offloaded
+    assert ws.group_of["B4"] == "G1" and ws.blocks["B4"].parent == "G1"
+    assert ws.blocks["B3"].status is BlockStatus.ARCHIVED
+    assert ws.blocks["B4"].status is BlockStatus.OFFLOADED and ws.blocks["B4"].handle == own
+    assert ws.blocks["B4"].data in ws.read_payload(h)         # exact bytes in transcript
+    assert ws.read_payload(own) == b"row\xff\n" * 400         # own handle still valid
+    req = check_request(ws)                                   # B2's call: stubs for a, b
+    stubs = [m["content"] for m in req.messages if m["role"] == "tool"]
+    assert stubs[:2] == [f"[B{n} archived in G1; payload {ws.display_path(h)}]"
+                         for n in (3, 4)]
+    assert "B4 |" not in req.dashboard_text and "G1 |" in req.dashboard_text
+    ws.archive("B5,B6,B7")                                    # G2: call with its result
+    h3 = ws.archive("G1,G2", "coarser")                       # G3 over both
+    assert ws.blocks["B4"].level == 2 and ws.read_payload(h3) == ws.transcript(["G1", "G2"])
+    ws.archive("B2,G3")                                       # G4: B2 call, results inside
+    req = check_request(ws)                                   # no orphan tool messages
+    assert not any(m["role"] == "tool" for m in req.messages)
+    ws.close()
+    ws = Workspace.open(tmp_path / "w", sync=False)           # journal replay: same state
+    assert ws.blocks["B4"].status is BlockStatus.OFFLOADED and ws.group_of["B4"] == "G1"
+    check_lossless(ws)
+    r = ws.recover("B6")                                      # narrow, from inside G2
+    assert r.data == b"col\n" * 500 and r.recovered_from == "B6"
+    ws.delete(r.id, "read")
+    r = ws.recover(h3)                                        # the whole coarse group
+    assert r.data == ws.read_payload(h3) and r.recovered_from == "G3"
+    ws.delete(r.id, "read")
+    for g in ("G4", "G3", "G1"):                              # walk back down
+        ws.expand(g)
+    assert ws.blocks["B4"].status is BlockStatus.OFFLOADED and ws.blocks["B4"].level == 1
+    assert ws.blocks["B4"].parent == "B2" and "B4" not in ws.group_of
+    assert ws.blocks["B3"].status is BlockStatus.ARCHIVED
+    req = check_request(ws)                                   # B4 is a placeholder again
+    b4 = ws.blocks["B4"]
+    row = next(r for r in req.dashboard_text.splitlines() if r.startswith("B4 |"))
+    assert row == (f"B4 | {b4.tokens:,} | {ws.turn - b4.turn}r | tool_result | L1 | B2 | "
+                   "offloaded_placeholder")
+    ws.archive("B4,G2")                                       # and may be bundled again
+    check_lossless(ws)
+    check_request(ws)
+    snap = ws.snapshot()
+    ws.close()
+    assert Workspace.open(tmp_path / "w", sync=False).snapshot() == snap
