@@ -72,20 +72,30 @@ def render(rows, condition: str, budget: int, overhead: int) -> str:
     raise ValueError(f"unknown condition {condition!r}; choose one of {CONDITIONS}")
 
 
-def archive_tool() -> dict:
-    """The workspace's archive tool schema (OpenAI format)."""
+def archive_tool(plain: bool = False) -> dict:
+    """The workspace's archive tool schema (OpenAI format). ``plain`` drops the
+    example ids ("B3", "B3,B4", ...) from the ``block_id`` description, to test
+    whether a small model copies the example instead of reading the ledger."""
+    import copy
+
     from sim.workspace.tools import context_tool_schemas
 
-    return context_tool_schemas()[0]
+    tool = context_tool_schemas()[0]
+    if plain:
+        tool = copy.deepcopy(tool)
+        tool["function"]["parameters"]["properties"]["block_id"]["description"] = (
+            "The ID of a block listed in the dashboard.")
+    return tool
 
 
-def request(rows, condition: str, budget: int, incoming: int) -> list[dict]:
+def request(rows, condition: str, budget: int, incoming: int, plain: bool = False
+            ) -> list[dict]:
     """The chat messages of one decision (system prompt first, so it is a shared
     cached prefix across trials)."""
     from sim.agents.llm_parse import tools_prompt
     from sim.workspace.assembly import default_system_prompt
 
-    system = default_system_prompt(budget) + "\n\n" + tools_prompt([archive_tool()])
+    system = default_system_prompt(budget) + "\n\n" + tools_prompt([archive_tool(plain)])
     notice = (f"NOTICE: the next tool result (~{incoming:,} tokens) would exceed the "
               "context budget. Archive exactly one block now: the block whose archiving "
               "frees the most tokens. Pinned blocks cannot be archived.")
@@ -94,19 +104,20 @@ def request(rows, condition: str, budget: int, incoming: int) -> list[dict]:
             {"role": "user", "content": notice}]
 
 
-def decide(ask, rows, condition: str, budget: int, incoming: int) -> dict:
+def decide(ask, rows, condition: str, budget: int, incoming: int, plain: bool = False
+           ) -> dict:
     """Ask for one archive call via ``ask(messages, schema) -> dict`` (raising
     :class:`~sim.agents.llm_parse.ParseError` or returning None for an invalid
     answer) and score it."""
     from sim.agents.llm_parse import ParseError, check_block_spec, parse_call, union_schema
 
-    tool = archive_tool()
+    tool = archive_tool(plain)
     cands = [r for r in rows if r.status == "visible"]
     largest = max(cands, key=lambda r: r.tokens).id
     by_size = [r.id for r in sorted(cands, key=lambda r: -r.tokens)]
     chosen, invalid = "", ""
     try:
-        obj = ask(request(rows, condition, budget, incoming), union_schema([tool]))
+        obj = ask(request(rows, condition, budget, incoming, plain), union_schema([tool]))
         if obj is None:
             raise ParseError("no valid answer", "empty")
         import json
@@ -126,8 +137,10 @@ def decide(ask, rows, condition: str, budget: int, incoming: int) -> dict:
             "candidates": len(cands), "invalid": invalid}
 
 
-def probe(ask, trials: int, seed: int, pairs: int = 4, progress=None) -> list[dict]:
-    """Every trial in every condition; returns the scored rows."""
+def probe(ask, trials: int, seed: int, pairs: int = 4, progress=None,
+          plain: bool = False) -> list[dict]:
+    """Every trial in every condition (``plain``: see :func:`archive_tool`); returns
+    the scored rows."""
     out = []
     for t in range(trials):
         rows = trial_rows(np.random.default_rng([seed, 13, t]), pairs)
@@ -135,7 +148,7 @@ def probe(ask, trials: int, seed: int, pairs: int = 4, progress=None) -> list[di
         budget = int(round(used / 0.92, -2))  # the request at ~92% of B
         incoming = int(budget * 0.3)
         for cond in CONDITIONS:
-            out.append({"trial": t, **decide(ask, rows, cond, budget, incoming)})
+            out.append({"trial": t, **decide(ask, rows, cond, budget, incoming, plain)})
             if progress:
                 progress(f"trial {t} {cond}: {out[-1]['chosen']} (largest "
                          f"{out[-1]['largest']})")
@@ -174,6 +187,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model", default=None, help="model name at --base-url")
     parser.add_argument("--quick", action="store_true", help="3 trials")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plain-schema", action="store_true",
+                        help="no example ids in the tool description (writes "
+                             "presentation_plain.*)")
 
 
 def run(args) -> list:
@@ -186,6 +202,7 @@ def run(args) -> list:
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)
+    name = NAME + ("_plain" if args.plain_schema else "")
     trials = 3 if args.quick else args.trials
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
@@ -199,10 +216,11 @@ def run(args) -> list:
                 return None
 
         rows = probe(ask, trials, args.seed, args.pairs,
-                     progress=lambda s: print(f"[presentation] {s}", flush=True))
+                     progress=lambda s: print(f"[presentation] {s}", flush=True),
+                     plain=args.plain_schema)
     wall = time.perf_counter() - t0
     summary = summarize(rows)
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]
+    paths = [write_csv(out / f"{name}.csv", COLUMNS, rows)]
     fig, ax = new_figure(figsize=(7, 3.8))
     for i, cond in enumerate(CONDITIONS):
         s = summary[cond]
@@ -218,13 +236,16 @@ def run(args) -> list:
                                            "sorted, pinned\nrows omitted", "status board"])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("archives the largest unpinned block")
-    ax.set_title(f"Dashboard presentation, {record.get('model', '?')}", fontsize=9)
+    ax.set_title(f"Dashboard presentation, {record.get('model', '?')}"
+                 + (" (no example ids in the tool schema)" if args.plain_schema else ""),
+                 fontsize=9)
     ax.legend(fontsize=8)
-    paths.append(save_figure(fig, out / f"{NAME}.png"))
+    paths.append(save_figure(fig, out / f"{name}.png"))
     cfg = {"trials": trials, "pairs": args.pairs, "seed": args.seed,
            "quick": bool(args.quick), "conditions": list(CONDITIONS),
+           "plain_schema": bool(args.plain_schema),
            "temperature": settings.temperature}
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{name}.json", cfg, {
         **record, "summary": summary, "ledger": client.ledger.as_dict(),
         "wall_seconds": round(wall, 1)}))
     return paths

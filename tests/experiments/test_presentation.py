@@ -64,3 +64,10 @@ def test_pinned_unknown_or_missing_answers_are_invalid_and_wrong():
     assert pinned["correct"] == 0 and "cannot archive B1" in pinned["invalid"]
     none = PR.decide(lambda m, s: None, rows, "ledger", 9000, 100)
     assert none["correct"] == 0 and none["invalid"]
+
+
+def test_plain_schema_drops_the_example_ids():
+    rows = PR.trial_rows(np.random.default_rng(2))
+    plain = PR.request(rows, "ledger", 9000, 100, plain=True)[0]["content"]
+    usual = PR.request(rows, "ledger", 9000, 100)[0]["content"]
+    assert '"B3,B4"' in usual and '"B3,B4"' not in plain
