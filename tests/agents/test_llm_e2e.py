@@ -3,8 +3,9 @@ installing the extra): start the local server, play a tiny task through the bloc
 workspace, and check that each tool call the model made was parsed, applied, and kept
 the workspace invariants (budget truth, protocol validity, lossless payloads).
 
-Skips with a reason when llama-cpp-python or the model parts are not installed.
-Short on purpose (a few requests of a few hundred tokens; about a minute on 2 CPUs).
+Deselected by default (``addopts -m "not llm"``); ``pytest -m llm`` runs it, and it
+skips with a reason when llama-cpp-python or the model parts are not installed.
+Short on purpose (two requests of ~500 tokens; 20-40 s on 2 CPUs).
 """
 
 from __future__ import annotations
