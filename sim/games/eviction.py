@@ -23,7 +23,7 @@ import numpy as np
 
 from sim.games import kernels
 from sim.games.channels import CONTENT, Channel, validate_game
-from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
+from sim.rng import as_seed_sequence, chunk_generators, chunk_layout
 
 ORDERS = ("bayes", "random")
 METHODS = ("exact", "brute")
@@ -84,7 +84,7 @@ class EvictionResult:
 
 
 def seed_chunks(seed, trials: int, work_per_trial: int = 1):
-    """Chunk seeds for a kernel call: ``(seeds, chunk_trials, entropy)``.
+    """Chunk streams for a kernel call: ``(generators, chunk_trials, entropy)``.
 
     ``entropy`` is an int identifying the stream (recorded in tables).
 
@@ -94,7 +94,7 @@ def seed_chunks(seed, trials: int, work_per_trial: int = 1):
     n_chunks, chunk = chunk_layout(trials, work_per_trial)
     ss = as_seed_sequence(seed)
     entropy = ss.entropy if isinstance(ss.entropy, int) else int(ss.generate_state(1)[0])
-    return chunk_seeds(ss, n_chunks), chunk, int(entropy)
+    return chunk_generators(ss, n_chunks), chunk, int(entropy)
 
 
 def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
@@ -129,20 +129,20 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    seeds, chunk, entropy = seed_chunks(seed, trials, 1 if method == "exact" else n)
+    gens, chunk, entropy = seed_chunks(seed, trials, 1 if method == "exact" else n)
     code, real_par, int_par = channel.kernel_args(n, kappa)
     bayes = order == "bayes"
     if method == "exact":
         shift = math.log(kappa) / real_par if code == CONTENT else 0.0
-        tau = kernels.exact_tau(n, code, shift, int_par, bayes, kappa + 1, seeds, chunk,
+        tau = kernels.exact_tau(n, code, shift, int_par, bayes, kappa + 1, gens, chunk,
                                 trials)
     elif bayes and code == CONTENT:
-        tau = kernels.brute_content(n, math.log(kappa) / real_par, seeds, chunk, trials,
+        tau = kernels.brute_content(n, math.log(kappa) / real_par, gens, chunk, trials,
                                     False)[0]
     else:
         # A random order ignores Y: it is the blind channel's order.
         kcode = code if bayes else kernels.BLIND
-        tau = kernels.brute_tau_discrete(n, kcode, int_par, seeds, chunk, trials)
+        tau = kernels.brute_tau_discrete(n, kcode, int_par, gens, chunk, trials)
     if method == "brute":
         np.minimum(tau, kappa + 1, out=tau)
     return EvictionResult(n, kappa, channel, order, method, entropy, tau)

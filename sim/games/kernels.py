@@ -1,9 +1,10 @@
 """Numba kernels of the eviction game (Theorem 1, THEORY.md §2-§3).
 
-All kernels share one layout: ``trials`` trials split into ``seeds.size`` chunks of
-``chunk`` trials; chunk ``c`` calls ``np.random.seed(seeds[c])`` inside the jitted
-loop before drawing, so the output depends on the seeds alone, never on the number
-of threads (see :mod:`sim.rng`). Outputs are per-trial arrays of shape ``(trials,)``.
+All kernels share one layout: ``trials`` trials split into ``len(gens)`` chunks of
+``chunk`` trials; chunk ``c`` draws only from its own ``numpy.random.Generator``
+``gens[c]`` (:func:`sim.rng.chunk_generators`), so the output depends on the seed
+alone, never on the number of threads. Outputs are per-trial arrays of shape
+``(trials,)``.
 
 Two families:
 
@@ -29,25 +30,25 @@ _SQRT2 = math.sqrt(2.0)
 
 
 @njit(cache=True)
-def _tau_discrete_trial(n, code, ipar):
+def _tau_discrete_trial(g, n, code, ipar):
     """Brute-force position of J* in the Bayes order for one trial (no content)."""
-    j = np.random.randint(0, n)
+    j = g.integers(0, n)
     higher = 0
     if code == LEDGER:
         # Observed sizes: kappa for J*, 1 for the others. Blocks are archived by
         # decreasing size, ties in random order.
         sj = float(ipar)
-        uj = np.random.random()
+        uj = g.random()
         for i in range(n):
-            if i != j and (1.0 > sj or (1.0 == sj and np.random.random() > uj)):
+            if i != j and (1.0 > sj or (1.0 == sj and g.random() > uj)):
                 higher += 1
         return higher + 1
     # Every other code breaks ties between equal scores by a uniform key, which makes
     # the order uniformly random among equally likely candidates.
-    uj = np.random.random()
+    uj = g.random()
     if code == BLIND:
         for i in range(n):
-            if i != j and np.random.random() > uj:
+            if i != j and g.random() > uj:
                 higher += 1
         return higher + 1
     if code == LIST:
@@ -58,52 +59,52 @@ def _tau_discrete_trial(n, code, ipar):
         for i in range(n):
             if i == j:
                 continue
-            if np.random.random() * remaining < need:
+            if g.random() * remaining < need:
                 need -= 1
-                if np.random.random() > uj:
+                if g.random() > uj:
                     higher += 1
             remaining -= 1
         return higher + 1
     # WINDOWED: a uniform ipar-subset of rows is listed with exact sizes.
     w = ipar
-    if np.random.random() * n < w:
+    if g.random() * n < w:
         return 1  # J* is listed and identified
     need = w
     remaining = n - 1
     for i in range(n):
         if i == j:
             continue
-        listed = np.random.random() * remaining < need
+        listed = g.random() * remaining < need
         remaining -= 1
         if listed:
             need -= 1  # known load-bearing: archived after every unlisted block
-        elif np.random.random() > uj:
+        elif g.random() > uj:
             higher += 1
     return higher + 1
 
 
 @njit(parallel=True, cache=True)
-def brute_tau_discrete(n, code, ipar, seeds, chunk, trials):
+def brute_tau_discrete(n, code, ipar, gens, chunk, trials):
     """Brute-force tau for the ledger, blind, list and windowed channels.
 
     Args:
         n: blocks; code: channel code (:mod:`sim.games.channels`); ipar: m for the
-            list channel, w for the windowed ledger; seeds: uint32 chunk seeds;
+            list channel, w for the windowed ledger; gens: one Generator per chunk;
             chunk: trials per chunk; trials: total trials.
 
     Returns:
         int64 array (trials,): tau, the 1-based archive position of J*.
     """
     tau = np.empty(trials, dtype=np.int64)
-    for c in prange(seeds.size):
-        np.random.seed(seeds[c])
+    for c in prange(len(gens)):
+        g = gens[np.int64(c)]
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
-            tau[t] = _tau_discrete_trial(n, code, ipar)
+            tau[t] = _tau_discrete_trial(g, n, code, ipar)
     return tau
 
 
 @njit(parallel=True, cache=True)
-def brute_content(n, shift, seeds, chunk, trials, want_rate):
+def brute_content(n, shift, gens, chunk, trials, want_rate):
     """Brute-force content channel with the Bayes order (decreasing Y), and the
     exact-posterior rate sample of each trial.
 
@@ -122,10 +123,10 @@ def brute_content(n, shift, seeds, chunk, trials, want_rate):
     eps_j = np.empty(trials)
     log2n = math.log2(n)
     inv_ln2 = 1.0 / math.log(2.0)
-    for c in prange(seeds.size):
-        np.random.seed(seeds[c])
+    for c in prange(len(gens)):
+        g = gens[np.int64(c)]
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
-            e = np.random.standard_normal()
+            e = g.standard_normal()
             zj = shift + e
             higher = 0
             if want_rate:
@@ -133,7 +134,7 @@ def brute_content(n, shift, seeds, chunk, trials, want_rate):
                 top = shift * zj
                 acc = 1.0
                 for _ in range(n - 1):
-                    z = np.random.standard_normal()
+                    z = g.standard_normal()
                     if z > zj:
                         higher += 1
                     x = shift * z
@@ -145,7 +146,7 @@ def brute_content(n, shift, seeds, chunk, trials, want_rate):
                 rate[t] = log2n + (shift * zj - top - math.log(acc)) * inv_ln2
             else:
                 for _ in range(n - 1):
-                    if np.random.standard_normal() > zj:
+                    if g.standard_normal() > zj:
                         higher += 1
             tau[t] = higher + 1
             eps_j[t] = e
@@ -159,14 +160,14 @@ def outrank_probability(shift, eps):
 
 
 @njit(cache=True)
-def censored_binomial(trials_n, q, cap):
+def censored_binomial(g, trials_n, q, cap):
     """Exact draw of min(C, cap) for C ~ Binomial(trials_n, q), by inversion over
     0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4)."""
     if q <= 0.0:
         return 0
     if q >= 1.0:
         return min(trials_n, cap)
-    u = np.random.random()
+    u = g.random()
     # P(C = 0) = (1 - q)^N; underflow to 0 correctly sends the draw to the cap.
     pmf = math.exp(trials_n * math.log1p(-q))
     cdf = pmf
@@ -182,7 +183,7 @@ def censored_binomial(trials_n, q, cap):
 
 
 @njit(parallel=True, cache=True)
-def exact_tau(n, code, shift, ipar, bayes, cap, seeds, chunk, trials):
+def exact_tau(n, code, shift, ipar, bayes, cap, gens, chunk, trials):
     """Exact O(1)-per-trial sampler of min(tau, cap) for every channel and order.
 
     The game stops after kappa archives, so positions beyond kappa + 1 are never
@@ -197,23 +198,23 @@ def exact_tau(n, code, shift, ipar, bayes, cap, seeds, chunk, trials):
         int64 array (trials,) of min(tau, cap).
     """
     tau = np.empty(trials, dtype=np.int64)
-    for c in prange(seeds.size):
-        np.random.seed(seeds[c])
+    for c in prange(len(gens)):
+        g = gens[np.int64(c)]
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
             if not bayes or code == BLIND:
-                draw = 1 + np.random.randint(0, n)
+                draw = 1 + g.integers(0, n)
             elif code == LEDGER:
                 draw = 1
             elif code == LIST:
-                draw = 1 + np.random.randint(0, ipar)
+                draw = 1 + g.integers(0, ipar)
             elif code == WINDOWED:
-                if np.random.random() * n < ipar:
+                if g.random() * n < ipar:
                     draw = 1
                 else:
-                    draw = 1 + np.random.randint(0, n - ipar)
+                    draw = 1 + g.integers(0, n - ipar)
             else:  # CONTENT
-                q = outrank_probability(shift, np.random.standard_normal())
-                draw = 1 + censored_binomial(n - 1, q, cap - 1)
+                q = outrank_probability(shift, g.standard_normal())
+                draw = 1 + censored_binomial(g, n - 1, q, cap - 1)
             tau[t] = min(draw, cap)
     return tau
 

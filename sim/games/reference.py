@@ -48,6 +48,32 @@ def bayes_order_tau(n: int, kappa: int, channel: Channel, rng: np.random.Generat
     return int(np.nonzero(order == j)[0][0]) + 1
 
 
+def exact_content_tau_python(n: int, kappa: int, sigma: float, g: np.random.Generator
+                             ) -> int:
+    """One trial of the exact content sampler in plain Python, drawing from ``g`` in
+    the kernel's order (eps, then one uniform for the inversion): min(tau, kappa + 1).
+
+    The censored count min(C, kappa) of C ~ Binomial(n - 1, q) is found by walking the
+    binomial CDF with exact integer binomial coefficients (``math.comb``) in floats.
+    """
+    shift = math.log(kappa) / sigma
+    q = 0.5 * math.erfc((shift + g.standard_normal()) / math.sqrt(2.0))
+    if q <= 0.0:
+        return 1
+    if q >= 1.0:
+        return min(n, kappa + 1)
+    u = g.random()
+    cdf = 0.0
+    for k in range(kappa):
+        # log pmf via lgamma-free exact comb would overflow for n ~ 2^40: use logs
+        log_pmf = (math.lgamma(n) - math.lgamma(k + 1) - math.lgamma(n - k)
+                   + k * math.log(q) + (n - 1 - k) * math.log1p(-q))
+        cdf += math.exp(log_pmf)
+        if u <= cdf:
+            return k + 1
+    return kappa + 1
+
+
 def numpy_exact_content_tau(n: int, kappa: int, sigma: float, trials: int,
                             rng: np.random.Generator) -> np.ndarray:
     """Vectorised exact sampler: eps ~ N(0,1), tau = 1 + Binomial(n - 1, q(eps)).

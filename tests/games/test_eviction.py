@@ -18,7 +18,8 @@ from sim.games.content_burden import content_EZ
 from sim.games.eviction import play, seed_chunks
 from sim.games.kernels import brute_tau_discrete, censored_binomial
 from sim.games.information import rate_bits
-from sim.games.reference import bayes_order_tau, numpy_exact_content_tau
+from sim.games.reference import (bayes_order_tau, exact_content_tau_python,
+                                 numpy_exact_content_tau)
 from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ_m,
                            windowed_EZ)
 
@@ -125,14 +126,13 @@ def test_censored_binomial_has_the_binomial_law(N, q, cap):
     from scipy import stats
 
     @njit
-    def draws(seed, size):
-        np.random.seed(seed)
+    def draws(g, size):
         out = np.empty(size, dtype=np.int64)
         for i in range(size):
-            out[i] = censored_binomial(N, q, cap)
+            out[i] = censored_binomial(g, N, q, cap)
         return out
 
-    x = draws(1, 50_000)
+    x = draws(np.random.default_rng(1), 50_000)
     law = stats.binom(N, q)
     expected = np.append(law.pmf(np.arange(cap)), law.sf(cap - 1)) * x.size
     observed = np.bincount(x, minlength=cap + 1)
@@ -142,6 +142,29 @@ def test_censored_binomial_has_the_binomial_law(N, q, cap):
     if keep.sum() > 1:
         assert stats.chisquare(observed[keep], expected[keep] * observed.sum()
                                / expected[keep].sum()).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("n,kappa,sigma", [(10, 2, 0.5), (300, 8, 1.0), (2**40, 16, 0.25)])
+def test_exact_kernel_reproduces_plain_python_draw_for_draw(n, kappa, sigma):
+    # One chunk: the kernel consumes Generator(PCG64(SeedSequence(s).spawn(1)[0]))
+    # exactly as this plain loop does, so the arrays must be equal, not just close.
+    trials = 3000
+    kernel = play(n, kappa, Content(sigma), trials=trials, seed=21).tau
+    g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(21).spawn(1)[0]))
+    ref = np.array([exact_content_tau_python(n, kappa, sigma, g) for _ in range(trials)])
+    assert np.array_equal(kernel, ref)
+
+
+def test_brute_kernel_reproduces_plain_numpy_draw_for_draw():
+    n, kappa, sigma, trials = 200, 4, 1.0, 300
+    result = play(n, kappa, Content(sigma), trials=trials, seed=4, method="brute")
+    g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(4).spawn(1)[0]))
+    shift = math.log(kappa) / sigma
+    ref = []
+    for _ in range(trials):
+        zj = shift + g.standard_normal()
+        ref.append(min(1 + int(np.sum(g.standard_normal(n - 1) > zj)), kappa + 1))
+    assert np.array_equal(result.tau, np.array(ref))
 
 
 def test_random_order_is_uniform_whatever_the_channel():
