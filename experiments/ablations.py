@@ -10,10 +10,9 @@ Writes ``ablations.csv``/``.png``/``.json``.
 
 from __future__ import annotations
 
-import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import add_common_arguments, aggregate, loca_specs, run_sweep
+from experiments.sweep import add_common_arguments, run_loca_config
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
@@ -47,13 +46,9 @@ def run(args, executor=None) -> list:
     """Run the variants and write CSV, PNG and JSON; returns the paths."""
     out = prepare_out(args.out)
     cfg = config(args)
-    specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"])
-    t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress)
-    wall = time.perf_counter() - t0
-    table = {r["program"]: r for r in aggregate(rows, by=("program",))}
+    rows, per_program, wall = run_loca_config(cfg, args.jobs, executor, desc=NAME,
+                                              progress=not args.no_progress)
+    table = {r["program"]: r for r in per_program}
     ordered = [table[p] for p in cfg["programs"]]
     for r in ordered:
         r["total_archives"] = round(r["archives"] * r["n"])

@@ -7,10 +7,9 @@ one growth level; the token ledger of every request is priced. Writes
 
 from __future__ import annotations
 
-import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import add_common_arguments, aggregate, loca_specs, run_sweep
+from experiments.sweep import add_common_arguments, run_loca_config
 
 NAME = "cost"
 COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_tokens",
@@ -43,13 +42,9 @@ def run(args, executor=None) -> list:
     """Price every program's ledger and write CSV, PNG and JSON; returns the paths."""
     out = prepare_out(args.out)
     cfg = config(args)
-    specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"])
-    t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress)
-    wall = time.perf_counter() - t0
-    table = {r["program"]: r for r in aggregate(rows, by=("program",))}
+    rows, per_program, wall = run_loca_config(cfg, args.jobs, executor, desc=NAME,
+                                              progress=not args.no_progress)
+    table = {r["program"]: r for r in per_program}
     ordered = sorted((table[p] for p in cfg["programs"]), key=lambda r: r["cost_usd"])
     for r in ordered:
         r["cache_hit"] = r["cached_tokens"] / max(1.0, r["input_tokens"])

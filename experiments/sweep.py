@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -182,3 +183,19 @@ def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile
     """LOCA-like jobs: ``families`` x ``seeds`` per level."""
     return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed)
             for lvl in levels for f in range(families) for s in range(seeds)]
+
+
+def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
+                    progress: bool = True) -> tuple[list[dict], list[dict], float]:
+    """Run the LOCA-like sweep a config describes (keys growth, programs, budget,
+    families, seeds, profile, seed) at its one growth level.
+
+    Returns:
+        ``(rows, per-program aggregate rows, wall seconds)``.
+    """
+    specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
+                       cfg["seeds"], cfg["profile"], cfg["seed"])
+    t0 = time.perf_counter()
+    rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress)
+    wall = time.perf_counter() - t0
+    return rows, aggregate(rows, by=("program",)), wall

@@ -31,17 +31,7 @@ from sim.games.channels import Content
 from sim.games.eviction import play
 from sim.games.information import content_rate_mc
 from sim.games.reference import numpy_brute_content, numpy_exact_content_tau
-
-
-def best_time(fn, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls, after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from experiments.bench import best_time
 
 
 def numpy_normal_limit(draws_per_thread: int, threads: int, repeat: int) -> float:

@@ -22,18 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
-
-
-def best_time(fn, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls (seconds), after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from experiments.bench import best_time
 
 
 def _episodes(task, programs, tokenizer_factory, budget: int) -> None:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
-from sim.games.channels import Blind, Channel, Content, Ledger, ListChannel, WindowedLedger
+from sim.games.channels import Blind, Channel, Ledger, ListChannel, WindowedLedger
 
 
 def bayes_order_tau(n: int, kappa: int, channel: Channel, rng: np.random.Generator) -> int:

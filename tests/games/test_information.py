@@ -3,10 +3,9 @@ quadrature, the numpy reference and the Proposition 2 bounds (THEORY.md §3)."""
 
 import math
 
-import numpy as np
 import pytest
 
-from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
+from sim.games.channels import Blind, Ledger, ListChannel, WindowedLedger
 from sim.games.information import (content_rate_mc, content_rate_n2, control_variate_mean,
                                    rate_bits)
 from sim.games.reference import numpy_brute_content
