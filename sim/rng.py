@@ -1,19 +1,17 @@
 """Thread-count-independent randomness for numba ``prange`` kernels.
 
 Every kernel splits its trials into chunks whose layout depends only on the number
-of trials (never on the thread count), and gives each chunk its own stream from
-``numpy.random.SeedSequence(seed).spawn(n_chunks)``. A chunk's draws then depend
-only on its own stream, never on which thread ran it. Two ways to hand a stream
-to a chunk:
-
-* :func:`chunk_generators` (preferred): one ``numpy.random.Generator`` (PCG64) per
-  chunk in a ``numba.typed.List``. Inside the jitted loop ``gens[c].standard_normal()``
-  runs NumPy's own ziggurat on the chunk's explicit state, so the kernel draws
-  exactly the numbers NumPy would draw from that Generator (kernels can be tested
-  against plain NumPy bit for bit) and there is no hidden global RNG state.
-* :func:`chunk_seeds`: one 32-bit seed per chunk for ``np.random.seed`` called at
-  the start of the chunk inside the jitted function (numba's legacy per-thread
-  Mersenne Twister, which Python-side seeding does not reach).
+of trials (never on the thread count, :func:`chunk_layout`), and gives each chunk
+its own stream from ``numpy.random.SeedSequence(seed).spawn(n_chunks)``: one
+``numpy.random.Generator`` (PCG64) per chunk in a ``numba.typed.List``
+(:func:`chunk_generators`). Inside the jitted ``prange`` loop a chunk takes
+``g = gens[np.int64(c)]`` and calls ``g.random()``, ``g.standard_normal()``,
+``g.integers(lo, hi)``, ``g.shuffle(a)``, ...; numba runs NumPy's own algorithms
+(e.g. the ziggurat) on the chunk's explicit bit-generator state. A chunk's draws
+therefore depend only on its own stream, never on which thread ran it; there is no
+hidden global RNG state; and a kernel draws exactly the numbers plain NumPy would
+draw from the same Generator, so kernels can be tested against plain NumPy draw
+for draw.
 """
 
 from __future__ import annotations
@@ -87,15 +85,3 @@ def chunk_generators(seed, n_chunks: int):
     return List([np.random.Generator(np.random.PCG64(child))
                  for child in as_seed_sequence(seed).spawn(n_chunks)])
 
-
-def chunk_seeds(seed, n_chunks: int) -> np.ndarray:
-    """One 32-bit seed per chunk, from ``SeedSequence(seed).spawn(n_chunks)``.
-
-    Returns:
-        ``uint32`` array of shape ``(n_chunks,)``, suitable for ``np.random.seed``
-        inside a jitted function (numba's legacy RNG takes a 32-bit seed).
-    """
-    ss = as_seed_sequence(seed)
-    children = ss.spawn(n_chunks)
-    return np.array([c.generate_state(1, dtype=np.uint32)[0] for c in children],
-                    dtype=np.uint32)

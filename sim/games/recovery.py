@@ -43,7 +43,7 @@ import numpy as np
 
 from sim.games.recovery_gf2 import gf2_rank_distribution
 from sim.games.recovery_kernels import _kernel, _play
-from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
+from sim.rng import chunk_generators, chunk_layout
 
 #: Strategy name -> kernel code.
 KERNEL_STRATEGIES: dict[str, int] = {"keep_blocks": 0, "keep_prefix": 1, "recoverable": 2}
@@ -257,9 +257,12 @@ def simulate(strategy: str, N, k, B, trials: int, seed=None, c0: float = 1.0) ->
 
     Every trial draws ``N`` fresh uniform ``k``-bit blocks and a uniform target,
     encodes into at most ``B`` bits, decodes and compares bit for bit. Trials are
-    split into fixed chunks seeded from ``seed`` (:mod:`sim.rng`), so results are
-    identical for any numba thread count. ``recoverable`` when infeasible
-    (``N h(N) + k > B``) cannot run and scores 0 without simulating.
+    split into fixed chunks of :data:`sim.rng.CHUNK_TRIALS`, chunk ``c`` drawing
+    from the ``c``-th Generator of :func:`sim.rng.chunk_generators` in the order
+    given in :mod:`sim.games.recovery_kernels` (so plain NumPy on the same
+    Generators reproduces every trial), and results are identical for any numba
+    thread count. ``recoverable`` when infeasible (``N h(N) + k > B``) cannot run
+    and scores 0 without simulating.
 
     Args:
         strategy: ``"keep_blocks"``, ``"keep_prefix"`` or ``"recoverable"``.
@@ -277,14 +280,14 @@ def simulate(strategy: str, N, k, B, trials: int, seed=None, c0: float = 1.0) ->
     N, k, B = validate_game(N, k, B)
     c0 = _check_c0(c0)
     n_chunks, chunk_trials = chunk_layout(trials)
-    seeds = chunk_seeds(as_seed_sequence(seed), n_chunks)
+    gens = chunk_generators(seed, n_chunks)
     exact = exact_success(strategy, N, k, B, c0)
     bound = fano_bound(N, k, B)
     if strategy == "recoverable" and exact == 0.0:
         return SimResult(strategy, N, k, B, int(trials), 0, 0.0, 0.0, bound, exact)
     param, addr = _strategy_params(strategy, N, k, B, c0)
     succ, over = _kernel(KERNEL_STRATEGIES[strategy], N, k, B, param, addr, int(trials),
-                         chunk_trials, seeds)
+                         chunk_trials, gens)
     if over.sum():
         raise ValueError(f"{strategy}: encoder exceeded B={B} bits in {int(over.sum())} trials")
     s = int(succ.sum())

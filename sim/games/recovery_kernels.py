@@ -5,7 +5,21 @@ Blocks are packed ``uint64`` words (bit ``j`` of a block is bit ``j % 64`` of wo
 writes and the decoder reads back. :func:`_play` runs one trial on given blocks
 (shared by the kernel and by :func:`sim.games.recovery.play_packed`, so tests can
 compare it bit for bit with the plain-Python references); :func:`_kernel` draws
-the trials in fixed chunks, each seeded inside the jitted function (:mod:`sim.rng`).
+the trials in fixed chunks, chunk ``c`` from its own ``numpy.random.Generator``
+``gens[c]`` (:func:`sim.rng.chunk_generators`), so results depend on the seed alone,
+never on the number of threads.
+
+Per trial a chunk's Generator ``g`` is consumed exactly as this plain NumPy does
+(:func:`_draw_blocks`; ``W = ceil(k/64)`` words per block)::
+
+    words = g.integers(0, 2**64 - 1, size=(N, W), dtype=np.uint64, endpoint=True)
+    words[:, -1] &= low k - 64 (W - 1) bits          # only when 64 does not divide k
+    g.shuffle(perm)                                   # recoverable only: store slots
+    target = g.integers(0, N)
+
+so the kernel can be checked against plain NumPy draw for draw. Every bit of a
+block is one bit of a full 64-bit PCG64 output (``endpoint=True`` on the full
+``uint64`` range returns the raw word, no rejection), hence uniform and independent.
 Use the Python API in :mod:`sim.games.recovery`, which validates parameters.
 """
 
@@ -104,40 +118,66 @@ def _play(strategy, blocks, target, k, B, param, addr, perm, stream, store, gues
     return 1
 
 
+#: ``2**64 - 1``: with ``endpoint=True`` the draw covers every ``uint64`` value.
+_U64_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
 @nb.njit(cache=True)
-def _rand_word(nbits):
-    hi = np.uint64(np.random.randint(0, 4294967296))
-    lo = np.uint64(np.random.randint(0, 4294967296))
-    return ((hi << np.uint64(32)) | lo) & _mask(nbits)
+def _draw_blocks(g, N, k):
+    """``N`` uniform ``k``-bit blocks from Generator ``g``.
+
+    Returns:
+        ``uint64`` array ``(N, ceil(k/64))``, packed as in :mod:`sim.games.recovery`
+        (bit ``j`` of a block is bit ``j % 64`` of word ``j // 64``), bits ``>= k``
+        zero. Draws ``N ceil(k/64)`` raw 64-bit words in row-major order, exactly
+        ``g.integers(0, 2**64 - 1, size=(N, W), dtype=np.uint64, endpoint=True)``,
+        and masks the last word of each block to its ``k - 64 (W - 1)`` bits.
+    """
+    W = (k + 63) // 64
+    blocks = g.integers(0, _U64_MAX, size=N * W, dtype=np.uint64,
+                        endpoint=True).reshape(N, W)
+    tail = k - 64 * (W - 1)
+    if tail < 64:
+        m = _mask(tail)
+        for i in range(N):
+            blocks[i, W - 1] &= m
+    return blocks
 
 
 @nb.njit(parallel=True, cache=True)
-def _kernel(strategy, N, k, B, param, addr, trials, chunk_trials, seeds):
-    n_chunks = seeds.shape[0]
+def _kernel(strategy, N, k, B, param, addr, trials, chunk_trials, gens):
+    """Play ``trials`` games of one strategy; chunk ``c`` holds trials
+    ``c * chunk_trials .. min(trials, (c + 1) * chunk_trials) - 1`` and draws from
+    ``gens[c]`` only (in place: the Generators advance).
+
+    Args:
+        strategy: 0 keep_blocks, 1 keep_prefix, 2 recoverable; N, k, B: game (bits);
+            param: m, p or handle bits; addr: address bits (recoverable);
+            gens: ``numba.typed.List`` of ``ceil(trials / chunk_trials)`` Generators.
+
+    Returns:
+        ``(successes, overflows)``: int64 arrays ``(len(gens),)`` per chunk; an
+        overflow is a trial whose encoder would exceed ``B`` bits.
+    """
+    n_chunks = len(gens)
     W = (k + 63) // 64
     SW = max(1, (B + 63) // 64)
     successes = np.zeros(n_chunks, np.int64)
     overflows = np.zeros(n_chunks, np.int64)
     for c in nb.prange(n_chunks):
-        np.random.seed(seeds[c])
-        blocks = np.zeros((N, W), np.uint64)
+        g = gens[np.int64(c)]
         store = np.zeros((N, W), np.uint64)
         perm = np.arange(N)
         stream = np.zeros(SW, np.uint64)
         guess = np.zeros(W, np.uint64)
         stop = min(trials, (c + 1) * chunk_trials)
         for _ in range(c * chunk_trials, stop):
-            for i in range(N):
-                for w in range(W):
-                    blocks[i, w] = _rand_word(min(64, k - 64 * w))
+            blocks = _draw_blocks(g, N, k)
             if strategy == 2:
-                # the store hands out a fresh random slot per block (Fisher-Yates)
-                for i in range(N - 1, 0, -1):
-                    j = np.random.randint(0, i + 1)
-                    tmp = perm[i]
-                    perm[i] = perm[j]
-                    perm[j] = tmp
-            target = np.random.randint(0, N)
+                # the store hands out a fresh random slot per block (Fisher-Yates
+                # on the previous permutation: uniform whatever it was)
+                g.shuffle(perm)
+            target = g.integers(0, N)
             r = _play(strategy, blocks, target, k, B, param, addr, perm, stream, store, guess)
             if r < 0:
                 overflows[c] += 1
