@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: experiment name -> (module, one-line help)
@@ -58,8 +59,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     does not import numba, sympy or the workspace.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    from sim import __version__
+
     parser = argparse.ArgumentParser(
         prog="ctxsim", description="Theory and simulation of LLM context management.")
+    parser.add_argument("--version", action="version", version=f"ctxsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one experiment and write CSV/PNG/JSON")
     run_sub = run.add_subparsers(dest="experiment", required=True, metavar="EXPERIMENT")
@@ -77,8 +81,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ctxsim`` console script; returns the exit status."""
+def run_command(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the command; exceptions propagate (for tests and
+    scripts). Returns the exit status."""
     args = build_parser(argv).parse_args(argv)
     module = importlib.import_module(args._module)
     if args._kind == "experiment":
@@ -86,6 +91,26 @@ def main(argv: list[str] | None = None) -> int:
             print(path)
         return 0
     return int(module.main(args) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``ctxsim`` console script; returns the exit status.
+
+    A failure is reported as one line, ``ctxsim: error: <type>: <message>``, with
+    exit status 1 (argparse's own usage errors exit 2). Set ``CTXSIM_DEBUG=1`` to
+    get the full traceback instead.
+    """
+    if os.environ.get("CTXSIM_DEBUG"):
+        return run_command(argv)
+    try:
+        return run_command(argv)
+    except KeyboardInterrupt:
+        print("ctxsim: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        print(f"ctxsim: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("ctxsim: set CTXSIM_DEBUG=1 for the traceback", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@ keys; missing keys fall back to the shipped ``[default]`` table.
 
 from __future__ import annotations
 
+import argparse
 import importlib.resources
 import pathlib
 import tomllib
@@ -44,3 +45,14 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
                              f"{sorted(config)}")
         config.update(table)
     return config
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0 (seeds), else a usage error naming the value."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value

@@ -71,7 +71,8 @@ def write_csv(path: pathlib.Path, columns: Sequence[str], rows: Iterable[Mapping
         KeyError: if a row lacks one of ``columns``.
     """
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
+        # "\n", not the csv module's default "\r\n": plain text files on every platform.
+        writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
             writer.writerow([_jsonable(row[c]) for c in columns])
@@ -85,8 +86,14 @@ def read_csv(path: pathlib.Path) -> list[dict[str, str]]:
 
 
 def prepare_out(out: str | pathlib.Path) -> pathlib.Path:
-    """Create (if needed) and return the output directory."""
+    """Create (if needed) and return the output directory.
+
+    Raises:
+        NotADirectoryError: naming ``out`` if it exists and is not a directory.
+    """
     path = pathlib.Path(out)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"--out {str(out)!r} is a file; expected a directory")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

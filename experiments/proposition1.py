@@ -31,6 +31,7 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.config import non_negative_int
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate)
 from sim.games.recovery_strategies import LinearHash, evaluate
 from theory.proposition1 import fixed_budget_threshold
@@ -200,7 +201,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run proposition1``."""
     parser.add_argument("--quick", action="store_true", help="small grid (seconds)")
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
-    parser.add_argument("--seed", type=int, default=1, help="base seed (default: 1)")
+    parser.add_argument("--seed", type=non_negative_int, default=1,
+                        help="base random seed, an integer >= 0 (default: 1)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="accepted for symmetry with the other experiments "
+                             "(this one prints no progress bar)")
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:

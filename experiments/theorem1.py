@@ -19,7 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from experiments import proposition2
-from experiments.config import load_config
+from experiments.config import load_config, non_negative_int
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
 from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, Content,
@@ -180,7 +180,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run theorem1``."""
     parser.add_argument("--quick", action="store_true", help="small grid (seconds)")
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
-    parser.add_argument("--seed", type=int, default=1, help="base seed (default: 1)")
+    parser.add_argument("--seed", type=non_negative_int, default=1,
+                        help="base random seed, an integer >= 0 (default: 1)")
     parser.add_argument("--config", default=None,
                         help="TOML file overriding keys of experiments/configs/theorem1.toml")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -397,8 +397,13 @@ def status(base_url: str | None = None) -> dict:
     whether ``base_url`` (default ``$CTXSIM_LLM_BASE_URL``) answers."""
     path = model_path()
     url = base_url or os.environ.get("CTXSIM_LLM_BASE_URL")
-    return {"llama_cpp_python": _llama_version(), "parts_installed": parts_installed(),
+    info = {"llama_cpp_python": _llama_version(), "parts_installed": parts_installed(),
             "model_path": str(path),
             "model_bytes": path.stat().st_size if path.is_file() else None,
-            "verified": is_verified(path), "expected_sha256": MODEL_SHA256,
+            # the assembled file in the cache, verified once; the parts are only
+            # needed to assemble it again
+            "cached_model_verified": is_verified(path), "expected_sha256": MODEL_SHA256,
             "base_url": url, "reachable": reachable(url) if url else None}
+    if info["llama_cpp_python"] == "not installed" or not info["parts_installed"]:
+        info["hint"] = f"the local model needs the [llm] extra: {BUILD_HINT}"
+    return info

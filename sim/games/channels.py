@@ -22,6 +22,9 @@ import dataclasses
 import math
 import numbers
 
+#: Largest supported number of blocks (positions are counted in int64).
+MAX_BLOCKS = 2**62
+
 # Integer codes understood by sim.games.kernels.
 LEDGER, BLIND, CONTENT, LIST, WINDOWED = 0, 1, 2, 3, 4
 
@@ -55,6 +58,9 @@ def validate_game(n, kappa) -> tuple[int, int]:
         raise ValueError(f"n must be an integer number of blocks, got {n!r}")
     if n <= kappa:
         raise ValueError(f"n must exceed kappa (n > kappa = {kappa}), got n = {n!r}")
+    if n > MAX_BLOCKS:
+        # the kernels count positions in int64
+        raise ValueError(f"n must be at most 2^62 blocks, got n = {n!r}")
     return int(n), kappa
 
 

@@ -96,7 +96,7 @@ def test_llm_status_command(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("CTXSIM_CACHE", str(tmp_path))
     assert main(["llm", "status", "--base-url", "http://127.0.0.1:9/v1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["verified"] is False and out["reachable"] is False
+    assert out["cached_model_verified"] is False and out["reachable"] is False
     assert out["expected_sha256"] == ls.MODEL_SHA256
     assert main(["llm", "status", "--verify"]) == 2
     assert "no model file" in capsys.readouterr().err

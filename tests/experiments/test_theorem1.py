@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from experiments.cli import main
+from experiments.cli import main, run_command
 from experiments.output import read_csv
 from theory.bounds import bound_sum
 
@@ -90,4 +90,22 @@ def test_config_override_rejects_unknown_keys(tmp_path):
     cfg = tmp_path / "bad.toml"
     cfg.write_text("[quick]\nkapas = [2]\n")
     with pytest.raises(ValueError, match="kapas"):
-        main(["run", "theorem1", "--quick", "--config", str(cfg), "--out", str(tmp_path)])
+        run_command(["run", "theorem1", "--quick", "--config", str(cfg), "--out",
+                     str(tmp_path)])
+
+
+def test_cli_reports_errors_in_one_line(tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[quick]\nkapas = [2]\n")
+    assert main(["run", "theorem1", "--quick", "--config", str(cfg), "--out",
+                 str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ctxsim: error: ValueError: unknown key(s) ['kapas']")
+    assert "Traceback" not in err
+
+
+def test_negative_seed_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "theorem1", "--quick", "--seed", "-1"])
+    assert exc.value.code == 2
+    assert "--seed" in capsys.readouterr().err
