@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .blocks import BlockStatus, BlockType
 from .dashboard import MESSAGE_TOKENS, BudgetFacts, Row, make_dashboard
 from .ids import format_ids
+from .messages import decode_call_message
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,8 +79,9 @@ def native_message(btype: BlockType, text: str, meta: dict[str, Any],
     role = meta.get("role", "user")
     if btype is BlockType.TOOL_RESULT:
         return {"role": "tool", "tool_call_id": meta["tool_call_id"], "content": text}
-    if btype is BlockType.TOOL_CALL:
-        return {"role": "assistant", "content": text or None,
+    if btype is BlockType.TOOL_CALL:  # ``text`` is the stored message (canonical JSON)
+        msg = decode_call_message(text.encode("utf-8", "surrogatepass"))
+        return {"role": "assistant", "content": msg.get("content") or None,
                 "tool_calls": meta["tool_calls"]}
     if role == "tool":  # a note/summary typed over a tool role: plain context
         role = "user"

@@ -67,7 +67,10 @@ class Block:
     """One registered message.
 
     ``data`` holds the exact bytes (UTF-8 of the message text, or the raw bytes of a
-    non-UTF-8 tool output); ``content`` is its text view. ``tokens`` is the message's
+    non-UTF-8 tool output; for a ``tool_call`` block the whole assistant message,
+    text plus every call's id, name and arguments, as canonical JSON, see
+    :func:`sim.workspace.messages.encode_call_message`): what archive, offload,
+    transcripts and recovery store and give back. ``content`` is its text view. ``tokens`` is the message's
     token count when rendered raw (content plus chat framing and tool-call arguments)
     in the workspace tokenizer; it is what the block costs while visible and what it
     would cost again if recovered. ``turn`` is the root turn it entered; age is the

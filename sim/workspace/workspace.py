@@ -20,7 +20,7 @@ from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetW
                      ToolCallError, UnknownBlockError, WorkspaceError)
 from .ids import is_block_id, is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
-from .messages import message_text
+from .messages import encode_call_message as _encode_call, message_text
 from .store import Journal, PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
 
@@ -201,6 +201,8 @@ class Workspace:
         Roles map to types (system, user_message, assistant_message, tool_call when
         ``tool_calls`` is present, tool_result); ``block_type`` overrides (summary,
         note). Content may be bytes (stored byte-exact, e.g. non-UTF-8 tool output).
+        A tool-call message is stored whole (``data`` is its canonical JSON: text and
+        every call's id, name and arguments), so archiving it loses nothing.
         An assistant message starts a new root turn unless ``new_turn=False``. Tool
         results pass preflight: if they exceed ``guard_threshold`` or the resulting
         request would exceed the budget, the wire-payload guard offloads them to a
@@ -229,6 +231,10 @@ class Workspace:
                                         f" by {self._call_owner.get(cid, 'this message')}")
             if block_type is None:
                 btype = BlockType.TOOL_CALL
+            elif btype is not BlockType.TOOL_CALL:
+                raise ToolCallError(f"a {btype.value} block cannot carry tool_calls")
+            # the block's bytes are the whole message: text, ids, names, arguments
+            data = _encode_call(text, meta["tool_calls"], meta.get("name"))
         if role == "tool":
             cid = message.get("tool_call_id")
             if not isinstance(cid, str) or cid not in self._call_owner:

@@ -8,6 +8,7 @@ Steps: ``stateful_step_count`` x ``max_examples`` (dev profile 25, ci 60).
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import warnings
@@ -76,14 +77,18 @@ class WorkspaceMachine(RuleBasedStateMachine):
         assert b.data == (text if isinstance(text, bytes) else text.encode())
         self._seen(b)
 
-    @rule(n=st.integers(1, 3))
-    def register_call(self, n):
+    @rule(n=st.integers(1, 3), text=st.text(max_size=60),
+          args=st.sampled_from(['{"cmd": "ls"}', '{"cmd": "pytest -x \\"é\\""}', ""]))
+    def register_call(self, n, text, args):
         calls = []
         for _ in range(n):
             self.n_calls += 1
             calls.append({"id": f"call_{self.n_calls}", "type": "function",
-                          "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}})
-        b = self.ws.register({"role": "assistant", "content": "", "tool_calls": calls})
+                          "function": {"name": "bash", "arguments": args}})
+        b = self.ws.register({"role": "assistant", "content": text, "tool_calls": calls})
+        # the block's bytes are the whole message: what archive/recover give back
+        assert json.loads(b.data) == {"role": "assistant", "content": text or None,
+                                      "tool_calls": calls}
         self._seen(b)
         self.calls += [(c["id"], b.id) for c in calls]
 

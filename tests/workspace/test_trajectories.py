@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 import sim
-from sim.workspace import (BlockStatus, RequestValidationError, TrajectoryFormatError,
+from sim.workspace import (BlockStatus, BlockType, RequestValidationError, TrajectoryFormatError,
                            Workspace, load_trajectory, replay_trajectory,
                            validate_chat_request)
+from sim.workspace.messages import (clean_tool_calls, decode_call_message,
+                                    encode_call_message, message_text)
 from tests.workspace.helpers import check_lossless, check_request, with_offloads
 
 DATA = Path(sim.__file__).parent / "data" / "trajectories"
@@ -31,6 +33,15 @@ def test_replay_real_trajectory(name, policy, tmp_path):
     assert len(ws.blocks) == len(msgs) == res.requests == len(seen)
     for b, m in zip(ws.blocks.values(), msgs):  # exact bytes, one block per message
         content = m.get("content") or ""
+        if m.get("tool_calls"):  # the whole message: text, ids, names, arguments
+            stored = decode_call_message(b.data)
+            assert b.type is BlockType.TOOL_CALL and b.data == encode_call_message(
+                stored["content"] or "", stored["tool_calls"])
+            assert (stored["content"] or "") == message_text(m.get("content"))
+            want = clean_tool_calls(m["tool_calls"])
+            assert [(c["function"], c["id"].split("~")[0]) for c in stored["tool_calls"]] \
+                == [(c["function"], c["id"]) for c in want]
+            continue
         assert b.data == (content if isinstance(content, str) else "").encode() or \
             b.content.endswith(content)
     check_lossless(ws)

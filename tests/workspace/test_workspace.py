@@ -241,7 +241,9 @@ def test_offloaded_blocks_join_group_archives(tmp_path):
     req = check_request(ws)                                   # no orphan tool messages
     assert not any(m["role"] == "tool" for m in req.messages)
     ws.close()
-    ws = Workspace.open(tmp_path / "w", sync=False)           # journal replay: same state
+    # journal replay: same state (a little more budget: G3's transcript holds B2's
+    # and B5's whole call messages, ids, names and arguments included)
+    ws = Workspace.open(tmp_path / "w", sync=False, budget=3200)
     assert ws.blocks["B4"].status is BlockStatus.OFFLOADED and ws.group_of["B4"] == "G1"
     check_lossless(ws)
     r = ws.recover("B6")                                      # narrow, from inside G2
@@ -266,3 +268,90 @@ def test_offloaded_blocks_join_group_archives(tmp_path):
     snap = ws.snapshot()
     ws.close()
     assert Workspace.open(tmp_path / "w", sync=False).snapshot() == snap
+
+
+# ---------------------------------------------------------------- tool-call bytes
+CALL_MSG = {"role": "assistant", "content": "Running the tests.", "tool_calls": [
+    {"id": "c1", "type": "function",
+     "function": {"name": "bash", "arguments": "{\"cmd\": \"pytest -x\"}"}},
+    {"id": "c2", "type": "function",
+     "function": {"name": "str_replace_editor", "arguments": "{\"path\": \"é.py\"}"}}]}
+
+
+def _call_ws(path):
+    ws = Workspace(path, budget=5000, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    b = ws.register({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c0", "type": "function",
+         "function": {"name": "bash", "arguments": "{\"cmd\": \"pytest -x\"}"}}]})  # B2
+    ws.register({"role": "tool", "tool_call_id": "c0", "content": "1 failed"})     # B3
+    ws.register(CALL_MSG)                                                           # B4
+    ws.register({"role": "tool", "tool_call_id": "c1", "content": "ok"})           # B5
+    ws.register({"role": "tool", "tool_call_id": "c2", "content": "edited"})       # B6
+    return ws, b
+
+
+def test_tool_call_block_stores_the_whole_message(tmp_path):
+    """Invariant 3 for calls: a tool_call block's bytes are the whole assistant
+    message (text plus every call's id, name and arguments), not just its text."""
+    ws, b2 = _call_ws(tmp_path / "w")
+    assert json.loads(b2.data) == {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c0", "type": "function",
+         "function": {"name": "bash", "arguments": "{\"cmd\": \"pytest -x\"}"}}]}
+    b4 = ws.blocks["B4"]
+    assert json.loads(b4.data) == CALL_MSG
+    registered = b2.data
+    h = ws.archive("B2")
+    payload = ws.read_payload(h.path)
+    assert payload == registered and h.length == len(registered) > 0
+    assert b'"name":"bash"' in payload
+    assert '"arguments":"{\\"cmd\\": \\"pytest -x\\"}"'.encode() in payload
+    r = ws.recover(h)
+    assert r.data == registered and r.recovered_from == "B2"
+    check_lossless(ws)
+    req = check_request(ws)          # recovered call renders as its exact text
+    assert any(m["role"] == "user" and registered.decode() in m["content"]
+               for m in req.messages)
+    assert r.tokens == req.item_tokens[r.id]   # dashboard truth: counts what renders
+
+
+def test_tool_call_tokens_match_rendering(tmp_path):
+    ws, _ = _call_ws(tmp_path / "w")
+    req = ws.assemble(incremental=False)
+    visible = ws.assemble()
+    assert req.total == visible.total
+    call = next(m for m in req.messages if m.get("tool_calls") and len(m["tool_calls"]) == 2)
+    assert call == CALL_MSG  # rendered as registered, text and calls
+
+
+def test_group_transcript_holds_call_names_and_arguments(tmp_path):
+    ws, _ = _call_ws(tmp_path / "w")
+    h = ws.archive("B4-B6", "edits")
+    text = ws.read_payload(h).decode()
+    assert "=== B4 tool_call" in text and ws.blocks["B4"].data.decode() in text
+    assert '"name":"str_replace_editor"' in text and '\\"path\\": \\"é.py\\"' in text
+    assert '"id":"c1"' in text and "Running the tests." in text
+    r = ws.recover(h)
+    assert r.data == ws.read_payload(h) and ws.blocks["B4"].data in r.data
+
+
+def test_reopened_workspace_reads_the_same_call_bytes(tmp_path):
+    ws, b2 = _call_ws(tmp_path / "w")
+    before = {k: b.data for k, b in ws.blocks.items()}
+    h = ws.archive("B2")
+    g = ws.archive("B4-B6")
+    req = ws.assemble()
+    ws.close()
+    ws = Workspace.open(tmp_path / "w", sync=False)
+    assert {k: b.data for k, b in ws.blocks.items()} == before
+    assert ws.read_payload(h) == before["B2"] and before["B4"] in ws.read_payload(g)
+    assert ws.recover(h).data == before["B2"]
+    assert ws.blocks["B2"].tokens == b2.tokens
+    assert req.total <= ws.budget
+
+
+def test_tool_call_with_non_utf8_text_is_refused(tmp_path):
+    ws = Workspace(tmp_path / "w", sync=False)
+    with pytest.raises(WorkspaceError, match="UTF-8"):
+        ws.register(dict(CALL_MSG, content=b"\xff"))
+    assert len(ws.blocks) == 0 and "c1" not in ws._call_owner
