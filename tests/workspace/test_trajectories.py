@@ -204,3 +204,20 @@ def test_validator_accepts():
     validate_chat_request(_req({"role": "system", "content": "s"}, CALL,
                                {"role": "tool", "tool_call_id": "a", "content": "r"},
                                {"role": "user", "content": [{"type": "text", "text": "t"}]}))
+
+
+@pytest.mark.parametrize("messages, cid", [
+    ([{"role": "user", "content": "t"},
+      {"role": "tool", "tool_call_id": "nope", "content": "orphan"}], "nope"),
+    ([{"role": "user", "content": "t"}, CALL,
+      {"role": "tool", "tool_call_id": "b", "content": "wrong id"}], "b"),
+    ([{"role": "user", "content": "t"}, CALL,
+      {"role": "tool", "tool_call_id": "a", "content": "ok"},
+      {"role": "tool", "tool_call_id": "a", "content": "again"}], "a"),
+])
+def test_tool_result_for_no_open_call_is_a_format_error(messages, cid, tmp_path):
+    """As Workspace.register refuses it: never silently imported as a user message."""
+    path = tmp_path / "msgs.json"
+    path.write_text(json.dumps(messages))
+    with pytest.raises(TrajectoryFormatError, match=repr(cid)):
+        replay_trajectory(path, budget=4000, directory=tmp_path / "ws")

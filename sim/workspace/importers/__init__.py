@@ -88,14 +88,17 @@ def import_trajectory(source: str | Path | list | dict, workspace, *,
     """Register every message of a trajectory in ``workspace``; returns the blocks.
 
     System messages and the first non-demonstration user message (the task
-    statement) are pinned when ``pin_task``. A tool result that answers no open call
-    (or one already answered) becomes a user message, so the stream stays valid.
+    statement) are pinned when ``pin_task``. A tool result that answers no earlier
+    call, or a call already answered, raises :class:`TrajectoryFormatError` naming
+    the message index and the ``tool_call_id`` (as :meth:`Workspace.register` would
+    refuse it); blocks registered before it stay in ``workspace``. Call ids a
+    recorded run reuses are renamed ``<id>~<n>`` (results follow the latest call).
     ``on_step(block)`` runs after each block (replay policies hook in here).
     """
     blocks = []
     task_pinned = False
     renamed: dict[str, str] = {}
-    for msg in load_trajectory(source, format):
+    for index, msg in enumerate(load_trajectory(source, format)):
         if msg.get("tool_calls"):  # recorded runs reuse call ids; ids must stay unique
             calls = []
             for call in msg["tool_calls"]:
@@ -121,10 +124,16 @@ def import_trajectory(source: str | Path | list | dict, workspace, *,
             pinned = task_pinned = True
         msg.pop("_demo", None)
         if msg["role"] == "tool":
-            owner = workspace._call_owner.get(msg.get("tool_call_id"))
-            if owner is None or msg["tool_call_id"] in workspace.results.get(owner, {}):
-                msg = {"role": "user", "content": f"[tool output {msg.get('tool_call_id')}]"
-                       f"\n{msg.get('content') or ''}"}
+            cid = msg.get("tool_call_id")
+            owner = workspace._call_owner.get(cid) if isinstance(cid, str) else None
+            if owner is None:
+                raise TrajectoryFormatError(
+                    f"message {index}: tool result answers unknown tool_call_id {cid!r}"
+                    " (no earlier assistant message made that call)")
+            if cid in workspace.results.get(owner, {}):
+                raise TrajectoryFormatError(
+                    f"message {index}: tool_call_id {cid!r} is already answered by "
+                    f"{workspace.results[owner][cid]}")
         block = workspace.register(msg, pinned=pinned)
         blocks.append(block)
         if on_step is not None:
