@@ -12,7 +12,7 @@ from __future__ import annotations
 
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import add_common_arguments, run_loca_config
+from experiments.sweep import add_common_arguments, resolve, run_loca_config
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
@@ -22,23 +22,45 @@ COLUMNS = ("program", "n", "solved", "accuracy", "archives", "agent_archives",
            "total_recoveries", "mean_active")
 
 
+#: ``--quick`` defaults of the options the user did not give
+QUICK = {"families": 8, "seeds": 1,
+         "programs": ["vista", "vista_no_dashboard", "vista_no_recover"]}
+
+
+def defaults() -> dict:
+    """The full defaults (VISTA Fig. 8)."""
+    from sim.tasks.loca import FAMILIES, SEEDS_PER_FAMILY
+
+    return {"growth": 256_000, "budget": 128_000, "families": len(FAMILIES),
+            "seeds": SEEDS_PER_FAMILY, "programs": list(VARIANTS)}
+
+
 def add_arguments(parser) -> None:
     """Options: growth level, budget, families, seeds (+ the common ones)."""
+    from sim.tasks.loca import FAMILIES
+
+    from experiments.sweep import families_arg, fmt_default, growth_tokens, positive_int
+
+    d = defaults()
     add_common_arguments(parser)
-    parser.add_argument("--growth", type=int, default=256_000)
-    parser.add_argument("--budget", type=int, default=128_000)
-    parser.add_argument("--families", type=int, default=15)
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
+                        help="context growth: tool-result tokens per task, >= 1,000 "
+                             f"({fmt_default(d['growth'])})")
+    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
+                        help=f"context budget B in tokens ({fmt_default(d['budget'])})")
+    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
+                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
+                             f"({fmt_default(d['families'], QUICK['families'])})")
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
+                        help="task seeds (instances) per family; see --seed for the base "
+                             f"random seed ({fmt_default(d['seeds'], QUICK['seeds'])})")
 
 
 def config(args) -> dict:
-    """The effective configuration (``--quick`` shrinks it)."""
-    cfg = {"growth": args.growth, "budget": args.budget, "families": args.families,
-           "seeds": args.seeds, "profile": args.profile, "seed": args.seed,
-           "programs": list(VARIANTS), "jobs": args.jobs}
-    if args.quick:
-        cfg.update(families=8, seeds=1,
-                   programs=["vista", "vista_no_dashboard", "vista_no_recover"])
+    """The effective configuration: explicit options win; ``--quick`` shrinks the
+    defaults of the others (and runs three of the variants)."""
+    cfg = resolve(args, defaults(), QUICK)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
     return cfg
 
 
@@ -58,7 +80,7 @@ def run(args, executor=None) -> list:
     names = [p.replace("vista_", "") for p in cfg["programs"]]
     ax1.bar(names, [r["solved"] for r in ordered], color="C0")
     ax1.set_ylabel(f"solved / {ordered[0]['n']}")
-    ax1.set_title(f"VISTA ablations at {cfg['growth'] // 1000}K growth (cf. Fig. 8a)")
+    ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
     x = range(len(names))
     ax2.bar([i - 0.2 for i in x], [r["total_archives"] for r in ordered], 0.4,
             label="archives")
@@ -67,9 +89,13 @@ def run(args, executor=None) -> list:
     ax2.set_xticks(list(x), names)
     # log scale: archives outnumber retrievals by 10-100x without the dashboard
     ax2.set_yscale("symlog", linthresh=10)
+    top = max([1] + [max(r["total_archives"], r["total_recoveries"]) for r in ordered])
+    ax2.set_ylim(0, top * 4)  # headroom (symlog) for the count labels above the bars
     for i, r in zip(x, ordered):
-        ax2.annotate(f"{r['total_archives']}/{r['total_recoveries']}", (i, 1),
-                     ha="center", fontsize=7, xytext=(0, -12), textcoords="offset points")
+        ax2.annotate(f"{r['total_archives']}/{r['total_recoveries']}",
+                     (i, max(r["total_archives"], r["total_recoveries"])),
+                     ha="center", va="bottom", fontsize=7, xytext=(0, 3),
+                     textcoords="offset points")
     ax2.set_ylabel("events over all tasks (archives/retrievals)")
     ax2.set_title("archive / retrieve events (cf. Fig. 8b)")
     ax2.legend()

@@ -9,32 +9,54 @@ from __future__ import annotations
 
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import add_common_arguments, run_loca_config
+from experiments.sweep import add_common_arguments, resolve, run_loca_config
 
 NAME = "cost"
 COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_tokens",
            "total_tokens", "cache_hit", "cost_usd", "requests")
 
 
+#: ``--quick`` defaults of the options the user did not give
+QUICK = {"families": 6, "seeds": 1, "growth": 256_000, "programs": ["react", "vista"]}
+
+
+def defaults() -> dict:
+    """The full defaults (VISTA Table 2)."""
+    from sim.policies import MAIN_PROGRAMS
+    from sim.tasks.loca import FAMILIES, SEEDS_PER_FAMILY
+
+    return {"programs": list(MAIN_PROGRAMS), "growth": 128_000, "budget": 128_000,
+            "families": len(FAMILIES), "seeds": SEEDS_PER_FAMILY}
+
+
 def add_arguments(parser) -> None:
     """Options: programs, growth, budget, families, seeds (+ the common ones)."""
-    from sim.policies import MAIN_PROGRAMS
+    from sim.tasks.loca import FAMILIES
 
+    from experiments.sweep import (add_programs_argument, families_arg, fmt_default,
+                                   growth_tokens, positive_int)
+
+    d = defaults()
     add_common_arguments(parser)
-    parser.add_argument("--programs", nargs="+", default=list(MAIN_PROGRAMS))
-    parser.add_argument("--growth", type=int, default=128_000)
-    parser.add_argument("--budget", type=int, default=128_000)
-    parser.add_argument("--families", type=int, default=15)
-    parser.add_argument("--seeds", type=int, default=5)
+    add_programs_argument(parser, d["programs"], QUICK["programs"])
+    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
+                        help="context growth: tool-result tokens per task, >= 1,000 "
+                             f"({fmt_default(d['growth'], QUICK['growth'])})")
+    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
+                        help=f"context budget B in tokens ({fmt_default(d['budget'])})")
+    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
+                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
+                             f"({fmt_default(d['families'], QUICK['families'])})")
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
+                        help="task seeds (instances) per family; see --seed for the base "
+                             f"random seed ({fmt_default(d['seeds'], QUICK['seeds'])})")
 
 
 def config(args) -> dict:
-    """The effective configuration (``--quick`` shrinks it)."""
-    cfg = {"programs": list(args.programs), "growth": args.growth, "budget": args.budget,
-           "families": args.families, "seeds": args.seeds, "profile": args.profile,
-           "seed": args.seed, "jobs": args.jobs}
-    if args.quick:
-        cfg.update(families=6, seeds=1, growth=256_000, programs=["react", "vista"])
+    """The effective configuration: explicit options win; ``--quick`` shrinks the
+    defaults of the others."""
+    cfg = resolve(args, defaults(), QUICK)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
     return cfg
 
 
@@ -57,7 +79,7 @@ def run(args, executor=None) -> list:
                     xytext=(4, 4 if i % 2 else -10), textcoords="offset points")
     ax.set_xlabel("cache-aware cost per task ($)")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(f"Cost vs accuracy at {cfg['growth'] // 1000}K growth (cf. Table 2)")
+    ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth (cf. Table 2)")
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows),

@@ -22,6 +22,7 @@ tokens per row).
 
 from __future__ import annotations
 
+import tempfile
 import time
 import warnings
 
@@ -33,23 +34,39 @@ COLUMNS = ("trajectory", "setting", "registered", "ledger_rows", "visible",
 def add_arguments(parser) -> None:
     """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
     the first 200 blocks of the others), ``--max-blocks``."""
-    parser.add_argument("--out", default="figures", help="output directory")
-    parser.add_argument("--budget", type=int, default=12_288,
-                        help="window W for the pressured setting (tokens)")
-    parser.add_argument("--max-blocks", type=int, default=None,
-                        help="stop each replay after this many blocks")
-    parser.add_argument("--quick", action="store_true", help="small, fast version")
-    parser.add_argument("--seed", type=int, default=0, help="unused (deterministic)")
+    from experiments.sweep import nonnegative_int, positive_int
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--budget", type=positive_int, default=12_288, metavar="TOKENS",
+                        help="window W of the pressured setting, in tokens "
+                             "(default: %(default)s)")
+    parser.add_argument("--max-blocks", type=positive_int, default=None, metavar="N",
+                        help="stop each replay after this many registered blocks "
+                             "(default: whole trajectories; --quick: 200)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small, fast version: --max-blocks defaults to 200 "
+                             "(an explicit --max-blocks wins)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="unused: the replay is deterministic (default: %(default)s)")
 
 
 def trace(path, budget: int | None, max_blocks: int | None = None) -> list[dict]:
     """Replay ``path`` and return one record per registered block (columns of
     :data:`COLUMNS` but ``trajectory``/``setting``). ``budget`` None: unbounded."""
-    from sim.workspace import BudgetWarning, Workspace, import_trajectory
+    from sim.workspace import Workspace
+
+    with tempfile.TemporaryDirectory(prefix="ctxsim-ws-") as tmp:
+        return _trace(Workspace(tmp, budget=budget, strict=False, sync=False), path,
+                      budget, max_blocks)
+
+
+def _trace(ws, path, budget: int | None, max_blocks: int | None) -> list[dict]:
+    """:func:`trace` on the fresh workspace ``ws`` (closed on return)."""
+    from sim.workspace import BudgetWarning, import_trajectory
     from sim.workspace.blocks import BlockStatus
     from sim.workspace.replay import archive_oldest
 
-    ws = Workspace(None, budget=budget, strict=False, sync=False)
     rows: list[dict] = []
     archives = 0
 
@@ -96,8 +113,8 @@ def run(args) -> list:
     out = prepare_out(args.out)
     files = trajectory_files()
     max_blocks = args.max_blocks
-    if args.quick:
-        max_blocks = max_blocks or 200
+    if args.quick and max_blocks is None:
+        max_blocks = 200
     settings = [("unbounded", None), (f"W={args.budget}", args.budget)]
     t0 = time.perf_counter()
     table, summary = [], {}
@@ -126,7 +143,7 @@ def run(args) -> list:
             ls = "-" if label == "unbounded" else "--"
             kw = dict(color=colors[f.stem], ls=ls, lw=1.3)
             ax1.plot([r["registered"] for r in pts], [r["dashboard_tokens"] for r in pts],
-                     label=f"{f.stem[:24]} ({label})", **kw)
+                     label=f"{f.stem} ({label})", **kw)
             ax2.plot([r["registered"] for r in pts], [r["visible"] for r in pts], **kw)
     ax1.set_xscale("log")
     ax1.set_yscale("log")

@@ -14,39 +14,76 @@ import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.sweep import (ROW_COLUMNS, add_common_arguments, aggregate, loca_specs,
-                               run_sweep)
+                               resolve, run_sweep)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "total_tokens",
            "archives", "agent_archives", "program_edits", "recoveries", "cost_usd")
 
 
+#: ``--quick`` defaults of the options the user did not give
+QUICK = {"levels": [8_000, 256_000], "families": 8, "seeds": 1,
+         "programs": ["react", "masking", "summarization", "vista"]}
+
+
+def defaults() -> dict:
+    """The full-sweep defaults (VISTA Fig. 4)."""
+    from sim.policies import MAIN_PROGRAMS
+    from sim.tasks.loca import FAMILIES, GROWTH_LEVELS, SEEDS_PER_FAMILY
+
+    return {"levels": list(GROWTH_LEVELS), "programs": list(MAIN_PROGRAMS),
+            "budget": 128_000, "families": len(FAMILIES), "seeds": SEEDS_PER_FAMILY}
+
+
 def add_arguments(parser) -> None:
     """Options: levels, programs, budget, families, seeds (+ the common ones)."""
-    from sim.policies import MAIN_PROGRAMS
-    from sim.tasks.loca import GROWTH_LEVELS
+    from sim.tasks.loca import FAMILIES
 
+    from experiments.sweep import (add_programs_argument, families_arg, fmt_default,
+                                   growth_tokens, positive_int)
+
+    d = defaults()
     add_common_arguments(parser)
-    parser.add_argument("--levels", type=int, nargs="+", default=list(GROWTH_LEVELS))
-    parser.add_argument("--programs", nargs="+", default=list(MAIN_PROGRAMS))
-    parser.add_argument("--budget", type=int, default=128_000)
-    parser.add_argument("--families", type=int, default=15)
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--levels", type=growth_tokens, nargs="+", default=None,
+                        metavar="TOKENS",
+                        help="context-growth levels: tool-result tokens per task, each "
+                             f">= 1,000 ({fmt_default(d['levels'], QUICK['levels'])})")
+    add_programs_argument(parser, d["programs"], QUICK["programs"])
+    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
+                        help="context budget B in tokens "
+                             f"({fmt_default(d['budget'])})")
+    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
+                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
+                             f"({fmt_default(d['families'], QUICK['families'])})")
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
+                        help="task seeds (instances) per family; see --seed for the base "
+                             f"random seed ({fmt_default(d['seeds'], QUICK['seeds'])})")
     from experiments.pressure_llm import add_llm_arguments
 
     add_llm_arguments(parser)  # --agent llm: the small real-model sweep
 
 
 def config(args) -> dict:
-    """The effective configuration (``--quick`` shrinks it)."""
-    cfg = {"levels": list(args.levels), "programs": list(args.programs),
-           "budget": args.budget, "families": args.families, "seeds": args.seeds,
-           "profile": args.profile, "seed": args.seed, "jobs": args.jobs}
-    if args.quick:
-        cfg.update(levels=[8_000, 256_000], families=8, seeds=1,
-                   programs=[p for p in args.programs
-                             if p in ("react", "masking", "summarization", "vista")])
+    """The effective configuration: explicit options win; ``--quick`` shrinks the
+    defaults of the others."""
+    cfg = resolve(args, defaults(), QUICK)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
     return cfg
+
+
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
+_LINESTYLES = ("-", "--", "-.", ":")
+
+
+def line_style(program: str, index: int) -> dict:
+    """Plot style of the ``index``-th program: VISTA thick black; the others a distinct
+    colour, hollow marker (shrinking size) and dash pattern, so lines that coincide
+    (tied programs) stay visible on top of each other."""
+    if program == "vista":
+        return dict(color="k", lw=2.5, marker="o", ms=6, zorder=3)
+    return dict(color=f"C{index % 10}", lw=1.4, ls=_LINESTYLES[index % len(_LINESTYLES)],
+                marker=_MARKERS[index % len(_MARKERS)], ms=max(4, 11 - index),
+                mfc="none", mew=1.4, zorder=4)
 
 
 def run(args, executor=None) -> list:
@@ -67,12 +104,12 @@ def run(args, executor=None) -> list:
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
-    for prog in cfg["programs"]:
+    for i, prog in enumerate(cfg["programs"]):
         pts = [r for r in table if r["program"] == prog]
-        style = dict(lw=2.5, color="k") if prog == "vista" else dict(lw=1.2)
-        ax1.plot([r["level"] for r in pts], [100 * r["accuracy"] for r in pts], "o-",
+        style = line_style(prog, i)
+        ax1.plot([r["level"] for r in pts], [100 * r["accuracy"] for r in pts],
                  label=prog, **style)
-        ax2.plot([r["level"] for r in pts], [r["mean_active"] / 1e3 for r in pts], "o-",
+        ax2.plot([r["level"] for r in pts], [r["mean_active"] / 1e3 for r in pts],
                  label=prog, **style)
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
@@ -80,7 +117,7 @@ def run(args, executor=None) -> list:
         ax.set_xlabel("context growth (tokens)")
         ax.axvline(cfg["budget"], color="grey", ls=":", lw=1)
     ax1.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
-    ax1.set_title(f"Pressure sweep, budget {cfg['budget'] // 1000}K (cf. VISTA Fig. 4)")
+    ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)")
     ax2.set_ylabel("mean active context (K tokens)")
     ax1.legend(fontsize=7, ncol=2)
     paths.append(save_figure(fig, out / f"{NAME}.png"))

@@ -39,21 +39,29 @@ def add_llm_arguments(parser) -> None:
                         help="--agent llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model)")
     parser.add_argument("--model", default=None, help="--agent llm: model name")
-    parser.add_argument("--llm-budgets", type=int, nargs="+", default=[2500, 5000],
-                        help="--agent llm: budgets B (tokens)")
-    parser.add_argument("--llm-growth", type=int, default=4000,
-                        help="--agent llm: context growth per task (tokens)")
-    parser.add_argument("--llm-families", type=int, default=4,
-                        help="--agent llm: LOCA families (seed 0 each)")
+    from experiments.sweep import families_arg, growth_tokens, positive_int
+
+    parser.add_argument("--llm-budgets", type=positive_int, nargs="+", default=None,
+                        metavar="TOKENS",
+                        help="--agent llm: budgets B in tokens (default: 2500 5000; "
+                             "--quick: 2500)")
+    parser.add_argument("--llm-growth", type=growth_tokens, default=4000, metavar="TOKENS",
+                        help="--agent llm: context growth per task in tokens, >= 1,000 "
+                             "(default: %(default)s)")
+    parser.add_argument("--llm-families", type=families_arg(), default=None, metavar="N",
+                        help="--agent llm: LOCA families, seed 0 each (default: 4; "
+                             "--quick: 3)")
 
 
 def config(args) -> dict:
-    """The effective configuration (``--quick``: one budget, three families)."""
-    cfg = {"budgets": list(args.llm_budgets), "growth": args.llm_growth,
-           "families": args.llm_families, "programs": list(PROGRAMS), "seed": args.seed}
-    if args.quick:
-        cfg.update(budgets=[min(args.llm_budgets)], families=min(3, args.llm_families))
-    return cfg
+    """The effective configuration (``--quick``: one budget, three families, unless
+    given explicitly)."""
+    quick = bool(args.quick)
+    budgets = args.llm_budgets if args.llm_budgets is not None else (
+        [2500] if quick else [2500, 5000])
+    families = args.llm_families if args.llm_families is not None else (3 if quick else 4)
+    return {"budgets": list(budgets), "growth": args.llm_growth, "families": families,
+            "programs": list(PROGRAMS), "seed": args.seed}
 
 
 def episode(task, program: str, budget: int, settings, seed: int) -> dict:

@@ -168,14 +168,116 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
     return out
 
 
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+
+
+def int_at_least(minimum: int, what: str = "an integer"):
+    """An argparse ``type`` converter: an int >= ``minimum``; a bad value gives
+    argparse's ``error: argument --x: ...`` naming the option and the value."""
+    def convert(text: str) -> int:
+        value = _int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {what} (must be >= {minimum:,})")
+        return value
+    convert.__name__ = f"int>={minimum}"
+    return convert
+
+
+def int_in_range(lo: int, hi: int):
+    """An argparse ``type`` converter: an int in ``lo..hi``."""
+    def convert(text: str) -> int:
+        value = _int(text)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r} is not in {lo}..{hi}")
+        return value
+    convert.__name__ = f"int in {lo}..{hi}"
+    return convert
+
+
+#: a positive int (counts, token budgets, worker processes)
+positive_int = int_at_least(1, "a positive integer")
+#: a non-negative int (random seeds)
+nonnegative_int = int_at_least(0, "a non-negative integer")
+#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
+growth_tokens = int_at_least(1000, "a growth level in tokens")
+
+
+def families_arg():
+    """The ``--families`` converter: 1..number of LOCA-like families."""
+    from sim.tasks.loca import FAMILIES
+
+    return int_in_range(1, len(FAMILIES))
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``."""
-    parser.add_argument("--out", default="figures", help="output directory")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument("--quick", action="store_true", help="small, fast version")
-    parser.add_argument("--seed", type=int, default=0, help="sweep seed")
-    parser.add_argument("--profile", default="medium", help="agent profile")
+    from sim.agents.profiles import PROFILES
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--jobs", type=positive_int, default=1,
+                        help="worker processes (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small, fast version: changes the defaults of options not "
+                             "given explicitly (explicit options always win)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="base random seed of the sweep: changes every task instance "
+                             "and agent draw (default: %(default)s); not to be confused "
+                             "with --seeds, the number of task seeds per family/query")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="medium",
+                        metavar="PROFILE",
+                        help=f"synthetic agent profile, one of {', '.join(PROFILES)} "
+                             "(default: %(default)s)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def program_names() -> list[str]:
+    """Every program name :func:`sim.policies.make_program` accepts."""
+    from sim.policies import PROGRAMS
+
+    return list(PROGRAMS)
+
+
+def add_programs_argument(parser: argparse.ArgumentParser, default, quick=None) -> None:
+    """``--programs`` with ``choices`` (all of :data:`sim.policies.PROGRAMS`)."""
+    names = program_names()
+    q = f"; --quick: {' '.join(quick)}" if quick is not None else ""
+    parser.add_argument("--programs", nargs="+", choices=names, default=None,
+                        metavar="PROGRAM",
+                        help=f"context programs to run (default: {' '.join(default)}{q}); "
+                             f"valid: {', '.join(names)}")
+
+
+def fmt_default(full, quick=None, unit: str = "") -> str:
+    """``"default: 15; --quick: 8"`` for help strings (unit appended to each)."""
+    def one(v):
+        if isinstance(v, (list, tuple)):
+            return " ".join(f"{x:,}" if isinstance(x, int) else str(x) for x in v) + unit
+        return (f"{v:,}" if isinstance(v, int) else str(v)) + unit
+    text = f"default: {one(full)}"
+    if quick is not None and quick != full:
+        text += f"; --quick: {one(quick)}"
+    return text
+
+
+def resolve(args, defaults: dict, quick: dict | None = None) -> dict:
+    """The effective values of ``defaults``' keys: an option the user gave (not None)
+    wins; an unset one takes its ``quick`` default under ``--quick``, else its full
+    default. Lists are copied."""
+    quick = quick or {}
+    use_quick = bool(getattr(args, "quick", False))
+    out = {}
+    for key, full in defaults.items():
+        value = getattr(args, key, None)
+        if value is None:
+            value = quick.get(key, full) if use_quick else full
+        out[key] = list(value) if isinstance(value, (list, tuple)) else value
+    return out
 
 
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,

@@ -16,32 +16,51 @@ from __future__ import annotations
 
 import time
 
+from experiments.pressure import line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import JobSpec, add_common_arguments, aggregate, run_sweep
+from experiments.sweep import JobSpec, add_common_arguments, aggregate, resolve, run_sweep
 
 NAME = "window"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "mean_dashboard",
            "total_tokens", "archives", "recoveries", "offload_reads")
 
 
-def add_arguments(parser) -> None:
-    """Options: windows, programs, queries, seeds (+ the common ones)."""
+#: ``--quick`` defaults of the options the user did not give
+QUICK = {"windows": [4_000, 16_000, 64_000], "queries": 16}
+
+
+def defaults() -> dict:
+    """The full-sweep defaults (VISTA Fig. 6)."""
     from sim.tasks.browse import WINDOWS
 
+    return {"windows": list(WINDOWS), "programs": ["react", "vista"], "queries": 50,
+            "seeds": 1}
+
+
+def add_arguments(parser) -> None:
+    """Options: windows, programs, queries, seeds (+ the common ones)."""
+    from experiments.sweep import add_programs_argument, fmt_default, positive_int
+
+    d = defaults()
     add_common_arguments(parser)
-    parser.add_argument("--windows", type=int, nargs="+", default=list(WINDOWS))
-    parser.add_argument("--programs", nargs="+", default=["react", "vista"])
-    parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--windows", type=positive_int, nargs="+", default=None,
+                        metavar="TOKENS",
+                        help="windows W in tokens, each also the context budget "
+                             f"({fmt_default(d['windows'], QUICK['windows'])})")
+    add_programs_argument(parser, d["programs"])
+    parser.add_argument("--queries", type=positive_int, default=None, metavar="N",
+                        help="BrowseComp-like queries per window "
+                             f"({fmt_default(d['queries'], QUICK['queries'])})")
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
+                        help="task seeds (instances) per query; see --seed for the base "
+                             f"random seed ({fmt_default(d['seeds'])})")
 
 
 def config(args) -> dict:
-    """The effective configuration (``--quick`` shrinks it)."""
-    cfg = {"windows": list(args.windows), "programs": list(args.programs),
-           "queries": args.queries, "seeds": args.seeds, "profile": args.profile,
-           "seed": args.seed, "jobs": args.jobs}
-    if args.quick:
-        cfg.update(windows=[4_000, 16_000, 64_000], queries=16)
+    """The effective configuration: explicit options win; ``--quick`` shrinks the
+    defaults of the others."""
+    cfg = resolve(args, defaults(), QUICK)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
     return cfg
 
 
@@ -61,24 +80,25 @@ def run(args, executor=None) -> list:
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10, 4))
     acc = {}
-    for prog in cfg["programs"]:
+    for i, prog in enumerate(cfg["programs"]):
         pts = [r for r in table if r["program"] == prog]
         acc[prog] = {r["level"]: r["accuracy"] for r in pts}
-        style = dict(lw=2.5, color="k") if prog == "vista" else dict(lw=1.2)
         ax1.plot([r["level"] / 1e3 for r in pts], [100 * r["accuracy"] for r in pts],
-                 "o-", label=prog, **style)
+                 label=prog, **line_style(prog, i))
     gain = {}
     if "vista" in acc and "react" in acc:
         ws = cfg["windows"]
         gain = {w: acc["vista"][w] - acc["react"][w] for w in ws}
-        ax2.bar([f"{w // 1000}K" for w in ws], [100 * gain[w] for w in ws], color="C2")
+        ax2.bar([f"{w / 1000:g}K" for w in ws], [100 * gain[w] for w in ws], color="C2")
         ax2.axhline(0, color="grey", lw=0.8)
         ax2.set_ylabel("VISTA - ReAct (accuracy points)")
         ax2.set_xlabel("window W")
-        ax2.set_title("gain peaks in the middle")
+        best = max(ws, key=lambda w: gain[w])
+        ax2.set_title(f"VISTA - ReAct gain per window (max {100 * gain[best]:+.0f} "
+                      f"points at {best / 1000:g}K)")
     ax1.set_xscale("log", base=2)
     ax1.set_xticks([w / 1e3 for w in cfg["windows"]],
-                   [f"{w // 1000}K" for w in cfg["windows"]])
+                   [f"{w / 1000:g}K" for w in cfg["windows"]])
     ax1.set_xlabel("window W = budget (tokens)")
     ax1.set_ylabel(f"accuracy (% of {cfg['queries'] * cfg['seeds']} queries)")
     ax1.axvline(17, color="grey", ls=":", lw=1)
