@@ -33,7 +33,7 @@ from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .dashboard import (LedgerDashboard, NoDashboard, Rendered, Row,
                         StatusBoardDashboard, make_dashboard)
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfinementError, CorruptPayloadError, DeletedHandleError,
+                     ConfigError, ConfinementError, CorruptPayloadError, DeletedHandleError,
                      HandleError, JournalError, PinnedBlockError,
                      RequestValidationError, ToolCallError, TrajectoryFormatError,
                      UnknownBlockError, WorkspaceError)
@@ -56,7 +56,7 @@ __all__ = [
     "PROTOCOL", "context_tool_schemas", "dispatch", "CONTEXT_TOOL_NAMES",
     "validate_chat_request", "load_trajectory", "import_trajectory",
     "replay_trajectory", "ReplayResult", "PayloadStore", "Journal", "message_text",
-    "WorkspaceError", "BlockIdError", "UnknownBlockError", "PinnedBlockError",
+    "WorkspaceError", "ConfigError", "BlockIdError", "UnknownBlockError", "PinnedBlockError",
     "BlockStateError", "HandleError", "DeletedHandleError", "ConfinementError",
     "CorruptPayloadError", "BudgetExceededError", "BudgetWarning",
     "RequestValidationError", "JournalError", "TrajectoryFormatError", "ToolCallError",

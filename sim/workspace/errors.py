@@ -13,6 +13,12 @@ class WorkspaceError(Exception):
     """Root of every error the workspace raises on bad input or bad state."""
 
 
+class ConfigError(WorkspaceError, ValueError):
+    """A :class:`~sim.workspace.workspace.Workspace` argument is invalid (a budget
+    that is not None or an int >= 1, a directory that cannot be made). Raised before
+    anything is created on disk."""
+
+
 class BlockIdError(WorkspaceError, ValueError):
     """A block-id spec is malformed: empty, a bad token ("B", "X7", "B-1", "B3,,B4"),
     or a reversed range ("B10-B3"). ``token`` holds the offending token."""

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     DeletedHandleError, HandleError, PinnedBlockError,
+                     ConfigError, DeletedHandleError, HandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
 from .ids import is_block_id, is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
@@ -25,6 +25,18 @@ from .store import Journal, PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
 
 JOURNAL_VERSION = 1
+
+
+def check_budget(budget: object) -> None:
+    """Raise :class:`ConfigError` unless ``budget`` is None (unlimited) or an int >= 1
+    (tokens; a bool or a numeric string is refused, not converted)."""
+    if budget is None:
+        return
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got "
+                          f"{budget!r} ({type(budget).__name__})")
+    if budget < 1:
+        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got {budget!r}")
 
 
 class Workspace:
@@ -40,7 +52,10 @@ class Workspace:
     schemas (OpenAI function format); the context tools are added. ``guard_threshold``:
     tool results above this many tokens are offloaded on entry (None: only when they
     would break the budget). ``sync``: fsync payloads and journal.
-    Raises :class:`WorkspaceError` if ``directory`` already holds a journal.
+    Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
+    directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
+    or dashboard name or if ``directory`` already holds a journal; all checked
+    before anything is created on disk.
     """
 
     def __init__(self, directory: str | Path | None = None, *, budget: int | None = None,
@@ -51,11 +66,23 @@ class Workspace:
         from .assembly import Assembler, default_system_prompt
         from .tools import context_tool_schemas
 
-        self.directory = Path(directory) if directory is not None else Path(
-            tempfile.mkdtemp(prefix="ctxsim-ws-"))
-        self.directory.mkdir(parents=True, exist_ok=True)
+        # validate every argument before anything is created on disk
+        check_budget(budget)
         self.tokenizer = get_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
         self.budget = budget
+        self.assembler = Assembler(self, dashboard)
+        if directory is not None and not _replay:
+            journal = Path(directory) / "journal.jsonl"
+            if journal.is_file() and journal.stat().st_size:
+                raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
+                                     " use Workspace.open")
+        try:
+            self.directory = Path(directory) if directory is not None else Path(
+                tempfile.mkdtemp(prefix="ctxsim-ws-"))
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
+                              f"{exc.strerror or exc}") from None
         self.strict = strict
         self.guard_threshold = guard_threshold
         self.system_prompt = (system_prompt if system_prompt is not None
@@ -74,11 +101,7 @@ class Workspace:
         self._refs: dict[str, int] = {}               # sha256 -> live owners
         self._next_block = 1
         self._next_group = 1
-        self.assembler = Assembler(self, dashboard)
         if not _replay:
-            if self.journal.path.exists() and self.journal.path.stat().st_size:
-                raise WorkspaceError(f"{str(self.directory)!r} already holds a workspace;"
-                                     " use Workspace.open")
             self._commit({"op": "init", "version": JOURNAL_VERSION,
                           "tokenizer": self.tokenizer.name, "budget": budget})
 

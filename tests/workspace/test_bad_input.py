@@ -11,7 +11,7 @@ import pytest
 from sim.workspace import (BlockIdError, BlockStateError, ConfinementError,
                            CorruptPayloadError, DeletedHandleError, Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
-                           WorkspaceError, parse_spec)
+                           Workspace, WorkspaceError, parse_spec)
 from tests.workspace.helpers import with_offloads
 
 MALFORMED = [
@@ -228,3 +228,46 @@ def test_offloaded_blocks_are_never_archived_alone(tmp_path):
         with pytest.raises(exc):
             fn()
         assert ws.snapshot() == before
+
+
+@pytest.mark.parametrize("budget", ["8000", 0, -1, 1.5, True, [8000]])
+def test_bad_budget_is_refused_at_construction(budget, tmp_path):
+    from sim.workspace import ConfigError
+
+    with pytest.raises(ConfigError, match="budget") as err:
+        Workspace(tmp_path / "w", budget=budget)
+    assert repr(budget) in str(err.value)
+    assert isinstance(err.value, ValueError) and isinstance(err.value, WorkspaceError)
+    assert not (tmp_path / "w").exists()          # nothing half-created
+
+
+def test_good_budgets(tmp_path):
+    assert Workspace(tmp_path / "a", budget=1, sync=False).budget == 1
+    assert Workspace(tmp_path / "b", budget=None, sync=False).budget is None
+
+
+@pytest.mark.parametrize("kwargs", [{"tokenizer": "nosuch"}, {"dashboard": "nosuch"},
+                                    {"budget": 0}])
+def test_invalid_arguments_create_no_directory(kwargs, tmp_path):
+    with pytest.raises(WorkspaceError, match="nosuch|budget"):
+        Workspace(tmp_path / "ws4" / "deeper", **kwargs)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_directory_that_is_a_file_is_a_clean_error(tmp_path):
+    from sim.workspace import ConfigError
+
+    (tmp_path / "a_file").write_text("x")
+    for d in (tmp_path / "a_file", tmp_path / "a_file" / "sub"):
+        with pytest.raises(ConfigError, match="a_file"):
+            Workspace(d, budget=100)
+    assert (tmp_path / "a_file").read_text() == "x"
+
+
+def test_existing_workspace_is_refused_untouched(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=100, sync=False)
+    ws.close()
+    before = sorted(p.name for p in (tmp_path / "w").iterdir())
+    with pytest.raises(WorkspaceError, match="already holds a workspace"):
+        Workspace(tmp_path / "w", budget=100)
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == before
