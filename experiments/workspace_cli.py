@@ -2,7 +2,7 @@
 
 ``ctxsim workspace replay FILE --budget TOKENS [--policy none]`` replays a trajectory
 (SWE-agent .traj, mini-swe-agent, pi session JSONL, OpenAI messages, ATIF) into a
-fresh workspace, assembling and validating a request after every block, then prints
+fresh workspace (``--dir``, or a new temp dir that is kept and printed), assembling and validating a request after every block, then prints
 the final dashboard and totals (blocks by type and status, tokens, largest blocks).
 """
 
@@ -12,6 +12,32 @@ import argparse
 import collections
 import sys
 import warnings
+from pathlib import Path
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an int >= 1 (a clear message otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}"
+                                         ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (>= 1), got {value}")
+    return value
+
+
+def _dir_problem(directory: str) -> str | None:
+    """Why ``--dir`` cannot hold a new workspace (None if it can)."""
+    path = Path(directory)
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            return f"--dir {directory!r}: {str(p)!r} is not a directory"
+    journal = path / "journal.jsonl"
+    if journal.is_file() and journal.stat().st_size:
+        return (f"--dir {directory!r} already holds a workspace; choose a new or empty "
+                "directory (or omit --dir for a fresh temp dir)")
+    return None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="workspace_command", required=True)
     rp = sub.add_parser("replay", help="replay a trajectory and print the final ledger")
     rp.add_argument("file", help="trajectory file")
-    rp.add_argument("--budget", type=int, required=True, help="context budget B (tokens)")
+    rp.add_argument("--budget", type=positive_int, required=True,
+                    help="context budget B (tokens, >= 1)")
     rp.add_argument("--policy", choices=POLICIES, default="none",
                     help="what to do over budget (default: none; the wire-payload "
                          "guard still offloads observations that do not fit)")
@@ -32,14 +59,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="cl100k_base (default), whitespace or char")
     rp.add_argument("--format", choices=sorted(READERS), default=None,
                     help="trajectory format (default: detected)")
-    rp.add_argument("--dir", default=None, help="workspace directory (default: temp)")
-    rp.add_argument("--top", type=int, default=5, help="largest blocks to list")
+    rp.add_argument("--dir", default=None,
+                    help="new workspace directory (created; must not hold a workspace). "
+                         "Default: a new temp dir, which is kept and printed at the end")
+    rp.add_argument("--top", type=positive_int, default=5,
+                    help="largest blocks to list (>= 1; default 5)")
 
 
 def main(args: argparse.Namespace) -> int:
     """Run the chosen subcommand; returns the exit status (2 on a workspace error)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
 
+    if args.dir is not None:
+        problem = _dir_problem(args.dir)
+        if problem:
+            print(f"ctxsim workspace: {problem}", file=sys.stderr)
+            return 2
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BudgetWarning)
@@ -48,7 +83,8 @@ def main(args: argparse.Namespace) -> int:
                                     dashboard=args.dashboard, format=args.format)
             req = res.workspace.assemble(strict=False)
     except WorkspaceError as exc:
-        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        msg = str(exc).replace("use Workspace.open", "choose a new --dir")
+        print(f"ctxsim workspace: {msg}", file=sys.stderr)
         return 2
     ws = res.workspace
     print(req.dashboard_text or "(no dashboard)")

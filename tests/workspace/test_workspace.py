@@ -355,3 +355,48 @@ def test_tool_call_with_non_utf8_text_is_refused(tmp_path):
     with pytest.raises(WorkspaceError, match="UTF-8"):
         ws.register(dict(CALL_MSG, content=b"\xff"))
     assert len(ws.blocks) == 0 and "c1" not in ws._call_owner
+
+
+TRAJ = "sim/data/trajectories/sweagent_function_calling_simple.traj"
+
+
+@pytest.mark.parametrize("flags, needle", [
+    (["--budget", "0"], "--budget: must be a positive integer (>= 1), got 0"),
+    (["--budget", "-5"], "--budget: must be a positive integer (>= 1), got -5"),
+    (["--budget", "8k"], "--budget: expected a positive integer, got '8k'"),
+    (["--budget", "8000", "--top", "-1"], "--top: must be a positive integer"),
+    (["--budget", "8000", "--top", "0"], "--top: must be a positive integer"),
+])
+def test_cli_rejects_bad_numbers(flags, needle, capsys):
+    from experiments.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["workspace", "replay", TRAJ, *flags])
+    assert exc.value.code == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_cli_dir_errors_are_clean(tmp_path, capsys):
+    from experiments.cli import main
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for d in (a_file, a_file / "sub"):
+        rc = main(["workspace", "replay", TRAJ, "--budget", "8000", "--dir", str(d)])
+        err = capsys.readouterr().err
+        assert rc == 2 and "is not a directory" in err and "Traceback" not in err
+    rc = main(["workspace", "replay", TRAJ, "--budget", "8000", "--dir",
+               str(tmp_path / "ws")])
+    assert rc == 0 and str(tmp_path / "ws") in capsys.readouterr().out
+    rc = main(["workspace", "replay", TRAJ, "--budget", "8000", "--dir",
+               str(tmp_path / "ws")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "already holds a workspace" in err and "Workspace.open" not in err
+
+
+def test_cli_top_lists_exactly_top_blocks(capsys):
+    from experiments.cli import main
+
+    assert main(["workspace", "replay", TRAJ, "--budget", "8000", "--top", "2"]) == 0
+    out = capsys.readouterr().out.split("largest blocks:\n", 1)[1]
+    assert len([ln for ln in out.splitlines() if " tok " in ln]) == 2
