@@ -51,41 +51,61 @@ def clean_tool_calls(calls: Any) -> list[dict[str, Any]]:
     return out
 
 
+#: Line that separates an assistant message's text from its tool calls in the stored
+#: bytes of a ``tool_call`` block. The calls follow as JSON lines, which never contain
+#: a raw newline, so the LAST separator is always the real one, whatever the text holds.
+CALLS_SEPARATOR = "\n=== tool calls (one JSON object per line) ===\n"
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def encode_call_message(content: str | bytes, tool_calls: list[dict[str, Any]],
                         name: str | None = None) -> bytes:
     """The stored bytes of a ``tool_call`` block: the whole assistant message it
-    stands for, as canonical JSON (UTF-8, sorted keys, no spaces, non-ASCII kept):
-    ``{"content":...,"role":"assistant","tool_calls":[{"function":{"arguments":...,
-    "name":...},"id":...,"type":"function"}, ...]}`` (plus ``"name"`` if given).
-    ``content`` is the text (None when empty); ``tool_calls`` as returned by
-    :func:`clean_tool_calls`. Unambiguous and lossless: :func:`decode_call_message`
-    gives back the text and every call's id, name and arguments exactly. Content
-    that is not valid UTF-8 has no JSON form: :class:`ToolCallError`."""
+    stands for, readable and exact:
+
+        <the assistant's text, verbatim>
+        === tool calls (one JSON object per line) ===
+        {"name": ...}                    (message-level fields; {} if none)
+        {"function":{"arguments":...,"name":...},"id":...,"type":"function"}
+        ...
+
+    The text stays verbatim (an agent reading a recovered block sees the lines it
+    wrote, not JSON escapes); each call is canonical JSON (sorted keys, no spaces,
+    non-ASCII kept). :func:`decode_call_message` gives back the text and every
+    call's id, name and arguments exactly. Content that is not valid UTF-8:
+    :class:`ToolCallError`."""
     if isinstance(content, bytes):
         try:
             content = content.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolCallError("an assistant message with tool_calls must have UTF-8 "
                                 f"text content, got bytes {content[:40]!r}") from None
-    msg: dict[str, Any] = {"role": "assistant", "content": content or None,
-                           "tool_calls": tool_calls}
-    if name:
-        msg["name"] = name
-    return json.dumps(msg, ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":")).encode("utf-8", "surrogatepass")
+    lines = [_canonical({"name": name} if name else {})]
+    lines += [_canonical(call) for call in tool_calls]
+    text = (content or "") + CALLS_SEPARATOR + "\n".join(lines)
+    return text.encode("utf-8", "surrogatepass")
 
 
 def decode_call_message(data: bytes) -> dict[str, Any]:
     """Inverse of :func:`encode_call_message`: the assistant message (``role``,
-    ``content``, ``tool_calls``, maybe ``name``). Bytes in no such form (a journal
-    written before tool-call blocks stored their calls) come back as the text
-    content of a message without calls."""
-    try:
-        msg = json.loads(data.decode("utf-8", "surrogatepass"))
-    except ValueError:
-        msg = None
-    if isinstance(msg, dict) and msg.get("role") == "assistant" \
-            and isinstance(msg.get("tool_calls"), list):
-        return msg
+    ``content`` (None when empty), ``tool_calls``, maybe ``name``). Bytes in no such
+    form (a journal written before tool-call blocks stored their calls) come back as
+    the text content of a message without calls."""
+    text = data.decode("utf-8", "surrogatepass")
+    head, sep, tail = text.rpartition(CALLS_SEPARATOR)
+    if sep:
+        try:
+            objs = [json.loads(line) for line in tail.split("\n")]
+        except ValueError:
+            objs = []
+        if objs and all(isinstance(o, dict) for o in objs):
+            msg: dict[str, Any] = {"role": "assistant", "content": head or None,
+                                   "tool_calls": objs[1:]}
+            if objs[0].get("name"):
+                msg["name"] = objs[0]["name"]
+            return msg
     return {"role": "assistant", "content": data.decode("utf-8", "replace") or None,
             "tool_calls": []}

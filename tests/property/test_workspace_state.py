@@ -8,7 +8,6 @@ Steps: ``stateful_step_count`` x ``max_examples`` (dev profile 25, ci 60).
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import warnings
@@ -18,6 +17,7 @@ from hypothesis import settings
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
                                  precondition, rule)
 
+from sim.workspace.messages import decode_call_message
 from sim.workspace import (BlockStatus, BudgetExceededError, BudgetWarning,
                            ConfinementError, PinnedBlockError, Workspace,
                            WorkspaceError)
@@ -87,7 +87,7 @@ class WorkspaceMachine(RuleBasedStateMachine):
                           "function": {"name": "bash", "arguments": args}})
         b = self.ws.register({"role": "assistant", "content": text, "tool_calls": calls})
         # the block's bytes are the whole message: what archive/recover give back
-        assert json.loads(b.data) == {"role": "assistant", "content": text or None,
+        assert decode_call_message(b.data) == {"role": "assistant", "content": text or None,
                                       "tool_calls": calls}
         self._seen(b)
         self.calls += [(c["id"], b.id) for c in calls]

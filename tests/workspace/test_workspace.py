@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from sim.workspace.messages import decode_call_message
 from sim.workspace import (BPETokenizer, BlockStatus, BudgetExceededError,
                            BudgetWarning, CharTokenizer, WhitespaceTokenizer, Workspace,
                            WorkspaceError, context_tool_schemas, dispatch, get_tokenizer,
@@ -295,11 +296,11 @@ def test_tool_call_block_stores_the_whole_message(tmp_path):
     """Invariant 3 for calls: a tool_call block's bytes are the whole assistant
     message (text plus every call's id, name and arguments), not just its text."""
     ws, b2 = _call_ws(tmp_path / "w")
-    assert json.loads(b2.data) == {"role": "assistant", "content": None, "tool_calls": [
+    assert decode_call_message(b2.data) == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "c0", "type": "function",
          "function": {"name": "bash", "arguments": "{\"cmd\": \"pytest -x\"}"}}]}
     b4 = ws.blocks["B4"]
-    assert json.loads(b4.data) == CALL_MSG
+    assert decode_call_message(b4.data) == CALL_MSG
     registered = b2.data
     h = ws.archive("B2")
     payload = ws.read_payload(h.path)
