@@ -50,6 +50,8 @@ def build(n: int, texts: list[str]) -> Workspace:
 
 
 def timed(fn, repeats: int) -> float:
+    """Median wall time in seconds of ``repeats`` calls of ``fn`` (the median, not the
+    best: assembly allocates, so single runs vary with the garbage collector)."""
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -59,6 +61,8 @@ def timed(fn, repeats: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark, print a table and a JSON line; returns the figures
+    (milliseconds, speed-up ratios, tokenizer MB/s and tokens/s)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--blocks", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)

@@ -13,6 +13,8 @@ from sim.workspace.soak import soak
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Kill a child doing archive/delete ``--kills`` times, reopen after each kill and
+    check every byte; returns 0 if nothing was lost, 1 otherwise."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--kills", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)

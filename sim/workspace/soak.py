@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .blocks import BlockStatus
+from .blocks import BlockStatus, BlockType
+from .messages import decode_call_message
 from .errors import WorkspaceError
 from .workspace import Workspace
 
@@ -29,6 +30,11 @@ def expected_bytes(seed: int, number: int) -> bytes:
     h = hashlib.sha256(f"{seed}:{number}".encode()).digest()
     return (f"B{number} ".encode() + h * (1 + h[0] % 24) +
             (b"\xff\xfe\x00" if number % 5 == 0 else b""))
+
+
+def expected_text(seed: int, number: int) -> str:
+    """The text of the tool-call block ``B<number>`` (calls carry UTF-8 text only)."""
+    return f"B{number} call " + hashlib.sha256(f"{seed}:{number}".encode()).hexdigest()
 
 
 #: tool results above this many tokens (chars) are offloaded on entry: about 3 in 4
@@ -53,7 +59,7 @@ def child(directory: str, seed: int, steps: int = 10_000) -> None:
         if op < 0.4 or len(live) < 3:
             n = ws._next_block
             if op < 0.12:  # a call and its result (ids never reused: c<n> is new)
-                ws.register({"role": "assistant", "content": expected_bytes(seed, n),
+                ws.register({"role": "assistant", "content": expected_text(seed, n),
                              "tool_calls": [{"id": f"c{n}", "type": "function",
                                              "function": {"name": "cat",
                                                           "arguments": "{}"}}]})
@@ -93,9 +99,15 @@ def verify(directory: str | Path, seed: int) -> int:
             live += 1
             data = ws.store.read(b.handle)
             if b.recovered_from is None:
-                assert data == expected_bytes(seed, b.number), f"{b.id} bytes differ"
+                if b.type is BlockType.TOOL_CALL:
+                    msg = decode_call_message(data)
+                    assert msg["content"] == expected_text(seed, b.number), b.id
+                    assert [c["id"] for c in msg["tool_calls"]] == [f"c{b.number}"], b.id
+                else:
+                    assert data == expected_bytes(seed, b.number), f"{b.id} bytes differ"
             elif b.recovered_from[0] == "B":
-                assert data == expected_bytes(seed, int(b.recovered_from[1:])), b.id
+                source = ws.blocks[b.recovered_from]
+                assert data == ws.store.read(source.handle), f"{b.id} differs from source"
         for g in ws.groups.values():
             if g.status != "deleted":
                 assert ws.read_payload(g.handle) == ws.transcript(g.members), g.id
@@ -130,6 +142,10 @@ def soak(root: str | Path, kills: int, seed: int = 0, max_delay: float = 0.03,
         time.sleep(rng.uniform(0.0, max_delay))
         os.kill(proc.pid, signal.SIGKILL)
         proc.join()
+        if proc.exitcode != -signal.SIGKILL:
+            # the victim died of its own error before the kill: a bug, not a crash test
+            raise AssertionError(f"soak child exited with {proc.exitcode} before it was "
+                                 f"killed (round {k}, {directory})")
         if (directory / "journal.jsonl").exists():
             try:
                 live = verify(directory, seed)
