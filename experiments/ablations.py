@@ -12,7 +12,8 @@ from __future__ import annotations
 
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import add_common_arguments, resolve, run_loca_config
+from experiments.sweep import (add_common_arguments, add_loca_task_arguments, fmt_default,
+                               growth_tokens, run_loca_config, sweep_config)
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
@@ -37,31 +38,18 @@ def defaults() -> dict:
 
 def add_arguments(parser) -> None:
     """Options: growth level, budget, families, seeds (+ the common ones)."""
-    from sim.tasks.loca import FAMILIES
-
-    from experiments.sweep import families_arg, fmt_default, growth_tokens, positive_int
-
     d = defaults()
     add_common_arguments(parser)
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="context growth: tool-result tokens per task, >= 1,000 "
                              f"({fmt_default(d['growth'])})")
-    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
-                        help=f"context budget B in tokens ({fmt_default(d['budget'])})")
-    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
-                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
-                             f"({fmt_default(d['families'], QUICK['families'])})")
-    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
-                        help="task seeds (instances) per family; see --seed for the base "
-                             f"random seed ({fmt_default(d['seeds'], QUICK['seeds'])})")
+    add_loca_task_arguments(parser, d, QUICK)
 
 
 def config(args) -> dict:
     """The effective configuration: explicit options win; ``--quick`` shrinks the
     defaults of the others (and runs three of the variants)."""
-    cfg = resolve(args, defaults(), QUICK)
-    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
-    return cfg
+    return sweep_config(args, defaults(), QUICK)
 
 
 def run(args, executor=None) -> list:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import (ROW_COLUMNS, add_common_arguments, aggregate, loca_specs,
-                               resolve, run_sweep)
+from experiments.sweep import (ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
+                               add_programs_argument, aggregate, fmt_default, growth_tokens,
+                               loca_specs, run_sweep, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "total_tokens",
@@ -37,11 +38,6 @@ def defaults() -> dict:
 
 def add_arguments(parser) -> None:
     """Options: levels, programs, budget, families, seeds (+ the common ones)."""
-    from sim.tasks.loca import FAMILIES
-
-    from experiments.sweep import (add_programs_argument, families_arg, fmt_default,
-                                   growth_tokens, positive_int)
-
     d = defaults()
     add_common_arguments(parser)
     parser.add_argument("--levels", type=growth_tokens, nargs="+", default=None,
@@ -49,15 +45,7 @@ def add_arguments(parser) -> None:
                         help="context-growth levels: tool-result tokens per task, each "
                              f">= 1,000 ({fmt_default(d['levels'], QUICK['levels'])})")
     add_programs_argument(parser, d["programs"], QUICK["programs"])
-    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
-                        help="context budget B in tokens "
-                             f"({fmt_default(d['budget'])})")
-    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
-                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
-                             f"({fmt_default(d['families'], QUICK['families'])})")
-    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
-                        help="task seeds (instances) per family; see --seed for the base "
-                             f"random seed ({fmt_default(d['seeds'], QUICK['seeds'])})")
+    add_loca_task_arguments(parser, d, QUICK)
     from experiments.pressure_llm import add_llm_arguments
 
     add_llm_arguments(parser)  # --agent llm: the small real-model sweep
@@ -66,9 +54,7 @@ def add_arguments(parser) -> None:
 def config(args) -> dict:
     """The effective configuration: explicit options win; ``--quick`` shrinks the
     defaults of the others."""
-    cfg = resolve(args, defaults(), QUICK)
-    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
-    return cfg
+    return sweep_config(args, defaults(), QUICK)
 
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")

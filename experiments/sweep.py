@@ -280,6 +280,28 @@ def resolve(args, defaults: dict, quick: dict | None = None) -> dict:
     return out
 
 
+def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
+    """:func:`resolve` plus the options every sweep shares (profile, seed, jobs)."""
+    cfg = resolve(args, defaults, quick)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
+    return cfg
+
+
+def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
+                            quick: dict) -> None:
+    """``--budget``, ``--families`` and ``--seeds`` of the LOCA-like sweeps."""
+    from sim.tasks.loca import FAMILIES
+
+    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
+                        help=f"context budget B in tokens ({fmt_default(defaults['budget'])})")
+    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
+                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
+                             f"({fmt_default(defaults['families'], quick['families'])})")
+    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
+                        help="task seeds (instances) per family; see --seed for the base "
+                             f"random seed ({fmt_default(defaults['seeds'], quick['seeds'])})")
+
+
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
                base_seed: int) -> list[JobSpec]:
     """LOCA-like jobs: ``families`` x ``seeds`` per level."""

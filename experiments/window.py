@@ -18,7 +18,8 @@ import time
 
 from experiments.pressure import line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import JobSpec, add_common_arguments, aggregate, resolve, run_sweep
+from experiments.sweep import (JobSpec, add_common_arguments, add_programs_argument,
+                               aggregate, fmt_default, positive_int, run_sweep, sweep_config)
 
 NAME = "window"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "mean_dashboard",
@@ -39,8 +40,6 @@ def defaults() -> dict:
 
 def add_arguments(parser) -> None:
     """Options: windows, programs, queries, seeds (+ the common ones)."""
-    from experiments.sweep import add_programs_argument, fmt_default, positive_int
-
     d = defaults()
     add_common_arguments(parser)
     parser.add_argument("--windows", type=positive_int, nargs="+", default=None,
@@ -59,9 +58,7 @@ def add_arguments(parser) -> None:
 def config(args) -> dict:
     """The effective configuration: explicit options win; ``--quick`` shrinks the
     defaults of the others."""
-    cfg = resolve(args, defaults(), QUICK)
-    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
-    return cfg
+    return sweep_config(args, defaults(), QUICK)
 
 
 def run(args, executor=None) -> list:
