@@ -176,13 +176,7 @@ class SyntheticAgent:
             used = view.used_tokens
             if used <= p.archive_at * B and not _overflow(view):
                 return None
-            excess, chosen, freed = used - p.archive_to * B, [], 0
-            for e in sorted(cands, key=lambda e: -e.tokens):
-                if freed >= excess:
-                    break
-                chosen.append(e)
-                freed += e.tokens - _PLACEHOLDER_COST
-            return self._make(verb, chosen, view)
+            return self._make(verb, _largest_first(cands, used - p.archive_to * B), view)
         if mode == "content":
             total = sum(self.perceived(e) for e in view.entries)
             if total > p.archive_at * B or _overflow(view):
@@ -195,8 +189,7 @@ class SyntheticAgent:
         # blind: only the harness's binary over-budget notice
         if not _overflow(view):
             return None
-        i = int(self._u("blind", view.turn, self.context_actions) * len(cands))
-        return self._make(verb, [cands[i]], view)
+        return self._make(verb, [self._random_pick(cands, view)], view)
 
     def _room_action(self, view: View, verb: str, cands: list[Entry], mode: str
                      ) -> Action | None:
@@ -207,16 +200,14 @@ class SyntheticAgent:
         need, self.make_room = self.make_room, 0
         if mode != "ledger":
             pick = (max(cands, key=self.perceived) if mode == "content" else
-                    cands[int(self._u("blind", view.turn, self.context_actions)
-                              * len(cands))])
+                    self._random_pick(cands, view))
             return self._make(verb, [pick], view)
-        excess, chosen, freed = view.used_tokens + need - view.budget, [], 0
-        for e in sorted(cands, key=lambda e: -e.tokens):
-            if freed >= excess:
-                break
-            chosen.append(e)
-            freed += e.tokens - _PLACEHOLDER_COST
-        return self._make(verb, chosen, view)
+        excess = view.used_tokens + need - view.budget
+        return self._make(verb, _largest_first(cands, excess), view)
+
+    def _random_pick(self, cands: list[Entry], view: View) -> Entry:
+        """The blind agent's choice: uniform, keyed by turn and action count."""
+        return cands[int(self._u("blind", view.turn, self.context_actions) * len(cands))]
 
     def _make(self, verb: str, chosen: list[Entry], view: View) -> Action | None:
         if not chosen:
@@ -390,3 +381,15 @@ class SyntheticAgent:
             values = {k: v + "?" for k, v in values.items()}
         args = ", ".join(f"{k}={v}" for k, v in values.items())
         return Action(kind, tool=step.tool, args=args, values=values)
+
+
+def _largest_first(cands: list[Entry], excess: float) -> list[Entry]:
+    """The largest entries until their archiving frees ``excess`` tokens (each leaves
+    a placeholder of about ``_PLACEHOLDER_COST`` tokens): the ledger agent's choice."""
+    chosen, freed = [], 0
+    for e in sorted(cands, key=lambda e: -e.tokens):
+        if freed >= excess:
+            break
+        chosen.append(e)
+        freed += e.tokens - _PLACEHOLDER_COST
+    return chosen
