@@ -1,7 +1,9 @@
 """Rates I(J*; Y) in bits of the eviction game's channels (THEORY.md §2-§4).
 
 Exact values where a closed form exists (ledger log2 n, blind 0, list log2(n/m),
-windowed ledger), the exact-posterior Monte Carlo estimator for the content channel
+windowed ledger), the content channel's exact 2-D quadrature
+(:mod:`sim.games.content_rate`), and its independent brute-force check, the
+exact-posterior Monte Carlo estimator
 
     I(J*; Y) = H(J*) - H(J* | Y) = E[ log2( n p(J* | Y) ) ],
     p(J* = i | Y) = softmax_i(a Y_i),  a = ln(kappa) / sigma^2        (Proposition 2),
@@ -20,6 +22,7 @@ from scipy import integrate, stats
 
 from sim.games.channels import Channel, Content, validate_kappa
 from sim.games import kernels
+from sim.games.content_rate import content_rate_exact
 from sim.games.eviction import seed_chunks
 
 
@@ -144,8 +147,11 @@ def content_rate_n2(kappa: int, sigma: float) -> float:
 
 def rate_bits(n: int, kappa: int, channel: Channel, *, trials: int = 2000, seed=0
               ) -> RateEstimate:
-    """I(J*; Y) in bits for any channel: exact where possible, else Monte Carlo
-    (the content channel, :func:`content_rate_mc`).
+    """I(J*; Y) in bits for any channel: closed forms, and for the content channel
+    the exact 2-D quadrature :func:`sim.games.content_rate.content_rate_exact`
+    (``se_bits`` is then its quadrature error estimate, ``trials`` 0). ``trials`` and
+    ``seed`` are kept for callers that pass them; no channel draws samples now (the
+    Monte Carlo estimator :func:`content_rate_mc` is the independent check).
 
     Raises:
         ValueError: naming the bad parameter.
@@ -156,5 +162,6 @@ def rate_bits(n: int, kappa: int, channel: Channel, *, trials: int = 2000, seed=
     if exact is not None:
         return RateEstimate(float(exact), 0.0, 0, "exact")
     if isinstance(channel, Content):
-        return content_rate_mc(n, kappa, channel.sigma, trials=trials, seed=seed)
+        bits, err = content_rate_exact(n, kappa, channel.sigma)
+        return RateEstimate(bits, err, 0, "quadrature")
     raise ValueError(f"no rate available for channel {channel!r}")
