@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from sim.games import kernels
+from sim.games.burden_law import Z_variance, mc_halfwidth
 from sim.games.channels import CONTENT, Channel, validate_game
 from sim.rng import as_seed_sequence, chunk_generators, chunk_layout
 
@@ -76,11 +77,29 @@ class EvictionResult:
         return float(self.Z.mean())
 
     @property
+    def Z_variance(self) -> float:
+        """Exact Var Z (blocks^2) from the law of Z (:mod:`sim.games.burden_law`)."""
+        return Z_variance(self.n, self.kappa, self.channel, self.order)
+
+    @property
     def EZ_se(self) -> float:
-        """Standard error of :attr:`EZ` (sample standard deviation / sqrt(trials))."""
+        """Standard error of :attr:`EZ`: sqrt(Var Z / trials) with the exact Var Z.
+
+        Valid in rare-event rows, where the sample SD is often 0 or far too small."""
+        return math.sqrt(self.Z_variance / self.trials)
+
+    @property
+    def EZ_se_sample(self) -> float:
+        """The plug-in standard error (sample SD / sqrt(trials)), for comparison."""
         if self.trials < 2:
             return math.inf
         return float(self.Z.std(ddof=1) / math.sqrt(self.trials))
+
+    def EZ_halfwidth(self, alpha: float = 6.3e-5) -> float:
+        """Half-width around E[Z] that :attr:`EZ` leaves with probability <= alpha
+        (Bernstein with the exact variance, Z in [0, kappa]; see
+        :func:`sim.games.burden_law.mc_halfwidth`)."""
+        return mc_halfwidth(self.Z_variance, self.trials, self.kappa, alpha)
 
 
 def seed_chunks(seed, trials: int, work_per_trial: int = 1):
