@@ -2,9 +2,10 @@
 Appendices B-E; THEORY.md §2-§3).
 
 For every (channel, n, kappa, parameter) of the grid it simulates the eviction game
-with the exact sampler (E[Z] and its standard error), takes the channel's rate in
-bits (exact, or the content channel's Monte Carlo estimate with its standard error)
-and evaluates the sum-form bound and the affine floor at that rate. Writes
+with the exact sampler (E[Z], with the standard error of the exact Var Z), takes the
+channel's rate in bits (closed forms; the content channel's by the exact 2-D
+quadrature of :mod:`sim.games.content_rate`) and evaluates the sum-form bound and
+the affine floor at that rate. Writes
 ``theorem1.csv``/``.png``/``.json`` and, from the content-channel rows,
 ``proposition2.csv``/``.png``/``.json``.
 """
@@ -12,8 +13,10 @@ and evaluates the sum-form bound and the affine floor at that rate. Writes
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import pathlib
+import time
 
 import numpy as np
 from tqdm import tqdm
@@ -26,13 +29,13 @@ from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, C
                                 Ledger, ListChannel, WindowedLedger)
 from sim.games.content_burden import content_EZ
 from sim.games.eviction import play
-from sim.games.information import content_rate_mc
+from sim.games.content_rate import content_rate_exact
 from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ,
                            list_achievability_EZ_m, windowed_EZ)
 
 COLUMNS = ["channel", "order", "method", "n", "kappa", "param", "rate_bits", "rate_se_bits",
-           "EZ", "EZ_se", "EZ_over_kappa", "EZ_theory", "bound_sum", "bound_affine",
-           "trials", "rate_trials", "seed"]
+           "rate_method", "EZ", "EZ_se", "EZ_se_sample", "EZ_over_kappa", "EZ_theory",
+           "bound_sum", "bound_affine", "trials", "seed"]
 
 
 def channels_for(n: int, sigmas) -> list:
@@ -69,44 +72,60 @@ def theory_EZ(channel, n: int, kappa: int) -> float:
     return content_EZ(n, kappa, channel.sigma)
 
 
-def rate_trials_for(n: int, config: dict) -> int:
-    """Content-rate trials at n blocks: ``rate_trials`` capped by ``rate_work / n``."""
-    return int(max(config["rate_min_trials"], min(config["rate_trials"],
-                                                  config["rate_work"] // n)))
+def channel_rate(channel, n: int, kappa: int) -> tuple[float, float, str]:
+    """``(bits, error_bits, method)``: the channel's exact rate, the content channel's
+    by the 2-D quadrature of :mod:`sim.games.content_rate` (error: its estimate)."""
+    if channel.code == CONTENT:
+        bits, err = content_rate_exact(n, kappa, channel.sigma)
+        return bits, err, "quadrature"
+    return float(channel.exact_rate_bits(n, kappa)), 0.0, "exact"
+
+
+class StageTimer:
+    """Wall time per stage of :func:`simulate_point` (seconds), for the benchmark."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, stage: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
 
 
 def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: int,
-                   with_rate: bool = True) -> dict:
-    """One CSV row: E[Z] (exact sampler), the rate, the bounds and the theory value.
+                   timer: StageTimer | None = None) -> dict:
+    """One CSV row: E[Z] (exact sampler, ``trials`` draws) with its exact standard
+    error sqrt(Var Z / trials), the rate in bits, the bounds and the theory value.
 
-    The content channel's Monte Carlo rate (clipped to [0, log2 n], the range of
-    I(J*; Y), which round-off or sampling noise can leave by a little) costs O(n) per trial; ``with_rate=False`` skips it (rate and
-    bounds NaN), for n too large to draw n observations.
+    ``EZ_se`` uses the exact Var Z of :mod:`sim.games.burden_law` (the plug-in
+    ``EZ_se_sample`` is 0 in rows where every draw was equal although Var Z > 0).
     """
+    timer = timer or StageTimer()
     ss = point_seed(seed, channel, n, kappa, index)
-    game_ss, rate_ss = ss.spawn(2)
-    result = play(n, kappa, channel, trials=int(config["trials"]), seed=game_ss)
-    rate_se, r_trials = 0.0, 0
-    if channel.code == CONTENT:
-        if with_rate:
-            r_trials = rate_trials_for(n, config)
-            est = content_rate_mc(n, kappa, channel.sigma, trials=r_trials, seed=rate_ss)
-            rate, rate_se = min(max(est.bits, 0.0), math.log2(n)), est.se_bits
-        else:
-            rate, rate_se = math.nan, math.nan
-    else:
-        rate = float(channel.exact_rate_bits(n, kappa))
-    if math.isfinite(rate):
-        low_sum, low_affine = float(bound_sum(rate, n, kappa)), float(bound_affine(rate, n, kappa))
-    else:
-        low_sum = low_affine = math.nan
+    game_ss, _ = ss.spawn(2)   # the second stream fed the Monte Carlo rate (kept: same E[Z] draws)
+    with timer("E[Z] sampling"):
+        result = play(n, kappa, channel, trials=int(config["trials"]), seed=game_ss)
+        ez, ez_se_sample = result.EZ, result.EZ_se_sample
+    with timer("exact Var Z and E[Z] theory"):
+        ez_se = result.EZ_se
+        ez_theory = theory_EZ(channel, n, kappa)
+    with timer("rate"):
+        rate, rate_err, rate_method = channel_rate(channel, n, kappa)
+    with timer("bounds"):
+        low_sum = float(bound_sum(rate, n, kappa))
+        low_affine = float(bound_affine(rate, n, kappa))
     return {
         "channel": channel.name, "order": "random" if channel.code == BLIND else "bayes",
         "method": result.method, "n": n, "kappa": kappa, "param": channel.param(n),
-        "rate_bits": rate, "rate_se_bits": rate_se, "EZ": result.EZ, "EZ_se": result.EZ_se,
-        "EZ_over_kappa": result.EZ / kappa, "EZ_theory": theory_EZ(channel, n, kappa),
+        "rate_bits": rate, "rate_se_bits": rate_err, "rate_method": rate_method,
+        "EZ": ez, "EZ_se": ez_se, "EZ_se_sample": ez_se_sample,
+        "EZ_over_kappa": ez / kappa, "EZ_theory": ez_theory,
         "bound_sum": low_sum, "bound_affine": low_affine,
-        "trials": result.trials, "rate_trials": r_trials, "seed": seed,
+        "trials": result.trials, "seed": seed,
     }
 
 
@@ -123,37 +142,42 @@ def grid_points(config: dict) -> list[tuple]:
     return points
 
 
-def run_grid(config: dict, seed: int, progress: bool = True) -> list[dict]:
+def run_grid(config: dict, seed: int, progress: bool = True,
+             timer: StageTimer | None = None) -> list[dict]:
     """Simulate every grid point; returns the CSV rows in grid order."""
     points = grid_points(config)
-    # Cost is dominated by content-rate points, O(n) each: weight the progress bar.
-    return [simulate_point(ch, n, kappa, i, config, seed)
+    return [simulate_point(ch, n, kappa, i, config, seed, timer)
             for ch, n, kappa, i in tqdm(points, desc="theorem1", unit="pt",
                                         disable=not progress, mininterval=1.0)]
 
 
-_STYLE = {"ledger": ("s", "tab:green"), "blind": ("X", "black"), "list": ("^", "tab:purple"),
-          "windowed": ("D", "tab:orange"), "content": ("o", "tab:blue")}
+#: marker, colour, size, filled: hollow markers of decreasing size nest where
+#: channels coincide (rate 0: blind = list m = n = windowed w = 0; rate log2 n:
+#: ledger = list m = 1 = windowed w = n), so none hides another.
+_STYLE = {"ledger": ("s", "tab:green", 11, False), "blind": ("X", "black", 9, True),
+          "list": ("^", "tab:purple", 8, False), "windowed": ("D", "tab:orange", 5.5, False),
+          "content": ("o", "tab:blue", 4, True)}
 
 
 def plot_theorem1(rows: list[dict], panels, path: pathlib.Path) -> pathlib.Path:
     """E[Z]/kappa against rate (bits) for the panels' (log2 n, kappa): the sum-form
     bound, the affine floor, the list achievability curve and every channel's
-    simulated points with 1-SE error bars."""
+    simulated points with 1-SE error bars (exact Var Z)."""
     panels = [(int(a), int(b)) for a, b in panels]
     cols = min(2, len(panels))
     nrows = -(-len(panels) // cols)
-    fig, axes = new_figure(nrows, cols, figsize=(6.2 * cols, 4.4 * nrows), squeeze=False)
+    fig, axes = new_figure(nrows, cols, figsize=(6.2 * cols, 4.4 * nrows + 0.9),
+                           squeeze=False)
     for ax, (log2n, kappa) in zip(axes.flat, panels):
         n = 2**log2n
         I = np.linspace(0.0, log2n, 400)
         ax.plot(I, bound_sum(I, n, kappa) / kappa, color="tab:red", lw=2,
                 label="lower bound, sum form")
         ax.plot(I, bound_affine(I, n, kappa) / kappa, color="tab:red", ls="--", lw=1.5,
-                label=r"affine floor $[1-(I+1)/\nu]_+$")
+                label=r"affine floor $[1-(I+1)/\nu]_+$, $\nu=\log_2(n/\kappa)$")
         ax.plot(I, list_achievability_EZ(n, kappa, I) / kappa, color="grey", lw=1.5,
                 label="achievability (list channel)")
-        for name, (marker, color) in _STYLE.items():
+        for name, (marker, color, size, filled) in _STYLE.items():
             sel = [r for r in rows if r["channel"] == name and r["n"] == n
                    and r["kappa"] == kappa]
             if not sel:
@@ -161,8 +185,8 @@ def plot_theorem1(rows: list[dict], panels, path: pathlib.Path) -> pathlib.Path:
             ax.errorbar([r["rate_bits"] for r in sel], [r["EZ_over_kappa"] for r in sel],
                         xerr=[r["rate_se_bits"] for r in sel],
                         yerr=[r["EZ_se"] / kappa for r in sel], fmt=marker, color=color,
-                        ms=5, capsize=2, lw=0.8, ls="none", label=f"simulated: {name}",
-                        alpha=0.85)
+                        ms=size, mfc=color if filled else "none", mew=1.2, capsize=2,
+                        lw=0.8, ls="none", label=f"simulated: {name}", alpha=0.85)
         ax.set_title(f"n = 2^{log2n}, kappa = {kappa}")
         ax.set_xlabel("rate I(J*; Y) [bits]")
         ax.set_ylabel("E[Z] / kappa (recovery burden)")
@@ -171,7 +195,11 @@ def plot_theorem1(rows: list[dict], panels, path: pathlib.Path) -> pathlib.Path:
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    axes.flat[0].legend(fontsize=7, loc="upper right")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7.5,
+               title="error bars: 1 SE from the exact Var Z; content rates by exact "
+                     "quadrature; hollow markers nest where channels coincide",
+               title_fontsize=7.5)
     fig.suptitle("Theorem 1: without size information, eviction costs recovery work")
     return save_figure(fig, path)
 
@@ -192,11 +220,14 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
     section = "quick" if args.quick else "default"
     config = load_config("theorem1", section, args.config)
     out = prepare_out(args.out)
-    rows = run_grid(config, args.seed, progress=not args.no_progress)
-    paths = [write_csv(out / "theorem1.csv", COLUMNS, rows),
-             plot_theorem1(rows, config["panels"], out / "theorem1.png"),
-             write_sidecar(out / "theorem1.json", {"grid": section, **config, "seed": args.seed},
-                           {"rows": len(rows), "columns": COLUMNS})]
+    timer = StageTimer()
+    rows = run_grid(config, args.seed, progress=not args.no_progress, timer=timer)
+    paths = [write_csv(out / "theorem1.csv", COLUMNS, rows)]
+    with timer("figures"):
+        paths.append(plot_theorem1(rows, config["panels"], out / "theorem1.png"))
+    paths.append(write_sidecar(out / "theorem1.json",
+                               {"grid": section, **config, "seed": args.seed},
+                               {"rows": len(rows), "columns": COLUMNS}))
     paths += proposition2.write(rows, config, args.seed, out, section,
-                                progress=not args.no_progress)
+                                progress=not args.no_progress, timer=timer)
     return paths
