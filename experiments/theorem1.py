@@ -154,7 +154,7 @@ def run_grid(config: dict, seed: int, progress: bool = True,
 #: marker, colour, size, filled: hollow markers of decreasing size nest where
 #: channels coincide (rate 0: blind = list m = n = windowed w = 0; rate log2 n:
 #: ledger = list m = 1 = windowed w = n), so none hides another.
-_STYLE = {"ledger": ("s", "tab:green", 11, False), "blind": ("X", "black", 9, True),
+_STYLE = {"ledger": ("s", "tab:green", 11, False), "blind": ("h", "black", 13, False),
           "list": ("^", "tab:purple", 8, False), "windowed": ("D", "tab:orange", 5.5, False),
           "content": ("o", "tab:blue", 4, True)}
 
