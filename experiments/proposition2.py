@@ -45,16 +45,17 @@ def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: b
     """Proposition 2 rows: the grid's content points plus points at the
     ``prop2_extra_log2_n`` sizes (up to 2^40: the exact sampler and the rate
     quadrature cost the same at any n)."""
-    from experiments.theorem1 import channels_for, simulate_point
+    from experiments.theorem1 import channels_for, one_numba_thread, simulate_point
 
     rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
     extra = [(Content(float(s)), 2**int(e), int(k))
              for e in config["prop2_extra_log2_n"] for k in config["kappas"]
              for s in config["sigmas"]]
-    for channel, n, kappa in tqdm(extra, desc="proposition2", disable=not progress,
-                                  mininterval=1.0):
-        index = channels_for(n, config["sigmas"]).index(channel)
-        rows.append(_row(simulate_point(channel, n, kappa, index, config, seed, timer)))
+    with one_numba_thread():
+        for channel, n, kappa in tqdm(extra, desc="proposition2", disable=not progress,
+                                      mininterval=1.0):
+            index = channels_for(n, config["sigmas"]).index(channel)
+            rows.append(_row(simulate_point(channel, n, kappa, index, config, seed, timer)))
     return sorted(rows, key=lambda r: (r["kappa"], r["sigma"], r["n"]))
 
 
@@ -147,7 +148,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Only the content-channel points of the Theorem 1 grid, then :func:`write`."""
-    from experiments.theorem1 import channels_for, simulate_point
+    from experiments.theorem1 import channels_for, one_numba_thread, simulate_point
 
     section = "quick" if args.quick else "default"
     config = load_config("theorem1", section, args.config)
@@ -156,7 +157,8 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
               if 2**int(e) > int(k)
               for i, ch in enumerate(channels_for(2**int(e), config["sigmas"]))
               if isinstance(ch, Content)]
-    rows = [simulate_point(ch, n, k, i, config, args.seed)
-            for ch, n, k, i in tqdm(points, desc="content points",
-                                    disable=args.no_progress, mininterval=1.0)]
+    with one_numba_thread():
+        rows = [simulate_point(ch, n, k, i, config, args.seed)
+                for ch, n, k, i in tqdm(points, desc="content points",
+                                        disable=args.no_progress, mininterval=1.0)]
     return write(rows, config, args.seed, out, section, progress=not args.no_progress)

@@ -86,11 +86,17 @@ def numpy_exact_content_tau(n: int, kappa: int, sigma: float, trials: int,
 
 
 def numpy_brute_content(n: int, kappa: int, sigma: float, trials: int,
-                        rng: np.random.Generator, batch: int = 64):
+                        rng: np.random.Generator, batch: int = 64, want_rate: bool = True):
     """Vectorised brute force: draw all n observations per trial.
 
+    Args:
+        want_rate: also evaluate ``log2(n p(J* | Y))`` (a log-sum-exp over the n
+            scores); without it only tau is computed (the same work as the numba
+            brute-force kernel with ``want_rate=False``).
+
     Returns ``(tau, rate_bits)``: int64 (trials,) and float64 (trials,) of
-    ``log2(n p(J* | Y))``, J* being column 0 (the labels are exchangeable).
+    ``log2(n p(J* | Y))`` (NaN without ``want_rate``), J* being column 0 (the
+    labels are exchangeable).
     """
     shift = math.log(kappa) / sigma
     taus, rates = [], []
@@ -99,6 +105,9 @@ def numpy_brute_content(n: int, kappa: int, sigma: float, trials: int,
         z = rng.standard_normal((b, n))
         z[:, 0] += shift
         taus.append(1 + np.sum(z[:, 1:] > z[:, :1], axis=1))
-        lse = special.logsumexp(shift * z, axis=1)
-        rates.append(math.log2(n) + (shift * z[:, 0] - lse) / math.log(2.0))
+        if want_rate:
+            lse = special.logsumexp(shift * z, axis=1)
+            rates.append(math.log2(n) + (shift * z[:, 0] - lse) / math.log(2.0))
+        else:
+            rates.append(np.full(b, np.nan))
     return np.concatenate(taus).astype(np.int64), np.concatenate(rates)

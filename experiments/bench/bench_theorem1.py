@@ -1,0 +1,111 @@
+"""Per-stage times of ``ctxsim run theorem1`` (run: ``python -m experiments.bench.bench_theorem1``).
+
+1. Runs the grid in this process (``--grid default``, or ``quick``, or the default
+   grid cut to ``--log2-n`` sizes) with :class:`experiments.theorem1.StageTimer` and
+   prints the wall seconds of each stage (E[Z] sampling, exact Var Z and the E[Z]
+   quadrature, rates, bounds, Proposition 2's extra points, figures), the total,
+   and the largest standard errors of the rows.
+2. Compares, at the same (n, kappa, sigma) points, the content rate's exact 2-D
+   quadrature (:mod:`sim.games.content_rate`, what the grid uses) with the best plain
+   implementation of the Monte Carlo it replaced: the numba brute-force rate kernel
+   with its control variate (n draws and a log-sum-exp per trial) at the trial count
+   the old grid used. Reported: seconds per point and the SE in bits of each.
+
+Timings are single runs after a warm-up point (numba JIT and the rate tables of
+the first (kappa, sigma) excluded); on a shared machine say so when quoting them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+
+import numba
+
+from experiments.config import load_config
+from experiments import proposition2
+from experiments.theorem1 import StageTimer, run_grid, simulate_point
+from sim.games.channels import Content
+from sim.games.content_rate import _tables, content_rate_exact
+from sim.games.information import content_rate_mc
+
+#: The old grid's Monte Carlo budget: at most 2^27 normal draws per content point,
+#: between 256 and 4000 trials.
+OLD_RATE_WORK, OLD_MIN_TRIALS, OLD_MAX_TRIALS = 2**27, 256, 4000
+
+
+def stage_table(grid: str, log2_n: list[int] | None) -> None:
+    """Run the grid with a stage timer and print the per-stage table."""
+    config = load_config("theorem1", grid)
+    if log2_n:
+        config["log2_n"] = log2_n
+    # warm-up: JIT of the sampler and one rate table (excluded from the table)
+    simulate_point(Content(1.0), 64, 4, 2, config, 0)
+    timer = StageTimer()
+    t0 = time.perf_counter()
+    rows = run_grid(config, seed=1, progress=False, timer=timer)
+    grid_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as out:
+        import pathlib
+
+        from experiments.theorem1 import plot_theorem1
+        with timer("figures"):
+            plot_theorem1(rows, config["panels"], pathlib.Path(out) / "theorem1.png")
+        t1 = time.perf_counter()
+        prop_timer = StageTimer()
+        proposition2.write(rows, config, 1, pathlib.Path(out), grid, progress=False,
+                           timer=prop_timer)
+        prop_s = time.perf_counter() - t1
+    total = sum(timer.seconds.values()) + prop_s
+    print(f"grid {grid!r}, log2 n = {config['log2_n']}, {len(rows)} points, "
+          f"numba threads {numba.get_num_threads()}")
+    print(f"{'stage':40s} {'seconds':>9s} {'share':>7s}")
+    for stage, sec in sorted(timer.seconds.items(), key=lambda kv: -kv[1]):
+        print(f"{stage:40s} {sec:9.2f} {sec / total:7.1%}")
+    print(f"{'proposition2 (extra n, csv, figure)':40s} {prop_s:9.2f} {prop_s / total:7.1%}")
+    print(f"{'total':40s} {total:9.2f}   (grid loop {grid_s:.2f} s)")
+    worst_ez = max(r["EZ_se"] / r["kappa"] for r in rows)
+    worst_rate = max(r["rate_se_bits"] for r in rows)
+    print(f"max EZ_se / kappa = {worst_ez:.3%}, max rate error = {worst_rate:.2g} bits")
+
+
+def rate_comparison(points) -> None:
+    """Exact quadrature against the old Monte Carlo rate at the same points."""
+    print(f"{'n':>8s} {'kappa':>5s} {'sigma':>5s} | {'quadrature s':>12s} {'err bits':>9s} | "
+          f"{'MC s':>7s} {'MC trials':>9s} {'MC SE bits':>10s} | {'speed-up':>8s}")
+    content_rate_mc(64, 4, 1.0, trials=64, seed=0)          # JIT warm-up
+    for n, kappa, sigma in points:
+        _tables.cache_clear()          # time the (kappa, sigma) table too
+        t0 = time.perf_counter()
+        _, err = content_rate_exact(n, kappa, sigma)
+        t_quad = time.perf_counter() - t0
+        trials = int(max(OLD_MIN_TRIALS, min(OLD_MAX_TRIALS, OLD_RATE_WORK // n)))
+        t0 = time.perf_counter()
+        mc = content_rate_mc(n, kappa, sigma, trials=trials, seed=1)
+        t_mc = time.perf_counter() - t0
+        print(f"{n:8d} {kappa:5d} {sigma:5g} | {t_quad:12.4f} {err:9.1e} | {t_mc:7.2f} "
+              f"{trials:9d} {mc.se_bits:10.3g} | {t_mc / t_quad:7.0f}x")
+    print("quadrature seconds include building the (kappa, sigma) table; later n at the "
+          "same (kappa, sigma) reuse it")
+
+
+def main(argv=None) -> int:
+    """Print the per-stage table and the rate comparison."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--grid", choices=("default", "quick"), default="default")
+    p.add_argument("--log2-n", type=int, nargs="*", default=None,
+                   help="cut the grid to these log2 n (default: the grid's own)")
+    p.add_argument("--skip-rates", action="store_true",
+                   help="skip the quadrature vs Monte Carlo comparison")
+    args = p.parse_args(argv)
+    stage_table(args.grid, args.log2_n)
+    if not args.skip_rates:
+        rate_comparison([(2**12, 4, 1.0), (2**16, 8, 0.5), (2**20, 16, 0.25),
+                         (2**20, 2, 2.0)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
