@@ -196,11 +196,26 @@ def check_independence() -> ProofRecord:
     return rec
 
 
-def check_combined_bound() -> ProofRecord:
+#: (N, k, B) of the recovery game, for the closed forms below.
+GAME_SYMBOLS = sp.symbols("Nn kn Bn", positive=True)
+#: P(success) of keep-blocks (store floor(B/k) whole blocks; guess the rest):
+#: m/N + (1 - m/N) 2^-k with m = floor(B/k).
+KEEP_BLOCKS = (sp.floor(GAME_SYMBOLS[2] / GAME_SYMBOLS[1]) / GAME_SYMBOLS[0]
+               + (1 - sp.floor(GAME_SYMBOLS[2] / GAME_SYMBOLS[1]) / GAME_SYMBOLS[0])
+               * 2 ** (-GAME_SYMBOLS[1]))
+#: P(success) of keep-prefix (floor(B/N) bits of every block): 2^-(k - floor(B/N)).
+KEEP_PREFIX = 2 ** (-(GAME_SYMBOLS[1] - sp.floor(GAME_SYMBOLS[2] / GAME_SYMBOLS[0])))
+
+
+def check_combined_bound(*, keep: sp.Expr | None = None, prefix: sp.Expr | None = None
+                         ) -> ProofRecord:
     """Combined bound: P = (1/N) sum_i (1 - P_e,i) <= B/(Nk) + 1/k.
 
     With slacks s_i = (I_i + 1)/k - (1 - P_e,i) >= 0 (step 1) and
     t = B - sum_i I_i >= 0 (step 2): bound - P = (1/N) sum_i s_i + t/(N k) >= 0.
+    The keep-blocks and keep-prefix closed forms (``keep``, ``prefix``: sympy in
+    :data:`GAME_SYMBOLS`, default :data:`KEEP_BLOCKS`, :data:`KEEP_PREFIX`) are checked
+    equal to enumeration before they are checked under the bound.
     """
     N, k, B = sp.symbols("N k B", positive=True)
     i = sp.symbols("i", integer=True, positive=True)
@@ -223,10 +238,25 @@ def check_combined_bound() -> ProofRecord:
                       "sum of non-negative slacks over positive N, k")
     prove_zero(rec, (B + N) / (N * k) - bound, "(B + N)/(N k) = B/(N k) + 1/k")
     # Numeric: closed forms of the concrete lossy strategies sit under the bound.
-    Nn, kn, Bn = sp.symbols("Nn kn Bn", positive=True)
-    m = sp.floor(Bn / kn)
-    keep = m / Nn + (1 - m / Nn) * 2 ** (-kn)
-    prefix = 2 ** (-(kn - sp.floor(Bn / Nn)))
+    keep = KEEP_BLOCKS if keep is None else keep
+    prefix = KEEP_PREFIX if prefix is None else prefix
+    Nn, kn, Bn = GAME_SYMBOLS
+    small = [(Nv, kv, Bv) for Nv, kv, Bv in _small_games()]
+    # ... and equal the exact success of the encoders they describe (enumeration of
+    # the joint law), so a wrong closed form cannot hide under the bound.
+    rng = np.random.default_rng(5)
+    enumerated = {}
+    for Nv, kv, Bv in small:
+        encoders = dict(_encoders(Nv, kv, Bv, rng))
+        enumerated[(Nv, kv, Bv)] = {
+            name: float(exact_quantities(Nv, kv, encoders[name])["success"].mean())
+            for name in ("keep blocks", "keep prefix")}
+    spot_check(rec, "keep_blocks closed form = enumeration", [Nn, kn, Bn], keep,
+               lambda *g: enumerated[tuple(int(v) for v in g)]["keep blocks"], small,
+               tol=1e-12)
+    spot_check(rec, "keep_prefix closed form = enumeration", [Nn, kn, Bn], prefix,
+               lambda *g: enumerated[tuple(int(v) for v in g)]["keep prefix"], small,
+               tol=1e-12)
     pts = [(Nv, kv, Bv) for Nv in (2, 3, 5, 16, 64, 1000) for kv in (1, 2, 3, 8, 33)
            for Bv in sorted({0, 1, Nv * kv // 3, Nv * kv // 2, Nv * kv - 1})]
     bnd = Bn / (Nn * kn) + 1 / kn

@@ -66,13 +66,12 @@ def _exact_rate_n2(kappa: float, sigma: float) -> float:
     return 1 - val / math.log(2)
 
 
-def _mc_rate_lower(n: float, kappa: float, sigma: float, samples: int = 20000) -> float:
-    """A 5-standard-error lower confidence limit of I(J*; Y) in bits (Monte Carlo).
+def _mc_rate(n: float, kappa: float, sigma: float, samples: int = 20000
+             ) -> tuple[float, float]:
+    """Monte Carlo I(J*; Y) in bits and its standard error.
 
     I = E[log2(n p(J* | Y))], p = softmax(a Y), a = ln(kappa)/sigma^2; J* = 0 w.l.o.g.
-    (the model is exchangeable). Seeded, so the check is deterministic. Using the
-    lower limit makes the comparison with an upper bound fail only if the bound is
-    wrong or a 5-sigma event occurs.
+    (the model is exchangeable). Seeded, so the check is deterministic.
     """
     rng = np.random.default_rng(20261129 + int(n) * 1000 + int(kappa))
     n = int(n)
@@ -82,29 +81,44 @@ def _mc_rate_lower(n: float, kappa: float, sigma: float, samples: int = 20000) -
     logits = a * y
     log_post = logits[:, 0] - np.logaddexp.reduce(logits, axis=1)
     vals = (np.log(n) + log_post) / np.log(2)
-    return float(vals.mean() - 5 * vals.std(ddof=1) / np.sqrt(samples))
+    return float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(samples))
 
 
 _SIGMAS = (0.25, 0.5, 1.0, 2.0, 4.0)
 _KAPPAS = (2, 3, 8, 100)
+#: Standard errors allowed between a Monte Carlo rate and an exact one.
+_Z_MC = 5.0
 
 
-def _rate_is_below(rec: ProofRecord, bound: sp.Expr, name: str) -> None:
-    """Numeric: the exact n = 2 rate (quadrature) and Monte Carlo lower limits for
-    n = 4, 16, 64 lie below ``bound`` (sympy in st.n, st.kappa, st.sigma).
+def _rate_is_below(rec: ProofRecord, bound: sp.Expr, name: str, rate_n2=None,
+                   mc_rate=None) -> None:
+    """Numeric: the exact n = 2 rate (quadrature) and Monte Carlo lower limits
+    (mean - 5 SE) for n = 4, 16, 64 lie below ``bound`` (sympy in st.n, st.kappa,
+    st.sigma); and the Monte Carlo estimator equals the n = 2 quadrature within
+    5 SE, so a Monte Carlo value on a wrong scale (nats, a lost log2 n) fails here
+    instead of slipping under a one-sided bound.
 
     Tol 1e-9 bits for quadrature error (epsabs 1e-13 on an O(1) integrand); the Monte
-    Carlo side already subtracts 5 standard errors.
+    Carlo side already subtracts 5 standard errors. ``rate_n2`` and ``mc_rate``
+    replace :func:`_exact_rate_n2` and :func:`_mc_rate` (tests inject wrong ones).
     """
-    exact = implemented_function("I_n2", lambda n, k, s: _exact_rate_n2(k, s))
-    mc = implemented_function("I_mc_low", _mc_rate_lower)
+    rate_n2 = rate_n2 or _exact_rate_n2
+    mc_rate = mc_rate or _mc_rate
+    exact = implemented_function("I_n2", lambda n, k, s: rate_n2(k, s))
+    mc_low = implemented_function("I_mc_low", lambda n, k, s: (lambda m: m[0] - _Z_MC * m[1])(
+        mc_rate(n, k, s)))
+    mc_z = implemented_function("I_mc_z", lambda n, k, s: (lambda m: (m[0] - rate_n2(k, s))
+                                                            / m[1])(mc_rate(n, k, s)))
     syms = [st.n, st.kappa, st.sigma]
+    spot_check(rec, "Monte Carlo rate at n = 2 equals the quadrature (in SE)", syms,
+               mc_z(*syms), lambda n, k, s: 0.0,
+               [(2, k, s) for k in (2, 3) for s in (0.25, 1.0, 4.0)], tol=_Z_MC)
     check_inequality_on_grid(rec, f"exact n=2 rate (quadrature) <= {name}", syms,
                              exact(*syms), bound,
                              [(2, k, s) for k in _KAPPAS for s in _SIGMAS], tol=1e-9)
-    check_inequality_on_grid(rec, f"Monte Carlo rate - 5 SE <= {name}", syms, mc(*syms), bound,
-                             [(nn, k, s) for nn in (4, 16, 64) for k in (2, 3) for s in (0.25, 1.0)
-                              if k < nn], tol=0.0)
+    check_inequality_on_grid(rec, f"Monte Carlo rate - 5 SE <= {name}", syms, mc_low(*syms),
+                             bound, [(nn, k, s) for nn in (4, 16, 64) for k in (2, 3)
+                                     for s in (0.25, 1.0) if k < nn], tol=0.0)
 
 
 # ----------------------------------------------------------------------------- symbolic steps
@@ -154,7 +168,8 @@ def _golden_formula(rec: ProofRecord) -> None:
 # ----------------------------------------------------------------------------- checks
 
 def check_prop2_centroid(*, centroid: sp.Expr = st.PROP2_CENTROID,
-                         numeric=bounds.prop2_centroid_bound_bits) -> ProofRecord:
+                         numeric=bounds.prop2_centroid_bound_bits, rate_n2=None,
+                         mc_rate=None) -> ProofRecord:
     """Prove I <= (1 - 1/n)(ln kappa)^2/(2 sigma^2 ln 2) bits and spot-check it."""
     n, kappa, sigma = st.n, st.kappa, st.sigma
     rec = ProofRecord("Proposition 2: centroid bound (bits)",
@@ -184,12 +199,13 @@ def check_prop2_centroid(*, centroid: sp.Expr = st.PROP2_CENTROID,
     # Numeric 2: bounds.py against the statement (relative 1e-12: same formula).
     spot_check(rec, "bounds.prop2_centroid_bound_bits vs sympy", syms, centroid, numeric,
                grid + [(2 ** 40, 2, 0.1)], tol=1e-12, relative=True)
-    _rate_is_below(rec, centroid, "centroid bound")
+    _rate_is_below(rec, centroid, "centroid bound", rate_n2, mc_rate)
     return rec
 
 
 def check_prop2_paper(*, paper: sp.Expr = st.PROP2_PAPER,
-                      numeric=bounds.prop2_paper_bound_bits) -> ProofRecord:
+                      numeric=bounds.prop2_paper_bound_bits, rate_n2=None,
+                      mc_rate=None) -> ProofRecord:
     """Derive the paper's (ln 2)(log2 kappa)^2/sigma^2 bits from pairwise KL and check it."""
     n, kappa, sigma = st.n, st.kappa, st.sigma
     rec = ProofRecord("Proposition 2: paper's pairwise-KL bound (bits)",
@@ -219,7 +235,7 @@ def check_prop2_paper(*, paper: sp.Expr = st.PROP2_PAPER,
                grid, tol=1e-8, relative=True)
     spot_check(rec, "bounds.prop2_paper_bound_bits vs sympy", syms, paper, numeric, grid,
                tol=1e-12, relative=True)
-    _rate_is_below(rec, paper, "paper bound")
+    _rate_is_below(rec, paper, "paper bound", rate_n2, mc_rate)
     return rec
 
 

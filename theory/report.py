@@ -34,6 +34,9 @@ CHECKS: list[str] = [
     "theory.proposition2:check_prop2_paper",
     "theory.proposition2:check_prop2_centroid",
     "theory.proposition2:check_centroid_below_paper",
+    # theory/ reference values = the simulators' (experiments/ may import both)
+    "experiments.crosschecks:check_prop2_rates_equal_simulator",
+    "experiments.crosschecks:check_prop1_closed_forms_equal_simulator",
 ]
 
 

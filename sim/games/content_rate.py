@@ -75,7 +75,8 @@ def _psi_on_grid(x: np.ndarray, c: float, step: float) -> tuple[np.ndarray, np.n
     psi = np.empty((x.size, 2))
     omega = np.empty((x.size, 2))
     for start in range(0, x.size, _ROWS):
-        t = np.exp(x[start:start + _ROWS, None] + c * eps[None, :])
+        with np.errstate(over="ignore"):     # e^t = inf: exp(-inf) = 0, -expm1(-inf) = 1
+            t = np.exp(x[start:start + _ROWS, None] + c * eps[None, :])
         psi[start:start + _ROWS] = np.exp(-t) @ weights
         omega[start:start + _ROWS] = -np.expm1(-t) @ weights
     return psi[:, 0], omega[:, 0], psi[:, 1], omega[:, 1]
