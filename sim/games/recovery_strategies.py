@@ -5,8 +5,9 @@ the blocks, a ``uint8`` array of shape ``(N, k)``, into at most ``B`` bits;
 ``decode`` sees only that representation and the revealed target index and returns
 a ``(k,)`` guess. :func:`evaluate` plays the game ``trials`` times, enforces the
 budget, and checks the success rate against the lossy bound ``B/(Nk) + 1/k``
-(THEORY.md §1): a lossy compressor above it by more than 4 standard errors is
-flagged as a violation (a bug in the compressor or in the harness, since the bound
+(THEORY.md §1): a lossy compressor whose success count the bound makes implausible
+(exact binomial upper tail below 3.2e-5, the one-sided 4-sigma level) is flagged as a
+violation (a bug in the compressor or in the harness, since the bound
 is a theorem). A recovering compressor (``recovering = True``, it may read an
 external store after the reveal) is expected to beat the bound and is not flagged.
 
@@ -22,6 +23,7 @@ import dataclasses
 import math
 
 import numpy as np
+from scipy import stats
 
 from sim.games.recovery import (SimResult, address_bits, fano_bound, handle_bits,
                                 keep_blocks_success, keep_prefix_success, linear_hash_success,
@@ -257,7 +259,8 @@ class Evaluation(SimResult):
 
     Attributes:
         max_bits: longest representation written (bits).
-        violation: True if a lossy compressor's rate exceeds the bound by > 4 SE.
+        violation: True if a lossy compressor's success count is implausible under the
+            bound (exact binomial upper tail at p = bound below 3.2e-5).
     """
 
     max_bits: int = 0
@@ -317,6 +320,11 @@ def evaluate(compressor, N, k, B, trials: int, seed=None) -> Evaluation:
     bound = game.bound
     recovering = bool(getattr(compressor, "recovering", False))
     exact = compressor.exact_success() if hasattr(compressor, "exact_success") else None
+    # A violation is a success count the bound makes implausible: the exact binomial
+    # upper tail at p = bound below 3.2e-5 (the one-sided 4-sigma level). A plug-in
+    # normal rule (p > bound + 4 se) misfires for rare events, where se is tiny or 0.
+    violation = (not recovering) and bound < 1.0 and \
+        float(stats.binom.sf(successes - 1, int(trials), max(bound, 0.0))) < 3.2e-5
     return Evaluation(getattr(compressor, "name", type(compressor).__name__), game.N, game.k,
                       game.B, int(trials), successes, p, se, bound, exact, max_bits,
-                      violation=(not recovering) and p > bound + 4 * se)
+                      violation=violation)
