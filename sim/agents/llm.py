@@ -149,7 +149,7 @@ class TokenLedger:
 
     def cost(self, prices: dict[str, float] | None = None) -> float:
         """Dollars at ``prices`` per 1M tokens (default THEORY.md §4 prices)."""
-        from sim.harness import PRICES, cost_usd
+        from sim.cost import PRICES, cost_usd
 
         return cost_usd(self.prompt, min(self.cached, self.prompt), self.completion,
                         prices or PRICES)
