@@ -5,7 +5,7 @@
 per-request timeout, bounded retries with exponential backoff on transport failures
 (timeouts, connection errors, HTTP 429 and 5xx), and a :class:`TokenLedger` fed from
 each response's ``usage`` (prompt, cached and completion tokens, priced by
-:func:`sim.harness.cost_usd`). :class:`LLMAgent` implements the same protocol as the
+:func:`sim.cost.cost_usd`). :class:`LLMAgent` implements the same protocol as the
 synthetic agents (:class:`~sim.agents.protocol.View` in,
 :class:`~sim.agents.protocol.Action` out): it renders the view as chat messages (block
 ids in brackets, the dashboard last so the prefix stays cacheable), offers the next
