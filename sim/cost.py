@@ -25,9 +25,16 @@ THINKING_TOKENS = 120
 class EpisodeResult:
     """Outcome and ledger of one episode (tokens; dollars in ``cost``).
 
-    ``recoveries`` counts archived content brought back (VISTA Fig. 8b's retrieve
-    events); ``offload_reads`` counts results the wire-payload guard offloaded on
-    entry that the agent then read (a different mechanism, so counted apart)."""
+    Archive events are counted per call and per block (VISTA Fig. 8b counts tool
+    calls; a batch call archives several blocks): ``agent_archives`` /
+    ``agent_archived_blocks`` for the agent's archive calls and the items they
+    archived, ``program_edits`` / ``program_edited_blocks`` for a program's own.
+    ``recoveries`` counts archived content brought back (Fig. 8b's retrieve events);
+    ``recovery_targets`` the distinct values the agent looked for by recovering (one
+    per needed value per task step) and ``failed_reads`` the recoveries that did not
+    show the value looked for (the search cost of not knowing where it went).
+    ``offload_reads`` counts results the wire-payload guard offloaded on entry that
+    the agent then read (a different mechanism, so counted apart)."""
 
     task_id: str
     program: str
@@ -38,9 +45,13 @@ class EpisodeResult:
     cached_tokens: int = 0
     output_tokens: int = 0
     agent_archives: int = 0
+    agent_archived_blocks: int = 0
     program_edits: int = 0
+    program_edited_blocks: int = 0
     deletes: int = 0
     recoveries: int = 0
+    recovery_targets: int = 0
+    failed_reads: int = 0
     offload_reads: int = 0
     offloaded: int = 0
     dashboard_tokens: int = 0

@@ -107,9 +107,7 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
     finally:
         ws.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    result.agent_archives = getattr(agent, "archives", 0)
     return result
-
 
 
 def _play(task, program, agent, ws, ctx, result, seed) -> None:
@@ -119,6 +117,7 @@ def _play(task, program, agent, ws, ctx, result, seed) -> None:
     pos, phase, n_call = 0, 0, 0
     correct = True
     guard = len(task.steps) * 40 + 100
+    targets: set[tuple[int, str]] = set()
     while pos < len(task.steps) and guard > 0:
         guard -= 1
         program.request_assembly(ctx)
@@ -128,14 +127,16 @@ def _play(task, program, agent, ws, ctx, result, seed) -> None:
         ctx.notice = None
         if action.kind in (ARCHIVE, DELETE):
             if action.kind == ARCHIVE and "archive" in program.agent_tools:
+                items = len(ws.resolve(action.block_ids))
                 ws.archive(action.block_ids, action.replacement)
+                result.agent_archives += 1
+                result.agent_archived_blocks += items
             elif action.kind == DELETE and "delete" in program.agent_tools:
                 ws.delete(action.block_ids, action.replacement)
                 result.deletes += 1
             continue
         if action.kind == RECOVER:
-            if program.recovery(ctx, action.handle, action.key) is None and not ctx.notice:
-                ctx.notice = "recovery failed: this harness offers no recovery tool"
+            _recover(task, program, ctx, result, action, pos, targets)
             continue
         step = task.steps[pos]
         pos += 1
@@ -167,3 +168,20 @@ def _play(task, program, agent, ws, ctx, result, seed) -> None:
             program.representation_update(ctx)
             program.memory_update(ctx)
     result.solved = bool(correct and pos == len(task.steps) and not agent.failed_base)
+
+
+def _recover(task, program, ctx, result, action, pos: int, targets: set) -> None:
+    """Run the agent's recovery through the program; count the value it looked for
+    (one target per needed value per step) and a read that did not show it."""
+    before = result.recoveries
+    block = program.recovery(ctx, action.handle, action.key)
+    if block is None and not ctx.notice:
+        ctx.notice = "recovery failed: this harness offers no recovery tool"
+    fact = task.facts.get(action.key) if action.key else None
+    if fact is None or result.recoveries == before:
+        return  # no read of archived content (refused, an offload read, no key)
+    if (pos, action.key) not in targets:
+        targets.add((pos, action.key))
+        result.recovery_targets += 1
+    if fact.extract(block.content) is None:
+        result.failed_reads += 1

@@ -112,6 +112,7 @@ class ProgramContext:
                 self.calls.get(i, i) for i in batch)
             self.ws.archive(",".join(batch), text)
             self.result.program_edits += 1
+            self.result.program_edited_blocks += len(batch)
             if hidden:
                 self.hidden.update(batch)
                 if len(batch) > 1:
