@@ -21,6 +21,9 @@ observe through them, and every interface is one of THEORY.md's observation chan
 * ``channel="blind"`` (an agent option, the same for every program) ignores sizes:
   the harness's binary over-budget notice only, I = 0.
 
+No program offers a list interface yet (a dashboard naming m candidate blocks without
+sizes: THEORY.md's list channel, rate log2(n/m)); the protocol has no field for it.
+
 Archiving follows from the estimates and their uncertainty, not from which dashboard
 is shown. Once the perceived total passes ``archive_at`` x B (or the harness reports
 an overflow) the agent frees down to ``archive_to`` x B, largest perceived block
@@ -111,9 +114,11 @@ class SyntheticAgent:
 
     Args:
         profile: a :class:`Profile` or a profile name.
-        channel: ``"auto"`` (ledger when the view has one, else content), or force
-            ``"ledger"``, ``"content"`` or ``"blind"``; a forced ledger falls back to
-            content when the view shows no ledger.
+        channel: ``"auto"`` (the per-block rule: a ledger row's exact size where the
+            view shows one, the content channel elsewhere; ``"ledger"`` is the same
+            rule), ``"content"`` (ignore every row and the budget bar: content only)
+            or ``"blind"`` (sizes ignored; the over-budget notice only). An option of
+            the agent, applied alike in every program.
 
     Raises:
         ValueError: for an unknown channel.
