@@ -14,7 +14,8 @@ The two interface-only variants (reworded protocol text, status-board rendering 
 the same rows) change nothing a synthetic agent perceives, so they are not run: their
 rows say "needs a real model". Recoveries count archived content brought back by
 ``Workspace.recover``; reads of results the wire-payload guard offloaded on entry are
-reported apart (``offload_reads``). Writes ``ablations.csv``/``.png``/``.json``.
+reported apart (``offload_reads``). Writes ``ablations.csv``/``.png``/``.json`` and
+``ablations_episodes.csv`` (one row per episode).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, paired_differences
-from experiments.sweep import (add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, fmt_default, growth_tokens,
+from experiments.sweep import (ROW_COLUMNS, add_common_arguments,
+                               add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
 
 NAME = "ablations"
@@ -138,7 +139,8 @@ def run(args, executor=None) -> list:
                      progress=not args.no_progress) if runnable else []
     wall = time.perf_counter() - t0
     ordered = table(rows, cfg["programs"])
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
+             write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     paths.append(save_figure(_figure(ordered, cfg), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,

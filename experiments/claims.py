@@ -251,19 +251,34 @@ def check_prop1_rows(figdir):
                 bound_verdict(bad, len(rows)))
 
 
-def _paired(figdir, level, column, a="vista", b="react"):
-    """Mean over tasks of a - b in ``column`` at ``level`` with a paired bootstrap
-    interval, from the per-episode CSV."""
+def _paired(figdir, level, column, a="vista", b="react", name="pressure_episodes.csv"):
+    """Mean over tasks of a - b in ``column`` (at ``level``; None: every row) with a
+    paired bootstrap interval, from a per-episode CSV; also both means and n."""
     from experiments.paired import bootstrap_mean_ci
 
-    rows = [r for r in _read(figdir, "pressure_episodes.csv") if int(r["level"]) == level]
+    rows = [r for r in _read(figdir, name)
+            if level is None or int(r["level"]) == level]
     va = {r["task_id"]: _f(r[column]) for r in rows if r["program"] == a}
     vb = {r["task_id"]: _f(r[column]) for r in rows if r["program"] == b}
     if not va or set(va) != set(vb):
-        raise ValueError(f"{a} and {b} at level {level} did not run the same tasks")
+        raise ValueError(f"{name}: {a} and {b} at level {level} did not run the same "
+                         "tasks")
     d = [va[t] - vb[t] for t in sorted(va)]
     mean, lo, hi = bootstrap_mean_ci(d)
     return mean, lo, hi, np.mean(list(va.values())), np.mean(list(vb.values())), len(d)
+
+
+def check_paired_sign(figdir, name, column, level, other, paper, unit=1.0,
+                      label=""):
+    """A claimed ordering of VISTA against ``other`` in ``column`` (``paper``: the
+    two numbers, or the claimed sign as +1/-1), on a scale not comparable with the
+    paper's (synthetic tasks): at best reproduced in direction."""
+    d, lo, hi, pa, pb, n = _paired(figdir, level, column, "vista", other, name)
+    sign = paper[0] - paper[1] if isinstance(paper, (tuple, list)) else paper
+    return _res(f"vista {pa / unit:.4g} vs {other} {pb / unit:.4g}{label} (n = {n})",
+                f"diff [{lo / unit:+.4g}, {hi / unit:+.4g}] paired bootstrap",
+                gap_verdict(sign, d, lo, hi, comparable=False),
+                "synthetic tasks: magnitudes not comparable with the paper's")
 
 
 def check_pressure_tie(figdir, level, margin):

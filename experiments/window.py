@@ -3,7 +3,8 @@
 and the synthesis step needs two or three gold documents at once
 (:mod:`sim.tasks.browse`); W is swept with budget = W. Writes
 ``window.csv`` (accuracy, mean active context, mean rendered dashboard tokens,
-archives and recoveries per program and W), ``window.png`` (accuracy per program
+archives and recoveries per program and W, and the paired difference from VISTA),
+``window_episodes.csv`` (one row per episode), ``window.png`` (accuracy per program
 against W; VISTA - ReAct per W) and ``window.json``.
 
 Expected pattern, from the mechanism rather than a tuned penalty: at tiny W the
@@ -19,8 +20,9 @@ import time
 from experiments.pressure import line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
-from experiments.sweep import (JobSpec, add_common_arguments, add_programs_argument,
-                               aggregate, fmt_default, positive_int, run_sweep, sweep_config)
+from experiments.sweep import (ROW_COLUMNS, JobSpec, add_common_arguments,
+                               add_programs_argument, aggregate, fmt_default, positive_int,
+                               run_sweep, sweep_config)
 
 NAME = "window"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
@@ -78,7 +80,8 @@ def run(args, executor=None) -> list:
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
+             write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10, 4))
     acc = {}
     for i, prog in enumerate(cfg["programs"]):

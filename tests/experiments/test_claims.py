@@ -133,3 +133,20 @@ def test_command_on_committed_figures(tmp_path):
     assert verdict["Tab2-cheapest"] == NOT_REPRODUCED   # VISTA is not the cheapest
     assert verdict["CE-Tab5"] == NOT_TESTABLE
     assert "| id |" in (tmp_path / "claims.md").read_text()
+
+
+def test_paired_sign_claims_read_episode_rows(tmp_path):
+    claim = next(c for c in CLAIMS if c["id"] == "Tab2-vs-react")
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == NOT_TESTABLE  # no file
+    rows = [{"level": 128000, "program": p, "task_id": f"t{i}",
+             "cost_usd": 0.2 + 0.01 * i + (0.05 if p == "react" else 0.0)}
+            for p in ("vista", "react") for i in range(30)]
+    _write(tmp_path / "cost_episodes.csv", rows)
+    # cheaper on every task: the paper's direction; dollars of synthetic tasks are
+    # not comparable with the paper's, so direction is the best verdict
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == DIRECTION
+    for r in rows:
+        if r["program"] == "react":
+            r["cost_usd"] -= 0.1
+    _write(tmp_path / "cost_episodes.csv", rows)
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == NOT_REPRODUCED
