@@ -376,12 +376,17 @@ def check_ablation_ratio(figdir, columns, paper):
 
 
 def check_rank(figdir, column, lowest):
+    """VISTA's rank by ``column``: 1 + the programs strictly better (a tie shares
+    the place)."""
     rows = _read(figdir, "cost.csv")
-    order = sorted(rows, key=lambda r: _f(r[column]), reverse=not lowest)
-    rank = 1 + [r["program"] for r in order].index("vista")
-    best = order[0]
-    return _res(f"vista {rank} of {len(rows)} ({column} {_f(order[rank - 1][column]):.4g};"
-                f" first: {best['program']} {_f(best[column]):.4g})", "point estimates",
+    sign = 1 if lowest else -1
+    val = {r["program"]: sign * _f(r[column]) for r in rows}
+    rank = 1 + sum(v < val["vista"] for v in val.values())
+    ties = sorted(p for p, v in val.items() if v == val["vista"] and p != "vista")
+    best = min(val, key=val.get)
+    tied = f", tied with {', '.join(ties)}" if ties else ""
+    return _res(f"vista {rank} of {len(rows)}{tied} ({column} {sign * val['vista']:.4g};"
+                f" first: {best} {sign * val[best]:.4g})", "point estimates",
                 rank_verdict(rank))
 
 

@@ -99,6 +99,13 @@ def test_cost_rank_and_missing_data(tmp_path):
                                    for p, c in (("react", 0.1), ("vista", 0.2))])
     row = claims.evaluate(tmp_path, [claim])[0]
     assert row["verdict"] == NOT_REPRODUCED and "vista 2 of 2" in row["ours"]
+    # a tie shares first place, whatever the row order
+    acc = next(c for c in CLAIMS if c["id"] == "Tab2-accuracy")
+    _write(tmp_path / "cost.csv", [{"program": p, "cost_usd": 0.1, "accuracy": a}
+                                   for p, a in (("auto", 0.84), ("vista", 0.84),
+                                                ("react", 0.5))])
+    row = claims.evaluate(tmp_path, [acc])[0]
+    assert row["verdict"] == REPRODUCED and "tied with auto" in row["ours"]
 
 
 def test_theorem_rows_flag_zero_se(tmp_path):
