@@ -199,11 +199,14 @@ def _figure(ordered: list[dict], cfg: dict):
                         label=label + " (75 tasks)")
     # log scale: archive counts exceed recoveries by 10-100x in some variants
     ax2.set_yscale("symlog", linthresh=10)
+    top = max([10.0] + [float(r[c]) for r in ordered if r["result"] == MEASURED
+                        for c in ("archive_calls", "archived_blocks", "recoveries")])
+    ax2.set_ylim(0, top * 40)  # headroom (symlog) for the legend above the bars
     ax2.set_xticks(x, names)
     ax2.set_ylabel(f"events over all {n} tasks")
     ax2.set_title("archive and recovery events (cf. Fig. 8b: 69/105 full, 255/57 "
                   "no dashboard)", fontsize=9)
-    ax2.legend(fontsize=7)
+    ax2.legend(fontsize=7, ncol=3, loc="upper center")
     for ax in (ax1, ax2):
         ax.tick_params(axis="x", rotation=35, labelsize=8)
     # the caption (constrained layout keeps room for it)
