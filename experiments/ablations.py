@@ -1,26 +1,54 @@
 """``ctxsim run ablations``: VISTA's mechanism ablations (§3.7, Fig. 8) on the LOCA-like
-suite at one pressure level: solved tasks and archive / retrieve counts per variant.
-The paper's signature: without the dashboard, many more archives and fewer retrievals
-(255/57 vs 69/105 events, Fig. 8b); removing archive or the dashboard costs solved
-tasks, rewording or a status board does not. Retrievals count archived content
-brought back by ``Workspace.recover``; reads of results the wire-payload guard
-offloaded on entry are reported apart (``offload_reads``).
-Writes ``ablations.csv``/``.png``/``.json``.
+suite at one pressure level, with the same synthetic agent (one parameter set) in
+every variant: what differs is only what the variant lets the agent observe and do.
+
+Per variant: solved tasks and the paired difference from full VISTA (common random
+numbers; a paired-bootstrap interval over tasks), archive events counted per call
+(VISTA Fig. 8b counts tool calls) and per archived block, and recoveries with the
+number of values they were for (recoveries per target) and the reads that did not
+show the value (the search cost). The paper's counts stand beside ours: 38/75 solved
+and 69 archives / 105 recoveries for the full method, 28/75 and 255 / 57 without the
+dashboard, 27/75 without archive (§3.7).
+
+The two interface-only variants (reworded protocol text, status-board rendering of
+the same rows) change nothing a synthetic agent perceives, so they are not run: their
+rows say "needs a real model". Recoveries count archived content brought back by
+``Workspace.recover``; reads of results the wire-payload guard offloaded on entry are
+reported apart (``offload_reads``). Writes ``ablations.csv``/``.png``/``.json`` and
+``ablations_episodes.csv`` (one row per episode).
 """
 
 from __future__ import annotations
 
+import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import (add_common_arguments, add_loca_task_arguments, fmt_default,
-                               growth_tokens, run_loca_config, sweep_config)
+from experiments.paired import CRN_NOTE, paired_differences
+from experiments.sweep import (ROW_COLUMNS, add_common_arguments,
+                               add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
+                               loca_specs, run_sweep, sweep_config)
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
             "vista_fixed_archive", "vista_reworded", "vista_status_board")
-COLUMNS = ("program", "n", "solved", "accuracy", "archives", "agent_archives",
-           "program_edits", "deletes", "recoveries", "offload_reads", "total_archives",
-           "total_recoveries", "mean_active")
+#: variants whose only change a synthetic agent cannot perceive, and why
+NEEDS_REAL_MODEL = {
+    "vista_reworded": "only the protocol wording changes; a synthetic agent reads no "
+                      "prose",
+    "vista_status_board": "the same ledger rows rendered differently; a synthetic "
+                          "agent reads the rows, not their layout",
+}
+MEASURED = "synthetic agent"
+#: VISTA §3.7 / Fig. 8 (Gemini-3-Flash, 75 LOCA-Bench tasks at 256K growth)
+PAPER = {"vista": {"solved": 38, "archives": 69, "recoveries": 105},
+         "vista_no_archive": {"solved": 27},
+         "vista_no_dashboard": {"solved": 28, "archives": 255, "recoveries": 57}}
+COLUMNS = ("program", "result", "n", "solved", "accuracy", "solved_diff_vs_vista",
+           "solved_diff_lo", "solved_diff_hi", "archive_calls", "archived_blocks",
+           "agent_archive_calls", "program_archive_calls", "deletes", "recoveries",
+           "recovery_targets", "recoveries_per_target", "failed_reads",
+           "offload_reads", "mean_active", "paper_solved", "paper_archives",
+           "paper_recoveries")
 
 
 #: ``--quick`` defaults of the options the user did not give
@@ -37,9 +65,10 @@ def defaults() -> dict:
 
 
 def add_arguments(parser) -> None:
-    """Options: growth level, budget, families, seeds (+ the common ones)."""
+    """Options: variants, growth level, budget, families, seeds (+ the common ones)."""
     d = defaults()
     add_common_arguments(parser)
+    add_programs_argument(parser, d["programs"], QUICK["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="context growth: tool-result tokens per task, >= 1,000 "
                              f"({fmt_default(d['growth'])})")
@@ -52,44 +81,135 @@ def config(args) -> dict:
     return sweep_config(args, defaults(), QUICK)
 
 
+def table(rows: list[dict], programs: list[str]) -> list[dict]:
+    """One CSV row per variant from the per-episode ``rows``: totals over tasks,
+    the paired difference in solved tasks from ``vista`` (when it ran) with its
+    interval, and the paper's counts. Variants in :data:`NEEDS_REAL_MODEL` get a row
+    that says so, with no synthetic numbers."""
+    diffs = paired_differences(rows, "vista", by=()) if any(
+        r["program"] == "vista" for r in rows) else {}
+    out = []
+    for prog in programs:
+        paper = PAPER.get(prog, {})
+        row = {c: "" for c in COLUMNS}
+        row.update(program=prog, paper_solved=paper.get("solved", ""),
+                   paper_archives=paper.get("archives", ""),
+                   paper_recoveries=paper.get("recoveries", ""))
+        if prog in NEEDS_REAL_MODEL:
+            row["result"] = "needs a real model: " + NEEDS_REAL_MODEL[prog]
+            out.append(row)
+            continue
+        rs = [r for r in rows if r["program"] == prog]
+        n = len(rs)
+
+        def total(col):
+            return sum(int(r[col]) for r in rs)
+
+        rec, targets = total("recoveries"), total("recovery_targets")
+        row.update(result=MEASURED, n=n, solved=total("solved"),
+                   accuracy=total("solved") / n,
+                   agent_archive_calls=total("agent_archives"),
+                   program_archive_calls=total("program_edits"),
+                   archive_calls=total("agent_archives") + total("program_edits"),
+                   archived_blocks=(total("agent_archived_blocks")
+                                    + total("program_edited_blocks")),
+                   deletes=total("deletes"), recoveries=rec, recovery_targets=targets,
+                   recoveries_per_target=round(rec / targets, 3) if targets else "",
+                   failed_reads=total("failed_reads"),
+                   offload_reads=total("offload_reads"),
+                   mean_active=round(sum(float(r["mean_active"]) for r in rs) / n, 1))
+        if (prog,) in diffs:
+            d, lo, hi = diffs[(prog,)]
+            row.update(solved_diff_vs_vista=round(d * n, 2),
+                       solved_diff_lo=round(lo * n, 2), solved_diff_hi=round(hi * n, 2))
+        out.append(row)
+    return out
+
+
 def run(args, executor=None) -> list:
-    """Run the variants and write CSV, PNG and JSON; returns the paths."""
+    """Run the variants a synthetic agent can tell apart and write CSV, PNG and JSON;
+    returns the paths."""
     out = prepare_out(args.out)
     cfg = config(args)
-    rows, per_program, wall = run_loca_config(cfg, args.jobs, executor, desc=NAME,
-                                              progress=not args.no_progress)
-    table = {r["program"]: r for r in per_program}
-    ordered = [table[p] for p in cfg["programs"]]
-    for r in ordered:
-        r["total_archives"] = round(r["archives"] * r["n"])
-        r["total_recoveries"] = round(r["recoveries"] * r["n"])
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4))
-    names = [p.replace("vista_", "") for p in cfg["programs"]]
-    ax1.bar(names, [r["solved"] for r in ordered], color="C0")
-    ax1.set_ylabel(f"solved / {ordered[0]['n']}")
-    ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
-    x = range(len(names))
-    ax2.bar([i - 0.2 for i in x], [r["total_archives"] for r in ordered], 0.4,
-            label="archives")
-    ax2.bar([i + 0.2 for i in x], [r["total_recoveries"] for r in ordered], 0.4,
-            label="recoveries")
-    ax2.set_xticks(list(x), names)
-    # log scale: archives outnumber retrievals by 10-100x without the dashboard
-    ax2.set_yscale("symlog", linthresh=10)
-    top = max([1] + [max(r["total_archives"], r["total_recoveries"]) for r in ordered])
-    ax2.set_ylim(0, top * 4)  # headroom (symlog) for the count labels above the bars
+    runnable = [p for p in cfg["programs"] if p not in NEEDS_REAL_MODEL]
+    specs = loca_specs([cfg["growth"]], runnable, cfg["budget"], cfg["families"],
+                       cfg["seeds"], cfg["profile"], cfg["seed"])
+    t0 = time.perf_counter()
+    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
+                     progress=not args.no_progress) if runnable else []
+    wall = time.perf_counter() - t0
+    ordered = table(rows, cfg["programs"])
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
+             write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
+    paths.append(save_figure(_figure(ordered, cfg), out / f"{NAME}.png"))
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "needs_real_model": {p: NEEDS_REAL_MODEL[p] for p in cfg["programs"]
+                             if p in NEEDS_REAL_MODEL}}))
+    return paths
+
+
+def _figure(ordered: list[dict], cfg: dict):
+    """Solved tasks with the paired difference from VISTA (left) and archive calls,
+    archived blocks and recoveries beside the paper's counts (right)."""
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(12, 4.6))
+    names = [r["program"].replace("vista_", "") for r in ordered]
+    x = list(range(len(ordered)))
+    n = next((r["n"] for r in ordered if r["n"] != ""), 0)
+    for ax in (ax1, ax2):
+        ax.set_xlim(-0.6, len(x) - 0.4)
     for i, r in zip(x, ordered):
-        ax2.annotate(f"{r['total_archives']}/{r['total_recoveries']}",
-                     (i, max(r["total_archives"], r["total_recoveries"])),
-                     ha="center", va="bottom", fontsize=7, xytext=(0, 3),
-                     textcoords="offset points")
-    ax2.set_ylabel("events over all tasks (archives/retrievals)")
-    ax2.set_title("archive / retrieve events (cf. Fig. 8b)")
-    ax2.legend()
+        if r["result"] != MEASURED:
+            for ax in (ax1, ax2):
+                ax.annotate("needs a\nreal model", (i, 0), ha="center", va="bottom",
+                            fontsize=7, xytext=(0, 3), textcoords="offset points",
+                            color="grey")
+            continue
+        ax1.bar(i, 100 * r["accuracy"], color="C0")
+        label = f"{r['solved']}/{r['n']}"
+        if r["solved_diff_vs_vista"] != "" and r["program"] != "vista":
+            label += (f"\n{r['solved_diff_vs_vista']:+g} "
+                      f"[{r['solved_diff_lo']:+g}, {r['solved_diff_hi']:+g}]")
+        ax1.annotate(label, (i, 100 * r["accuracy"]), ha="center", va="bottom",
+                     fontsize=7, xytext=(0, 2), textcoords="offset points")
+    paper = [(i, r["paper_solved"]) for i, r in zip(x, ordered) if r["paper_solved"] != ""]
+    if paper:
+        ax1.scatter([i for i, _ in paper], [100 * v / 75 for _, v in paper], marker="_",
+                    s=300, color="k", zorder=3, label="paper (of 75 tasks)")
+        ax1.legend(fontsize=7, loc="upper right")
+    ax1.set_xticks(x, names)
+    ax1.set_ylabel("solved (%); label: solved, paired diff. vs vista [95% CI]",
+                   fontsize=8)
+    ax1.set_ylim(0, 125)
+    ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
+    w = 0.27
+    series = (("archive_calls", "archive calls", "C1"),
+              ("archived_blocks", "archived blocks", "C3"),
+              ("recoveries", "recoveries", "C2"))
+    for k, (col, label, color) in enumerate(series):
+        pts = [(i, r[col]) for i, r in zip(x, ordered) if r["result"] == MEASURED]
+        ax2.bar([i + (k - 1) * w for i, _ in pts], [v for _, v in pts], w, label=label,
+                color=color)
+    for col, marker, label in (("paper_archives", "v", "paper: archive calls"),
+                               ("paper_recoveries", "^", "paper: recoveries")):
+        pts = [(i, r[col]) for i, r in zip(x, ordered) if r[col] != ""]
+        if pts:
+            ax2.scatter([i + (-w if col == "paper_archives" else w) for i, _ in pts],
+                        [v for _, v in pts], marker=marker, color="k", zorder=3,
+                        label=label + " (75 tasks)")
+    # log scale: archive counts exceed recoveries by 10-100x in some variants
+    ax2.set_yscale("symlog", linthresh=10)
+    top = max([10.0] + [float(r[c]) for r in ordered if r["result"] == MEASURED
+                        for c in ("archive_calls", "archived_blocks", "recoveries")])
+    ax2.set_ylim(0, top * 40)  # headroom (symlog) for the legend above the bars
+    ax2.set_xticks(x, names)
+    ax2.set_ylabel(f"events over all {n} tasks")
+    ax2.set_title("archive and recovery events (cf. Fig. 8b: 69/105 full, 255/57 "
+                  "no dashboard)", fontsize=9)
+    ax2.legend(fontsize=7, ncol=3, loc="upper center")
     for ax in (ax1, ax2):
         ax.tick_params(axis="x", rotation=35, labelsize=8)
-    paths.append(save_figure(fig, out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
-        "wall_seconds": round(wall, 1), "episodes": len(rows)}))
-    return paths
+    # the caption (constrained layout keeps room for it)
+    fig.supxlabel("Same synthetic agent in every variant; " + CRN_NOTE + ".",
+                  fontsize=7)
+    return fig

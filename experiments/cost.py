@@ -2,20 +2,23 @@
 THEORY.md §4: $0.50/M uncached input, $0.05/M cached, $3.00/M output incl. thinking;
 an edit at prompt position p invalidates the cached prefix from p). LOCA-like suite at
 one growth level; the token ledger of every request is priced. Writes
-``cost.csv``/``.png``/``.json``.
+``cost.csv``/``.png``/``.json`` and ``cost_episodes.csv`` (one row per episode: the
+pairing the claims scorecard needs).
 """
 
 from __future__ import annotations
 
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import (add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, fmt_default, growth_tokens,
+from experiments.paired import CRN_NOTE, paired_differences
+from experiments.sweep import (ROW_COLUMNS, add_common_arguments,
+                               add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                run_loca_config, sweep_config)
 
 NAME = "cost"
 COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_tokens",
-           "total_tokens", "cache_hit", "cost_usd", "requests")
+           "total_tokens", "cache_hit", "cost_usd", "cost_diff_vs_vista", "cost_diff_lo",
+           "cost_diff_hi", "requests")
 
 
 #: ``--quick`` defaults of the options the user did not give
@@ -56,9 +59,15 @@ def run(args, executor=None) -> list:
                                               progress=not args.no_progress)
     table = {r["program"]: r for r in per_program}
     ordered = sorted((table[p] for p in cfg["programs"]), key=lambda r: r["cost_usd"])
+    diffs = paired_differences(rows, "vista", column="cost_usd", by=()) if \
+        "vista" in table else {}
     for r in ordered:
         r["cache_hit"] = r["cached_tokens"] / max(1.0, r["input_tokens"])
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
+        d = diffs.get((r["program"],))
+        r["cost_diff_vs_vista"], r["cost_diff_lo"], r["cost_diff_hi"] = (
+            ("", "", "") if d is None else tuple(round(v, 6) for v in d))
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
+             write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, ax = new_figure(figsize=(7, 4))
     for i, r in enumerate(ordered):
         ax.scatter(r["cost_usd"], 100 * r["accuracy"], s=40)
@@ -68,8 +77,10 @@ def run(args, executor=None) -> list:
     ax.set_xlabel("cache-aware cost per task ($)")
     ax.set_ylabel("accuracy (%)")
     ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth (cf. Table 2)")
+    fig.supxlabel(CRN_NOTE + "; paired cost differences vs vista in cost.csv.",
+                  fontsize=6)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
-        "wall_seconds": round(wall, 1), "episodes": len(rows),
+        "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
         "prices_per_million": {"uncached": 0.50, "cached": 0.05, "output": 3.00}}))
     return paths

@@ -13,13 +13,16 @@ from __future__ import annotations
 import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.sweep import (ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
                                add_programs_argument, aggregate, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
 
 NAME = "pressure"
-COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "total_tokens",
-           "archives", "agent_archives", "program_edits", "recoveries", "cost_usd")
+COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
+           "acc_diff_lo", "acc_diff_hi", "mean_active", "total_tokens", "archives",
+           "archived_blocks", "agent_archives", "program_edits", "recoveries",
+           "recovery_targets", "failed_reads", "cost_usd")
 
 
 #: ``--quick`` defaults of the options the user did not give
@@ -87,6 +90,7 @@ def run(args, executor=None) -> list:
                      progress=not args.no_progress)
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
+    add_paired_columns(table, rows, "vista")
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
@@ -106,8 +110,10 @@ def run(args, executor=None) -> list:
     ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)")
     ax2.set_ylabel("mean active context (K tokens)")
     ax1.legend(fontsize=7, ncol=2)
+    fig.supxlabel(CRN_NOTE + "; paired differences vs vista in pressure.csv.",
+                  fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
-        "wall_seconds": round(wall, 1), "episodes": len(rows),
+        "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
         "summary": {f"{r['program']}@{r['level']}": r["solved"] for r in table}}))
     return paths

@@ -23,8 +23,10 @@ import numpy as np
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
                "mean_active", "mean_dashboard", "total_tokens", "input_tokens",
                "cached_tokens",
-               "output_tokens", "cost_usd", "agent_archives", "program_edits",
-               "recoveries", "offload_reads", "deletes", "offloaded", "requests")
+               "output_tokens", "cost_usd", "agent_archives", "agent_archived_blocks",
+               "program_edits", "program_edited_blocks", "recoveries",
+               "recovery_targets", "failed_reads", "offload_reads", "deletes",
+               "offloaded", "requests")
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,11 @@ def run_job(spec: JobSpec) -> list[dict]:
                      "total_tokens": r.total_tokens, "input_tokens": r.input_tokens,
                      "cached_tokens": r.cached_tokens, "output_tokens": r.output_tokens,
                      "cost_usd": round(r.cost, 6), "agent_archives": r.agent_archives,
-                     "program_edits": r.program_edits, "recoveries": r.recoveries,
+                     "agent_archived_blocks": r.agent_archived_blocks,
+                     "program_edits": r.program_edits,
+                     "program_edited_blocks": r.program_edited_blocks,
+                     "recoveries": r.recoveries, "recovery_targets": r.recovery_targets,
+                     "failed_reads": r.failed_reads,
                      "offload_reads": r.offload_reads,
                      "deletes": r.deletes, "offloaded": r.offloaded,
                      "requests": r.requests})
@@ -160,10 +166,14 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
         agg["accuracy"] = agg["solved"] / len(rs)
         for c in ("mean_active", "mean_dashboard", "total_tokens", "input_tokens",
                   "cached_tokens",
-                  "output_tokens", "cost_usd", "agent_archives", "program_edits",
-                  "recoveries", "offload_reads", "deletes", "requests"):
+                  "output_tokens", "cost_usd", "agent_archives", "agent_archived_blocks",
+                  "program_edits", "program_edited_blocks", "recoveries",
+                  "recovery_targets", "failed_reads", "offload_reads", "deletes",
+                  "requests"):
             agg[c] = float(np.mean([float(r[c]) for r in rs]))
+        # archive events per call (VISTA Fig. 8b counts calls) and per archived block
         agg["archives"] = agg["agent_archives"] + agg["program_edits"]
+        agg["archived_blocks"] = agg["agent_archived_blocks"] + agg["program_edited_blocks"]
         out.append(agg)
     return out
 

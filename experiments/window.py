@@ -3,7 +3,8 @@
 and the synthesis step needs two or three gold documents at once
 (:mod:`sim.tasks.browse`); W is swept with budget = W. Writes
 ``window.csv`` (accuracy, mean active context, mean rendered dashboard tokens,
-archives and recoveries per program and W), ``window.png`` (accuracy per program
+archives and recoveries per program and W, and the paired difference from VISTA),
+``window_episodes.csv`` (one row per episode), ``window.png`` (accuracy per program
 against W; VISTA - ReAct per W) and ``window.json``.
 
 Expected pattern, from the mechanism rather than a tuned penalty: at tiny W the
@@ -18,12 +19,16 @@ import time
 
 from experiments.pressure import line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.sweep import (JobSpec, add_common_arguments, add_programs_argument,
-                               aggregate, fmt_default, positive_int, run_sweep, sweep_config)
+from experiments.paired import CRN_NOTE, add_paired_columns
+from experiments.sweep import (ROW_COLUMNS, JobSpec, add_common_arguments,
+                               add_programs_argument, aggregate, fmt_default, positive_int,
+                               run_sweep, sweep_config)
 
 NAME = "window"
-COLUMNS = ("level", "program", "n", "solved", "accuracy", "mean_active", "mean_dashboard",
-           "total_tokens", "archives", "recoveries", "offload_reads")
+COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
+           "acc_diff_lo", "acc_diff_hi", "mean_active", "mean_dashboard", "total_tokens",
+           "archives", "archived_blocks", "recoveries", "recovery_targets",
+           "failed_reads", "offload_reads")
 
 
 #: ``--quick`` defaults of the options the user did not give
@@ -74,7 +79,9 @@ def run(args, executor=None) -> list:
                      progress=not args.no_progress)
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
+    add_paired_columns(table, rows, "vista")
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
+             write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10, 4))
     acc = {}
     for i, prog in enumerate(cfg["programs"]):
@@ -101,8 +108,9 @@ def run(args, executor=None) -> list:
     ax1.axvline(17, color="grey", ls=":", lw=1)
     ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
     ax1.legend()
+    fig.supxlabel(CRN_NOTE + "; paired differences vs vista in window.csv.", fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
-        "wall_seconds": round(wall, 1), "episodes": len(rows),
+        "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
         "gain_vista_minus_react": {str(w): round(g, 4) for w, g in gain.items()}}))
     return paths

@@ -5,7 +5,7 @@ measured in the same run:
 
 1. sweep throughput (tasks per second) with ``--jobs 2`` against ``--jobs 1`` on the
    same LOCA-like jobs (the ideal on two free cores is 2.0);
-2. the shared-task token-count cache (:class:`sim.harness.KnownCountTokenizer`: the
+2. the shared-task token-count cache (:class:`sim.token_cache.KnownCountTokenizer`: the
    task's content counts measured at generation, then a memo shared by every program
    on the task) against recounting every block with the plain cl100k tokenizer, in
    episodes per second;

@@ -5,7 +5,7 @@
 per-request timeout, bounded retries with exponential backoff on transport failures
 (timeouts, connection errors, HTTP 429 and 5xx), and a :class:`TokenLedger` fed from
 each response's ``usage`` (prompt, cached and completion tokens, priced by
-:func:`sim.harness.cost_usd`). :class:`LLMAgent` implements the same protocol as the
+:func:`sim.cost.cost_usd`). :class:`LLMAgent` implements the same protocol as the
 synthetic agents (:class:`~sim.agents.protocol.View` in,
 :class:`~sim.agents.protocol.Action` out): it renders the view as chat messages (block
 ids in brackets, the dashboard last so the prefix stays cacheable), offers the next
@@ -149,7 +149,7 @@ class TokenLedger:
 
     def cost(self, prices: dict[str, float] | None = None) -> float:
         """Dollars at ``prices`` per 1M tokens (default THEORY.md §4 prices)."""
-        from sim.harness import PRICES, cost_usd
+        from sim.cost import PRICES, cost_usd
 
         return cost_usd(self.prompt, min(self.cached, self.prompt), self.completion,
                         prices or PRICES)

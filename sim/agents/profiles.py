@@ -1,11 +1,16 @@
 """Skill profiles of synthetic agents: stand-ins for different backbones.
 
-A profile fixes how well an agent perceives context size without a ledger
-(``sigma``, the content-channel noise of Proposition 2), how reliably it recovers
-archived evidence it needs (with the dashboard's ledger, or from stream placeholders
-only), how often it restates evidence in its own reasoning or knowledge notes, its
-archive trigger/target as fractions of the budget, and a base error rate for failures
-unrelated to context (VISTA §3.3: even at 8K the methods solve 84-87%, not 100%).
+A profile fixes how well an agent perceives a block's size from its content
+(``sigma``, the content-channel noise of Proposition 2), how cautiously it frees
+tokens when its sizes are uncertain (``free_z``), how many reads it spends looking
+for an archived value, how often it restates evidence in its own reasoning or
+knowledge notes, its archive trigger/target as fractions of the budget, and a base
+error rate for failures unrelated to context (VISTA §3.3: even at 8K the methods solve
+84-87%, not 100%).
+
+A profile belongs to the agent, never to a program: no field is keyed by a program,
+a dashboard or an interface. What a program changes is what the agent observes
+(:mod:`sim.agents.synthetic`); ``tests/agents/test_honest_agents.py`` enforces it.
 """
 
 from __future__ import annotations
@@ -20,22 +25,23 @@ class Profile:
     Attributes:
         name: profile label.
         sigma: content-channel noise: perceived size ``exp(ln s + sigma * eps)``.
-        p_recover_ledger: P(recover a needed archived block | the ledger lists it).
-        p_recover_stream: P(recover | only a stream placeholder shows the handle).
+        free_z: standard deviations of its log-size uncertainty the agent guards
+            against when choosing how much one archive call frees (0: trust the
+            estimates; an exact ledger row has none, so it does not matter there).
         p_note: P(restate a newly seen evidence line in the next reasoning message).
         p_knowledge: P(include a visible fact in a knowledge block / fold summary).
         base_error: P(the task fails for reasons unrelated to context).
         archive_at: archive when used (or perceived) tokens exceed this fraction of B.
         archive_to: archive down to this fraction of B.
         keep_recent: never archive the newest this many tool results.
-        max_attempts: recovery reads per needed fact when its source is unknown.
+        max_attempts: recovery reads per needed value (named handles first, then a
+            search of the other archived items; each read is a real recovery).
         max_context_actions: context tool calls per turn (a loop guard).
     """
 
     name: str = "medium"
     sigma: float = 1.0
-    p_recover_ledger: float = 0.94
-    p_recover_stream: float = 0.6
+    free_z: float = 1.0
     p_note: float = 0.3
     p_knowledge: float = 0.75
     base_error: float = 0.13
@@ -52,10 +58,10 @@ class Profile:
 
 #: Named profiles (different "backbones").
 PROFILES: dict[str, Profile] = {
-    "strong": Profile("strong", sigma=0.7, p_recover_ledger=0.98, p_recover_stream=0.7,
+    "strong": Profile("strong", sigma=0.7,
                       p_note=0.4, p_knowledge=0.85, base_error=0.08),
     "medium": Profile(),
-    "weak": Profile("weak", sigma=1.5, p_recover_ledger=0.85, p_recover_stream=0.45,
+    "weak": Profile("weak", sigma=1.5,
                     p_note=0.2, p_knowledge=0.6, base_error=0.2),
 }
 

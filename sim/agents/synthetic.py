@@ -1,27 +1,49 @@
 """LLM-free synthetic agents (DESIGN.md "Agents"; VISTA §2.6, Theorem 1, Prop. 2).
 
 A :class:`SyntheticAgent` plays its task's script and makes context decisions from
-what its observation channel shows:
+what its view shows. Its parameters (a :class:`~sim.agents.profiles.Profile`) are the
+same in every program: what differs between two programs is only what the agent can
+observe through them, and every interface is one of THEORY.md's observation channels
+(§2-3), applied per block (the rule agreed in notes/INTERFACES.md):
 
-* ``ledger``: the dashboard's exact per-block sizes and the used/budget bar. It
-  archives the largest blocks, in one batch, until the request is back at its target
-  (the full-ledger endpoint, I = log2 n).
-* ``content``: no dashboard; each block's size is perceived as
-  ``exp(ln s + sigma * eps)`` with ``eps ~ N(0, 1)`` fixed per block (Proposition 2),
-  and the total as the sum of perceptions. Not knowing how much it freed, it archives
-  one block at a time in decreasing perceived size (the sequential process of
-  Theorem 1), so it over-archives and hits load-bearing blocks.
-* ``blind``: nothing but the harness's over-budget notice; archives uniformly random
-  blocks one at a time while the notice stands (I = 0).
+* a block with a ledger row in the view (``View.ledger``) is perceived at the row's
+  exact tokens: the ledger channel, I = log2 n bits. The VISTA ledger and the status
+  board carry the same rows (the same channel; only the rendering differs, which a
+  synthetic agent cannot perceive, so that ablation needs a real model);
+* a block without a row is perceived through its content only,
+  ``exp(ln s + sigma * eps)`` with ``eps ~ N(0, 1)`` fixed per block: the Gaussian
+  content channel of Proposition 2 (rate at most (ln kappa)^2 / (2 sigma^2 ln 2)
+  bits, the centroid bound). No dashboard leaves every block on this channel; a
+  windowed (bounded) ledger is exact for its w rows and content-only for the rest
+  (THEORY.md §2 "Windowed ledger", plus the content channel on the unlisted blocks);
+* the request total is ``View.used_tokens`` when the view shows the budget bar, else
+  the sum of the perceptions;
+* ``channel="blind"`` (an agent option, the same for every program) ignores sizes:
+  the harness's binary over-budget notice only, I = 0.
 
-Evidence is remembered only through the view: a needed value is read from visible
-text (an evidence result, a restated note, a summary, a call) or recovered. Recovery
-re-admits an archived block's exact bytes as a new visible block through the
-workspace (``Workspace.recover``): it costs tokens, it is refused when it would not
-fit, and the agent then archives other blocks to make room and retries, never
-archiving what the current step needs (its working set). The agent finds what to
-recover from the index texts it wrote when archiving (block ids, calls, and the
-evidence keys it read there) or, for a program's placeholders, from the call.
+No program offers a list interface yet (a dashboard naming m candidate blocks without
+sizes: THEORY.md's list channel, rate log2(n/m)); the protocol has no field for it.
+
+Archiving follows from the estimates and their uncertainty, not from which dashboard
+is shown. Once the perceived total passes ``archive_at`` x B (or the harness reports
+an overflow) the agent frees down to ``archive_to`` x B, largest perceived block
+first, and puts a block in the current call only while an upper confidence bound of
+what the call frees, ``sum(estimate * exp(z * sd))`` with sd = 0 for a ledger row and
+sigma for a content estimate (``z`` = ``Profile.free_z``), is still short of the
+excess. Exact sizes give one batch; noisy sizes give smaller calls and another look
+at the (perceived) total after each: the sequential process of Theorem 1.
+
+Recovery needs the agent to know where the evidence went. The handle is the address;
+what tells the agent which handle holds a value is the index text it wrote when
+archiving (block ids, calls and the evidence keys it read there), or a placeholder's
+call when the agent knows which call produced the value. Then it reads that one
+handle. Otherwise it searches the archived candidates in a random order, up to
+``max_attempts`` reads per needed value; every failed read is a real recovery through
+the workspace (a call, and the recovered block's tokens in every later request), so
+the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
+the workspace refuses (it would not fit) makes the agent free the overshoot the
+refusal states and retry, never archiving what the current step needs.
+
 Every random decision is a common random number keyed by ``(seed, purpose, item)``,
 so two programs run on the same task face the same agent luck and differ only by
 what their views expose.
@@ -45,6 +67,8 @@ _PLACEHOLDER_COST = 40
 #: tokens the agent adds to a block's size when making room to recover it (the
 #: "[recovered ...]" prefix and its dashboard row)
 _RECOVER_MARGIN = 60
+#: the overshoot a refused recovery states ("... would put the request N tokens over")
+_OVER = re.compile(r"(\d+) tokens over the budget")
 #: an index entry the agent wrote: "B12 search(...) has key, key"
 _INDEX = re.compile(r"\b(B\d+) ([^;\n]*)")
 
@@ -90,9 +114,11 @@ class SyntheticAgent:
 
     Args:
         profile: a :class:`Profile` or a profile name.
-        channel: ``"auto"`` (ledger when the view has one, else content), or force
-            ``"ledger"``, ``"content"`` or ``"blind"``; a forced ledger falls back to
-            content when the view shows no ledger.
+        channel: ``"auto"`` (the per-block rule: a ledger row's exact size where the
+            view shows one, the content channel elsewhere; ``"ledger"`` is the same
+            rule), ``"content"`` (ignore every row and the budget bar: content only)
+            or ``"blind"`` (sizes ignored; the over-budget notice only). An option of
+            the agent, applied alike in every program.
 
     Raises:
         ValueError: for an unknown channel.
@@ -138,14 +164,35 @@ class SyntheticAgent:
 
     # -- perception ----------------------------------------------------------------
     def _mode(self, view: View) -> str:
-        if self.channel in ("auto", "ledger"):
-            return "ledger" if view.ledger is not None else "content"
-        return self.channel
+        """``"sizes"`` (per-block estimates from rows and content) or ``"blind"``."""
+        return "blind" if self.channel == "blind" else "sizes"
 
     def perceived(self, entry: Entry) -> float:
         """Content-channel size estimate of ``entry`` (tokens, lognormal noise)."""
         n = int(entry.id[1:]) if entry.id[1:].isdigit() else 0
         return entry.tokens * float(np.exp(self.profile.sigma * self._eps[n % 8192]))
+
+    def _rows(self, view: View) -> dict[str, int]:
+        """Block id -> exact tokens of the ledger rows the view shows (``{}`` without
+        a ledger, or when the agent is forced onto the content channel)."""
+        if view.ledger is None or self.channel == "content":
+            return {}
+        return {r.id: r.tokens for r in view.ledger}
+
+    def estimate(self, entry: Entry, rows: dict[str, int]) -> tuple[float, float]:
+        """``(tokens, sd of ln tokens)``: the ledger row's exact size when the view
+        shows one for ``entry`` (sd 0), else the content-channel estimate (sd sigma)."""
+        if entry.id in rows:
+            return float(rows[entry.id]), 0.0
+        return self.perceived(entry), self.profile.sigma
+
+    def total(self, view: View, rows: dict[str, int] | None = None) -> float:
+        """Perceived request tokens: the budget bar when shown, else the sum of the
+        per-block estimates."""
+        if view.used_tokens is not None and self.channel != "content":
+            return float(view.used_tokens)
+        rows = self._rows(view) if rows is None else rows
+        return sum(self.estimate(e, rows)[0] for e in view.entries)
 
     def _candidates(self, view: View, protect: frozenset[str] | None = None
                     ) -> list[Entry]:
@@ -169,41 +216,43 @@ class SyntheticAgent:
         cands = self._candidates(view, protect)
         if not cands:
             return None
-        mode = self._mode(view)
+        if self._mode(view) == "blind":
+            # only the harness's binary over-budget notice
+            if not (self.make_room or _overflow(view)):
+                return None
+            self.make_room = 0
+            return self._make(verb, [self._random_pick(cands, view)], view)
+        rows = self._rows(view)
         if self.make_room:
-            return self._room_action(view, verb, cands, mode)
-        if mode == "ledger":
-            used = view.used_tokens
-            if used <= p.archive_at * B and not _overflow(view):
-                return None
-            return self._make(verb, _largest_first(cands, used - p.archive_to * B), view)
-        if mode == "content":
-            total = sum(self.perceived(e) for e in view.entries)
-            if total > p.archive_at * B or _overflow(view):
-                self.draining = True
-            elif total < p.archive_to * B:
-                self.draining = False
-            if not self.draining:
-                return None
-            return self._make(verb, [max(cands, key=self.perceived)], view)
-        # blind: only the harness's binary over-budget notice
-        if not _overflow(view):
+            excess, self.make_room = self.make_room, 0
+            return self._make(verb, self._batch(cands, excess, rows), view)
+        total = self.total(view, rows)
+        if total > p.archive_at * B or _overflow(view):
+            self.draining = True
+        if total <= p.archive_to * B:
+            self.draining = False
+        if not self.draining:
             return None
-        return self._make(verb, [self._random_pick(cands, view)], view)
+        return self._make(verb, self._batch(cands, total - p.archive_to * B, rows), view)
 
-    def _room_action(self, view: View, verb: str, cands: list[Entry], mode: str
-                     ) -> Action | None:
-        """Archive to make room for a refused recovery. The ledger agent frees exactly
-        what it needs (it sees the used total and the block's size) in one call; the
-        others archive one block per refusal (what they perceive as largest, or at
-        random when blind) and retry."""
-        need, self.make_room = self.make_room, 0
-        if mode != "ledger":
-            pick = (max(cands, key=self.perceived) if mode == "content" else
-                    self._random_pick(cands, view))
-            return self._make(verb, [pick], view)
-        excess = view.used_tokens + need - view.budget
-        return self._make(verb, _largest_first(cands, excess), view)
+    def _batch(self, cands: list[Entry], excess: float, rows: dict[str, int]
+               ) -> list[Entry]:
+        """The blocks one archive call takes: largest estimate first, while an upper
+        confidence bound of the tokens freed so far (each archived block leaves a
+        placeholder of about ``_PLACEHOLDER_COST`` tokens) is short of ``excess``.
+        With exact sizes this is the fewest blocks that free ``excess``; with content
+        estimates the call stops early and the agent looks again. ``excess`` > 0
+        gives at least one block."""
+        z = self.profile.free_z
+        est = [(self.estimate(e, rows), e) for e in cands]
+        est.sort(key=lambda t: -t[0][0])
+        chosen, freed_hi = [], 0.0
+        for (size, sd), e in est:
+            if freed_hi >= excess:
+                break
+            chosen.append(e)
+            freed_hi += size * float(np.exp(z * sd)) - _PLACEHOLDER_COST
+        return chosen
 
     def _random_pick(self, cands: list[Entry], view: View) -> Entry:
         """The blind agent's choice: uniform, keyed by turn and action count."""
@@ -257,8 +306,12 @@ class SyntheticAgent:
         return out
 
     def _recover_action(self, view: View, key: str) -> Action | None:
-        """A recovery of the block holding ``key``, or None when the agent cannot or
-        does not (no recover tool, nothing left to try, or its skill draw fails)."""
+        """A recovery read for the value ``key``, or None when the agent cannot (no
+        recover tool, nothing archived left to try, or ``max_attempts`` reads spent).
+
+        Targets named by what the view shows (an index naming ``key``, or the call the
+        value came from when the task says which) are read first; the rest of the
+        archived candidates follow in a random order (the search)."""
         if "recover" not in view.tools or key in self.given_up:
             return None
         fact = self.task.facts[key]
@@ -266,22 +319,13 @@ class SyntheticAgent:
         archived = [(t, lab) for t, lab in self._archive_targets(view, key)
                     if t not in tried]
         src = self._sources[key]
-        targets = [t for t, lab in archived
-                   if _mentions(lab, key)
-                   or (fact.source_known and src in lab)]
-        if not targets and not fact.source_known:
-            # the agent never read where it was: search the archive at random
-            order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
-                len(archived))
-            targets = [archived[i][0] for i in order]
+        named = [t for t, lab in archived
+                 if _mentions(lab, key) or (fact.source_known and src in lab)]
+        order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
+            len(archived))
+        targets = named + [archived[i][0] for i in order if archived[i][0] not in named]
         n = self.attempts.get(key, 0)
-        limit = 1 if fact.source_known else self.profile.max_attempts
-        if not targets or n >= limit:
-            self.given_up.add(key)
-            return None
-        p = (self.profile.p_recover_ledger if view.ledger is not None
-             else self.profile.p_recover_stream)
-        if self._u("recover", key, n) >= p:
+        if not targets or n >= self.profile.max_attempts:
             self.given_up.add(key)
             return None
         self.attempts[key] = n + 1
@@ -314,8 +358,9 @@ class SyntheticAgent:
         if self.refusals[key] > 3:
             self.given_up.add(key)
             return
-        size = next((r.tokens for r in view.ledger or () if r.id == target), 0)
-        self.make_room = size + _RECOVER_MARGIN if size else 1
+        # the refusal states the overshoot (the workspace's BudgetExceededError)
+        m = _OVER.search(view.notice or "")
+        self.make_room = int(m.group(1)) + _RECOVER_MARGIN if m else 1
 
     def write_notes(self, view: View, round_: int) -> str:
         """A knowledge block / fold summary: each visible fact kept with probability
@@ -381,15 +426,3 @@ class SyntheticAgent:
             values = {k: v + "?" for k, v in values.items()}
         args = ", ".join(f"{k}={v}" for k, v in values.items())
         return Action(kind, tool=step.tool, args=args, values=values)
-
-
-def _largest_first(cands: list[Entry], excess: float) -> list[Entry]:
-    """The largest entries until their archiving frees ``excess`` tokens (each leaves
-    a placeholder of about ``_PLACEHOLDER_COST`` tokens): the ledger agent's choice."""
-    chosen, freed = [], 0
-    for e in sorted(cands, key=lambda e: -e.tokens):
-        if freed >= excess:
-            break
-        chosen.append(e)
-        freed += e.tokens - _PLACEHOLDER_COST
-    return chosen

@@ -14,7 +14,7 @@ points whose events occur:
 * orchestration: :meth:`~ContextProgram.parent_to_child` and
   :meth:`~ContextProgram.child_to_parent` at scope boundaries (task phases).
 
-Every program acts only through the :class:`sim.harness.ProgramContext` it is given,
+Every program acts only through the :class:`sim.program_context.ProgramContext` it is given,
 i.e. through the block workspace's archive and delete operations, so all programs are
 compared on identical tasks, budgets and tokenizers (DESIGN.md "Context programs").
 Class attributes declare the interface the agent gets: the dashboard variant, the
@@ -86,7 +86,7 @@ class ContextProgram:
     def recovery(self, ctx, target: str, key: str):
         """The agent asks to recover ``target`` (block id, group id or payload path)
         while looking for evidence ``key``. Default: re-admit the exact bytes as a new
-        visible block (:meth:`sim.harness.ProgramContext.recover`, budget-checked).
+        visible block (:meth:`sim.program_context.ProgramContext.recover`, budget-checked).
         Returns the new block, or None (refused, or no recovery in this program)."""
         if "recover" not in self.agent_tools:
             return None

@@ -10,8 +10,7 @@ from sim.policies import PROGRAMS, make_program
 from sim.tasks.loca import loca_task
 
 #: an agent that never restates facts and always recovers: isolates the program
-CAREFUL = get_profile("medium").with_(name="careful", p_note=0.0, p_recover_ledger=1.0,
-                                      p_recover_stream=1.0, base_error=0.0,
+CAREFUL = get_profile("medium").with_(name="careful", p_note=0.0, base_error=0.0,
                                       p_knowledge=0.0)
 
 

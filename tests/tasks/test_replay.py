@@ -9,9 +9,9 @@ from sim.policies import make_program
 from sim.tasks.replay import DATA, QUESTION_TYPES, replay_task, trajectory_files
 from sim.tasks.tokens import count_tokens
 
-#: a ledger agent that never restates facts and always recovers: isolates the program
-CAREFUL = get_profile("medium").with_(name="careful", p_note=0.0, p_recover_ledger=1.0,
-                                      p_recover_stream=1.0, base_error=0.0,
+#: an agent that never restates facts and never fails for other reasons: isolates
+#: the program
+CAREFUL = get_profile("medium").with_(name="careful", p_note=0.0, base_error=0.0,
                                       p_knowledge=0.0)
 
 

@@ -1,0 +1,215 @@
+"""What a context program may see and do during one episode (ContextEvo Appendix B.1):
+:class:`ProgramContext` wraps the episode's workspace, and builds the agent's
+:class:`sim.agents.protocol.View` of the assembled request.
+
+Programs call its methods, never the workspace directly, so every program acts
+through the same archive, delete and recover operations (DESIGN.md "Context
+programs"). The view carries only what the program's interface shows: the ledger
+rows when a dashboard is rendered, payload handles when the program shows them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.agents.protocol import Entry, LedgerRow, View
+from sim.cost import THINKING_TOKENS, EpisodeResult
+from sim.tasks.tokens import count_tokens
+
+
+@dataclass
+class Item:
+    """A top-level stream item (a block, or a top-level archived group): ``id``,
+    ``type``, ``status``, ``text`` (what the model reads), ``tokens`` (its cost)."""
+
+    id: str
+    type: str
+    status: str
+    text: str
+    tokens: int
+    turn: int
+
+
+
+
+class ProgramContext:
+    """What a context program may see and do (one episode). Built by
+    :func:`run_episode`; programs call its methods, never the workspace directly."""
+
+    def __init__(self, ws, program, agent, budget: int, rng: np.random.Generator,
+                 result: EpisodeResult):
+        self.ws, self.program, self.agent, self.budget = ws, program, agent, budget
+        self.rng, self.result = rng, result
+        self.hidden: set[str] = set()
+        self.phase: dict[str, int] = {}
+        self.calls: dict[str, str] = {}
+        self.notice: str | None = None
+
+    # -- reading -------------------------------------------------------------------
+    def used(self) -> int:
+        """Tokens of the request that would be sent now."""
+        return self._assemble().total
+
+    def _assemble(self):
+        # soft assembly: the program, not the workspace, enforces the budget here,
+        # so the workspace's over-budget warning is expected and silenced
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.ws.assemble(strict=False)
+
+    def stream(self, types=None, statuses=("visible",), unpinned: bool = True) -> list[Item]:
+        """Top-level items in stream order, filtered by block ``types`` and
+        ``statuses`` (None: any live status; groups have type ``"group"``)."""
+        ws, out, emitted = self.ws, [], set()
+        for b in ws.blocks.values():
+            if b.status.value == "deleted":
+                continue
+            if b.id in ws.group_of:
+                gid = ws.top_group(b.id)
+                if gid in emitted:
+                    continue
+                emitted.add(gid)
+                g = ws.groups[gid]
+                item = Item(gid, "group", "archived", g.replacement, count_tokens(
+                    g.replacement) + 30, g.turn)
+            else:
+                st = b.status.value
+                if st == "deleted" or (unpinned and st == "pinned"):
+                    continue
+                if b.in_stream:
+                    item = Item(b.id, b.type.value, st, b.content, b.tokens, b.turn)
+                else:
+                    item = Item(b.id, b.type.value, st, b.replacement,
+                                count_tokens(b.replacement) + 30, b.turn)
+            if types is not None and item.type not in types:
+                continue
+            if statuses is not None and item.status not in statuses:
+                continue
+            out.append(item)
+        return out
+
+    def phase_of(self, ident: str) -> int | None:
+        """Task phase in which block/group ``ident`` entered."""
+        if ident[0] == "G":
+            ident = self.ws.groups[ident].members[0]
+            return self.phase_of(ident)
+        return self.phase.get(ident)
+
+    # -- acting --------------------------------------------------------------------
+    def archive(self, ids: list[str], replacement: str | None, hidden: bool,
+                each: bool = False, kind: str = "") -> None:
+        """Archive ``ids`` (one group, or ``each`` separately). ``replacement=None``
+        indexes each by its call; ``hidden`` handles are never shown to the agent
+        (the irreversible baselines). Skips a lone already-archived group."""
+        batches = [[i] for i in ids] if each else [ids]
+        for batch in batches:
+            if len(batch) == 1 and batch[0][0] == "G":
+                continue
+            text = replacement if replacement is not None else "archived: " + "; ".join(
+                self.calls.get(i, i) for i in batch)
+            self.ws.archive(",".join(batch), text)
+            self.result.program_edits += 1
+            self.result.program_edited_blocks += len(batch)
+            if hidden:
+                self.hidden.update(batch)
+                if len(batch) > 1:
+                    self.hidden.add(self.ws.top_group(batch[0]))
+
+    def delete(self, ids: list[str], reason: str) -> None:
+        """Delete ``ids`` irreversibly."""
+        if ids:
+            self.ws.delete(",".join(ids), reason)
+            self.result.deletes += 1
+
+    def trim_oldest(self, limit: int) -> None:
+        """Drop the oldest unpinned items until the request is at most ``limit``."""
+        over = self.used() - limit
+        while over > 0:
+            items = self.stream(statuses=None)
+            if not items:
+                return
+            drop, freed = [], 0
+            for it in items:
+                drop.append(it.id)
+                freed += it.tokens
+                if freed >= over:
+                    break
+            self.delete(drop, "trimmed: over budget")
+            over = self.used() - limit
+
+    def recover(self, target: str):
+        """Re-admit archived bytes through :meth:`Workspace.recover` (VISTA §2.4): the
+        exact payload of ``target`` (a block id, group id or payload path) comes back
+        as a new visible block that costs its tokens in every later request.
+
+        The check is strict whatever the workspace mode (VISTA's hard-budget flag,
+        SM_STRICT_LONG_CONTEXT): a recovery that would not fit is refused, and the
+        refusal is the next view's notice, so the agent must archive to make room
+        and retry. Returns the new block, or None (refused, deleted, unknown).
+        """
+        from sim.workspace import BudgetExceededError, WorkspaceError
+
+        ws = self.ws
+        strict, ws.strict = ws.strict, True
+        try:
+            block = ws.recover(target)
+        except BudgetExceededError as exc:
+            self.notice = f"recovery refused: {exc}"
+            return None
+        except WorkspaceError as exc:
+            self.notice = f"recovery failed: {exc}"
+            return None
+        finally:
+            ws.strict = strict
+        src = block.recovered_from
+        if src[0] == "B" and ws.blocks[src].status.value == "offloaded_placeholder":
+            self.result.offload_reads += 1
+        else:
+            self.result.recoveries += 1
+        self.calls[block.id] = self.calls.get(src, f"recover({src})")
+        self.phase[block.id] = self.phase.get(src, 0)
+        return block
+
+    def agent_notes(self, items: list[Item], round_: int) -> str:
+        """Ask the agent to write a knowledge block over ``items`` (one request)."""
+        entries = tuple(Entry(i.id, i.type, "visible", i.text, i.tokens) for i in items)
+        view = View(entries, self.budget)
+        text = self.agent.write_notes(view, round_)
+        self.result.requests += 1
+        self.result.input_tokens += sum(i.tokens for i in items)
+        self.result.output_tokens += THINKING_TOKENS + count_tokens(text)
+        return text
+
+    # -- the agent's view ------------------------------------------------------------
+    def view(self) -> tuple[View, object]:
+        """The assembled request as the agent sees it, and the workspace Request."""
+        ws, prog = self.ws, self.program
+        req = self._assemble()
+        entries = []
+        show = prog.show_handles
+        for it in self.stream(statuses=None, unpinned=False):
+            handle = None
+            if it.status in ("archived", "offloaded_placeholder") and show \
+                    and it.id not in self.hidden:
+                h = (ws.groups[it.id].handle if it.id[0] == "G" else ws.blocks[it.id].handle)
+                handle = h.path
+            # a result shows the call that produced it; a call block shows its own
+            # call text (what the model reads in the assistant message)
+            src = self.calls.get(it.id, "")
+            if it.id[0] == "G" or it.status != "visible":
+                src = it.text if not src else src
+            entries.append(Entry(it.id, it.type, it.status, it.text, it.tokens, handle,
+                                 src, it.turn))
+        ledger = None
+        if prog.dashboard != "none":
+            ledger = tuple(LedgerRow(b.id, b.tokens, ws.turn - b.turn, b.type.value,
+                                     b.level, b.parent or "-", b.status.value)
+                           for b in ws.live_blocks())
+        tools = frozenset(prog.agent_tools) | {"task"}
+        v = View(tuple(entries), self.budget, req.dashboard_text or None, ledger,
+                 req.total if ledger is not None else None, self.notice, tools, ws.turn)
+        return v, req
+
