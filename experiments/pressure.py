@@ -84,7 +84,7 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, scheduler=cfg["scheduler"])
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
