@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from experiments.pressure import line_style
+from experiments.pressure import REFERENCE, line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.sweep import (JobSpec, add_common_arguments, add_programs_argument,
                                aggregate, fmt_default, positive_int, run_sweep, sweep_config)
@@ -98,9 +98,12 @@ def run(args, executor=None) -> list:
                    [f"{w / 1000:g}K" for w in cfg["windows"]])
     ax1.set_xlabel("window W = budget (tokens)")
     ax1.set_ylabel(f"accuracy (% of {cfg['queries'] * cfg['seeds']} queries)")
-    ax1.axvline(17, color="grey", ls=":", lw=1)
+    from sim.tasks.browse import MEDIAN_DEPTH
+
+    ax1.axvline(MEDIAN_DEPTH / 1e3, label=f"median depth of the first gold document "
+                f"({MEDIAN_DEPTH / 1000:g}K)", **REFERENCE)
     ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
-    ax1.legend()
+    ax1.legend(fontsize=8)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows),
