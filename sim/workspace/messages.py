@@ -26,7 +26,8 @@ def message_text(content: Any) -> str | bytes:
     (``image_url``, ``input_audio``, ``file`` ...) is kept whole as a canonical JSON
     line after :data:`PARTS_SEPARATOR`, so no byte of it is lost; the assembled
     request shows it as a placeholder with its type and size
-    (:func:`render_parts`). Raises :class:`ToolCallError` for content of another
+    (:func:`render_parts`; a part that carries a string ``text`` or ``content``
+    shows that text). Raises :class:`ToolCallError` for content of another
     type, a part that is neither a string nor an object, or a text part whose
     ``text`` is not a string."""
     if content is None:
@@ -39,11 +40,12 @@ def message_text(content: Any) -> str | bytes:
             if isinstance(part, str):
                 texts.append(part)
             elif isinstance(part, dict) and part.get("type", "text") == "text" \
-                    and "text" in part:
-                if not isinstance(part["text"], str):
+                    and ("text" in part or "content" in part):
+                value = part.get("text", part.get("content"))
+                if not isinstance(value, str):
                     raise ToolCallError(f"content part {i}: text must be a string, got "
-                                        f"{type(part['text']).__name__}")
-                texts.append(part["text"])
+                                        f"{type(value).__name__}")
+                texts.append(value)
             elif isinstance(part, dict):
                 others.append(_canonical(part))
             else:
@@ -65,9 +67,14 @@ def render_parts(text: str) -> str:
     lines = []
     for line in tail.split("\n"):
         try:
-            kind = json.loads(line).get("type", "untyped")
+            part = json.loads(line)
+            kind = part.get("type", "untyped")
         except (ValueError, AttributeError, RecursionError):
             return text  # not our encoding: show it as it is
+        inner = part.get("text", part.get("content"))
+        if isinstance(inner, str):  # e.g. a tool_result part: its text stays readable
+            lines.append(f"[{str(kind):.40} part]\n{inner}")
+            continue
         size = len(line.encode("utf-8", "surrogatepass"))
         lines.append(f"[{str(kind):.40} part, {size:,} bytes, kept in the block's payload]")
     return "\n".join(([head] if head else []) + lines)

@@ -328,3 +328,11 @@ def test_all_field_case_files_are_covered():
                      "tiny_results_over_budget.json", "empty_assistant.json",
                      "image_part.json"}
     assert (CASES / "README.md").is_file()
+
+
+def test_a_part_with_its_own_text_stays_readable_and_whole():
+    part = {"type": "tool_result", "tool_use_id": "t", "content": "exit 1: FAILED"}
+    res, bodies = replay([{"role": "user", "content": ["see:", part]}], 4000)
+    data = res.workspace.blocks["B1"].data
+    assert b'"tool_use_id":"t"' in data
+    assert bodies[-1]["messages"][1]["content"] == "see:\n[tool_result part]\nexit 1: FAILED"

@@ -75,10 +75,11 @@ def content(value: Any, where: str) -> Any:
         if not isinstance(part, dict):
             raise fail(f"{where}[{i}]", f"a content part must be a string or an "
                                         f"object, got {kind(part)}")
-        if part.get("type", "text") == "text" and "text" in part \
-                and not isinstance(part["text"], str):
-            raise fail(f"{where}[{i}].text", f"expected a string, got "
-                                             f"{kind(part['text'])}")
+        if part.get("type", "text") == "text" and ("text" in part or "content" in part):
+            key = "text" if "text" in part else "content"
+            if not isinstance(part[key], str):
+                raise fail(f"{where}[{i}].{key}", f"expected a string, got "
+                                                  f"{kind(part[key])}")
     return value
 
 
