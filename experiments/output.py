@@ -3,7 +3,10 @@
 Every experiment writes ``NAME.csv`` (plain ``csv`` module), ``NAME.png``
 (matplotlib, Agg backend) and ``NAME.json`` recording the package version, git
 commit, the full configuration and the seed, so any figure can be traced to the
-code and parameters that made it. JSON is strict: NaN and Infinity are refused.
+code and parameters that made it. JSON is strict: a NaN or infinite number in a
+sidecar is written as null and its key path listed under ``non_finite_as_null``
+(an infinite median of invalid answers stays visible as such), so no JSON output
+holds NaN or Infinity.
 
 :func:`output_set` makes a run's files land as a set: they are written into a
 staging directory beside ``--out`` and renamed into place only when the run
@@ -70,8 +73,27 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
     }
     if extra:
         record.update(_jsonable(extra))
+    found: list[str] = []
+    record = _finite(record, "", found)
+    if found:
+        record["non_finite_as_null"] = found
     path.write_text(dumps_strict(record) + "\n")
     return path
+
+
+def _finite(value, where: str, found: list[str]):
+    """``value`` with every NaN/infinite float replaced by None; their key paths
+    (with the value, e.g. ``summary.-dash.total.median_rel_error=inf``) go to
+    ``found``."""
+    if isinstance(value, float) and not np.isfinite(value):
+        found.append(f"{where}={value}")
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, f"{where}.{k}" if where else str(k), found)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v, f"{where}[{i}]", found) for i, v in enumerate(value)]
+    return value
 
 
 def dumps_strict(record) -> str:

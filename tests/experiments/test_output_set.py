@@ -135,3 +135,17 @@ def test_json_output_refuses_nan_and_infinity():
     with pytest.raises(ValueError, match="NaN or Infinity at b"):
         dumps_strict({"b": float("inf")})
     assert dumps_strict({"c": 1.5}) == '{\n  "c": 1.5\n}'
+
+
+def test_sidecar_writes_non_finite_numbers_as_null_and_lists_them(tmp_path):
+    import json
+
+    from experiments.output import write_sidecar
+
+    path = write_sidecar(tmp_path / "x.json", {"a": 1.0}, {
+        "summary": {"median": float("inf"), "acc": [0.5, float("nan")]}})
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    record = json.loads(text)
+    assert record["summary"] == {"median": None, "acc": [0.5, None]}
+    assert record["non_finite_as_null"] == ["summary.median=inf", "summary.acc[1]=nan"]
