@@ -90,10 +90,29 @@ def run_command(argv: list[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
     module = importlib.import_module(args._module)
     if args._kind == "experiment":
-        for path in module.run(args):
+        for path in run_experiment(module, args):
             print(path)
         return 0
     return int(module.main(args) or 0)
+
+
+def run_experiment(module, args: argparse.Namespace) -> list:
+    """``module.run(args)`` with its files written as a set
+    (:func:`experiments.output.output_set`): ``--out`` is checked writable before
+    anything is computed, and it receives the run's files only if the run succeeds.
+    Returns the final paths."""
+    import pathlib
+
+    from experiments.output import output_set
+
+    out = pathlib.Path(args.out)
+    with output_set(args.out) as staging:
+        args.out = str(staging)
+        try:
+            paths = module.run(args)
+        finally:
+            args.out = str(out)
+    return [out / pathlib.Path(p).relative_to(staging) for p in paths]
 
 
 def main(argv: list[str] | None = None) -> int:

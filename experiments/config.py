@@ -2,15 +2,103 @@
 
 Each experiment ships ``experiments/configs/NAME.toml`` with one table per grid
 (``[default]``, ``[quick]``, ...). A user may pass their own TOML file with the same
-keys; missing keys fall back to the shipped ``[default]`` table.
+keys; missing keys fall back to the shipped ``[default]`` table. Every value is then
+checked against the experiment's schema (:data:`SCHEMAS`): a wrong type (a float
+kappa), a negative or empty value, or a panel outside the grid is a
+:class:`ConfigValueError` naming the key, the value and what was expected, before
+anything is computed.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.resources
+import math
 import pathlib
 import tomllib
+from typing import Any, Callable
+
+
+class ConfigValueError(ValueError):
+    """A config value is malformed; the message names the key and the file."""
+
+
+def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
+    span = f">= {lo:,}" if hi is None else f"in {lo}..{hi}"
+    return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
+            and v >= lo and (hi is None or v <= hi))
+
+
+def _positive_float() -> tuple[str, Callable[[Any], bool]]:
+    return ("a finite number > 0", lambda v: isinstance(v, (int, float))
+            and not isinstance(v, bool) and math.isfinite(v) and v > 0)
+
+
+def _list(item: tuple[str, Callable[[Any], bool]], empty: bool = False
+          ) -> tuple[str, Callable[[Any], bool], tuple]:
+    return ("list", empty, item)
+
+
+#: experiment -> key -> (what is expected, check) or a list spec. Keys not listed
+#: are passed through unchecked.
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "theorem1": {
+        "kappas": _list(_int(1)),
+        "log2_n": _list(_int(1, 62)),
+        "sigmas": _list(_positive_float()),
+        "trials": _int(1),
+        "prop2_extra_log2_n": _list(_int(1, 62), empty=True),
+        "panels": _list(("a [log2_n, kappa] pair of integers",
+                         lambda v: isinstance(v, list) and len(v) == 2 and all(
+                             isinstance(x, int) and not isinstance(x, bool) for x in v))),
+    },
+}
+
+
+def validate(name: str, config: dict, source: str = "the shipped config") -> dict:
+    """Check ``config`` against :data:`SCHEMAS` [``name``]; return it unchanged.
+
+    Raises:
+        ConfigValueError: naming the key, the bad value, what was expected and
+            ``source``; for theorem1 also a grid with no point (every kappa >= n)
+            and a panel whose (log2_n, kappa) is not a point of the grid.
+    """
+    for key, spec in SCHEMAS.get(name, {}).items():
+        if key not in config:
+            continue
+        value = config[key]
+        if spec[0] == "list":
+            _, empty, (what, ok) = spec
+            if not isinstance(value, list):
+                raise ConfigValueError(f"config key {key!r} in {source}: expected a list "
+                                       f"of {what}, got {value!r} "
+                                       f"({type(value).__name__})")
+            if not value and not empty:
+                raise ConfigValueError(f"config key {key!r} in {source}: the list is "
+                                       f"empty; expected at least one {what}")
+            for i, item in enumerate(value):
+                if not ok(item):
+                    raise ConfigValueError(
+                        f"config key {key!r} in {source}: item {i} is {item!r} "
+                        f"({type(item).__name__}); expected {what}")
+        else:
+            what, ok = spec
+            if not ok(value):
+                raise ConfigValueError(f"config key {key!r} in {source}: got {value!r} "
+                                       f"({type(value).__name__}); expected {what}")
+    if name == "theorem1":
+        points = {(e, k) for e in config["log2_n"] for k in config["kappas"] if 2**e > k}
+        if not points:
+            raise ConfigValueError(f"config in {source}: no grid point has n = 2^log2_n "
+                                   f"> kappa (log2_n {config['log2_n']}, kappas "
+                                   f"{config['kappas']})")
+        for e, k in config["panels"]:
+            if (e, k) not in points:
+                raise ConfigValueError(
+                    f"config key 'panels' in {source}: [{e}, {k}] is not a point of the "
+                    f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "
+                    f"{config['kappas']}, and 2^{e} > {k})")
+    return config
 
 
 def load_config(name: str, section: str = "default", path: str | pathlib.Path | None = None
@@ -25,7 +113,9 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
 
     Raises:
         KeyError: naming the section if neither file has it.
-        ValueError: naming a key the shipped defaults do not know (a typo guard).
+        ValueError: naming a key the shipped defaults do not know (a typo guard),
+            or a file that cannot be read or is not TOML.
+        ConfigValueError: a malformed value (see :func:`validate`).
     """
     shipped = tomllib.loads(
         importlib.resources.files("experiments").joinpath("configs", f"{name}.toml")
@@ -36,15 +126,22 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
             raise KeyError(f"config {name!r} has no section {section!r}; "
                            f"known: {sorted(shipped)}")
         config.update(shipped.get(section, {}))
-    if path is not None:
+    if path is None:
+        return validate(name, config)
+    try:
         user = tomllib.loads(pathlib.Path(path).read_text())
-        table = user.get(section, user) if isinstance(user.get(section), dict) else user
-        unknown = sorted(set(table) - set(config))
-        if unknown:
-            raise ValueError(f"unknown key(s) {unknown} in {path}; expected some of "
-                             f"{sorted(config)}")
-        config.update(table)
-    return config
+    except OSError as exc:
+        raise ValueError(f"cannot read --config {str(path)!r}: "
+                         f"{exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
+    table = user.get(section, user) if isinstance(user.get(section), dict) else user
+    unknown = sorted(set(table) - set(config))
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown} in {path}; expected some of "
+                         f"{sorted(config)}")
+    config.update(table)
+    return validate(name, config, repr(str(path)))
 
 
 def non_negative_int(text: str) -> int:

@@ -28,16 +28,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="llm_command", required=True)
     sv = sub.add_parser("serve", help="assemble/verify the model and serve it locally")
     sv.add_argument("--port", type=int, default=None, help="port (default: a free one)")
-    sv.add_argument("--n-ctx", type=int, default=4096, help="context window (tokens)")
+    sv.add_argument("--n-ctx", type=int, default=4096,
+                    help="context window in tokens (default: %(default)s)")
     sv.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
-    sv.add_argument("--ready-timeout", type=float, default=180.0, help="seconds to wait")
+    sv.add_argument("--ready-timeout", type=float, default=180.0,
+                    help="seconds to wait for the server (default: %(default)s)")
     sv.add_argument("--background", action="store_true",
-                    help="leave the server running and return (see --pidfile)")
-    sv.add_argument("--pidfile", default=None, help="write the server's pid here")
+                    help="leave the server running and return (see --pidfile; "
+                         "default: serve until Ctrl-C)")
+    sv.add_argument("--pidfile", default=None,
+                    help="write the server's pid here (default: none)")
     st = sub.add_parser("status", help="model, verification and endpoint status")
     st.add_argument("--base-url", default=None,
                     help="endpoint to probe (default: $CTXSIM_LLM_BASE_URL)")
-    st.add_argument("--verify", action="store_true", help="re-hash the model in full")
+    st.add_argument("--verify", action="store_true",
+                    help="re-hash the model in full (default: trust the stamp)")
     sp = sub.add_parser("stop", help="stop a server started with --background")
     sp.add_argument("--pidfile", required=True)
 
@@ -90,7 +95,8 @@ def _stop(args) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the chosen subcommand; 2 on a model or server error (message on stderr)."""
+    """Run the chosen subcommand; 2 on a model or server error (message on stderr);
+    ``status`` exits 1 when the endpoint it probes does not answer."""
     from sim.agents import llm_server as ls
 
     try:
@@ -100,7 +106,12 @@ def main(args: argparse.Namespace) -> int:
             return _stop(args)
         if args.verify:
             ls.verify_model()
-        print(json.dumps(ls.status(args.base_url), indent=2))
+        info = ls.status(args.base_url)
+        print(json.dumps(info, indent=2))
+        if info["base_url"] and not info["reachable"]:
+            print(f"ctxsim llm: endpoint {info['base_url']} is not reachable",
+                  file=sys.stderr)
+            return 1
         return 0
     except (ls.ModelError, ls.ServerError) as exc:
         print(f"ctxsim llm: {exc}", file=sys.stderr)

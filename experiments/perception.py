@@ -251,15 +251,26 @@ def add_arguments(parser) -> None:
     """Options: ``--snapshots``, ``--cap`` (tokens), ``--pairs``, ``--base-url``
     (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
     ``--seed``."""
-    parser.add_argument("--out", default="figures", help="output directory")
-    parser.add_argument("--snapshots", type=int, default=6)
-    parser.add_argument("--cap", type=int, default=1600, help="snapshot cap (tokens)")
-    parser.add_argument("--pairs", type=int, default=3, help="pairwise questions each")
+    from experiments.sweep import nonnegative_int, positive_int
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--snapshots", type=positive_int, default=6, metavar="N",
+                        help="workspace snapshots probed, >= 1 (default: %(default)s)")
+    parser.add_argument("--cap", type=positive_int, default=1600, metavar="TOKENS",
+                        help="snapshot cap in tokens, >= 1 (default: %(default)s)")
+    parser.add_argument("--pairs", type=positive_int, default=3, metavar="N",
+                        help="pairwise questions per snapshot, >= 1 "
+                             "(default: %(default)s)")
     parser.add_argument("--base-url", default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
-    parser.add_argument("--model", default=None, help="model name at --base-url")
-    parser.add_argument("--quick", action="store_true", help="2 snapshots, cap 800")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default=None,
+                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
+                             "the endpoint's)")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 snapshots, cap 800 (default: off)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="random seed, an integer >= 0 (default: %(default)s)")
 
 
 def endpoint(args):

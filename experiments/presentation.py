@@ -179,17 +179,25 @@ def summarize(rows: list[dict]) -> dict:
 def add_arguments(parser) -> None:
     """Options: ``--trials``, ``--pairs``, ``--base-url``, ``--model``, ``--quick``,
     ``--out``, ``--seed``."""
-    parser.add_argument("--out", default="figures", help="output directory")
-    parser.add_argument("--trials", type=int, default=12)
-    parser.add_argument("--pairs", type=int, default=4, help="call/result pairs per ledger")
+    from experiments.sweep import nonnegative_int, positive_int
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--trials", type=positive_int, default=12, metavar="N",
+                        help="trials per layout, >= 1 (default: %(default)s)")
+    parser.add_argument("--pairs", type=positive_int, default=4, metavar="N",
+                        help="call/result pairs per ledger, >= 1 (default: %(default)s)")
     parser.add_argument("--base-url", default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
-    parser.add_argument("--model", default=None, help="model name at --base-url")
-    parser.add_argument("--quick", action="store_true", help="3 trials")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default=None,
+                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
+                             "the endpoint's)")
+    parser.add_argument("--quick", action="store_true", help="3 trials (default: off)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="random seed, an integer >= 0 (default: %(default)s)")
     parser.add_argument("--plain-schema", action="store_true",
                         help="no example ids in the tool description (writes "
-                             "presentation_plain.*)")
+                             "presentation_plain.*; default: off)")
 
 
 def run(args) -> list:

@@ -62,15 +62,21 @@ def config(args) -> dict:
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
 _LINESTYLES = ("-", "--", "-.", ":")
+#: the default cycle without grey (C7), which reference lines (budget, depth) use
+_COLOURS = tuple(f"C{i}" for i in range(10) if i != 7)
+#: style of reference lines (the budget, the median gold depth): grey, no series uses it
+REFERENCE = dict(color="grey", ls=":", lw=1)
 
 
 def line_style(program: str, index: int) -> dict:
     """Plot style of the ``index``-th program: VISTA thick black; the others a distinct
     colour, hollow marker (shrinking size) and dash pattern, so lines that coincide
-    (tied programs) stay visible on top of each other."""
+    (tied programs) stay visible on top of each other. No two of the first 36
+    programs share colour and dash pattern, and none is grey (:data:`REFERENCE`)."""
     if program == "vista":
         return dict(color="k", lw=2.5, marker="o", ms=6, zorder=3)
-    return dict(color=f"C{index % 10}", lw=1.4, ls=_LINESTYLES[index % len(_LINESTYLES)],
+    return dict(color=_COLOURS[index % len(_COLOURS)], lw=1.4,
+                ls=_LINESTYLES[index % len(_LINESTYLES)],
                 marker=_MARKERS[index % len(_MARKERS)], ms=max(4, 11 - index),
                 mfc="none", mew=1.4, zorder=4)
 
@@ -87,7 +93,7 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, scheduler=cfg["scheduler"])
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
@@ -105,11 +111,13 @@ def run(args, executor=None) -> list:
         ax.set_xscale("log", base=2)
         ax.set_xticks(cfg["levels"], [f"{lv // 1000}K" for lv in cfg["levels"]])
         ax.set_xlabel("context growth (tokens)")
-        ax.axvline(cfg["budget"], color="grey", ls=":", lw=1)
+        ax.axvline(cfg["budget"], label=f"budget B = {cfg['budget'] / 1000:g}K",
+                   **REFERENCE)
     ax1.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
     ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)")
     ax2.set_ylabel("mean active context (K tokens)")
     ax1.legend(fontsize=7, ncol=2)
+    ax2.legend(handles=ax2.get_lines()[-1:], fontsize=7, loc="upper left")
     fig.supxlabel(CRN_NOTE + "; paired differences vs vista in pressure.csv.",
                   fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))

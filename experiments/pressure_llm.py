@@ -38,7 +38,8 @@ def add_llm_arguments(parser) -> None:
     parser.add_argument("--base-url", default=None,
                         help="--agent llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model)")
-    parser.add_argument("--model", default=None, help="--agent llm: model name")
+    parser.add_argument("--model", default=None, help="--agent llm: model name at --base-url "
+                             "(default: $CTXSIM_LLM_MODEL or the endpoint's)")
     from experiments.sweep import families_arg, growth_tokens, positive_int
 
     parser.add_argument("--llm-budgets", type=positive_int, nargs="+", default=None,

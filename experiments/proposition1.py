@@ -199,13 +199,13 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run proposition1``."""
-    parser.add_argument("--quick", action="store_true", help="small grid (seconds)")
+    parser.add_argument("--quick", action="store_true", help="small grid (seconds; default: off, the full grid)")
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
     parser.add_argument("--no-progress", action="store_true",
                         help="accepted for symmetry with the other experiments "
-                             "(this one prints no progress bar)")
+                             "(this one prints no progress bar; default: off)")
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:

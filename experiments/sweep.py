@@ -3,9 +3,11 @@
 A job is one task instance (generator, family/query, seed, level): it is generated
 once in the worker and every program in the sweep runs on that same object, sharing
 its content and pre-measured token counts. Jobs run in order on the calling process
-(``--jobs 1``), on a ``ProcessPoolExecutor`` (``--jobs N``), or on any
+(``--jobs 1``), on a ``ProcessPoolExecutor`` (``--jobs N``), on a Dask distributed
+cluster (``--scheduler ADDRESS``, extra ``[dask]``), or on any
 ``concurrent.futures.Executor``-like object with ``submit`` (a Dask ``Client`` works
-unchanged). Every random choice is keyed by the job, so results do not depend on the
+unchanged). Before any job runs, every (program, budget) pair is checked feasible:
+a budget below the program's fixed overhead is an error, not a sweep of failures. Every random choice is keyed by the job, so results do not depend on the
 number of workers; progress is a tqdm bar over completed jobs.
 """
 
@@ -13,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
+import shutil
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -109,17 +114,89 @@ def run_job(spec: JobSpec) -> list[dict]:
     return rows
 
 
+def check_budgets(specs: list[JobSpec]) -> None:
+    """Raise :class:`sim.workspace.ConfigError` (one line naming the program, the
+    budget and the fixed overhead) if any job's budget is below the fixed overhead
+    of a program's workspace (system prompt, tool schemas, empty dashboard): no
+    request could fit, whatever the program does. Measured on a throwaway
+    workspace set up as :func:`sim.harness.run_episode` sets it up."""
+    from sim.harness import _system_prompt
+    from sim.policies import make_program
+    from sim.workspace import Workspace
+    from sim.workspace.replay import check_feasible
+
+    seen = set()
+    for spec in specs:
+        for name in spec.programs:
+            if (name, spec.budget) in seen:
+                continue
+            seen.add((name, spec.budget))
+            program = make_program(name)
+            tmp = tempfile.mkdtemp(prefix="ctxsim-check-")
+            try:
+                ws = Workspace(tmp, budget=spec.budget, strict=False, sync=False,
+                               dashboard=program.dashboard,
+                               system_prompt=_system_prompt(program, spec.budget),
+                               context_tools=bool(program.agent_tools))
+                try:
+                    check_feasible(ws, f"budget for program {name!r}:")
+                finally:
+                    ws.close()
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def executor_name(jobs: int = 1, scheduler: str | None = None) -> str:
+    """How a sweep runs, as recorded in its sidecar: ``"dask ADDRESS"``,
+    ``"processes N"`` or ``"in-process"``."""
+    if scheduler:
+        return f"dask {scheduler}"
+    return f"processes {jobs}" if jobs > 1 else "in-process"
+
+
+#: how long to try reaching a Dask scheduler before giving up
+CONNECT_TIMEOUT = "10s"
+
+
+@contextlib.contextmanager
+def dask_client(address: str):
+    """A ``dask.distributed.Client`` connected to the scheduler at ``address``
+    (closed on exit). Raises ``RuntimeError`` naming the missing extra when Dask
+    is not installed, ``OSError`` naming the address when it cannot be reached."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask distributed: pip install "
+                           "'ctxsim[dask]'") from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise OSError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
 def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "sweep",
-              progress: bool = True) -> list[dict]:
-    """Run every job; rows in job order (independent of ``jobs`` and completion order).
+              progress: bool = True, scheduler: str | None = None) -> list[dict]:
+    """Run every job; rows in job order (independent of ``jobs``, the executor and
+    completion order). Budgets are checked first (:func:`check_budgets`).
 
     Args:
         specs: the jobs.
-        jobs: worker processes when no ``executor`` is given (1: in process).
+        jobs: worker processes when no ``executor`` or ``scheduler`` is given
+            (1: in process).
         executor: any object with ``submit(fn, arg)`` returning a future
             (``concurrent.futures.Executor``, ``dask.distributed.Client``).
         progress: show a tqdm bar on stderr.
+        scheduler: address of a Dask distributed scheduler (``tcp://host:8786``)
+            to run the jobs on, when no ``executor`` is given.
     """
+    check_budgets(specs)
+    if executor is None and scheduler:
+        with dask_client(scheduler) as client:
+            return run_sweep(specs, executor=client, desc=desc, progress=progress)
     from tqdm import tqdm
 
     bar = tqdm(total=len(specs), desc=desc, disable=not progress, unit="task")
@@ -231,7 +308,11 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
     parser.add_argument("--jobs", type=positive_int, default=1,
-                        help="worker processes (default: %(default)s)")
+                        help="worker processes on this machine (default: %(default)s)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run the jobs on a Dask distributed cluster, e.g. "
+                             "tcp://host:8786 (needs the [dask] extra and ctxsim on "
+                             "the workers; default: none, --jobs decides)")
     parser.add_argument("--quick", action="store_true",
                         help="small, fast version: changes the defaults of options not "
                              "given explicitly (explicit options always win)")
@@ -243,7 +324,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="PROFILE",
                         help=f"synthetic agent profile, one of {', '.join(PROFILES)} "
                              "(default: %(default)s)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="hide the progress bar (default: shown)")
 
 
 def program_names() -> list[str]:
@@ -291,9 +373,12 @@ def resolve(args, defaults: dict, quick: dict | None = None) -> dict:
 
 
 def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
-    """:func:`resolve` plus the options every sweep shares (profile, seed, jobs)."""
+    """:func:`resolve` plus the options every sweep shares (profile, seed, jobs,
+    scheduler) and the ``executor`` they amount to (:func:`executor_name`)."""
     cfg = resolve(args, defaults, quick)
-    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs)
+    scheduler = getattr(args, "scheduler", None)
+    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs,
+               scheduler=scheduler, executor=executor_name(args.jobs, scheduler))
     return cfg
 
 
@@ -330,6 +415,7 @@ def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
     specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
                        cfg["seeds"], cfg["profile"], cfg["seed"])
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress)
+    rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress,
+                     scheduler=cfg.get("scheduler"))
     wall = time.perf_counter() - t0
     return rows, aggregate(rows, by=("program",)), wall

@@ -225,13 +225,16 @@ def plot_theorem1(rows: list[dict], panels, path: pathlib.Path) -> pathlib.Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run theorem1``."""
-    parser.add_argument("--quick", action="store_true", help="small grid (seconds)")
+    parser.add_argument("--quick", action="store_true", help="small grid, the [quick] table (seconds; default: off, "
+                             "the [default] table)")
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
     parser.add_argument("--config", default=None,
-                        help="TOML file overriding keys of experiments/configs/theorem1.toml")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+                        help="TOML file overriding keys of experiments/configs/theorem1.toml "
+                             "(default: none; format in README)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="hide the progress bar (default: shown)")
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from experiments.pressure import line_style
+from experiments.pressure import REFERENCE, line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.sweep import (ROW_COLUMNS, JobSpec, add_common_arguments,
@@ -76,7 +76,7 @@ def run(args, executor=None) -> list:
              for s in range(cfg["seeds"])]
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, scheduler=cfg["scheduler"])
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
@@ -105,9 +105,12 @@ def run(args, executor=None) -> list:
                    [f"{w / 1000:g}K" for w in cfg["windows"]])
     ax1.set_xlabel("window W = budget (tokens)")
     ax1.set_ylabel(f"accuracy (% of {cfg['queries'] * cfg['seeds']} queries)")
-    ax1.axvline(17, color="grey", ls=":", lw=1)
+    from sim.tasks.browse import MEDIAN_DEPTH
+
+    ax1.axvline(MEDIAN_DEPTH / 1e3, label=f"median depth of the first gold document "
+                f"({MEDIAN_DEPTH / 1000:g}K)", **REFERENCE)
     ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
-    ax1.legend()
+    ax1.legend(fontsize=8)
     fig.supxlabel(CRN_NOTE + "; paired differences vs vista in window.csv.", fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {

@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rp.add_argument("--policy", choices=POLICIES, default="none",
                     help="what to do over budget (default: none; the wire-payload "
                          "guard still offloads observations that do not fit)")
-    rp.add_argument("--dashboard", choices=sorted(DASHBOARDS), default="ledger")
+    rp.add_argument("--dashboard", choices=sorted(DASHBOARDS), default="ledger",
+                    help="dashboard shown to the agent (default: %(default)s)")
     rp.add_argument("--tokenizer", default="cl100k_base",
                     help="cl100k_base (default), whitespace or char")
     rp.add_argument("--format", choices=sorted(READERS), default=None,
@@ -64,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "Default: a new temp dir, which is kept and printed at the end")
     rp.add_argument("--top", type=positive_int, default=5,
                     help="largest blocks to list (>= 1; default 5)")
+    rp.add_argument("--soft", action="store_true",
+                    help="exit 0 even if some request was over the budget (default: "
+                         "such a replay exits 3, naming how many)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -107,5 +111,13 @@ def main(args: argparse.Namespace) -> int:
     print("largest blocks:")
     for b in sorted(blocks, key=lambda b: -b.tokens)[:args.top]:
         print(f"  {b.id:>6} {b.tokens:>8,} tok  {b.type.value:<17} {b.status.value}")
+    if res.dropped:
+        print(f"dropped     {len(res.dropped)} empty assistant message(s) left off the "
+              f"wire: {', '.join(res.dropped)}")
     print(f"workspace   {ws.directory}")
+    if res.over_budget and not args.soft:
+        print(f"ctxsim workspace: {res.over_budget} of {res.requests} requests were over "
+              f"the budget {args.budget:,} (largest ~{res.max_total:,} tokens); try "
+              f"--policy archive-oldest, a larger --budget, or --soft", file=sys.stderr)
+        return 3
     return 0

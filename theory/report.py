@@ -46,35 +46,63 @@ def load(spec: str):
     return getattr(importlib.import_module(module), func)
 
 
-def run_all(names: list[str] | None = None) -> list[tuple[str, ProofRecord | ProofError]]:
-    """Run the checks (all, or those whose spec contains one of ``names``).
+def run_all(names: list[str] | None = None
+            ) -> list[tuple[str, ProofRecord | Exception]]:
+    """Run the checks: all, or those whose spec or printed title (the record's
+    ``result``) contains one of ``names``, case-insensitively. A title is only
+    known once its check ran, so checks are run for title matching only when some
+    name matches no spec.
 
-    Returns ``(spec, record-or-error)`` pairs; a failing check does not stop the rest.
+    Returns ``(spec, record-or-exception)`` pairs: a check that fails
+    (:class:`ProofError`) or raises anything else does not stop the rest.
     """
+    terms = [n.lower() for n in names or []]
+    by_title = [t for t in terms if not any(t in spec.lower() for spec in CHECKS)]
     results = []
     for spec in CHECKS:
-        if names and not any(n in spec for n in names):
+        hit = not terms or any(t in spec.lower() for t in terms)
+        if not hit and not by_title:
             continue
         try:
-            results.append((spec, load(spec)()))
-        except ProofError as exc:
-            results.append((spec, exc))
+            outcome: ProofRecord | Exception = load(spec)()
+        except Exception as exc:  # noqa: BLE001 - reported as this check's line
+            outcome = exc
+        if not hit:
+            title = outcome.result.lower() if isinstance(outcome, ProofRecord) else ""
+            if not any(t in title for t in by_title):
+                continue
+        results.append((spec, outcome))
     return results
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim theory``."""
-    parser.add_argument("only", nargs="*", help="run only checks whose name contains these")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
+    parser.add_argument("only", nargs="*", metavar="FILTER",
+                        help="run only checks whose name or printed title contains one "
+                             "of these, case-insensitively (default: all)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print every step (default: one line per result)")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print one line per result; exit status 1 if any check failed."""
+    """Print one line per result; exit status 1 if any check failed or raised, 2
+    if a FILTER matched no check."""
+    import sys
+
+    results = run_all(args.only or None)
+    if not results:
+        print(f"ctxsim theory: no check matches {' '.join(args.only)!r} (names: "
+              f"{', '.join(spec.split(':')[1] for spec in CHECKS)})", file=sys.stderr)
+        return 2
     failed = 0
-    for spec, outcome in run_all(args.only or None):
+    for spec, outcome in results:
         if isinstance(outcome, ProofError):
             failed += 1
             print(f"FAIL {spec}: {outcome}")
+            continue
+        if isinstance(outcome, Exception):
+            failed += 1
+            print(f"ERROR {spec}: {type(outcome).__name__}: {outcome}")
             continue
         print(f"ok   {outcome.summary()}")
         if args.verbose:

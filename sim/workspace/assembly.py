@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .blocks import BlockStatus, BlockType
 from .dashboard import MESSAGE_TOKENS, BudgetFacts, Row, make_dashboard
 from .ids import format_ids
-from .messages import decode_call_message
+from .messages import decode_call_message, render_parts, wire_safe
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,22 +73,39 @@ def message_tokens(message: dict[str, Any], tokenizer: Tokenizer) -> int:
 
 def native_message(btype: BlockType, text: str, meta: dict[str, Any],
                    recovered_from: str | None, bid: str) -> dict[str, Any]:
-    """A block's message as registered (how it renders while visible)."""
+    """A block's message as registered (how it renders while visible), wire-safe:
+    non-text parts as placeholders (:func:`~sim.workspace.messages.render_parts`),
+    every string valid Unicode (:func:`~sim.workspace.messages.wire_safe`; the
+    stored bytes keep the original)."""
+    return wire_safe(_native_message(btype, text, meta, recovered_from, bid))
+
+
+def _native_message(btype: BlockType, text: str, meta: dict[str, Any],
+                    recovered_from: str | None, bid: str) -> dict[str, Any]:
     if recovered_from is not None:
         return {"role": "user", "content": f"[recovered {recovered_from} as {bid}]\n{text}"}
     role = meta.get("role", "user")
     if btype is BlockType.TOOL_RESULT:
-        return {"role": "tool", "tool_call_id": meta["tool_call_id"], "content": text}
+        return {"role": "tool", "tool_call_id": meta["tool_call_id"],
+                "content": render_parts(text)}
     if btype is BlockType.TOOL_CALL:  # ``text`` is the stored message (canonical JSON)
         msg = decode_call_message(text.encode("utf-8", "surrogatepass"))
-        return {"role": "assistant", "content": msg.get("content") or None,
-                "tool_calls": meta["tool_calls"]}
+        return {"role": "assistant", "content": render_parts(msg.get("content") or "")
+                or None, "tool_calls": meta["tool_calls"]}
     if role == "tool":  # a note/summary typed over a tool role: plain context
         role = "user"
-    msg = {"role": role, "content": text}
+    msg = {"role": role, "content": render_parts(text)}
     if meta.get("name"):
         msg["name"] = meta["name"]
     return msg
+
+
+def is_empty_assistant(message: dict[str, Any]) -> bool:
+    """True for an assistant message with neither text nor tool calls, which strict
+    providers reject; assembly leaves such a block off the wire (0 tokens) and lists
+    it in :attr:`Request.dropped`."""
+    return (message.get("role") == "assistant" and not message.get("tool_calls")
+            and not message.get("content"))
 
 
 @dataclass
@@ -96,7 +113,8 @@ class Request:
     """An assembled request. ``messages`` (system/overhead first, dashboard last),
     ``tools`` (OpenAI function schemas), token totals ``overhead``, ``conversation``,
     ``dashboard`` and ``total`` (their sum plus reply priming, counted in overhead),
-    ``budget`` (None: unlimited) and the ``dashboard_text`` shown."""
+    ``budget`` (None: unlimited), the ``dashboard_text`` shown and the ids of the
+    blocks ``dropped`` from the wire (empty assistant messages)."""
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
@@ -106,6 +124,9 @@ class Request:
     budget: int | None
     dashboard_text: str = ""
     item_tokens: dict[str, int] = field(default_factory=dict)
+    #: visible blocks left off the wire: assistant messages with neither text nor
+    #: tool calls (see :func:`is_empty_assistant`)
+    dropped: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -138,18 +159,19 @@ class Assembler:
                       recovered_from: str | None, bid: str) -> int:
         """Tokens of a block's native message."""
         text = data.decode("utf-8", errors="replace")
-        return message_tokens(native_message(btype, text, meta, recovered_from, bid),
-                              self.ws.tokenizer)
+        msg = native_message(btype, text, meta, recovered_from, bid)
+        return 0 if is_empty_assistant(msg) else message_tokens(msg, self.ws.tokenizer)
 
     def overhead(self, fresh: bool = False) -> int:
         """System prompt + tool schemas + reply priming, in tokens."""
         ws = self.ws
         key = (ws.system_prompt, len(ws.tools), id(ws.tools))
         if fresh or self._overhead is None or self._overhead[0] != key:
-            n = message_tokens({"role": "system", "content": ws.system_prompt},
+            n = message_tokens(wire_safe({"role": "system", "content": ws.system_prompt}),
                                ws.tokenizer)
             if ws.tools:
-                n += ws.tokenizer.count(json.dumps(ws.tools, separators=(",", ":")))
+                n += ws.tokenizer.count(json.dumps(wire_safe(ws.tools),
+                                                   separators=(",", ":")))
             self._overhead = (key, n + REPLY_PRIMING)
         return self._overhead[1]
 
@@ -165,11 +187,11 @@ class Assembler:
     def _as_tool_answer(self, call_id: str, rid: str | None) -> tuple[dict, int | None]:
         ws = self.ws
         if rid is None:
-            return {"role": "tool", "tool_call_id": call_id,
-                    "content": "[no result registered]"}, None
+            return wire_safe({"role": "tool", "tool_call_id": call_id,
+                              "content": "[no result registered]"}), None
         r = ws.blocks[rid]
         if r.in_stream:
-            return {"role": "tool", "tool_call_id": call_id, "content": r.content}, r.tokens
+            return native_message(r.type, r.content, r.message, None, rid), r.tokens
         if r.status is BlockStatus.DELETED:
             text = f"[{rid} deleted: {r.reason}]" if r.reason else f"[{rid} deleted]"
         elif rid in ws.group_of:
@@ -177,7 +199,7 @@ class Assembler:
             text = f"[{rid} archived in {g.id}; payload {self._path(g.handle)}]"
         else:
             text = self._placeholder(r)
-        return {"role": "tool", "tool_call_id": call_id, "content": text}, None
+        return wire_safe({"role": "tool", "tool_call_id": call_id, "content": text}), None
 
     def _render_block(self, b, fresh: bool) -> tuple[list[dict], int]:
         ws = self.ws
@@ -187,10 +209,13 @@ class Assembler:
             if call is not None and b.recovered_from is None and not call.in_stream:
                 where = (f"{call.id} {call.status.value}" if call.id not in ws.group_of
                          else f"{call.id} archived in {ws.top_group(call.id)}")
-                msg = {"role": "user", "content": f"[tool result {b.id} for call "
-                       f"{b.message['tool_call_id']} of {where}]\n{b.content}"}
+                msg = wire_safe({"role": "user", "content": f"[tool result {b.id} for "
+                                 f"call {b.message['tool_call_id']} of {where}]\n"
+                                 f"{render_parts(b.content)}"})
                 return [msg], message_tokens(msg, tok)
             msg = native_message(b.type, b.content, b.message, b.recovered_from, b.id)
+            if is_empty_assistant(msg):
+                return [], 0  # strict providers reject it; Request.dropped records it
             msgs, n = [msg], (message_tokens(msg, tok) if fresh else b.tokens)
             if b.type is BlockType.TOOL_CALL and b.recovered_from is None:
                 answers = ws.results.get(b.id, {})
@@ -199,14 +224,14 @@ class Assembler:
                     msgs.append(m)
                     n += message_tokens(m, tok) if (k is None or fresh) else k
             return msgs, n
-        msg = {"role": "user", "content": self._placeholder(b)}
+        msg = wire_safe({"role": "user", "content": self._placeholder(b)})
         return [msg], message_tokens(msg, tok)
 
     def _render_group(self, g) -> tuple[list[dict], int]:
         text = (f"[archived group {g.id} ({format_ids(g.members)}), ~{g.tokens:,} tokens;"
                 f" payload {self._path(g.handle)}]")
-        msg = {"role": "user", "content": f"{text} {g.replacement}" if g.replacement
-               else text}
+        msg = wire_safe({"role": "user", "content": f"{text} {g.replacement}"
+                         if g.replacement else text})
         return [msg], message_tokens(msg, self.ws.tokenizer)
 
     # -- assembly -----------------------------------------------------------------
@@ -216,7 +241,8 @@ class Assembler:
         fresh = not incremental
         versions = ws.versions
         cache = {} if fresh else self._cache
-        messages: list[dict] = [{"role": "system", "content": ws.system_prompt}]
+        messages: list[dict] = [wire_safe({"role": "system", "content": ws.system_prompt})]
+        dropped: list[str] = []
         rows: list[Row] = []
         item_tokens: dict[str, int] = {}
         conversation = 0
@@ -254,6 +280,8 @@ class Assembler:
                     hit = (key, *self._render_block(b, fresh))
                     cache[bid] = hit
                 gid = bid
+            if not hit[1]:
+                dropped.append(gid)
             messages.extend(hit[1])
             conversation += hit[2]
             item_tokens[gid] = hit[2]
@@ -265,8 +293,8 @@ class Assembler:
         if not fresh and len(cache) > 2 * len(ws.blocks) + 64:
             for k in [k for k in cache if k not in ws.blocks and k not in ws.groups]:
                 del cache[k]
-        return Request(messages, list(ws.tools), overhead, conversation, dash.tokens,
-                       ws.budget, dash.text, item_tokens)
+        return Request(messages, wire_safe(list(ws.tools)), overhead, conversation,
+                       dash.tokens, ws.budget, dash.text, item_tokens, tuple(dropped))
 
     def forget(self, ident: str) -> None:
         """Drop a cached rendering (an item that was only tried, never kept)."""

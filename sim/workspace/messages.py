@@ -14,23 +14,119 @@ ROLE_TYPE = {"system": BlockType.SYSTEM, "developer": BlockType.SYSTEM,
               "tool": BlockType.TOOL_RESULT}
 
 
+#: Line that separates a message's text from its non-text parts (images, files,
+#: audio) in a block's stored bytes; each part follows as one canonical JSON line.
+PARTS_SEPARATOR = "\n=== non-text parts (one JSON object per line) ===\n"
+
+
 def message_text(content: Any) -> str | bytes:
-    """The text of an OpenAI message ``content``: a string, bytes (kept byte-exact),
-    None (empty) or a list of parts whose ``text`` fields are joined with newlines."""
+    """The stored text of an OpenAI message ``content``: a string, bytes (kept
+    byte-exact), None (empty) or a list of parts. Text parts (strings, or
+    ``{"type": "text", "text": ...}``) are joined with newlines; every other part
+    (``image_url``, ``input_audio``, ``file`` ...) is kept whole as a canonical JSON
+    line after :data:`PARTS_SEPARATOR`, so no byte of it is lost; the assembled
+    request shows it as a placeholder with its type and size
+    (:func:`render_parts`; a part that carries a string ``text`` or ``content``
+    shows that text). Raises :class:`ToolCallError` for content of another
+    type, a part that is neither a string nor an object, or a text part whose
+    ``text`` is not a string."""
     if content is None:
         return ""
     if isinstance(content, (str, bytes)):
         return content
     if isinstance(content, list):
-        parts = []
-        for part in content:
+        texts, others = [], []
+        for i, part in enumerate(content):
             if isinstance(part, str):
-                parts.append(part)
+                texts.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" \
+                    and ("text" in part or "content" in part):
+                value = part.get("text", part.get("content"))
+                if not isinstance(value, str):
+                    raise ToolCallError(f"content part {i}: text must be a string, got "
+                                        f"{type(value).__name__}")
+                texts.append(value)
             elif isinstance(part, dict):
-                parts.append(str(part.get("text", part.get("content", ""))))
-        return "\n".join(parts)
+                others.append(_canonical(part))
+            else:
+                raise ToolCallError(f"content part {i} must be a string or an object, "
+                                    f"got {type(part).__name__}")
+        text = "\n".join(texts)
+        return text + PARTS_SEPARATOR + "\n".join(others) if others else text
     raise ToolCallError(f"message content must be text or a list of parts, got "
                         f"{type(content).__name__}")
+
+
+def render_parts(text: str) -> str:
+    """The model-facing view of stored text from :func:`message_text`: each non-text
+    part becomes ``[image_url part, N bytes, kept in the block's payload]`` (N: bytes
+    of its JSON); text without parts is returned unchanged."""
+    head, sep, tail = text.rpartition(PARTS_SEPARATOR)
+    if not sep:
+        return text
+    lines = []
+    for line in tail.split("\n"):
+        try:
+            part = json.loads(line)
+            kind = part.get("type", "untyped")
+        except (ValueError, AttributeError, RecursionError):
+            return text  # not our encoding: show it as it is
+        inner = part.get("text", part.get("content"))
+        if isinstance(inner, str):  # e.g. a tool_result part: its text stays readable
+            lines.append(f"[{str(kind):.40} part]\n{inner}")
+            continue
+        size = len(line.encode("utf-8", "surrogatepass"))
+        lines.append(f"[{str(kind):.40} part, {size:,} bytes, kept in the block's payload]")
+    return "\n".join(([head] if head else []) + lines)
+
+
+def _fix_surrogates(text: str) -> str:
+    # a lone surrogate cannot be encoded as UTF-8: show it as its escape (\ud800)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def wire_safe(value: Any) -> Any:
+    """``value`` (a message, a list of them, any JSON value) with every string (keys
+    included) made valid Unicode: a lone surrogate becomes its backslash escape
+    (``"\\ud800"``), which any provider accepts. Values without one come back as the
+    same objects (no copy). The stored payload is not touched: this is the wire view."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return _fix_surrogates(value)
+    if isinstance(value, dict):
+        out = {wire_safe(k): wire_safe(v) for k, v in value.items()}
+        same = len(out) == len(value) and all(k in value and value[k] is v
+                                              for k, v in out.items())
+        return value if same else out
+    if isinstance(value, list):
+        out_list = [wire_safe(v) for v in value]
+        return value if all(a is b for a, b in zip(out_list, value)) else out_list
+    return value
+
+
+def lone_surrogate_path(value: Any, path: str = "") -> str | None:
+    """The path (``messages[3].tool_calls[0].function.arguments``) of the first string
+    in ``value`` that holds a lone surrogate (cannot be encoded as UTF-8), or None."""
+    stack = [(path, value)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return where or "<value>"
+        elif isinstance(v, dict):
+            for k, x in reversed(list(v.items())):
+                stack.append((f"{where}.{_fix_surrogates(str(k))}" if where else
+                              _fix_surrogates(str(k)), x))
+                if isinstance(k, str):
+                    stack.append((f"{where}.<key>" if where else "<key>", k))
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+    return None
 
 
 def clean_tool_calls(calls: Any) -> list[dict[str, Any]]:

@@ -10,13 +10,14 @@ visible blocks and offloaded placeholders into a group, until it fits).
 
 from __future__ import annotations
 
+import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .blocks import BlockStatus
-from .errors import BudgetWarning, WorkspaceError
+from .errors import BudgetWarning, ConfigError, WorkspaceError
 from .importers import import_trajectory
 from .validate import validate_chat_request
 from .workspace import Workspace
@@ -35,6 +36,32 @@ class ReplayResult:
     over_budget: int = 0
     max_total: int = 0
     archives: list[str] = field(default_factory=list)
+    #: blocks left off the wire at least once (assistant messages with neither text
+    #: nor tool calls; see :attr:`~sim.workspace.assembly.Request.dropped`)
+    dropped: list[str] = field(default_factory=list)
+
+
+def fixed_overhead(ws: Workspace) -> int:
+    """Tokens every request of ``ws`` costs before any block: system prompt, tool
+    schemas, reply priming and the dashboard of an empty workspace (its budget bar).
+    Only meaningful on a workspace with no blocks yet."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetWarning)
+        req = ws.assemble(strict=False)
+    return req.overhead + req.dashboard
+
+
+def check_feasible(ws: Workspace, what: str = "budget") -> None:
+    """Raise :class:`ConfigError` if the fixed overhead of the new workspace ``ws``
+    (:func:`fixed_overhead`) alone exceeds its budget: no request could ever fit,
+    and archiving blocks cannot help. The message names both numbers."""
+    if ws.budget is None:
+        return
+    need = fixed_overhead(ws)
+    if need > ws.budget:
+        raise ConfigError(f"{what} {ws.budget:,} tokens is impossible: the fixed "
+                          f"overhead alone (system prompt, tool schemas and the empty "
+                          f"dashboard) is {need:,} tokens; use a budget above {need:,}")
 
 
 #: most top-level archived groups of one level before the oldest FANOUT of them are
@@ -112,11 +139,20 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
     """Register a trajectory step by step, assembling (soft mode) and validating a
     request after every block; ``policy`` archives when over budget. Raises
     :class:`WorkspaceError` for an unknown policy, :class:`TrajectoryFormatError`
-    for a bad file, :class:`RequestValidationError` if a request is invalid."""
+    for a bad file, :class:`RequestValidationError` if a request is invalid,
+    :class:`ConfigError` for an impossible budget (:func:`check_feasible`)."""
     if policy not in POLICIES:
         raise WorkspaceError(f"unknown replay policy {policy!r}; choose one of {POLICIES}")
+    made = directory is None or not Path(directory).exists()
     ws = Workspace(directory, budget=budget, tokenizer=tokenizer, strict=False,
                    dashboard=dashboard, sync=sync)
+    try:
+        check_feasible(ws)
+    except ConfigError:
+        ws.close()
+        if made:  # leave nothing behind for a replay that never started
+            shutil.rmtree(ws.directory, ignore_errors=True)
+        raise
     result = ReplayResult(ws)
 
     def step(block) -> None:
@@ -132,6 +168,7 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
         result.requests += 1
         result.over_budget += req.total > budget
         result.max_total = max(result.max_total, req.total)
+        result.dropped.extend(b for b in req.dropped if b not in result.dropped)
         body = req.to_openai()
         if validate:
             validate_chat_request(body)

@@ -1,5 +1,7 @@
-"""A validator of OpenAI chat-completions requests (DESIGN.md invariant 4): roles,
-content types, tool-call shape (ids, function names, JSON-string arguments), every
+"""A validator of OpenAI chat-completions requests (DESIGN.md invariant 4): every
+string valid Unicode (keys, ids, names and tool-call arguments included: a lone
+surrogate cannot be encoded as UTF-8), roles, content types, no assistant message
+with neither content nor tool calls, tool-call shape (ids, function names, JSON-string arguments), every
 assistant tool call answered by tool messages right after it with matching ids, no
 orphan tool messages, and function-tool schemas."""
 
@@ -9,6 +11,7 @@ import json
 from typing import Any
 
 from .errors import RequestValidationError as E
+from .messages import lone_surrogate_path
 
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 
@@ -38,8 +41,12 @@ def validate_chat_request(request: dict[str, Any]) -> None:
         raise E("messages must be a non-empty list", "messages")
     try:
         json.dumps(request, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise E(f"request is not JSON-serializable: {exc}") from None
+    bad = lone_surrogate_path(request)
+    if bad is not None:
+        raise E("string holds a lone surrogate (not valid Unicode, cannot be encoded "
+                "as UTF-8; strict providers reject the request)", bad)
     pending: dict[str, int] = {}
     seen_ids: set[str] = set()
     for i, m in enumerate(msgs):
@@ -50,6 +57,9 @@ def validate_chat_request(request: dict[str, Any]) -> None:
         if role not in ROLES:
             raise E(f"unknown role {role!r}", f"{where}.role")
         calls = m.get("tool_calls")
+        if role == "assistant" and not calls and m.get("content") in ("", None, []):
+            raise E("assistant message with neither content nor tool_calls (strict "
+                    "providers reject it)", where)
         if not _content_ok(m.get("content"), role, bool(calls)):
             raise E(f"bad content {m.get('content')!r:.60}", f"{where}.content")
         if role == "tool":

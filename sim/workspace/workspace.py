@@ -218,7 +218,7 @@ class Workspace:
     # ------------------------------------------------------------------ register
     def register(self, message: dict[str, Any], *, pinned: bool = False,
                  block_type: BlockType | str | None = None, new_turn: bool | None = None,
-                 ) -> Block:
+                 observation: bool | None = None) -> Block:
         """Admit one OpenAI chat message as a new block ``B<n>`` and return it.
 
         Roles map to types (system, user_message, assistant_message, tool_call when
@@ -229,7 +229,10 @@ class Workspace:
         An assistant message starts a new root turn unless ``new_turn=False``. Tool
         results pass preflight: if they exceed ``guard_threshold`` or the resulting
         request would exceed the budget, the wire-payload guard offloads them to a
-        payload and a placeholder (never truncated). Raises :class:`ToolCallError` for
+        payload and a placeholder (never truncated), unless the placeholder would
+        cost more than the result itself. ``observation``: pass the guard (default:
+        only tool results; importers set it for observations a format records as
+        user messages). Raises :class:`ToolCallError` for
         a malformed message, :class:`UnknownBlockError` for a result whose
         ``tool_call_id`` answers no registered call.
         """
@@ -275,7 +278,8 @@ class Workspace:
             turn += 1
         status = BlockStatus.PINNED if pinned else BlockStatus.VISIBLE
         return self._admit(btype, data, meta, turn, status, call_block=call_block,
-                           observation=role == "tool")
+                           observation=role == "tool" if observation is None
+                           else bool(observation) and not pinned)
 
     def _admit(self, btype: BlockType, data: bytes, meta: dict, turn: int,
                status: BlockStatus, *, call_block: str | None = None,
@@ -292,7 +296,11 @@ class Workspace:
             over = self._what_if(op, data)
             if observation and (over > 0 or (self.guard_threshold is not None
                                               and tokens > self.guard_threshold)):
-                op["status"] = BlockStatus.OFFLOADED.value
+                # offloading must never make the request larger (a tiny result
+                # costs less inline than its placeholder)
+                offloaded = dict(op, status=BlockStatus.OFFLOADED.value)
+                if self._measure_with(offloaded, data) < self._measure_with(op, data):
+                    op = offloaded
             elif check_budget and over > 0 and self.strict:
                 raise BudgetExceededError(
                     f"recovering {recovered_from} ({tokens} tokens) would put the "
@@ -306,13 +314,16 @@ class Workspace:
         """Tokens over budget if ``op`` were applied (0 or less: fits)."""
         if self.budget is None:
             return 0
+        return self._measure_with(op, data) - self.budget
+
+    def _measure_with(self, op: dict, data: bytes) -> int:
+        """Tokens of the request if register ``op`` were applied (then undone)."""
         saved = (self._next_block, self.turn, dict(self._refs))
         self._apply(op, data=data)
         try:
-            total = self.assembler.measure()
+            return self.assembler.measure()
         finally:
             self._unapply_register(op["id"], saved)
-        return total - self.budget
 
     def _unapply_register(self, bid: str, saved: tuple) -> None:
         b = self.blocks.pop(bid)

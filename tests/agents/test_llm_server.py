@@ -94,7 +94,7 @@ def test_llm_status_command(capsys, monkeypatch, tmp_path):
     from experiments.cli import main
 
     monkeypatch.setenv("CTXSIM_CACHE", str(tmp_path))
-    assert main(["llm", "status", "--base-url", "http://127.0.0.1:9/v1"]) == 0
+    assert main(["llm", "status", "--base-url", "http://127.0.0.1:9/v1"]) == 1  # unreachable: non-zero (issue 10)
     out = json.loads(capsys.readouterr().out)
     assert out["cached_model_verified"] is False and out["reachable"] is False
     assert out["expected_sha256"] == ls.MODEL_SHA256

@@ -103,7 +103,10 @@ class WorkspaceMachine(RuleBasedStateMachine):
         if b.status is BlockStatus.VISIBLE:  # invariant 1: preflight admitted it
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BudgetWarning)
-                assert self.ws.assemble(strict=False).total <= self.ws.budget
+                total = self.ws.assemble(strict=False).total
+            # ... or kept it inline because its placeholder (a ~60-token line with a
+            # sha256 path) would cost more: offloading never grows a request
+            assert total <= self.ws.budget or b.tokens < 60
         else:
             assert b.status is BlockStatus.OFFLOADED
 

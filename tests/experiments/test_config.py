@@ -1,0 +1,68 @@
+"""``--config`` values are validated with the key's name (issue 10, item 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments.cli import main
+from experiments.config import ConfigValueError, load_config, validate
+
+BAD = [
+    ("kappas = [2.5, 4]", "'kappas'.*item 0 is 2.5 \\(float\\)"),
+    ("kappas = [-2]", "'kappas'.*item 0 is -2"),
+    ("kappas = 4", "'kappas'.*expected a list"),
+    ("kappas = []", "'kappas'.*empty"),
+    ("kappas = [true]", "'kappas'.*item 0 is True"),
+    ("log2_n = []", "'log2_n'.*empty"),
+    ("log2_n = [0]", "'log2_n'.*in 1..62"),
+    ("sigmas = [0.0]", "'sigmas'.*> 0"),
+    ("sigmas = [\"a\"]", "'sigmas'.*'a' \\(str\\)"),
+    ("trials = -1", "'trials'.*got -1"),
+    ("trials = 1.5", "'trials'.*got 1.5"),
+    ("panels = [[6, 3]]", "'panels'.*\\[6, 3\\] is not a point"),
+    ("panels = [[6]]", "'panels'.*pair"),
+    ("prop2_extra_log2_n = \"x\"", "'prop2_extra_log2_n'.*expected a list"),
+    ("log2_n = [1]\nkappas = [2]", "no grid point"),
+]
+
+
+@pytest.mark.parametrize("text, match", BAD)
+def test_bad_values_name_the_key(tmp_path, text, match):
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigValueError, match=match):
+        load_config("theorem1", "quick", path)
+
+
+def test_empty_list_allowed_where_documented(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("prop2_extra_log2_n = []\n")
+    assert load_config("theorem1", "quick", path)["prop2_extra_log2_n"] == []
+
+
+@pytest.mark.parametrize("section", ["default", "quick"])
+def test_shipped_grids_are_valid(section):
+    cfg = load_config("theorem1", section)
+    assert validate("theorem1", cfg) is cfg
+
+
+@pytest.mark.parametrize("experiment", ["theorem1", "proposition2"])
+def test_cli_reports_a_float_kappa_in_one_line_before_computing(tmp_path, capsys,
+                                                                 experiment):
+    path = tmp_path / "c.toml"
+    path.write_text("kappas = [2, 4.5]\n")
+    out = tmp_path / "out"
+    assert main(["run", experiment, "--quick", "--config", str(path), "--out",
+                 str(out), "--no-progress"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert "ConfigValueError" in err[0] and "'kappas'" in err[0] and "4.5" in err[0]
+    assert not any(out.iterdir())
+
+
+def test_unreadable_or_invalid_toml_is_named(tmp_path):
+    with pytest.raises(ValueError, match="cannot read --config"):
+        load_config("theorem1", "quick", tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("kappas = [\n")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        load_config("theorem1", "quick", bad)

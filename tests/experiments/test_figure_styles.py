@@ -1,0 +1,80 @@
+"""Pressure and window figures (issue 10, item 13): every line is in a legend, no
+two series share colour and dash pattern, reference lines come from the data."""
+
+from __future__ import annotations
+
+import matplotlib.colors as mcolors
+import pytest
+
+from experiments.cli import run_command
+from experiments.pressure import REFERENCE, line_style
+from sim.policies import PROGRAMS
+
+
+def _capture(monkeypatch, module):
+    figs = []
+
+    def keep(fig, path):
+        figs.append(fig)
+        path.write_bytes(b"")
+        return path
+
+    monkeypatch.setattr(module, "save_figure", keep)
+    return figs
+
+
+def _check(fig):
+    """Every line's label is in a legend of the figure (panels share the programs'
+    legend), and within a panel no two lines share colour and dash pattern."""
+    shown = {t.get_text() for ax in fig.axes if ax.get_legend()
+             for t in ax.get_legend().get_texts()}
+    for ax in fig.axes:
+        styles = set()
+        for line in ax.get_lines():
+            assert line.get_label() in shown, (ax.get_title(), line.get_label())
+            style = (mcolors.to_hex(line.get_color()), line.get_linestyle())
+            assert style not in styles, (ax.get_title(), line.get_label(), style)
+            styles.add(style)
+
+
+def test_pressure_figure_lines_are_all_in_legends(monkeypatch, tmp_path):
+    import experiments.pressure as pressure
+
+    figs = _capture(monkeypatch, pressure)
+    run_command(["run", "pressure", "--levels", "8000", "--families", "1", "--seeds",
+                 "1", "--budget", "96000", "--no-progress", "--out", str(tmp_path)])
+    _check(figs[0])
+    labels = [line.get_label() for line in figs[0].axes[0].get_lines()]
+    assert "budget B = 96K" in labels  # the budget given, not a hard-coded one
+
+
+def test_window_figure_depth_line_comes_from_the_task_generator(monkeypatch, tmp_path):
+    import experiments.window as window
+    from sim.tasks.browse import MEDIAN_DEPTH
+
+    figs = _capture(monkeypatch, window)
+    run_command(["run", "window", "--windows", "8000", "--queries", "1",
+                 "--no-progress", "--out", str(tmp_path)])
+    ax = figs[0].axes[0]
+    depth = [line for line in ax.get_lines() if "gold" in line.get_label()]
+    assert len(depth) == 1 and depth[0].get_xdata()[0] == MEDIAN_DEPTH / 1e3
+    legend = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert all(line.get_label() in legend for line in ax.get_lines())
+
+
+def test_no_two_programs_share_colour_and_dash_and_none_is_the_reference_style():
+    styles = []
+    for i, name in enumerate(list(PROGRAMS) * 2):  # more programs than colours
+        s = line_style(name, i)
+        styles.append((mcolors.to_hex(s["color"]), s.get("ls", "-")))
+    first = styles[:len(PROGRAMS)]
+    assert len(set(first)) == len(first)
+    assert (mcolors.to_hex(REFERENCE["color"]), REFERENCE["ls"]) not in styles
+
+
+@pytest.mark.parametrize("i", range(36))
+def test_styles_are_unique_for_36_series(i):
+    me = line_style("p", i)
+    for j in range(i):
+        other = line_style("p", j)
+        assert (me["color"], me["ls"]) != (other["color"], other["ls"])
