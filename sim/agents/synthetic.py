@@ -176,7 +176,8 @@ class SyntheticAgent:
             used = view.used_tokens
             if used <= p.archive_at * B and not _overflow(view):
                 return None
-            return self._make(verb, _largest_first(cands, used - p.archive_to * B), view)
+            return self._make(verb, _largest_first(cands, used - p.archive_to * B,
+                                                   self._row_size(view)), view)
         if mode == "content":
             total = sum(self.perceived(e) for e in view.entries)
             if total > p.archive_at * B or _overflow(view):
@@ -203,7 +204,15 @@ class SyntheticAgent:
                     self._random_pick(cands, view))
             return self._make(verb, [pick], view)
         excess = view.used_tokens + need - view.budget
-        return self._make(verb, _largest_first(cands, excess), view)
+        return self._make(verb, _largest_first(cands, excess, self._row_size(view)), view)
+
+    def _row_size(self, view: View):
+        """Ledger sizes: exact for blocks with a row, the content-channel estimate for
+        the rest (a bounded ledger; interim until the agreed per-block rule lands)."""
+        if view.ledger_remainder is None:
+            return lambda e: e.tokens
+        rows = {r.id for r in view.ledger}
+        return lambda e: e.tokens if e.id in rows else self.perceived(e)
 
     def _random_pick(self, cands: list[Entry], view: View) -> Entry:
         """The blind agent's choice: uniform, keyed by turn and action count."""
@@ -383,13 +392,15 @@ class SyntheticAgent:
         return Action(kind, tool=step.tool, args=args, values=values)
 
 
-def _largest_first(cands: list[Entry], excess: float) -> list[Entry]:
-    """The largest entries until their archiving frees ``excess`` tokens (each leaves
-    a placeholder of about ``_PLACEHOLDER_COST`` tokens): the ledger agent's choice."""
+def _largest_first(cands: list[Entry], excess: float, size=lambda e: e.tokens
+                   ) -> list[Entry]:
+    """The largest entries by ``size`` until their archiving frees ``excess`` tokens
+    (each leaves a placeholder of about ``_PLACEHOLDER_COST`` tokens): the ledger
+    agent's choice."""
     chosen, freed = [], 0
-    for e in sorted(cands, key=lambda e: -e.tokens):
+    for e in sorted(cands, key=lambda e: -size(e)):
         if freed >= excess:
             break
         chosen.append(e)
-        freed += e.tokens - _PLACEHOLDER_COST
+        freed += size(e) - _PLACEHOLDER_COST
     return chosen
