@@ -75,13 +75,22 @@ class SortedWindowGame:
         return (self.n, self.w, TWO_POINT, float(self.kappa), 0.0, 1.0, float(self.sigma))
 
 
+def _seed(seed):
+    """A fresh SeedSequence per call (a list of ints is its entropy), so two calls
+    with the same seed draw the same numbers (a SeedSequence object would spawn new
+    children on every call)."""
+    if isinstance(seed, (list, tuple)):
+        return np.random.SeedSequence([int(s) for s in seed])
+    return seed
+
+
 def simulate(game: SortedWindowGame, trials: int, seed) -> tuple[np.ndarray, np.ndarray]:
     """``(z, z_star)`` per trial (int64, shape (trials,)): blocks archived with the
-    sorted window and with the full ledger; reproducible from ``seed`` for any
-    thread count."""
+    sorted window and with the full ledger; reproducible from ``seed`` (an int or a
+    list of ints) for any thread count."""
     n_chunks, chunk = chunk_layout(trials, work_per_trial=4 * game.n)
-    return sorted_window_z(*game.kernel_args(), chunk_generators(seed, n_chunks), chunk,
-                           trials)
+    return sorted_window_z(*game.kernel_args(), chunk_generators(_seed(seed), n_chunks),
+                           chunk, trials)
 
 
 def reference_z(game: SortedWindowGame, trials: int, seed) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +100,7 @@ def reference_z(game: SortedWindowGame, trials: int, seed) -> tuple[np.ndarray, 
     n_chunks, chunk = chunk_layout(trials, work_per_trial=4 * n)
     z = np.empty(trials, dtype=np.int64)
     z_star = np.empty(trials, dtype=np.int64)
-    for c, g in enumerate(chunk_generators(seed, n_chunks)):
+    for c, g in enumerate(chunk_generators(_seed(seed), n_chunks)):
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
             if game.law == "lognormal":
                 sizes = np.exp(game.mu + game.sd * g.standard_normal(n))
