@@ -12,12 +12,15 @@ from __future__ import annotations
 
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.paired import COLUMNS as PAIRED_COLUMNS
+from experiments.paired import bounded_comparison
 from experiments.sweep import (add_common_arguments, add_loca_task_arguments, fmt_default,
                                growth_tokens, run_loca_config, sweep_config)
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
-            "vista_fixed_archive", "vista_reworded", "vista_status_board")
+            "vista_fixed_archive", "vista_reworded", "vista_status_board",
+            "vista_bounded_ledger")
 COLUMNS = ("program", "n", "solved", "accuracy", "archives", "agent_archives",
            "program_edits", "deletes", "recoveries", "offload_reads", "total_archives",
            "total_recoveries", "mean_active")
@@ -64,6 +67,9 @@ def run(args, executor=None) -> list:
         r["total_archives"] = round(r["archives"] * r["n"])
         r["total_recoveries"] = round(r["recoveries"] * r["n"])
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered)]
+    bounded = bounded_comparison(rows, cfg["programs"], None)
+    if bounded:
+        paths.append(write_csv(out / f"{NAME}_bounded.csv", PAIRED_COLUMNS, bounded))
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4))
     names = [p.replace("vista_", "") for p in cfg["programs"]]
     ax1.bar(names, [r["solved"] for r in ordered], color="C0")
@@ -91,5 +97,5 @@ def run(args, executor=None) -> list:
         ax.tick_params(axis="x", rotation=35, labelsize=8)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
-        "wall_seconds": round(wall, 1), "episodes": len(rows)}))
+        "wall_seconds": round(wall, 1), "episodes": len(rows), "bounded_ledger": bounded}))
     return paths
