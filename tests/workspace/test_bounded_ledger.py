@@ -168,3 +168,20 @@ def test_cap_holds_on_random_workspaces(tmp_path_factory, n, cap, archives):
     req = check_request(ws)
     assert req.dashboard <= cap
     ws.close()
+
+
+def test_workspace_replay_takes_the_cap(capsys):
+    from experiments.cli import main
+    from sim.tasks.replay import trajectory_files
+
+    traj = str([f for f in trajectory_files() if f.name.startswith("sweagent_marsh")][0])
+    assert main(["workspace", "replay", traj, "--budget", "8000", "--dashboard",
+                 "bounded_ledger", "--dashboard-tokens", "150"]) == 0
+    out = capsys.readouterr().out
+    assert "## Largest blocks" in out and _REMAINDER.search(out)
+    stated = _header(out)[4]
+    assert stated <= 150
+    assert main(["workspace", "replay", traj, "--budget", "8000", "--dashboard",
+                 "bounded_ledger", "--dashboard-tokens", "30"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"need at least {MIN_CAP} tokens" in err
