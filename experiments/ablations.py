@@ -23,14 +23,16 @@ from __future__ import annotations
 import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.paired import CRN_NOTE, paired_differences
+from experiments.paired import COLUMNS as PAIRED_COLUMNS
+from experiments.paired import CRN_NOTE, bounded_comparison, paired_differences
 from experiments.sweep import (ROW_COLUMNS, add_common_arguments,
                                add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
-            "vista_fixed_archive", "vista_reworded", "vista_status_board")
+            "vista_fixed_archive", "vista_reworded", "vista_status_board",
+            "vista_bounded_ledger")
 #: variants whose only change a synthetic agent cannot perceive, and why
 NEEDS_REAL_MODEL = {
     "vista_reworded": "only the protocol wording changes; a synthetic agent reads no "
@@ -133,17 +135,22 @@ def run(args, executor=None) -> list:
     cfg = config(args)
     runnable = [p for p in cfg["programs"] if p not in NEEDS_REAL_MODEL]
     specs = loca_specs([cfg["growth"]], runnable, cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"])
+                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress) if runnable else []
+                     progress=not args.no_progress,
+                     scheduler=cfg["scheduler"]) if runnable else []
     wall = time.perf_counter() - t0
     ordered = table(rows, cfg["programs"])
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
+    bounded = bounded_comparison(rows, runnable, None)
+    if bounded:
+        paths.append(write_csv(out / f"{NAME}_bounded.csv", PAIRED_COLUMNS, bounded))
     paths.append(save_figure(_figure(ordered, cfg), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "bounded_ledger": bounded,
         "needs_real_model": {p: NEEDS_REAL_MODEL[p] for p in cfg["programs"]
                              if p in NEEDS_REAL_MODEL}}))
     return paths

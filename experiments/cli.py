@@ -37,6 +37,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                    "perception probe with a real model, with/without dashboard (VISTA Table 5)"),
     "presentation": ("experiments.presentation",
                      "does the ledger's layout change a real model's archive choice?"),
+    "sorted_window": ("experiments.sorted_window",
+                      "bounded ledger as a sorted window: E[blocks archived] vs listed rows w"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
 }

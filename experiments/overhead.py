@@ -6,7 +6,9 @@ Each trajectory in ``sim/data/trajectories`` is replayed block by block into a f
 workspace (cl100k_base, the factual ledger). After every block the request is
 assembled and the dashboard's own tokens (message framing included; the fixed
 system-prompt and tool-schema overhead is reported apart, as the paper subtracts it)
-and the number of ledger rows and of visible blocks are recorded. Two settings:
+and the number of ledger rows and of visible blocks are recorded, for the full ledger
+and for the bounded ledger (``--dashboard-tokens``, default 400; issue 14). Two
+settings:
 
 * ``unbounded``: no budget; every block stays visible, so the ledger grows one row
   per block (the linear worst case);
@@ -14,10 +16,11 @@ and the number of ledger rows and of visible blocks are recorded. Two settings:
   the budget (default 12,288, the paper's BrowseComp-Plus window) by archiving the
   oldest items into groups, whose members leave the ledger's top level.
 
-Writes ``overhead.csv`` (one row per trajectory, setting and step),
-``overhead.png`` ((a) dashboard tokens, (b) visible blocks, against registered
-blocks) and ``overhead.json`` (per trajectory: peak and final dashboard tokens and
-tokens per row).
+Writes ``overhead.csv`` (one row per trajectory, dashboard, setting and step),
+``overhead.png`` ((a) dashboard tokens against registered blocks, with the paper's
+~340 tokens as a reference line, (b) visible blocks) and ``overhead.json`` (per
+trajectory, dashboard and setting: peak and final dashboard tokens and tokens per
+row).
 """
 
 from __future__ import annotations
@@ -27,14 +30,16 @@ import time
 import warnings
 
 NAME = "overhead"
-COLUMNS = ("trajectory", "setting", "registered", "ledger_rows", "visible",
+#: VISTA Fig. 10's reported dashboard size (tokens), drawn as a reference line
+PAPER_TOKENS = 340
+COLUMNS = ("trajectory", "dashboard", "setting", "registered", "ledger_rows", "visible",
            "dashboard_tokens", "fixed_overhead", "request_tokens", "archives")
 
 
 def add_arguments(parser) -> None:
     """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
     the first 200 blocks of the others), ``--max-blocks``."""
-    from experiments.sweep import nonnegative_int, positive_int
+    from experiments.sweep import dashboard_cap, nonnegative_int, positive_int
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
@@ -49,16 +54,21 @@ def add_arguments(parser) -> None:
                              "(an explicit --max-blocks wins)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="unused: the replay is deterministic (default: %(default)s)")
+    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
+                        metavar="TOKENS",
+                        help="token cap of the bounded ledger (default: %(default)s)")
 
 
-def trace(path, budget: int | None, max_blocks: int | None = None) -> list[dict]:
+def trace(path, budget: int | None, max_blocks: int | None = None,
+          dashboard: str = "ledger") -> list[dict]:
     """Replay ``path`` and return one record per registered block (columns of
-    :data:`COLUMNS` but ``trajectory``/``setting``). ``budget`` None: unbounded."""
+    :data:`COLUMNS` but ``trajectory``/``dashboard``/``setting``). ``budget`` None:
+    unbounded; ``dashboard``: a workspace dashboard name ("bounded_ledger:400")."""
     from sim.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="ctxsim-ws-") as tmp:
-        return _trace(Workspace(tmp, budget=budget, strict=False, sync=False), path,
-                      budget, max_blocks)
+        return _trace(Workspace(tmp, budget=budget, strict=False, sync=False,
+                                dashboard=dashboard), path, budget, max_blocks)
 
 
 def _trace(ws, path, budget: int | None, max_blocks: int | None) -> list[dict]:
@@ -86,9 +96,11 @@ def _trace(ws, path, budget: int | None, max_blocks: int | None) -> list[dict]:
         n = len(ws.blocks)
         visible = sum(b.status in (BlockStatus.VISIBLE, BlockStatus.PINNED)
                       for b in ws.blocks.values())
+        shown = getattr(ws.assembler.dashboard, "shown", None)  # bounded ledger
         text = req.dashboard_text or ""
         body = text.split("Status\n", 1)[-1]
-        rows.append({"registered": n, "ledger_rows": body.count("\n"),
+        rows.append({"registered": n,
+                     "ledger_rows": body.count("\n") if shown is None else len(shown),
                      "visible": visible, "dashboard_tokens": req.dashboard,
                      "fixed_overhead": req.overhead, "request_tokens": req.total,
                      "archives": archives})
@@ -116,49 +128,72 @@ def run(args) -> list:
     if args.quick and max_blocks is None:
         max_blocks = 200
     settings = [("unbounded", None), (f"W={args.budget}", args.budget)]
+    dashboards = ["ledger", f"bounded_ledger:{args.dashboard_tokens}"]
     t0 = time.perf_counter()
     table, summary = [], {}
     for f in files:
-        for label, budget in settings:
-            recs = trace(f, budget, max_blocks)
-            for r in recs:
-                table.append({"trajectory": f.stem, "setting": label, **r})
-            peak = max(recs, key=lambda r: r["dashboard_tokens"])
-            summary[f"{f.stem}|{label}"] = {
-                "blocks": recs[-1]["registered"],
-                "peak_dashboard_tokens": peak["dashboard_tokens"],
-                "peak_at_blocks": peak["registered"],
-                "final_dashboard_tokens": recs[-1]["dashboard_tokens"],
-                "final_ledger_rows": recs[-1]["ledger_rows"],
-                "tokens_per_row": round(recs[-1]["dashboard_tokens"]
-                                        / max(1, recs[-1]["ledger_rows"]), 2),
-                "fixed_overhead": recs[-1]["fixed_overhead"]}
+        for dash in dashboards:
+            for label, budget in settings:
+                recs = trace(f, budget, max_blocks, dash)
+                for r in recs:
+                    table.append({"trajectory": f.stem, "dashboard": dash, "setting": label,
+                                  **r})
+                peak = max(recs, key=lambda r: r["dashboard_tokens"])
+                summary[f"{f.stem}|{dash}|{label}"] = {
+                    "blocks": recs[-1]["registered"],
+                    "peak_dashboard_tokens": peak["dashboard_tokens"],
+                    "peak_at_blocks": peak["registered"],
+                    "final_dashboard_tokens": recs[-1]["dashboard_tokens"],
+                    "final_ledger_rows": recs[-1]["ledger_rows"],
+                    "tokens_per_row": round(recs[-1]["dashboard_tokens"]
+                                            / max(1, recs[-1]["ledger_rows"]), 2),
+                    "fixed_overhead": recs[-1]["fixed_overhead"],
+                    "archives": recs[-1]["archives"]}
     wall = time.perf_counter() - t0
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.6))
     colors = {f.stem: f"C{i}" for i, f in enumerate(files)}
     for f in files:
-        for label, _ in settings:
-            pts = [r for r in table if r["trajectory"] == f.stem and r["setting"] == label]
-            ls = "-" if label == "unbounded" else "--"
-            kw = dict(color=colors[f.stem], ls=ls, lw=1.3)
-            ax1.plot([r["registered"] for r in pts], [r["dashboard_tokens"] for r in pts],
-                     label=f"{f.stem} ({label})", **kw)
-            ax2.plot([r["registered"] for r in pts], [r["visible"] for r in pts], **kw)
+        for dash in dashboards:
+            bounded = dash != "ledger"
+            for label, _ in settings:
+                pts = [r for r in table if r["trajectory"] == f.stem
+                       and r["dashboard"] == dash and r["setting"] == label]
+                ls = "-" if label == "unbounded" else "--"
+                kw = dict(color=colors[f.stem], ls=ls, lw=0.9 if bounded else 1.4,
+                          alpha=0.75 if bounded else 1.0)
+                if bounded:
+                    kw.update(marker="|", markevery=max(1, len(pts) // 12), ms=6)
+                ax1.plot([r["registered"] for r in pts],
+                         [r["dashboard_tokens"] for r in pts], **kw)
+                ax2.plot([r["registered"] for r in pts], [r["visible"] for r in pts], **kw)
+    from matplotlib.lines import Line2D
+
+    keys = [Line2D([], [], color=colors[f.stem], lw=1.4, label=f.stem) for f in files]
+    keys += [Line2D([], [], color="grey", lw=1.4, label="full ledger"),
+             Line2D([], [], color="grey", lw=0.9, marker="|", ms=6,
+                    label=f"bounded ledger ({args.dashboard_tokens} tokens)"),
+             Line2D([], [], color="grey", ls="--", label=f"W={args.budget:,}"),
+             ax1.axhline(PAPER_TOKENS, color="k", ls=":", lw=1.2,
+                         label=f"VISTA Fig. 10: ~{PAPER_TOKENS} tokens"),
+             ax1.axhline(args.dashboard_tokens, color="grey", lw=2, alpha=0.3,
+                         label=f"cap {args.dashboard_tokens}")]
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("registered blocks N")
     ax1.set_ylabel("dashboard tokens (framing incl., fixed overhead excluded)")
-    ax1.set_title("(a) dashboard footprint (cf. VISTA Fig. 10a)")
+    ax1.set_title("(a) dashboard footprint, full vs bounded ledger (| marks)\n"
+                  "(cf. VISTA Fig. 10a)", fontsize=9)
     ax2.set_xscale("log")
     ax2.set_yscale("log")
     ax2.set_xlabel("registered blocks N")
     ax2.set_ylabel("visible blocks")
-    ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={args.budget:,}")
-    ax1.legend(fontsize=6)
+    ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={args.budget:,}",
+                  fontsize=9)
+    ax1.legend(handles=keys, fontsize=6, loc="upper left")
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     cfg = {"budget": args.budget, "max_blocks": max_blocks, "quick": bool(args.quick),
-           "tokenizer": "cl100k_base", "dashboard": "ledger",
+           "tokenizer": "cl100k_base", "dashboards": dashboards,
            "trajectories": [f.name for f in files]}
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "summary": summary, "model": None}))

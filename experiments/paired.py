@@ -94,3 +94,66 @@ def add_paired_columns(table: list[dict], rows: list[dict], reference: str,
 CRN_NOTE = ("common random numbers: every program runs the same task instances with "
             "the same per-task agent draws; differences are paired over tasks "
             f"({LEVEL:.0%} paired-bootstrap intervals)")
+
+
+#: columns of :func:`compare` (the ``<name>_bounded.csv`` tables)
+COLUMNS = ("level", "program", "reference", "n", "accuracy", "reference_accuracy",
+           "difference", "ci_low", "ci_high", "within_ci", "mean_dashboard",
+           "reference_mean_dashboard", "cache_hit", "reference_cache_hit")
+
+
+def compare(rows: list[dict], program: str, reference: str, by: str | None = "level",
+            seed: int = 0) -> list[dict]:
+    """``program`` against ``reference`` per ``by`` value (one overall row when ``by``
+    is None), paired by (task id, seed) on the tasks both ran: accuracy difference
+    with its paired-bootstrap interval (:func:`bootstrap_mean_ci`), mean dashboard
+    tokens, and the prefix-cache hit rate.
+
+    Cache hit: a request's prefix up to its first changed message equals the previous
+    request's (the harness cost ledger); the rate is cached / input tokens summed
+    over a program's episodes.
+
+    Raises:
+        ValueError: if the two programs share no task in some group.
+    """
+    groups: dict = defaultdict(dict)
+    for r in rows:
+        if r["program"] in (program, reference):
+            key = r[by] if by else None
+            groups[key].setdefault((r["task_id"], r["seed"]), {})[r["program"]] = r
+    out = []
+    for key in sorted(groups, key=lambda k: (k is None, k)):
+        pairs = [p for p in groups[key].values() if program in p and reference in p]
+        if not pairs:
+            raise ValueError(f"{program!r} and {reference!r} share no task at {by}={key}")
+        a = np.array([int(p[program]["solved"]) for p in pairs])
+        b = np.array([int(p[reference]["solved"]) for p in pairs])
+        diff, lo, hi = bootstrap_mean_ci(a - b, seed=seed)
+        out.append({"level": key, "program": program, "reference": reference,
+                    "n": len(pairs), "accuracy": a.mean(), "reference_accuracy": b.mean(),
+                    "difference": diff, "ci_low": lo, "ci_high": hi,
+                    "within_ci": int(lo <= 0.0 <= hi),
+                    "mean_dashboard": _mean(pairs, program, "mean_dashboard"),
+                    "reference_mean_dashboard": _mean(pairs, reference, "mean_dashboard"),
+                    "cache_hit": _hit(pairs, program),
+                    "reference_cache_hit": _hit(pairs, reference)})
+    return out
+
+
+def _mean(pairs, name: str, col: str) -> float:
+    return float(np.mean([float(p[name][col]) for p in pairs]))
+
+
+def _hit(pairs, name: str) -> float:
+    cached = sum(int(p[name]["cached_tokens"]) for p in pairs)
+    total = sum(int(p[name]["input_tokens"]) for p in pairs)
+    return cached / total if total else 0.0
+
+
+def bounded_comparison(rows: list[dict], programs, by: str | None, seed: int = 0
+                       ) -> list[dict]:
+    """``vista_bounded_ledger`` against ``vista`` (:func:`compare`) when a sweep ran
+    both, else []."""
+    if "vista_bounded_ledger" in programs and "vista" in programs:
+        return compare(rows, "vista_bounded_ledger", "vista", by, seed)
+    return []

@@ -14,7 +14,9 @@ in four presentations, rendered by the workspace's renderers:
 * ``sorted_unpinned``: sorted, with the pinned rows left out (only archivable rows;
   the budget bar still counts them), to tell a row-position bias from confusion
   over pinned rows;
-* ``status_board``: the status-board variant (grouped by status, id order).
+* ``status_board``: the status-board variant (grouped by status, id order);
+* ``bounded_ledger`` (only with ``--conditions``): the bounded ledger at 400 tokens
+  (sorted, no pinned rows, compact rows, a remainder line; issue 14).
 
 Scored: the share of trials where the model archives exactly the largest unpinned
 block (Wilson 95% interval; an invalid call, such as a pinned or unknown id, counts
@@ -31,6 +33,11 @@ import numpy as np
 
 NAME = "presentation"
 CONDITIONS = ("ledger", "ledger_sorted", "sorted_unpinned", "status_board")
+#: every condition ``--conditions`` accepts (the default runs :data:`CONDITIONS`)
+ALL_CONDITIONS = CONDITIONS + ("bounded_ledger",)
+LABELS = {"ledger": "ledger\n(id order)", "ledger_sorted": "ledger sorted\nby size",
+          "sorted_unpinned": "sorted, pinned\nrows omitted", "status_board": "status board",
+          "bounded_ledger": "bounded ledger\n(400 tokens)"}
 COLUMNS = ("trial", "condition", "chosen", "largest", "correct", "chosen_rank",
            "chosen_position", "candidates", "invalid")
 
@@ -69,7 +76,11 @@ def render(rows, condition: str, budget: int, overhead: int) -> str:
         return LedgerDashboard().render(ordered, facts, tok, fresh=True).text
     if condition == "status_board":
         return StatusBoardDashboard().render(rows, facts, tok, fresh=True).text
-    raise ValueError(f"unknown condition {condition!r}; choose one of {CONDITIONS}")
+    if condition == "bounded_ledger":
+        from sim.workspace.bounded_ledger import BoundedLedgerDashboard
+
+        return BoundedLedgerDashboard(400).render(rows, facts, tok, fresh=True).text
+    raise ValueError(f"unknown condition {condition!r}; choose one of {ALL_CONDITIONS}")
 
 
 def archive_tool(plain: bool = False) -> dict:
@@ -138,16 +149,16 @@ def decide(ask, rows, condition: str, budget: int, incoming: int, plain: bool = 
 
 
 def probe(ask, trials: int, seed: int, pairs: int = 4, progress=None,
-          plain: bool = False) -> list[dict]:
-    """Every trial in every condition (``plain``: see :func:`archive_tool`); returns
-    the scored rows."""
+          plain: bool = False, conditions=CONDITIONS) -> list[dict]:
+    """Every trial in every condition of ``conditions`` (``plain``: see
+    :func:`archive_tool`); returns the scored rows."""
     out = []
     for t in range(trials):
         rows = trial_rows(np.random.default_rng([seed, 13, t]), pairs)
         used = 450 + sum(r.tokens for r in rows)
         budget = int(round(used / 0.92, -2))  # the request at ~92% of B
         incoming = int(budget * 0.3)
-        for cond in CONDITIONS:
+        for cond in conditions:
             out.append({"trial": t, **decide(ask, rows, cond, budget, incoming, plain)})
             if progress:
                 progress(f"trial {t} {cond}: {out[-1]['chosen']} (largest "
@@ -155,14 +166,14 @@ def probe(ask, trials: int, seed: int, pairs: int = 4, progress=None,
     return out
 
 
-def summarize(rows: list[dict]) -> dict:
+def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
     """Per condition: correct/n, accuracy with Wilson 95% interval, invalid answers,
     mean size rank of the chosen block, share choosing the first candidate, and the
     chance level."""
     from experiments.perception import wilson
 
     out = {}
-    for cond in CONDITIONS:
+    for cond in conditions:
         r = [x for x in rows if x["condition"] == cond]
         k, n = sum(x["correct"] for x in r), len(r)
         ranks = [x["chosen_rank"] for x in r if x["chosen_rank"] != ""]
@@ -195,6 +206,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="3 trials (default: off)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="random seed, an integer >= 0 (default: %(default)s)")
+    parser.add_argument("--conditions", nargs="+", choices=ALL_CONDITIONS,
+                        default=list(CONDITIONS), metavar="CONDITION",
+                        help="presentations to compare (default: the four of the study; "
+                             f"valid: {', '.join(ALL_CONDITIONS)}); other than the "
+                             "default, the outputs are named presentation[_plain]_<conditions>")
     parser.add_argument("--plain-schema", action="store_true",
                         help="no example ids in the tool description (writes "
                              "presentation_plain.*; default: off)")
@@ -210,7 +226,9 @@ def run(args) -> list:
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)
-    name = NAME + ("_plain" if args.plain_schema else "")
+    conds = tuple(args.conditions)
+    name = NAME + ("_plain" if args.plain_schema else "") + (
+        "" if conds == CONDITIONS else "_" + "-".join(conds))
     trials = 3 if args.quick else args.trials
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
@@ -225,12 +243,12 @@ def run(args) -> list:
 
         rows = probe(ask, trials, args.seed, args.pairs,
                      progress=lambda s: print(f"[presentation] {s}", flush=True),
-                     plain=args.plain_schema)
+                     plain=args.plain_schema, conditions=conds)
     wall = time.perf_counter() - t0
-    summary = summarize(rows)
+    summary = summarize(rows, conds)
     paths = [write_csv(out / f"{name}.csv", COLUMNS, rows)]
-    fig, ax = new_figure(figsize=(7, 3.8))
-    for i, cond in enumerate(CONDITIONS):
+    fig, ax = new_figure(figsize=(max(4.0, 1.75 * len(conds)), 3.8))
+    for i, cond in enumerate(conds):
         s = summary[cond]
         lo, hi = s["ci95"]
         ax.bar(i, s["accuracy"], 0.6, color=f"C{i}")
@@ -238,10 +256,9 @@ def run(args) -> list:
                                        [max(0, hi - s["accuracy"])]], color="k", capsize=3)
         ax.text(i, min(hi + 0.02, 0.97), f"{s['correct']}/{s['n']}\n"
                 f"({s['invalid']} invalid)", ha="center", fontsize=7)
-    chance = np.mean([summary[c]["chance"] for c in CONDITIONS])
+    chance = np.mean([summary[c]["chance"] for c in conds])
     ax.axhline(chance, color="grey", ls=":", lw=1, label=f"chance ({chance:.2f})")
-    ax.set_xticks(range(len(CONDITIONS)), ["ledger\n(id order)", "ledger sorted\nby size",
-                                           "sorted, pinned\nrows omitted", "status board"])
+    ax.set_xticks(range(len(conds)), [LABELS[c] for c in conds])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("archives the largest unpinned block")
     ax.set_title(f"Dashboard presentation, {record.get('model', '?')}"
@@ -250,7 +267,7 @@ def run(args) -> list:
     ax.legend(fontsize=8)
     paths.append(save_figure(fig, out / f"{name}.png"))
     cfg = {"trials": trials, "pairs": args.pairs, "seed": args.seed,
-           "quick": bool(args.quick), "conditions": list(CONDITIONS),
+           "quick": bool(args.quick), "conditions": list(conds),
            "plain_schema": bool(args.plain_schema),
            "temperature": settings.temperature}
     paths.append(write_sidecar(out / f"{name}.json", cfg, {

@@ -14,6 +14,8 @@ import time
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
+from experiments.paired import COLUMNS as PAIRED_COLUMNS
+from experiments.paired import bounded_comparison
 from experiments.sweep import (ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
                                add_programs_argument, aggregate, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
@@ -35,7 +37,8 @@ def defaults() -> dict:
     from sim.policies import MAIN_PROGRAMS
     from sim.tasks.loca import FAMILIES, GROWTH_LEVELS, SEEDS_PER_FAMILY
 
-    return {"levels": list(GROWTH_LEVELS), "programs": list(MAIN_PROGRAMS),
+    return {"levels": list(GROWTH_LEVELS),
+            "programs": list(MAIN_PROGRAMS) + ["vista_bounded_ledger"],
             "budget": 128_000, "families": len(FAMILIES), "seeds": SEEDS_PER_FAMILY}
 
 
@@ -90,7 +93,7 @@ def run(args, executor=None) -> list:
     out = prepare_out(args.out)
     cfg = config(args)
     specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"])
+                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
                      progress=not args.no_progress, scheduler=cfg["scheduler"])
@@ -99,6 +102,9 @@ def run(args, executor=None) -> list:
     add_paired_columns(table, rows, "vista")
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
+    bounded = bounded_comparison(rows, cfg["programs"], "level")
+    if bounded:
+        paths.append(write_csv(out / f"{NAME}_bounded.csv", PAIRED_COLUMNS, bounded))
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
     for i, prog in enumerate(cfg["programs"]):
         pts = [r for r in table if r["program"] == prog]
@@ -123,5 +129,6 @@ def run(args, executor=None) -> list:
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "bounded_ledger": bounded,
         "summary": {f"{r['program']}@{r['level']}": r["solved"] for r in table}}))
     return paths

@@ -47,6 +47,8 @@ class JobSpec:
         programs: program names (:data:`sim.policies.PROGRAMS`).
         profile: agent profile name.
         base_seed: the sweep seed.
+        dashboard_tokens: token cap of the bounded-ledger programs (None: each
+            program's registered cap).
     """
 
     generator: str
@@ -57,6 +59,7 @@ class JobSpec:
     programs: tuple[str, ...]
     profile: str = "medium"
     base_seed: int = 0
+    dashboard_tokens: int | None = None
 
 
 def build_task(spec: JobSpec):
@@ -94,7 +97,8 @@ def run_job(spec: JobSpec) -> list[dict]:
     seed = episode_seed(spec)
     rows = []
     for name in spec.programs:
-        r = run_episode(task, make_program(name), SyntheticAgent(spec.profile),
+        r = run_episode(task, make_program(name, **dashboard_knobs(name, spec.dashboard_tokens)),
+                        SyntheticAgent(spec.profile),
                         budget=spec.budget, seed=seed, tokenizer=tok)
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
@@ -128,10 +132,11 @@ def check_budgets(specs: list[JobSpec]) -> None:
     seen = set()
     for spec in specs:
         for name in spec.programs:
-            if (name, spec.budget) in seen:
+            knobs = dashboard_knobs(name, spec.dashboard_tokens)
+            if (name, spec.budget, tuple(knobs.items())) in seen:
                 continue
-            seen.add((name, spec.budget))
-            program = make_program(name)
+            seen.add((name, spec.budget, tuple(knobs.items())))
+            program = make_program(name, **knobs)
             tmp = tempfile.mkdtemp(prefix="ctxsim-check-")
             try:
                 ws = Workspace(tmp, budget=spec.budget, strict=False, sync=False,
@@ -176,6 +181,16 @@ def dask_client(address: str):
         yield client
     finally:
         client.close()
+
+
+def dashboard_knobs(name: str, tokens: int | None) -> dict:
+    """``{"dashboard_tokens": tokens}`` for a program registered with a bounded
+    ledger (so ``--dashboard-tokens`` sets its cap), else ``{}``."""
+    from sim.policies import PROGRAMS
+
+    if tokens and PROGRAMS[name][1].get("dashboard_tokens"):
+        return {"dashboard_tokens": tokens}
+    return {}
 
 
 def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "sweep",
@@ -326,6 +341,21 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--no-progress", action="store_true",
                         help="hide the progress bar (default: shown)")
+    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
+                        metavar="TOKENS",
+                        help="token cap of the bounded-ledger dashboard (programs such "
+                             "as vista_bounded_ledger; default: %(default)s)")
+
+
+def dashboard_cap(text: str) -> int:
+    """The ``--dashboard-tokens`` converter: an int at least the bounded ledger's
+    minimum (its budget bar and remainder line)."""
+    from sim.workspace.bounded_ledger import BoundedLedgerDashboard
+    from sim.workspace.tokenizer import get_tokenizer
+
+    need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
+    return int_at_least(need, "a dashboard token cap that holds the budget bar and "
+                              "the remainder line")(text)
 
 
 def program_names() -> list[str]:
@@ -378,7 +408,8 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     cfg = resolve(args, defaults, quick)
     scheduler = getattr(args, "scheduler", None)
     cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs,
-               scheduler=scheduler, executor=executor_name(args.jobs, scheduler))
+               scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
+               dashboard_tokens=getattr(args, "dashboard_tokens", None))
     return cfg
 
 
@@ -398,9 +429,10 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
 
 
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
-               base_seed: int) -> list[JobSpec]:
+               base_seed: int, dashboard_tokens: int | None = None) -> list[JobSpec]:
     """LOCA-like jobs: ``families`` x ``seeds`` per level."""
-    return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed)
+    return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed,
+                    dashboard_tokens)
             for lvl in levels for f in range(families) for s in range(seeds)]
 
 
@@ -413,7 +445,8 @@ def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
         ``(rows, per-program aggregate rows, wall seconds)``.
     """
     specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"])
+                       cfg["seeds"], cfg["profile"], cfg["seed"],
+                       cfg.get("dashboard_tokens"))
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress,
                      scheduler=cfg.get("scheduler"))

@@ -56,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "guard still offloads observations that do not fit)")
     rp.add_argument("--dashboard", choices=sorted(DASHBOARDS), default="ledger",
                     help="dashboard shown to the agent (default: %(default)s)")
+    rp.add_argument("--dashboard-tokens", type=positive_int, default=None, metavar="TOKENS",
+                    help="token cap of --dashboard bounded_ledger (default: 400)")
     rp.add_argument("--tokenizer", default="cl100k_base",
                     help="cl100k_base (default), whitespace or char")
     rp.add_argument("--format", choices=sorted(READERS), default=None,
@@ -73,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run the chosen subcommand; returns the exit status (2 on a workspace error)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
+    from sim.workspace.dashboard import dashboard_spec
 
     if args.dir is not None:
         problem = _dir_problem(args.dir)
@@ -84,7 +87,9 @@ def main(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore", BudgetWarning)
             res = replay_trajectory(args.file, budget=args.budget, policy=args.policy,
                                     directory=args.dir, tokenizer=args.tokenizer,
-                                    dashboard=args.dashboard, format=args.format)
+                                    dashboard=dashboard_spec(args.dashboard,
+                                                             args.dashboard_tokens),
+                                    format=args.format)
             req = res.workspace.assemble(strict=False)
     except WorkspaceError as exc:
         msg = str(exc).replace("use Workspace.open", "choose a new --dir")

@@ -209,7 +209,14 @@ class ProgramContext:
                                      b.level, b.parent or "-", b.status.value)
                            for b in ws.live_blocks())
         tools = frozenset(prog.agent_tools) | {"task"}
+        # a bounded ledger shows only some rows: the view carries those rows and the
+        # exact remainder line, never rows the model could not read
+        remainder = getattr(ws.assembler.dashboard, "remainder", None)
+        if ledger is not None and remainder is not None:
+            shown = set(ws.assembler.dashboard.shown)
+            ledger = tuple(r for r in ledger if r.id in shown)
         v = View(tuple(entries), self.budget, req.dashboard_text or None, ledger,
-                 req.total if ledger is not None else None, self.notice, tools, ws.turn)
+                 req.total if ledger is not None else None, self.notice, tools, ws.turn,
+                 remainder if ledger is not None else None)
         return v, req
 

@@ -73,6 +73,9 @@ class View:
         notice: harness notice (e.g. a result offloaded because it would overflow).
         tools: names of the tools offered this turn (task tools and context tools).
         turn: current root turn.
+        ledger_remainder: ``(count, tokens, oldest_age)`` of the items a bounded
+            dashboard does not list as rows (tokens; age in root turns), or None when
+            every item has a row (full ledger) or there is no dashboard.
     """
 
     entries: tuple[Entry, ...]
@@ -83,6 +86,7 @@ class View:
     notice: str | None = None
     tools: frozenset[str] = frozenset()
     turn: int = 0
+    ledger_remainder: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ PROGRAMS: dict[str, tuple[type[ContextProgram], dict]] = {
     "auto_archive": (AutoArchive, {}),
     "vista": (Vista, {}),
     **{f"vista_{a}": (Vista, {a: True}) for a in ABLATIONS},
+    "vista_bounded_ledger": (Vista, {"dashboard_tokens": 400}),
 }
 
 #: the Fig. 4 comparison set (VISTA and one row per baseline family)

@@ -9,12 +9,16 @@ Flags (each toggles one thing from the full method, like the paper's SM_* flags)
 * ``fixed_archive``: a static rule archives (oldest first) instead of the agent.
 * ``reworded``: the protocol text is rephrased (capabilities unchanged).
 * ``status_board``: the same ledger facts rendered as a status board.
+
+Knob ``dashboard_tokens`` (0: the full ledger) > 0 shows the bounded ledger capped at
+that many tokens instead (issue 14; registered as ``vista_bounded_ledger``, 400).
 """
 
 from __future__ import annotations
 
 from sim.policies.agentic import archive_oldest
 from sim.policies.base import ContextProgram
+from sim.workspace.dashboard import dashboard_spec
 
 ABLATIONS = ("no_archive", "no_dashboard", "no_recover", "fixed_archive", "reworded",
              "status_board")
@@ -26,12 +30,14 @@ class Vista(ContextProgram):
 
     name = "vista"
     DEFAULTS = {**{a: False for a in ABLATIONS}, "fixed_at": 0.8, "fixed_to": 0.5,
-                "fixed_keep": 3}
+                "fixed_keep": 3, "dashboard_tokens": 0}
 
     def __init__(self, **knobs):
         super().__init__(**knobs)
         self.dashboard = ("none" if self.no_dashboard else
-                          "status_board" if self.status_board else "ledger")
+                          "status_board" if self.status_board else
+                          dashboard_spec("bounded_ledger", self.dashboard_tokens)
+                          if self.dashboard_tokens else "ledger")
         tools = {"archive", "recover"}
         if self.no_archive:
             tools = {"delete"}

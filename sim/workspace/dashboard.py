@@ -193,17 +193,42 @@ class NoDashboard:
         return Rendered("", 0)
 
 
+def bounded_ledger(cap: int | None = None) -> Dashboard:
+    """A :class:`~sim.workspace.bounded_ledger.BoundedLedgerDashboard` with token cap
+    ``cap`` (None: its default, 400)."""
+    from .bounded_ledger import DEFAULT_CAP, BoundedLedgerDashboard
+
+    return BoundedLedgerDashboard(DEFAULT_CAP if cap is None else cap)
+
+
+#: name -> factory of a fresh renderer
 DASHBOARDS = {"ledger": LedgerDashboard, "status_board": StatusBoardDashboard,
-              "none": NoDashboard}
+              "none": NoDashboard, "bounded_ledger": bounded_ledger}
+
+
+def dashboard_spec(name: str, tokens: int | None = None) -> str:
+    """The dashboard name a workspace takes: ``name``, or for ``bounded_ledger`` with a
+    token cap, ``bounded_ledger:<tokens>``."""
+    return f"{name}:{tokens}" if name == "bounded_ledger" and tokens else name
 
 
 def make_dashboard(name: str) -> Dashboard:
-    """A renderer by name: "ledger", "status_board" or "none". Raises
-    :class:`~sim.workspace.errors.WorkspaceError` for other names."""
+    """A renderer by name: "ledger", "status_board", "none", or "bounded_ledger"
+    optionally with its token cap, "bounded_ledger:400" (default 400). Raises
+    :class:`~sim.workspace.errors.WorkspaceError` for other names or a bad cap."""
     from .errors import WorkspaceError
 
+    base, sep, cap = str(name).partition(":")
+    if base == "bounded_ledger" and sep:
+        if not cap.strip().isdigit():
+            raise WorkspaceError(f"bad dashboard {name!r}: the token cap after ':' must "
+                                 "be a positive integer, e.g. 'bounded_ledger:400'")
+        return bounded_ledger(int(cap))
     try:
-        return DASHBOARDS[name]()
+        if sep:
+            raise KeyError(name)
+        return DASHBOARDS[base]()
     except KeyError:
         raise WorkspaceError(f"unknown dashboard {name!r}; choose one of "
-                             f"{sorted(DASHBOARDS)}") from None
+                             f"{sorted(DASHBOARDS)} ('bounded_ledger:<tokens>' sets "
+                             "the cap)") from None

@@ -35,7 +35,8 @@ def staging_left(parent: Path) -> list[str]:
 
 def test_a_run_writes_its_set_and_leaves_no_staging(tmp_path):
     assert cli.main([*SMALL, "--out", str(tmp_path / "out")]) == 0
-    assert sorted(files(tmp_path / "out")) == ["window.csv", "window.json", "window.png"]
+    assert sorted(files(tmp_path / "out")) == ["window.csv", "window.json", "window.png",
+                                              "window_episodes.csv"]
     assert staging_left(tmp_path) == []
 
 

@@ -37,3 +37,22 @@ def test_overhead_command_writes_figure_and_sidecar(tmp_path):
     side = json.loads((tmp_path / "overhead.json").read_text())
     assert side["config"]["max_blocks"] == 30 and side["model"] is None
     assert (tmp_path / "overhead.png").stat().st_size > 10_000
+
+
+def test_bounded_ledger_stays_under_its_cap_where_the_full_one_grows():
+    path = [f for f in trajectory_files() if f.name.startswith("pi_")][0]
+    full = trace(path, None, max_blocks=120)
+    bounded = trace(path, None, max_blocks=120, dashboard="bounded_ledger:400")
+    assert max(r["dashboard_tokens"] for r in bounded) <= 400 < full[-1]["dashboard_tokens"]
+    assert bounded[-1]["ledger_rows"] < full[-1]["ledger_rows"] == 120
+    # identical replays (no budget): the same stream, only the dashboard differs
+    assert [r["visible"] for r in bounded] == [r["visible"] for r in full]
+
+
+def test_overhead_rows_name_both_dashboards(tmp_path):
+    assert main(["run", "overhead", "--out", str(tmp_path), "--max-blocks", "15",
+                 "--dashboard-tokens", "300"]) == 0
+    rows = read_csv(tmp_path / "overhead.csv")
+    assert {r["dashboard"] for r in rows} == {"ledger", "bounded_ledger:300"}
+    assert all(int(r["dashboard_tokens"]) <= 300 for r in rows
+               if r["dashboard"] != "ledger")

@@ -1,0 +1,174 @@
+"""The bounded ledger: a dashboard whose size never exceeds a token cap the user sets
+(issue 14; VISTA Fig. 10 reports a ~340-token dashboard that stays flat as a session
+grows, where the full ledger grows by one row per top-level item).
+
+It keeps the full ledger's budget bar (used / budget, overhead, conversation and its
+own tokens, all exact) and shows only the rows that serve the archive decision:
+
+* tier 0: visible (archivable) items, largest first: eviction needs the top of the
+  size distribution, not its tail (THEORY.md "The bounded ledger");
+* tier 1: archived items, largest first, in whatever room is left: the size of a
+  recovery tells the agent how much it must free to make room for it.
+
+Pinned items are never listed (they cannot be archived; the presentation study's best
+layout is sorted with no pinned rows). Everything not listed is aggregated in one
+remainder line (count, total tokens, oldest age), so shown rows + remainder equal the
+full ledger's totals exactly. Rows are compact: id, tokens (no thousands separator),
+age, a short type, and level/status only when they are not the default (L0, visible).
+
+Counting: every row is one line ending in a newline and starting with a letter, where
+cl100k_base's pre-tokenizer always splits, so the text's tokens are the sum of the
+lines' tokens (tests check it). A row's count is cached by ``(row, age)``; at most
+``cap / 4`` rows can be shown, so each render tokenizes a bounded number of new lines
+whatever the number of blocks; selecting them is one ``heapq.nlargest`` pass.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .dashboard import (CLOSE_TAG, MESSAGE_TOKENS, OPEN_TAG, BudgetFacts, Rendered, Row,
+                        _bar, _fixed_point)
+from .errors import WorkspaceError
+from .tokenizer import Tokenizer
+
+#: the default token cap (the issue's setting, near VISTA's reported ~340 tokens)
+DEFAULT_CAP = 400
+#: the fewest tokens any row line costs ("B1 1 0r call\n" is 7): bounds the rows a cap
+#: can hold, hence the per-render work
+MIN_ROW_TOKENS = 4
+_SHORT_TYPE = {"tool_result": "result", "tool_call": "call"}
+#: the largest numbers the worst-case header and remainder line are checked with
+_WORST = 999_999_999
+
+
+class DashboardCapError(WorkspaceError):
+    """The token cap cannot hold even the budget bar and the remainder line."""
+
+
+def row_line(row: Row, age: int) -> str:
+    """One compact row: ``B12 41210 3r result`` (+ `` L1`` / `` archived`` when the
+    level or status is not the default)."""
+    level = f" L{row.level}" if row.level else ""
+    status = "" if row.status == "visible" else f" {row.status}"
+    return f"{row.id} {row.tokens} {age}r {_SHORT_TYPE.get(row.type, row.type)}{level}{status}\n"
+
+
+def remainder_line(count: int, tokens: int, oldest: int) -> str:
+    """The line aggregating every item not listed (count, tokens, oldest age)."""
+    return f"+{count} more {tokens} tok oldest {oldest}r\n"
+
+
+class BoundedLedgerDashboard:
+    """The bounded ledger with a cap of ``cap`` tokens (framing included).
+
+    After each :meth:`render`, ``shown`` holds the listed ids (display order) and
+    ``remainder`` the ``(count, tokens, oldest_age)`` of the rest.
+
+    Raises:
+        DashboardCapError: if ``cap`` is not an int or is below :meth:`minimum_cap`
+            (a budget bar and remainder line with nine-digit numbers).
+    """
+
+    name = "bounded_ledger"
+    HEADER_ROWS = "## Largest blocks (ID tok age type; pinned not listed)\n"
+
+    def __init__(self, cap: int = DEFAULT_CAP, tokenizer: Tokenizer | None = None) -> None:
+        if isinstance(cap, bool) or not isinstance(cap, int):
+            raise DashboardCapError(f"dashboard token cap must be an int, got {cap!r}")
+        from .tokenizer import get_tokenizer
+
+        need = self.minimum_cap(tokenizer or get_tokenizer("cl100k_base"))
+        if cap < need:
+            raise DashboardCapError(
+                f"dashboard token cap {cap} cannot hold the budget bar and the remainder "
+                f"line; need at least {need} tokens")
+        self.cap = cap
+        self.shown: tuple[str, ...] = ()
+        self.remainder: tuple[int, int, int] = (0, 0, 0)
+        self._lines: dict[tuple[Row, int], tuple[str, int]] = {}
+
+    @classmethod
+    def minimum_cap(cls, tokenizer: Tokenizer) -> int:
+        """Tokens of a dashboard with no rows and nine-digit numbers everywhere: the
+        smallest cap accepted (a real render with no rows never costs more)."""
+        facts = BudgetFacts(_WORST, _WORST, _WORST, _WORST)
+        rest = (MESSAGE_TOKENS + tokenizer.count(CLOSE_TAG)
+                + tokenizer.count(remainder_line(_WORST, _WORST, _WORST)))
+        return _fixed_point(cls._header_maker(facts, cls.HEADER_ROWS),
+                            tokenizer.count, rest)[1]
+
+    @staticmethod
+    def _header_maker(facts: BudgetFacts, rows_header: str):
+        def make(total: int, pad: int) -> str:
+            used = facts.overhead + facts.conversation + total
+            return (f"{OPEN_TAG}## Context Budget {_bar(used, facts.budget)}\n"
+                    f"overhead ~{facts.overhead:,} | conversation ~{facts.conversation:,}"
+                    f" | dashboard ~{total:,}{' ' * pad}\n{rows_header}")
+        return make
+
+    def _line(self, row: Row, age: int, tok: Tokenizer, fresh: bool) -> tuple[str, int]:
+        key = (row, age)
+        hit = None if fresh else self._lines.get(key)
+        if hit is None:
+            text = row_line(row, age)
+            hit = (text, tok.count(text))
+            if not fresh:
+                self._lines[key] = hit
+        return hit
+
+    def _candidates(self, rows: list[Row], k: int) -> list[Row]:
+        """Up to ``k`` rows in display order: visible largest first, then archived."""
+        def size(r: Row) -> int:
+            return r.tokens
+        top = heapq.nlargest(k, (r for r in rows if r.status == "visible"), key=size)
+        if len(top) < k:
+            top += heapq.nlargest(k - len(top), (r for r in rows if r.status not in
+                                                 ("visible", "pinned")), key=size)
+        return top
+
+    def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
+               fresh: bool = False) -> Rendered:
+        """Render at most ``cap`` tokens; ``fresh`` ignores and leaves the caches.
+
+        Raises:
+            DashboardCapError: if not even the bar and the remainder line fit (cannot
+                happen for numbers below a billion, see :meth:`minimum_cap`).
+        """
+        count = tokenizer.count
+        all_tokens = sum(r.tokens for r in rows)
+        fixed = MESSAGE_TOKENS + count(CLOSE_TAG)
+        make = self._header_maker(facts, self.HEADER_ROWS)
+        # room for rows, assuming the header states the cap and the remainder line
+        # carries the largest numbers it can (both checked exactly below)
+        room = (self.cap - fixed - count(make(self.cap, 0))
+                - count(remainder_line(len(rows), all_tokens, facts.turn)))
+        chosen: list[tuple[Row, str, int]] = []
+        used = 0
+        for r in self._candidates(rows, max(0, room) // MIN_ROW_TOKENS):
+            text, n = self._line(r, facts.turn - r.turn, tokenizer, fresh)
+            if used + n > room:
+                continue  # a shorter row further down may still fit
+            chosen.append((r, text, n))
+            used += n
+        while True:
+            ids = {r.id for r, _, _ in chosen}
+            hidden_tokens = all_tokens - sum(r.tokens for r, _, _ in chosen)
+            oldest = max((facts.turn - r.turn for r in rows if r.id not in ids), default=0)
+            rem = (len(rows) - len(chosen), hidden_tokens, oldest)
+            tail = remainder_line(*rem)
+            rest = fixed + sum(n for _, _, n in chosen) + count(tail)
+            header, total = _fixed_point(make, count, rest)
+            if total <= self.cap:
+                break
+            if not chosen:
+                raise DashboardCapError(
+                    f"dashboard token cap {self.cap} cannot hold the budget bar and the "
+                    f"remainder line ({total} tokens)")
+            chosen.pop()
+        self.shown = tuple(r.id for r, _, _ in chosen)
+        self.remainder = rem
+        if len(self._lines) > 64 * max(1, self.cap // MIN_ROW_TOKENS):
+            self._lines.clear()  # rows of past ages
+        body = "".join(text for _, text, _ in chosen)
+        return Rendered(header + body + tail + CLOSE_TAG, total)
