@@ -45,7 +45,7 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
 
 #: command group -> (module, one-line help)
 COMMAND_GROUPS: dict[str, tuple[str, str]] = {
-    "theory": ("theory.report", "run every sympy check and print one line per result"),
+    "theory": ("experiments.theory_report", "run every sympy check and print one line per result"),
     "claims": ("experiments.claims",
                "the claims scorecard: each paper claim, our value and a verdict from "
                "the committed CSVs"),

@@ -4,7 +4,7 @@ its own line while the rest still run."""
 
 from __future__ import annotations
 
-import theory.report as report
+import experiments.theory_report as report
 from experiments.cli import main
 
 

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sim.games.sorted_window import (FIT_MU, FIT_SD, SortedWindowGame,
-                                     fit_tool_result_sizes, reference_z, simulate,
-                                     tool_result_sizes, two_point_blind_ez,
-                                     two_point_content_ez)
+from experiments.size_law import fit_tool_result_sizes, tool_result_sizes
+from sim.games.sorted_window import (FIT_MU, FIT_SD, SortedWindowGame, reference_z,
+                                     simulate, two_point_blind_ez, two_point_content_ez)
 
 GAMES = [SortedWindowGame(40, 0), SortedWindowGame(40, 3), SortedWindowGame(40, 3, sigma=0.0),
          SortedWindowGame(40, 40, rho=0.8), SortedWindowGame(12, 0, law="two_point", kappa=5),

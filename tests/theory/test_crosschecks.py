@@ -12,7 +12,7 @@ from sim.games.information import content_rate_n2
 from theory import proposition1 as p1
 from theory import proposition2 as p2
 from theory.proof import ProofError, ProofRecord
-from theory.report import CHECKS
+from experiments.theory_report import CHECKS
 
 N, K, B = p1.GAME_SYMBOLS
 

@@ -15,7 +15,7 @@ from sim.games.recovery import (fano_bound, keep_blocks_success, keep_prefix_suc
                                 recoverable_max_N)
 from theory import proposition1 as p1
 from theory.proof import ProofError, ProofRecord
-from theory.report import CHECKS, run_all
+from experiments.theory_report import CHECKS, run_all
 
 
 @pytest.mark.parametrize("name", ["check_fano_per_block", "check_independence",

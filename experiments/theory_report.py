@@ -1,5 +1,9 @@
 """``ctxsim theory``: run every symbolic check and print one line per result.
 
+It lives in experiments/ because it also runs the cross-checks of theory/ reference
+values against the simulators (:mod:`experiments.crosschecks`); theory/ imports
+nothing of ours.
+
 Checks register here as ``"module:function"`` strings; each function takes no
 arguments and returns a :class:`theory.proof.ProofRecord` or raises
 :class:`theory.proof.ProofError`.
