@@ -16,15 +16,17 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfigError, DeletedHandleError, HandleError, PinnedBlockError,
+                     ConfigError, DeletedHandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
-from .ids import is_block_id, is_group_id, parse_spec
+from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
 from .messages import encode_call_message as _encode_call, message_text
-from .store import Journal, PayloadStore
+from . import rules as _rules, views as _views
+from .handles import owner_of
+from .journal import Journal
+from .reopen import JOURNAL_VERSION
+from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
-
-JOURNAL_VERSION = 1
 
 
 def check_budget(budget: object) -> None:
@@ -119,27 +121,9 @@ class Workspace:
         there is none, :class:`CorruptPayloadError` if a live payload is damaged.
         """
         journal = Journal(Path(directory) / "journal.jsonl")
-        entries = journal.read()
-        if not entries or entries[0].get("op") != "init":
-            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
-        head = entries[0]
-        if head.get("version") != JOURNAL_VERSION:
-            raise WorkspaceError(f"journal version {head.get('version')!r} is not "
-                                 f"{JOURNAL_VERSION}")
-        kwargs.setdefault("budget", head.get("budget"))
-        ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
-                 **kwargs)
-        for entry in entries[1:]:
-            ws._apply(entry, replay=True)
-        for b in ws.blocks.values():  # bytes last: a later delete removed some files
-            if b.status is not BlockStatus.DELETED:
-                b.data = ws.store.read(b.handle)
-        ws.store.sweep_temps()
-        live = set(ws._refs)
-        for rel in list(ws.store.files()):
-            if rel.rsplit("/", 1)[-1] not in live:
-                ws.store.remove(Handle(rel, 0, rel.rsplit("/", 1)[-1]))
-        return ws
+        from .reopen import reopen
+
+        return reopen(cls, directory, tokenizer, kwargs)
 
     def close(self) -> None:
         """Close the journal file (everything is already durable)."""
@@ -352,20 +336,8 @@ class Workspace:
         if not isinstance(replacement, str):
             raise ToolCallError(f"replacement must be a string, got {replacement!r:.60}")
         items = self.resolve(spec)
-        self._refuse_pinned(items, "archive")
-        for ident in items:
-            if ident[0] == "G":
-                g = self.groups[ident]
-                if g.status != "archived":
-                    raise BlockStateError(f"group {ident} is {g.status}")
-                if g.parent:
-                    raise BlockStateError(f"group {ident} is already archived inside "
-                                          f"{g.parent}")
-                continue
-            self._check_archivable(self.blocks[ident], "archive", len(items) > 1)
+        _rules.check_archive(self, items)
         if len(items) == 1:
-            if items[0][0] == "G":
-                raise BlockStateError(f"group {items[0]} is already archived")
             b = self.blocks[items[0]]
             self._commit({"op": "archive", "items": items, "group": None,
                           "replacement": replacement, "handle": b.handle.to_json()})
@@ -377,45 +349,6 @@ class Workspace:
                       "replacement": replacement, "handle": handle.to_json()})
         return handle
 
-    def _refuse_pinned(self, items: list[str], verb: str) -> None:
-        """Pins come first: a spec touching a pinned block is a pin error."""
-        for ident in items:
-            if ident[0] == "B" and self.blocks[ident].status is BlockStatus.PINNED:
-                raise PinnedBlockError(f"cannot {verb} {ident}: it is pinned")
-
-    def _check_archivable(self, b: Block, verb: str, grouped: bool = False) -> None:
-        """Raise unless ``b`` may be archived; ``grouped``: into a new group, which a
-        top-level offloaded placeholder may join (alone it gains nothing)."""
-        if b.status is BlockStatus.PINNED:
-            raise PinnedBlockError(f"cannot {verb} {b.id}: it is pinned")
-        if b.status is BlockStatus.DELETED:
-            raise BlockStateError(f"cannot {verb} {b.id}: it is deleted")
-        if b.status is BlockStatus.VISIBLE or (
-                grouped and b.status is BlockStatus.OFFLOADED and b.id not in self.group_of):
-            return
-        where = f" in {self.group_of[b.id]}" if b.id in self.group_of else ""
-        if b.status is BlockStatus.OFFLOADED and not where:
-            where = "; only a group archive (2+ items) may bundle it"
-        raise BlockStateError(f"cannot {verb} {b.id}: it is already "
-                              f"{b.status.value}{where}")
-
-    def transcript(self, items: Iterable[str]) -> bytes:
-        """The exact bytes of blocks/groups as one readable transcript: each member
-        headed by ``=== B<n> <type> (turn t) ===`` (groups expanded in place)."""
-        out = bytearray()
-        stack = list(reversed(list(items)))
-        while stack:
-            ident = stack.pop()
-            if ident[0] == "G":
-                g = self.groups[ident]
-                out += f"=== {ident} group of {','.join(g.members)} ===\n".encode()
-                stack.extend(reversed(g.members))
-            else:
-                b = self.blocks[ident]
-                out += f"=== {ident} {b.type.value} (turn {b.turn}) ===\n".encode()
-                out += b.data + b"\n"
-        return bytes(out)
-
     def delete(self, spec: str, reason: str = "") -> list[str]:
         """Permanently delete the blocks/groups named by ``spec`` (VISTA's delete
         tool); a group takes all its members with it. Payload files no live block
@@ -426,43 +359,10 @@ class Workspace:
         """
         if not isinstance(reason, str):
             raise ToolCallError(f"reason must be a string, got {reason!r:.60}")
-        blocks: list[str] = []
-        groups: list[str] = []
-        items = self.resolve(spec)
-        self._refuse_pinned(items, "delete")
-        for ident in items:
-            if ident[0] == "G":
-                g = self.groups[ident]
-                if g.status == "expanded":  # only its transcript is left to delete
-                    groups.append(ident)
-                    continue
-                if g.status != "archived":
-                    raise BlockStateError(f"cannot delete group {ident}: it is {g.status}")
-                if g.parent:
-                    raise BlockStateError(f"cannot delete group {ident}: it is inside "
-                                          f"{g.parent}; delete or expand {g.parent}")
-                self._collect(ident, blocks, groups)
-                continue
-            b = self.blocks[ident]
-            if b.status is BlockStatus.PINNED:
-                raise PinnedBlockError(f"cannot delete {ident}: it is pinned")
-            if b.status is BlockStatus.DELETED:
-                raise BlockStateError(f"cannot delete {ident}: it is already deleted")
-            if ident in self.group_of:
-                raise BlockStateError(f"cannot delete {ident}: it is inside archived "
-                                      f"group {self.group_of[ident]}; delete or expand it")
-            blocks.append(ident)
+        blocks, groups = _rules.delete_targets(self, self.resolve(spec))
         self._commit({"op": "delete", "blocks": blocks, "groups": groups,
                       "reason": reason})
         return blocks
-
-    def _collect(self, gid: str, blocks: list[str], groups: list[str]) -> None:
-        stack = [gid]
-        while stack:
-            cur = stack.pop()
-            groups.append(cur)
-            for m in self.groups[cur].members:
-                (stack.append(m) if m[0] == "G" else blocks.append(m))
 
     def recover(self, target: Handle | str) -> Block:
         """Re-admit archived/offloaded bytes as a new visible block linked to the
@@ -474,7 +374,7 @@ class Workspace:
         :class:`ConfinementError`, :class:`CorruptPayloadError`, :class:`HandleError`,
         :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
         """
-        source = self._owner(target)
+        source = owner_of(self, target)
         if source[0] == "G":
             g = self.groups[source]
             if g.status == "deleted":
@@ -491,39 +391,6 @@ class Workspace:
         data = self.store.read(b.handle)
         return self._admit(b.type, data, {"role": "user"}, self.turn, BlockStatus.VISIBLE,
                            recovered_from=source, check_budget=True)
-
-    def _owner(self, target: Handle | str) -> str:
-        if isinstance(target, str) and (is_block_id(target) or is_group_id(target)):
-            (self.block if target[0] == "B" else self.group)(target)
-            return target
-        if isinstance(target, Handle):
-            path = target.path
-        elif isinstance(target, (str, Path)):
-            path = str(target)
-        else:
-            raise HandleError(f"cannot recover {target!r:.60}: not a handle, id or path")
-        sha = self.store.address(path)
-        if isinstance(target, Handle) and target.sha256 != sha:
-            raise HandleError(f"handle {target.path!r} does not match its sha256")
-        live = deleted = None
-        for g in self.groups.values():
-            if g.handle.sha256 == sha:
-                if g.status == "deleted":
-                    deleted = g.id
-                else:
-                    live = live or g.id
-        for b in self.blocks.values():
-            if b.handle is not None and b.handle.sha256 == sha and not b.in_stream:
-                if b.status is BlockStatus.DELETED:
-                    deleted = deleted or b.id
-                elif b.recovered_from is None:
-                    live = live or b.id
-        if live is None and deleted is not None:
-            raise DeletedHandleError(f"payload {path!r} was deleted (was {deleted})")
-        if live is None:
-            raise HandleError(f"no archived block or group has payload {path!r}")
-        self.store.resolve(path)  # symlink and existence checks
-        return live
 
     def expand(self, group_id: str) -> list[str]:
         """Walk recovery one level down: dissolve top-level group ``group_id`` so its
@@ -585,22 +452,16 @@ class Workspace:
         apply_op(self, op, data=data, replay=replay)
 
     # ------------------------------------------------------------------ views
+    def transcript(self, items: Iterable[str]) -> bytes:
+        """The exact bytes of blocks/groups as one readable transcript: each member
+        headed by ``=== B<n> <type> (turn t) ===`` (groups expanded in place)."""
+        return _views.transcript(self, items)
+
     def snapshot(self) -> dict[str, Any]:
         """A full, comparable picture of the state: every block and group field,
         counters, turn, journal length and stored payload files (for "nothing
         changed" checks)."""
-        return {
-            "blocks": {k: (b.type.value, b.data, b.tokens, b.turn, b.parent, b.level,
-                           b.status.value, b.handle, b.message, b.recovered_from,
-                           b.call_block, b.replacement, b.reason)
-                       for k, b in self.blocks.items()},
-            "groups": {k: (g.members, g.handle, g.replacement, g.turn, g.level,
-                           g.parent, g.status, g.tokens) for k, g in self.groups.items()},
-            "group_of": dict(self.group_of), "turn": self.turn,
-            "next": (self._next_block, self._next_group), "refs": dict(self._refs),
-            "journal": self.journal.path.stat().st_size,
-            "files": sorted(self.store.files()),
-        }
+        return _views.snapshot(self)
 
     def live_blocks(self) -> list[Block]:
         """Blocks not deleted, in id order."""
