@@ -237,13 +237,15 @@ class Assembler:
                 if hit is None or hit[0] != key:
                     hit = (key, *self._render_group(g))
                     cache[gid] = hit
-                rows.append(Row(gid, g.tokens, g.turn, "group", g.level, "-", "archived"))
+                rows.append(Row(gid, g.tokens, g.turn, "group", g.level, "-",
+                                "corrupt" if gid in ws.corrupt else "archived"))
             else:
                 status = b.status
                 if status is _DELETED:
                     continue
                 rows.append(Row(bid, b.tokens, b.turn, _TYPE[b.type], b.level,
-                                b.parent or "-", _STATUS[status]))
+                                b.parent or "-",
+                                "corrupt" if bid in ws.corrupt else _STATUS[status]))
                 cb = b.call_block
                 if cb is not None and b.recovered_from is None \
                         and blocks[cb].status in _IN_STREAM:

@@ -1,4 +1,5 @@
-"""Recover-by-handle lookup: which block or group owns a payload."""
+"""Recover-by-handle lookup: which block or group owns a payload, through an index
+sha256 -> owners kept by every register and group archive (O(1) per lookup)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .blocks import BlockStatus, Handle
-from .errors import DeletedHandleError, HandleError
+from .errors import CorruptPayloadError, DeletedHandleError, HandleError
 from .ids import is_block_id, is_group_id
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,23 +30,35 @@ def owner_of(ws: "Workspace", target: Handle | str) -> str:
     sha = ws.store.address(path)
     if isinstance(target, Handle) and target.sha256 != sha:
         raise HandleError(f"handle {target.path!r} does not match its sha256")
-    live = deleted = None
-    for g in ws.groups.values():
-        if g.handle.sha256 == sha:
+    live_group = live_block = deleted = None
+    for ident in ws._by_sha.get(sha, ()):  # the index: O(owners), not O(blocks)
+        if ident[0] == "G":
+            g = ws.groups[ident]
             if g.status == "deleted":
-                deleted = g.id
+                deleted = ident if deleted is None or deleted[0] == "G" else deleted
             else:
-                live = live or g.id
-    for b in ws.blocks.values():
-        if b.handle is not None and b.handle.sha256 == sha and not b.in_stream:
-            if b.status is BlockStatus.DELETED:
-                deleted = deleted or b.id
-            elif b.recovered_from is None:
-                live = live or b.id
+                live_group = live_group or ident
+            continue
+        b = ws.blocks[ident]
+        if b.in_stream:
+            continue
+        if b.status is BlockStatus.DELETED:
+            deleted = deleted or ident
+        elif b.recovered_from is None:
+            live_block = live_block or ident
+    live = live_group or live_block
     if live is None and deleted is not None:
         raise DeletedHandleError(f"payload {path!r} was deleted (was {deleted})")
     if live is None:
         raise HandleError(f"no archived block or group has payload {path!r}")
+    if live in ws.corrupt:
+        raise CorruptPayloadError(f"cannot recover {live}: {ws.corrupt[live]}")
     ws.store.resolve(path)  # symlink and existence checks
     return live
+
+
+def index_owner(ws: "Workspace", ident: str, sha: str) -> None:
+    """Record that block or group ``ident`` has the payload ``sha`` (the index
+    :func:`owner_of` reads; kept by every register and group archive)."""
+    ws._by_sha.setdefault(sha, []).append(ident)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .handles import index_owner
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -88,6 +89,7 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             ws.results[b.call_block][b.message["tool_call_id"]] = bid
             _touch(ws, b.call_block)
         _ref(ws, handle.sha256, 1)
+        index_owner(ws, bid, handle.sha256)
         return
     if kind == "turn":
         ws.turn = max(ws.turn, int(op["turn"]))
@@ -120,6 +122,7 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
                        for m in items)
         _relevel(ws, gid)
         _ref(ws, handle.sha256, 1)
+        index_owner(ws, gid, handle.sha256)
         return
     if kind == "delete":
         for bid in op["blocks"]:

@@ -1,51 +1,140 @@
-"""Reopening a workspace: replay its journal into memory, then load payload bytes."""
+"""Reopening a workspace: from its checkpoint plus the journal's tail (or the whole
+journal), then the payload bytes; a writer quarantines what nothing references.
+
+Nothing here deletes a byte. A damaged or missing payload marks its block or group
+corrupt (``Workspace.corrupt``) and the rest opens; reading or recovering a corrupt
+item raises :class:`CorruptPayloadError` naming it. A reader (``read_only``) takes no
+lock and writes nothing; if a concurrent writer's delete removes a payload between
+the reader's journal read and its payload read, the reader reads both again.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .blocks import BlockStatus, Handle
-from .errors import WorkspaceError
-from .journal import Journal
+from . import checkpoint
+from .blocks import BlockStatus
+from .errors import HandleError, JournalError, WorkspaceError
+from .journal import VERSION, Journal, check_entry
+from .lock import WriterLock
+from .quarantine import Quarantine
+from .store import _REL
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = VERSION
+_READ_TRIES = 5
 
 
 def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, Any],
-           ) -> "Workspace":
-    """Reopen a workspace from its journal (after a clean exit or a crash).
-
-    Restores every block, status, group and handle; drops a torn last journal line;
-    removes temp files and payloads no live block references (a crash between a
-    payload write and its journal line, or between a delete and its unlink).
-    ``kwargs`` are as for the constructor (budget defaults to the journaled one).
-    Raises :class:`JournalError` on a corrupt journal, :class:`WorkspaceError` if
-    there is none, :class:`CorruptPayloadError` if a live payload is damaged.
-    """
-    journal = Journal(Path(directory) / "journal.jsonl")
-    entries = journal.read()
-    if not entries or entries[0].get("op") != "init":
+           read_only: bool = False) -> "Workspace":
+    """See :meth:`Workspace.open`."""
+    directory = Path(directory)
+    if not (directory / "journal.jsonl").is_file():
         raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
-    head = entries[0]
-    if head.get("version") != JOURNAL_VERSION:
-        raise WorkspaceError(f"journal version {head.get('version')!r} is not "
-                             f"{JOURNAL_VERSION}")
+    lock = WriterLock.acquire(directory) if not read_only else None
+    try:
+        for attempt in range(1, _READ_TRIES + 1):
+            ws, inline = _replay(cls, directory, tokenizer, dict(kwargs), lock)
+            if _load_bytes(ws, inline, final=not read_only or attempt == _READ_TRIES):
+                break
+        if not read_only:
+            _quarantine_strays(ws)
+        return ws
+    except BaseException:
+        if lock is not None:
+            lock[0].release(lock[1])
+        raise
+
+
+def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
+            lock: Any) -> tuple["Workspace", dict[str, bytes]]:
+    read_only = lock is None
+    journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
+                      read_only=read_only)
+    q = Quarantine(directory) if not read_only else None
+
+    def keep_torn(offset: int, data: bytes) -> None:
+        q.keep(f"journal-tail-at-{offset}", data, "torn last journal line (a crash "
+               "mid-append), cut from the journal")
+
+    state, why = checkpoint.load(directory)
+    if state is not None:
+        head = state["head"]
+        tail = journal.lines(state["journal_bytes"], state["lines"] + 1, keep_torn)
+    else:
+        tail = journal.lines(0, 1, keep_torn)
+        if not tail or tail[0].entry.get("op") != "init":
+            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+        head = tail.pop(0).entry
+    if head.get("version") not in (1, VERSION) or not isinstance(head.get("tokenizer"), str):
+        raise JournalError(f"journal {str(journal.path)!r} line 1 (byte 0): version "
+                           f"{head.get('version')!r} is not 1 or {VERSION}")
     kwargs.setdefault("budget", head.get("budget"))
     ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
-             **kwargs)
-    for entry in entries[1:]:
-        ws._apply(entry, replay=True)
-    for b in ws.blocks.values():  # bytes last: a later delete removed some files
-        if b.status is not BlockStatus.DELETED:
-            b.data = ws.store.read(b.handle)
-    ws.store.sweep_temps()
-    live = set(ws._refs)
-    for rel in list(ws.store.files()):
-        if rel.rsplit("/", 1)[-1] not in live:
-            ws.store.remove(Handle(rel, 0, rel.rsplit("/", 1)[-1]))
-    return ws
+             _lock=lock, read_only=read_only, **kwargs)
+    ws.head = head
+    ws.open_notes.append(f"checkpoint: {why}")
+    if q is not None:
+        ws.quarantine = q
+    inline = checkpoint.restore(ws, state) if state is not None else {}
+    ws.journal_lines = state["lines"] if state is not None else 1
+    ws._checkpointed = ws.journal_lines if state is not None else 0
+    for line in tail:
+        op = line.entry.get("op")
+        try:
+            if op == "init":
+                raise ValueError("a second init line")
+            check_entry(ws, line.entry)
+            ws._apply(line.entry, replay=True)
+        except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+            raise JournalError(f"journal {str(journal.path)!r} is invalid at line "
+                               f"{line.number} (byte {line.offset}): {exc}") from None
+        ws.journal_lines = line.number
+    ws.torn = journal.torn
+    return ws, inline
 
+
+def _load_bytes(ws: "Workspace", inline: dict[str, bytes], final: bool) -> bool:
+    """Fill every live block's bytes; a payload that fails marks its block corrupt
+    when ``final``, else returns False (read the journal again)."""
+    for b in ws.blocks.values():
+        if b.status is BlockStatus.DELETED:
+            continue
+        data = inline.get(b.id)
+        if data is None:
+            try:
+                data = ws.store.read(b.handle)
+            except (HandleError, OSError) as exc:
+                if not final:
+                    return False
+                ws.mark_corrupt(b.id, f"{exc}")
+                continue
+        b.data = data
+    for g in ws.groups.values():
+        if g.status != "deleted" and not ws.store.exists(g.handle):
+            if not final:
+                return False
+            ws.mark_corrupt(g.id, f"payload {g.handle.path!r} is missing")
+    return True
+
+
+def _quarantine_strays(ws: "Workspace") -> None:
+    """Move temp files and payloads no live block or group references into the
+    quarantine folder (the writer holds the lock: nobody else is writing)."""
+    live = set(ws._refs)
+    root = ws.store.root
+    for sub in sorted(root.iterdir()):
+        if not sub.is_dir() or sub.is_symlink():
+            continue
+        for f in sorted(sub.iterdir()):
+            if f.name.startswith(".tmp-"):
+                ws.quarantine.move(f, "temp file of an interrupted payload write")
+            elif _REL.match(f"{sub.name}/{f.name}") and f.name not in live:
+                owners = ws._by_sha.get(f.name)
+                why = (f"payload of deleted {', '.join(owners)} (the delete's unlink "
+                       "was interrupted)" if owners else "payload no journal line "
+                       "references (a crash before its line, or a journal cut short)")
+                ws.quarantine.move(f, why)

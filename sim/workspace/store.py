@@ -3,8 +3,8 @@
 
 Payload files live at ``<root>/<sha[:2]>/<sha256>``; each is written to a temp file,
 fsynced, renamed into place and its directory fsynced, so a reader never sees a partial
-payload and a crash leaves either nothing or the whole file. The journal is JSON lines,
-each appended and fsynced; a torn last line (a crash mid-append) is dropped on open.
+payload and a crash leaves either nothing or the whole file. The journal is in
+:mod:`sim.workspace.journal`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .blocks import Handle
 from .errors import ConfinementError, CorruptPayloadError, HandleError
@@ -34,12 +34,17 @@ class PayloadStore:
     """Content-addressed payload files under ``root``.
 
     ``sync=False`` skips fsync (benchmarks, throwaway workspaces); atomic rename is kept.
+    ``guard`` is called before every write (the writer-lock check); ``read_only``
+    creates nothing.
     """
 
-    def __init__(self, root: Path | str, sync: bool = True):
+    def __init__(self, root: Path | str, sync: bool = True,
+                 guard: Callable[[], None] | None = None, read_only: bool = False):
         self.root = Path(root)
         self.sync = sync
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.guard = guard
+        if not read_only:
+            self.root.mkdir(parents=True, exist_ok=True)
 
     @staticmethod
     def handle_for(data: bytes) -> Handle:
@@ -50,6 +55,8 @@ class PayloadStore:
     def put(self, data: bytes) -> Handle:
         """Store ``data`` durably and return its handle; idempotent (an intact file
         with the same digest is kept, a damaged one is rewritten)."""
+        if self.guard is not None:
+            self.guard()
         handle = self.handle_for(data)
         target = self.root / handle.path
         if target.is_file() and not target.is_symlink():
@@ -172,12 +179,6 @@ class PayloadStore:
                     if _REL.match(rel):
                         yield rel
 
-    def sweep_temps(self) -> None:
-        """Remove temp files a crash left behind."""
-        for sub in self.root.iterdir():
-            if sub.is_dir() and not sub.is_symlink():
-                for f in sub.glob(".tmp-*"):
-                    f.unlink(missing_ok=True)
 
 
 from .journal import Journal  # noqa: E402,F401  (kept importable from here)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
+from .errors import CorruptPayloadError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
 
@@ -22,10 +24,11 @@ def transcript(ws: "Workspace", items: Iterable[str]) -> bytes:
             stack.extend(reversed(g.members))
         else:
             b = ws.blocks[ident]
+            if ident in ws.corrupt:  # never write a marker in place of its bytes
+                raise CorruptPayloadError(f"{ident} is corrupt: {ws.corrupt[ident]}")
             out += f"=== {ident} {b.type.value} (turn {b.turn}) ===\n".encode()
             out += b.data + b"\n"
     return bytes(out)
-
 
 
 def snapshot(ws: "Workspace") -> dict[str, Any]:

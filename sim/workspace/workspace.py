@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfigError, DeletedHandleError, PinnedBlockError,
+                     ConfigError, CorruptPayloadError, DeletedHandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
 from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
@@ -24,6 +24,8 @@ from .messages import encode_call_message as _encode_call, message_text
 from . import rules as _rules, views as _views
 from .handles import owner_of
 from .journal import Journal
+from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
+from .lock import WriterLock
 from .reopen import JOURNAL_VERSION
 from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
@@ -41,7 +43,7 @@ def check_budget(budget: object) -> None:
         raise ConfigError(f"budget must be None or an int >= 1 (tokens), got {budget!r}")
 
 
-class Workspace:
+class Workspace(Durable):
     """Typed blocks over a durable payload store, with archive/delete/recover tools, a
     dashboard and budget-checked request assembly.
 
@@ -53,10 +55,14 @@ class Workspace:
     text (default: VISTA's protocol plus a budget notice). ``tools``: task-tool
     schemas (OpenAI function format); the context tools are added. ``guard_threshold``:
     tool results above this many tokens are offloaded on entry (None: only when they
-    would break the budget). ``sync``: fsync payloads and journal.
+    would break the budget). ``sync``: fsync payloads and journal. ``read_only``
+    (set by ``open``): refuse every change with :class:`ReadOnlyError`.
+    A writer holds the directory's lock (:mod:`sim.workspace.lock`) until
+    :meth:`close` or its process ends.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
-    or dashboard name or if ``directory`` already holds a journal; all checked
+    or dashboard name or if ``directory`` already holds a journal,
+    :class:`WorkspaceLockedError` if another process writes there; all checked
     before anything is created on disk.
     """
 
@@ -64,7 +70,8 @@ class Workspace:
                  tokenizer: Tokenizer | str = "cl100k_base", strict: bool = True,
                  dashboard: str = "ledger", system_prompt: str | None = None,
                  tools: list[dict] | None = None, guard_threshold: int | None = None,
-                 sync: bool = True, context_tools: bool = True, _replay: bool = False):
+                 sync: bool = True, context_tools: bool = True, read_only: bool = False,
+                 _replay: bool = False, _lock: Any = None):
         from .assembly import Assembler, default_system_prompt
         from .tools import context_tool_schemas
 
@@ -85,13 +92,19 @@ class Workspace:
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
+        self.read_only = read_only
+        self._lock, self._lock_token = _lock or (None, None)
+        if not read_only and self._lock is None:
+            self._lock, self._lock_token = WriterLock.acquire(self.directory)
         self.strict = strict
         self.guard_threshold = guard_threshold
         self.system_prompt = (system_prompt if system_prompt is not None
                               else default_system_prompt(budget))
         self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
-        self.store = PayloadStore(self.directory / "payloads", sync=sync)
-        self.journal = Journal(self.directory / "journal.jsonl", sync=sync)
+        self.store = PayloadStore(self.directory / "payloads", sync=sync,
+                                  guard=self._check_writer, read_only=read_only)
+        self.journal = Journal(self.directory / "journal.jsonl", sync=sync,
+                               read_only=read_only)
         self.blocks: dict[str, Block] = {}
         self.groups: dict[str, Group] = {}
         self.turn = 0
@@ -101,33 +114,42 @@ class Workspace:
         self._call_owner: dict[str, str] = {}        # tool_call_id -> call block
         self.results: dict[str, dict[str, str]] = {}  # call block -> {call id: result}
         self._refs: dict[str, int] = {}               # sha256 -> live owners
+        self._by_sha: dict[str, list[str]] = {}       # sha256 -> every owner id
+        #: id -> why, for blocks and groups whose payload failed at open
+        self.corrupt: dict[str, str] = {}
+        self.quarantine = None      # a writer's open: files it moved (``.moved``)
+        self.open_notes: list[str] = []
+        self.head: dict[str, Any] = {"op": "init", "version": JOURNAL_VERSION,
+                                     "tokenizer": self.tokenizer.name, "budget": budget}
+        self.journal_lines = 0
+        self._checkpointed = 0
+        self.torn = None
         self._next_block = 1
         self._next_group = 1
         if not _replay:
-            self._commit({"op": "init", "version": JOURNAL_VERSION,
-                          "tokenizer": self.tokenizer.name, "budget": budget})
+            self._commit(dict(self.head))
 
     # ------------------------------------------------------------------ reopen
     @classmethod
     def open(cls, directory: str | Path, *, tokenizer: Tokenizer | str | None = None,
-             **kwargs: Any) -> "Workspace":
+             read_only: bool = False, **kwargs: Any) -> "Workspace":
         """Reopen a workspace from its journal (after a clean exit or a crash).
 
-        Restores every block, status, group and handle; drops a torn last journal line;
-        removes temp files and payloads no live block references (a crash between a
-        payload write and its journal line, or between a delete and its unlink).
+        Restores every block, status, group and handle from the checkpoint and the
+        journal's tail (:mod:`sim.workspace.reopen`). Never deletes a byte: a writer
+        moves a torn last journal line, temp files and payloads nothing references to
+        ``quarantine/`` (``self.quarantine.moved``); a damaged or missing payload
+        marks its block or group corrupt (``self.corrupt``; reading it raises
+        :class:`CorruptPayloadError` naming it). ``read_only``: take no lock, write
+        and move nothing, ignore a torn last line (a reader beside a live writer).
         ``kwargs`` are as for the constructor (budget defaults to the journaled one).
-        Raises :class:`JournalError` on a corrupt journal, :class:`WorkspaceError` if
-        there is none, :class:`CorruptPayloadError` if a live payload is damaged.
+        Raises :class:`JournalError` naming the line and byte offset of a bad line,
+        :class:`WorkspaceError` if there is no journal, :class:`WorkspaceLockedError`
+        if another process is writing (unless ``read_only``).
         """
-        journal = Journal(Path(directory) / "journal.jsonl")
         from .reopen import reopen
 
-        return reopen(cls, directory, tokenizer, kwargs)
-
-    def close(self) -> None:
-        """Close the journal file (everything is already durable)."""
-        self.journal.close()
+        return reopen(cls, directory, tokenizer, kwargs, read_only)
 
     # ------------------------------------------------------------------ queries
     def block(self, block_id: str) -> Block:
@@ -309,6 +331,10 @@ class Workspace:
             if self._call_owner.get(call["id"]) == bid:
                 del self._call_owner[call["id"]]
         self.results.pop(bid, None)
+        owners = self._by_sha[b.handle.sha256]
+        owners.pop()  # the tried block was the last owner indexed
+        if not owners:
+            del self._by_sha[b.handle.sha256]
         self._next_block, self.turn, self._refs = saved[0], saved[1], saved[2]
 
     def next_turn(self) -> int:
@@ -375,6 +401,8 @@ class Workspace:
         :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
         """
         source = owner_of(self, target)
+        if source in self.corrupt:
+            raise CorruptPayloadError(f"cannot recover {source}: {self.corrupt[source]}")
         if source[0] == "G":
             g = self.groups[source]
             if g.status == "deleted":
@@ -435,21 +463,14 @@ class Workspace:
         """Recovery as an ordinary read: the bytes at a payload path (absolute inside
         the store, or relative) verified against their content address. Raises
         :class:`ConfinementError`, :class:`HandleError`, :class:`CorruptPayloadError`."""
-        if isinstance(path, Handle):
-            return self.store.read(path)
-        return self.store.read_path(path)
-
-    # ------------------------------------------------------------------ durability
-    def _commit(self, op: dict[str, Any], data: bytes | None = None) -> None:
-        """Journal ``op`` (payloads are already durable), then apply it."""
-        self.journal.append(op)
-        self._apply(op, data=data)
-
-    def _apply(self, op: dict[str, Any], data: bytes | None = None,
-               replay: bool = False) -> None:
-        from .ops import apply_op
-
-        apply_op(self, op, data=data, replay=replay)
+        try:
+            if isinstance(path, Handle):
+                return self.store.read(path)
+            return self.store.read_path(path)
+        except CorruptPayloadError as exc:  # name the blocks that own the bytes
+            sha = path.sha256 if isinstance(path, Handle) else self.store.address(path)
+            owners = ", ".join(self._by_sha.get(sha, ())) or "no block"
+            raise CorruptPayloadError(f"{exc} (payload of {owners})") from None
 
     # ------------------------------------------------------------------ views
     def transcript(self, items: Iterable[str]) -> bytes:

@@ -1,0 +1,145 @@
+"""A checkpoint of a workspace's state beside its journal, so that reopening replays
+only the journal's tail (as a database with a write-ahead log does).
+
+``checkpoint.bin`` holds one header line ``ctxsim-checkpoint 1 <sha256> <meta bytes>``,
+then the state as compact JSON (every block and group field, counters, the journal
+length it covers and the sha256 of that journal prefix), then the bytes of every
+live block up to :data:`INLINE` bytes, so a reopen reads one file instead of one per
+block. The sha256 covers everything after the header; a checkpoint that fails it,
+or whose journal prefix no longer matches, is ignored (full replay). It is written
+to a temp file and renamed into place, so a crash leaves the old or the new one.
+The payload files stay the source of truth: ``ctxsim workspace check`` reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .blocks import Block, BlockStatus, BlockType, Group, Handle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .workspace import Workspace
+
+NAME = "checkpoint.bin"
+MAGIC = b"ctxsim-checkpoint 1"
+#: live blocks up to this many bytes are copied into the checkpoint
+INLINE = 16_384
+
+
+def _prefix_sha(path: Path, length: int) -> str | None:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        left = length
+        while left:
+            chunk = fh.read(min(left, 1 << 20))
+            if not chunk:
+                return None  # the journal is shorter than the checkpoint says
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+def write(ws: "Workspace", head: dict[str, Any]) -> None:
+    """Write ``ws``'s state (journal ``head`` = its init entry) atomically."""
+    journal = ws.journal.path
+    length = ws.journal.size()
+    blob = bytearray()
+    blocks = []
+    for b in ws.blocks.values():
+        inline = -1
+        if b.status is not BlockStatus.DELETED and b.id not in ws.corrupt \
+                and len(b.data) <= INLINE:
+            inline = len(b.data)
+            blob += b.data
+        h = b.handle
+        blocks.append([b.id, b.type.value, b.tokens, b.turn, b.parent, b.level,
+                       b.status.value, h.path, h.length, h.sha256, b.message,
+                       b.recovered_from, b.call_block, b.replacement, b.reason, inline])
+    groups = [[g.id, g.members, g.handle.path, g.handle.length, g.handle.sha256,
+               g.replacement, g.turn, g.level, g.parent, g.status, g.tokens, g.first]
+              for g in ws.groups.values()]
+    meta = json.dumps({
+        "head": head, "journal_bytes": length,
+        "journal_sha256": _prefix_sha(journal, length), "lines": ws.journal_lines,
+        "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
+        "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
+        "results": ws.results, "refs": ws._refs,
+    }, separators=(",", ":")).encode()
+    digest = hashlib.sha256(meta)
+    digest.update(blob)
+    target = ws.directory / NAME
+    tmp = ws.directory / f".{NAME}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta)))
+        fh.write(meta)
+        fh.write(blob)
+        fh.flush()
+        if ws.store.sync:
+            os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
+def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
+    """The verified checkpoint of ``directory`` (state dict with ``inline`` bytes),
+    or (None, why not)."""
+    path = directory / NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, "no checkpoint"
+    except OSError as exc:
+        return None, f"checkpoint unreadable ({exc.strerror})"
+    head, _, rest = raw.partition(b"\n")
+    parts = head.split(b" ")
+    if len(parts) != 4 or b" ".join(parts[:2]) != MAGIC or not parts[3].isdigit():
+        return None, "checkpoint header damaged"
+    if hashlib.sha256(rest).hexdigest().encode() != parts[2]:
+        return None, "checkpoint fails its sha256"
+    n = int(parts[3])
+    state = json.loads(rest[:n])
+    journal = directory / "journal.jsonl"
+    if _prefix_sha(journal, state["journal_bytes"]) != state["journal_sha256"]:
+        return None, "checkpoint does not match the journal"
+    state["blob"] = memoryview(rest)[n:]
+    return state, "ok"
+
+
+def restore(ws: "Workspace", state: dict[str, Any]) -> dict[str, bytes]:
+    """Put the checkpointed state into the fresh ``ws``; returns the inline bytes
+    by block id."""
+    from .handles import index_owner
+
+    blob = state["blob"]
+    pos = 0
+    inline: dict[str, bytes] = {}
+    for (bid, btype, tokens, turn, parent, level, status, path, length, sha, message,
+         rfrom, cb, replacement, reason, size) in state["blocks"]:
+        b = Block(id=bid, type=BlockType(btype), data=b"", tokens=tokens, turn=turn,
+                  parent=parent, level=level, status=BlockStatus(status),
+                  handle=Handle(path, length, sha), message=message,
+                  recovered_from=rfrom, call_block=cb, replacement=replacement,
+                  reason=reason)
+        ws.blocks[bid] = b
+        ws.versions[bid] = 0
+        index_owner(ws, bid, sha)
+        if size >= 0:
+            inline[bid] = bytes(blob[pos:pos + size])
+            pos += size
+    for (gid, members, path, length, sha, replacement, turn, level, parent, status,
+         tokens, first) in state["groups"]:
+        ws.groups[gid] = Group(id=gid, members=members, handle=Handle(path, length, sha),
+                               replacement=replacement, turn=turn, level=level,
+                               parent=parent, status=status, tokens=tokens, first=first)
+        ws.versions[gid] = 0
+        index_owner(ws, gid, sha)
+    ws.group_of.update(state["group_of"])
+    ws.turn = state["turn"]
+    ws._next_block, ws._next_group = state["next"]
+    ws._call_owner.update(state["call_owner"])
+    ws.results.update(state["results"])
+    ws._refs.update(state["refs"])
+    return inline
