@@ -35,6 +35,8 @@ class Durable:
     def _checkpoint(self) -> None:
         from . import checkpoint
 
+        if self.corrupt:  # marked blocks carry marker sizes: keep the old checkpoint
+            return
         checkpoint.write(self, self.head)
         self._checkpointed = self.journal_lines
 

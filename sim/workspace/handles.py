@@ -62,3 +62,20 @@ def index_owner(ws: "Workspace", ident: str, sha: str) -> None:
     :func:`owner_of` reads; kept by every register and group archive)."""
     ws._by_sha.setdefault(sha, []).append(ident)
 
+
+def read_named(ws: "Workspace", path: str | Handle) -> bytes:
+    """:meth:`Workspace.read_payload`: the verified bytes at ``path``; a damaged or
+    missing payload of a known block or group raises :class:`CorruptPayloadError`
+    naming its owners."""
+    try:
+        if isinstance(path, Handle):
+            return ws.store.read(path)
+        return ws.store.read_path(path)
+    except (CorruptPayloadError, HandleError) as exc:  # name the owners
+        sha = path.sha256 if isinstance(path, Handle) else ws.store.address(path)
+        owners = ws._by_sha.get(sha, [])
+        if not isinstance(exc, CorruptPayloadError) and not set(owners) & set(
+                ws.corrupt):
+            raise
+        raise CorruptPayloadError(f"{exc} (payload of {', '.join(owners)})"
+                                  ) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .blocks import Block, BlockStatus
-from .errors import BlockStateError, PinnedBlockError
+from .errors import BlockStateError, ConfigError, PinnedBlockError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -96,3 +96,15 @@ def collect(ws: "Workspace", gid: str, blocks: list[str], groups: list[str]) -> 
         groups.append(cur)
         for m in ws.groups[cur].members:
             (stack.append(m) if m[0] == "G" else blocks.append(m))
+
+
+def check_budget(budget: object) -> None:
+    """Raise :class:`ConfigError` unless ``budget`` is None (unlimited) or an int >= 1
+    (tokens; a bool or a numeric string is refused, not converted)."""
+    if budget is None:
+        return
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got "
+                          f"{budget!r} ({type(budget).__name__})")
+    if budget < 1:
+        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got {budget!r}")

@@ -22,25 +22,14 @@ from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
 from .messages import encode_call_message as _encode_call, message_text
 from . import rules as _rules, views as _views
-from .handles import owner_of
+from .rules import check_budget
+from .handles import owner_of, read_named
 from .journal import Journal
 from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
 from .lock import WriterLock
 from .reopen import JOURNAL_VERSION
 from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
-
-
-def check_budget(budget: object) -> None:
-    """Raise :class:`ConfigError` unless ``budget`` is None (unlimited) or an int >= 1
-    (tokens; a bool or a numeric string is refused, not converted)."""
-    if budget is None:
-        return
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got "
-                          f"{budget!r} ({type(budget).__name__})")
-    if budget < 1:
-        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got {budget!r}")
 
 
 class Workspace(Durable):
@@ -463,14 +452,7 @@ class Workspace(Durable):
         """Recovery as an ordinary read: the bytes at a payload path (absolute inside
         the store, or relative) verified against their content address. Raises
         :class:`ConfinementError`, :class:`HandleError`, :class:`CorruptPayloadError`."""
-        try:
-            if isinstance(path, Handle):
-                return self.store.read(path)
-            return self.store.read_path(path)
-        except CorruptPayloadError as exc:  # name the blocks that own the bytes
-            sha = path.sha256 if isinstance(path, Handle) else self.store.address(path)
-            owners = ", ".join(self._by_sha.get(sha, ())) or "no block"
-            raise CorruptPayloadError(f"{exc} (payload of {owners})") from None
+        return read_named(self, path)
 
     # ------------------------------------------------------------------ views
     def transcript(self, items: Iterable[str]) -> bytes:
