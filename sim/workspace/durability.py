@@ -59,6 +59,7 @@ class Durable:
         self.journal.append(op)
         self.journal_lines += 1
         self._apply(op, data=data)
+        self.bound.committed(op)
         if self.journal_lines - self._checkpointed >= max(CHECKPOINT_EVERY,
                                                           len(self.blocks)):
             self._checkpoint()

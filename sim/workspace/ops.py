@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .handles import index_owner
+from .toplevel import position
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -90,6 +91,7 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             _touch(ws, b.call_block)
         _ref(ws, handle.sha256, 1)
         index_owner(ws, bid, handle.sha256)
+        ws.top.add(b.number, bid)
         return
     if kind == "turn":
         ws.turn = max(ws.turn, int(op["turn"]))
@@ -120,6 +122,9 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
         g.first = min(int(m[1:]) if m[0] == "B" else ws.groups[m].first for m in items)
         g.tokens = sum(ws.blocks[m].tokens if m[0] == "B" else ws.groups[m].tokens
                        for m in items)
+        for m in items:
+            ws.top.remove(position(ws, m))
+        ws.top.add(g.first, gid)
         _relevel(ws, gid)
         _ref(ws, handle.sha256, 1)
         index_owner(ws, gid, handle.sha256)
@@ -129,6 +134,8 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             b = ws.blocks[bid]
             if b.status in _LIVE:
                 _ref(ws, b.handle.sha256, -1)
+            if bid not in ws.group_of:
+                ws.top.remove(b.number)
             b.status = BlockStatus.DELETED
             b.reason = op["reason"]
             b.data = b""
@@ -137,6 +144,8 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             g = ws.groups[gid]
             if g.status != "deleted":
                 _ref(ws, g.handle.sha256, -1)
+            if g.status == "archived" and not g.parent:
+                ws.top.remove(g.first)
             g.status = "deleted"
             _touch(ws, gid)
         if not replay:  # replay leaves removal to open()'s sweep: a later op may reuse
@@ -149,9 +158,11 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
     if kind == "expand":
         g = ws.groups[op["group"]]
         g.status = "expanded"
+        ws.top.remove(g.first)
         for m in g.members:
             ws.group_of.pop(m, None)
             _relevel(ws, m)
+            ws.top.add(position(ws, m), m)
         _touch(ws, g.id)
         return
     if kind in ("pin", "unpin"):

@@ -10,6 +10,7 @@ the reader's journal read and its payload read, the reader reads both again.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,8 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     if not (directory / "journal.jsonl").is_file():
         raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
     lock = WriterLock.acquire(directory) if not read_only else None
+    collecting = gc.isenabled()
+    gc.disable()  # a bulk load of acyclic records: cyclic GC passes only cost time
     try:
         for attempt in range(1, _READ_TRIES + 1):
             ws, inline = _replay(cls, directory, tokenizer, dict(kwargs), lock)
@@ -47,10 +50,13 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
         if lock is not None:
             lock[0].release(lock[1])
         raise
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
-            lock: Any) -> tuple["Workspace", dict[str, bytes]]:
+            lock: Any, use_checkpoint: bool = True) -> tuple["Workspace", dict[str, bytes]]:
     read_only = lock is None
     journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
                       read_only=read_only)
@@ -60,7 +66,7 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
         q.keep(f"journal-tail-at-{offset}", data, "torn last journal line (a crash "
                "mid-append), cut from the journal")
 
-    state, why = checkpoint.load(directory)
+    state, why = checkpoint.load(directory) if use_checkpoint else (None, "not used")
     if state is not None:
         head = state["head"]
         tail = journal.lines(state["journal_bytes"], state["lines"] + 1, keep_torn)
@@ -79,7 +85,10 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     ws.open_notes.append(f"checkpoint: {why}")
     if q is not None:
         ws.quarantine = q
-    inline = checkpoint.restore(ws, state) if state is not None else {}
+    try:
+        inline = checkpoint.restore(ws, state) if state is not None else {}
+    except (KeyError, ValueError, TypeError, IndexError):  # verified, yet not ours
+        return _replay(cls, directory, tokenizer, kwargs, lock, use_checkpoint=False)
     ws.journal_lines = state["lines"] if state is not None else 1
     ws._checkpointed = ws.journal_lines if state is not None else 0
     for line in tail:

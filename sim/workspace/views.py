@@ -33,8 +33,8 @@ def transcript(ws: "Workspace", items: Iterable[str]) -> bytes:
 
 def snapshot(ws: "Workspace") -> dict[str, Any]:
     """A full, comparable picture of the state: every block and group field,
-    counters, turn, journal length and stored payload files (for "nothing
-    changed" checks)."""
+    counters, turn, journal length, stored payload files and the top-level items
+    (for "nothing changed" checks)."""
     return {
         "blocks": {k: (b.type.value, b.data, b.tokens, b.turn, b.parent, b.level,
                        b.status.value, b.handle, b.message, b.recovered_from,
@@ -46,5 +46,6 @@ def snapshot(ws: "Workspace") -> dict[str, Any]:
         "next": (ws._next_block, ws._next_group), "refs": dict(ws._refs),
         "journal": ws.journal.path.stat().st_size,
         "files": sorted(ws.store.files()),
+        "top": list(ws.top),
     }
 

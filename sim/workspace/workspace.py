@@ -30,6 +30,8 @@ from .lock import WriterLock
 from .reopen import JOURNAL_VERSION
 from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
+from .toplevel import TopLevel, top_group
+from .accounting import TotalBound
 
 
 class Workspace(Durable):
@@ -104,6 +106,8 @@ class Workspace(Durable):
         self.results: dict[str, dict[str, str]] = {}  # call block -> {call id: result}
         self._refs: dict[str, int] = {}               # sha256 -> live owners
         self._by_sha: dict[str, list[str]] = {}       # sha256 -> every owner id
+        self.top = TopLevel()                         # what a request renders
+        self.bound = TotalBound(self)                 # upper bound on the request
         #: id -> why, for blocks and groups whose payload failed at open
         self.corrupt: dict[str, str] = {}
         self.quarantine = None      # a writer's open: files it moved (``.moved``)
@@ -158,18 +162,7 @@ class Workspace(Durable):
     def top_group(self, ident: str, memo: dict[str, str] | None = None) -> str | None:
         """The outermost archived group containing block/group ``ident`` (or None).
         ``memo`` (group -> top) makes repeated calls over one state linear."""
-        path = []
-        top = None
-        while ident in self.group_of:
-            if memo is not None and ident in memo:
-                top = memo[ident]
-                break
-            path.append(ident)
-            ident = top = self.group_of[ident]
-        if memo is not None and top is not None:
-            for p in path:
-                memo[p] = top
-        return top
+        return top_group(self, ident, memo)
 
     def payload_path(self, handle: Handle) -> Path:
         """The absolute file of a handle, for Python callers."""
@@ -301,12 +294,16 @@ class Workspace(Durable):
         """Tokens over budget if ``op`` were applied (0 or less: fits)."""
         if self.budget is None:
             return 0
-        saved = (self._next_block, self.turn, dict(self._refs))
+        bound = self.bound.after(op)
+        if bound is not None and bound <= self.budget:
+            return bound - self.budget  # fits for sure: no assembly (accounting.py)
+        saved = (self._next_block, self.turn)
         self._apply(op, data=data)
         try:
             total = self.assembler.measure()
         finally:
             self._unapply_register(op["id"], saved)
+        self.bound.tried(op, total)
         return total - self.budget
 
     def _unapply_register(self, bid: str, saved: tuple) -> None:
@@ -320,11 +317,15 @@ class Workspace(Durable):
             if self._call_owner.get(call["id"]) == bid:
                 del self._call_owner[call["id"]]
         self.results.pop(bid, None)
+        self.top.remove(b.number)
         owners = self._by_sha[b.handle.sha256]
         owners.pop()  # the tried block was the last owner indexed
         if not owners:
             del self._by_sha[b.handle.sha256]
-        self._next_block, self.turn, self._refs = saved[0], saved[1], saved[2]
+        self._refs[b.handle.sha256] -= 1
+        if not self._refs[b.handle.sha256]:
+            del self._refs[b.handle.sha256]
+        self._next_block, self.turn = saved
 
     def next_turn(self) -> int:
         """Start a new root turn explicitly (ages grow by one); returns it."""
@@ -477,6 +478,7 @@ class Workspace(Durable):
         mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
         re-renders and re-counts everything (the benchmark's baseline)."""
         req = self.assembler.assemble(incremental=incremental)
+        self.bound.exact(req.total)
         strict = self.strict if strict is None else strict
         if self.budget is not None and req.total > self.budget:
             msg = (f"request is {req.total - self.budget} tokens over the budget "
