@@ -2,7 +2,8 @@
 ``<dir>/lock``, holding the writer's pid, host and start time for error messages.
 
 The kernel drops the lock when its file is closed or the process dies (SIGKILL
-included), so a crash never leaves a stale lock. A second process that tries to
+included), so a crash never leaves a stale lock; a workspace dropped without
+``close()`` releases it when garbage-collected. A second process that tries to
 write gets :class:`WorkspaceLockedError` naming the holder. Within one process the
 lock is shared: a later writer on the same directory takes it over and the earlier
 ``Workspace`` object is fenced (its changes raise :class:`ReadOnlyError`), so two
@@ -16,12 +17,13 @@ import json
 import os
 import socket
 import time
+import weakref
 from pathlib import Path
 
 from .errors import ReadOnlyError, WorkspaceLockedError
 
-#: realpath of a directory -> (pid, lock) held by this process
-_HELD: dict[str, tuple[int, "WriterLock"]] = {}
+#: realpath of a directory -> (pid, weak reference to the lock) held by this process
+_HELD: dict[str, tuple[int, "weakref.ref[WriterLock]"]] = {}
 
 
 class WriterLock:
@@ -41,12 +43,12 @@ class WriterLock:
         holds it."""
         key = os.path.realpath(directory)
         held = _HELD.get(key)
-        if held is not None and held[0] == os.getpid() and held[1]._fd is not None:
-            lock = held[1]
-        else:  # none here (or inherited through fork: the parent's, not ours)
+        lock = held[1]() if held is not None and held[0] == os.getpid() else None
+        if lock is None or lock._fd is None:
+            # none here (or inherited through fork: the parent's, not ours)
             lock = cls(directory)
             lock._take()
-            _HELD[key] = (os.getpid(), lock)
+            _HELD[key] = (os.getpid(), weakref.ref(lock))
         token = object()
         lock.owner = token
         return lock, token
@@ -82,8 +84,15 @@ class WriterLock:
         os.close(self._fd)
         self._fd = None
         self.owner = None
-        if _HELD.get(self.key, (None, None))[1] is self:
+        held = _HELD.get(self.key)
+        if held is not None and held[1]() is self:
             del _HELD[self.key]
+
+    def __del__(self) -> None:
+        # a workspace dropped without close(): its lock goes with it (no fd leak)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def _holder(fd: int) -> str:
