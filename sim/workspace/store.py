@@ -172,6 +172,8 @@ class PayloadStore:
 
     def files(self) -> Iterator[str]:
         """Every stored payload path (relative), temp files excluded."""
+        if not self.root.is_dir():
+            return
         for sub in sorted(self.root.iterdir()):
             if sub.is_dir() and not sub.is_symlink():
                 for f in sorted(sub.iterdir()):

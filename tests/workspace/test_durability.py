@@ -309,3 +309,16 @@ def test_version_1_journal_without_checksums_still_opens(tmp_path):
     ws.register({"role": "user", "content": "new line, checksummed"})
     ws.close()
     assert len(Workspace.open(d, read_only=True).blocks) == 2
+
+
+def test_payload_folder_gone_opens_with_every_block_named(tmp_path):
+    ws, _ = build(tmp_path / "w", close=False)
+    ws.journal.close()  # no checkpoint: bytes come from the files
+    ws._lock.release(ws._lock_token)
+    os.rename(tmp_path / "w" / "payloads", tmp_path / "elsewhere")
+    ro = Workspace.open(tmp_path / "w", read_only=True)
+    assert set(ro.corrupt) == set(ro.blocks) | set(ro.groups)
+    report = check(tmp_path / "w")
+    assert report.damaged and not (tmp_path / "w" / "payloads").exists()
+    os.rename(tmp_path / "elsewhere", tmp_path / "w" / "payloads")  # put back: intact
+    assert not check(tmp_path / "w").damaged
