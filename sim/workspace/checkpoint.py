@@ -111,15 +111,15 @@ def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
     return state, "ok"
 
 
-def restore(ws: "Workspace", state: dict[str, Any]) -> dict[str, bytes]:
-    """Put the checkpointed state into the fresh ``ws``; returns the inline bytes
-    by block id."""
+def restore(ws: "Workspace", state: dict[str, Any]) -> set[str]:
+    """Put the checkpointed state into the fresh ``ws``, bytes of the blocks it
+    holds included; returns those blocks' ids."""
     from .handles import index_owner
     from .toplevel import rebuild
 
     blob = state["blob"]
     pos = 0
-    inline: dict[str, bytes] = {}
+    inline: set[str] = set()
     types = {t.value: t for t in BlockType}
     statuses = {s.value: s for s in BlockStatus}
     new = object.__new__  # records built field by field: 100k of them at a reopen
@@ -128,8 +128,13 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> dict[str, bytes]:
          rfrom, cb, replacement, reason, size) in state["blocks"]:
         h = new(Handle)
         h.__dict__.update(path=f"{sha[:2]}/{sha}", length=length, sha256=sha)
+        data = b""
+        if size >= 0:
+            data = blob[pos:pos + size].tobytes()
+            pos += size
+            inline.add(bid)
         b = new(Block)
-        b.__dict__.update(id=bid, type=types[btype], data=b"", tokens=tokens, turn=turn,
+        b.__dict__.update(id=bid, type=types[btype], data=data, tokens=tokens, turn=turn,
                           parent=parent, level=level, status=statuses[status],
                           handle=h, message=message, recovered_from=rfrom,
                           call_block=cb, replacement=replacement, reason=reason)
@@ -139,9 +144,6 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> dict[str, bytes]:
             by_sha[sha] = [bid]
         else:
             owners.append(bid)
-        if size >= 0:
-            inline[bid] = blob[pos:pos + size].tobytes()
-            pos += size
     for (gid, members, sha, length, replacement, turn, level, parent, status,
          tokens, first) in state["groups"]:
         ws.groups[gid] = Group(id=gid, members=members,

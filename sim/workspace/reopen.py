@@ -56,7 +56,7 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
 
 
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
-            lock: Any, use_checkpoint: bool = True) -> tuple["Workspace", dict[str, bytes]]:
+            lock: Any, use_checkpoint: bool = True) -> tuple["Workspace", set[str]]:
     read_only = lock is None
     journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
                       read_only=read_only)
@@ -86,7 +86,7 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     if q is not None:
         ws.quarantine = q
     try:
-        inline = checkpoint.restore(ws, state) if state is not None else {}
+        inline = checkpoint.restore(ws, state) if state is not None else set()
     except (KeyError, ValueError, TypeError, IndexError):  # verified, yet not ours
         return _replay(cls, directory, tokenizer, kwargs, lock, use_checkpoint=False)
     ws.journal_lines = state["lines"] if state is not None else 1
@@ -106,22 +106,20 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     return ws, inline
 
 
-def _load_bytes(ws: "Workspace", inline: dict[str, bytes], final: bool) -> bool:
-    """Fill every live block's bytes; a payload that fails marks its block corrupt
-    when ``final``, else returns False (read the journal again)."""
+def _load_bytes(ws: "Workspace", inline: set[str], final: bool) -> bool:
+    """Fill the bytes of every live block the checkpoint did not hold; a payload that
+    fails marks its block corrupt when ``final``, else returns False (read the
+    journal again)."""
+    deleted = BlockStatus.DELETED
     for b in ws.blocks.values():
-        if b.status is BlockStatus.DELETED:
+        if b.status is deleted or b.id in inline:
             continue
-        data = inline.get(b.id)
-        if data is None:
-            try:
-                data = ws.store.read(b.handle)
-            except (HandleError, OSError) as exc:
-                if not final:
-                    return False
-                ws.mark_corrupt(b.id, f"{exc}")
-                continue
-        b.data = data
+        try:
+            b.data = ws.store.read(b.handle)
+        except (HandleError, OSError) as exc:
+            if not final:
+                return False
+            ws.mark_corrupt(b.id, f"{exc}")
     for g in ws.groups.values():
         if g.status != "deleted" and not ws.store.exists(g.handle):
             if not final:
