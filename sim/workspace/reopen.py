@@ -30,8 +30,9 @@ _READ_TRIES = 5
 
 
 def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, Any],
-           read_only: bool = False) -> "Workspace":
-    """See :meth:`Workspace.open`."""
+           read_only: bool = False, use_checkpoint: bool = True) -> "Workspace":
+    """See :meth:`Workspace.open`; ``use_checkpoint=False`` replays (and so checks)
+    every journal line and reads every payload file."""
     directory = Path(directory)
     if not (directory / "journal.jsonl").is_file():
         raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
@@ -40,7 +41,8 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     gc.disable()  # a bulk load of acyclic records: cyclic GC passes only cost time
     try:
         for attempt in range(1, _READ_TRIES + 1):
-            ws, inline = _replay(cls, directory, tokenizer, dict(kwargs), lock)
+            ws, inline = _replay(cls, directory, tokenizer, dict(kwargs), lock,
+                                 use_checkpoint)
             if _load_bytes(ws, inline, final=not read_only or attempt == _READ_TRIES):
                 break
         if not read_only:

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from .blocks import BlockStatus, BlockType, Handle
 from .errors import HandleError, JournalError, WorkspaceError
+from . import checkpoint
 from .quarantine import FOLDER, listing
+from .reopen import reopen
 from .workspace import Workspace
 
 _SHA_NAME = re.compile(r"^([0-9a-f]{64})(\.\d+)?$")
@@ -40,6 +42,7 @@ class CheckReport:
     quarantined: list[dict] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
     torn: int = 0
+    checkpoint: str = ""
     blocks: int = 0
     groups: int = 0
 
@@ -56,6 +59,9 @@ class CheckReport:
         out.append(f"blocks      {self.blocks}; groups {self.groups}; "
                    f"payloads verified against sha256 and journal")
         out += [f"DAMAGED     {i}: {why}" for i, why in sorted(self.corrupt.items())]
+        out.append(f"checkpoint  {self.checkpoint} (reopen "
+                   + ("replays the journal's tail only)" if self.checkpoint == "ok"
+                      else "replays the whole journal)"))
         if self.torn:
             out.append(f"note        torn last journal line ({self.torn} bytes; a "
                        "writer's open moves it to quarantine)")
@@ -87,11 +93,13 @@ def _verify(ws: Workspace) -> dict[str, str]:
 def check(directory: str | Path) -> CheckReport:
     """Verify ``directory`` without writing (see module doc)."""
     rep = CheckReport(str(directory), quarantined=listing(directory))
-    try:
-        ws = Workspace.open(directory, read_only=True, sync=False)
+    try:  # every journal line replayed and checked, every payload file read
+        ws = reopen(Workspace, directory, None, {"sync": False}, read_only=True,
+                    use_checkpoint=False)
     except JournalError as exc:
         rep.journal_error = str(exc)
         return rep
+    _, rep.checkpoint = checkpoint.load(Path(directory))
     try:
         rep.corrupt = _verify(ws)
         rep.blocks, rep.groups = len(ws.blocks), len(ws.groups)
