@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> dict:
             t = time.perf_counter()
             ws = build(tmp / f"w{n}", n, texts)
             build_s = time.perf_counter() - t
+            step_times(ws, texts, 50, exact=False)  # warm-up: caches, first renders
             step = step_times(ws, texts, args.steps, exact=False)
             exact = step_times(ws, texts, args.steps, exact=True)
             rec = recover_time(ws)
