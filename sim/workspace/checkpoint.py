@@ -2,11 +2,12 @@
 only the journal's tail (as a database with a write-ahead log does).
 
 ``checkpoint.bin`` holds one header line ``ctxsim-checkpoint 2 <sha256> <meta bytes>``,
-then the state as compact JSON (every block and group field, counters, the journal
-length it covers and the sha256 of that journal prefix), then the bytes of every
+then the state as compact JSON (every block and group field, counters, the top-level
+items, the journal length it covers and the sha256 of the last 64 KiB of that
+journal prefix), then the bytes of every
 live block up to :data:`INLINE` bytes, so a reopen reads one file instead of one per
 block. The sha256 covers everything after the header; a checkpoint that fails it,
-or whose journal prefix no longer matches, is ignored (full replay). It is written
+or whose journal prefix no longer ends as it did, is ignored (full replay). It is written
 to a temp file and renamed into place, so a crash leaves the old or the new one.
 The payload files stay the source of truth: ``ctxsim workspace check`` reads them.
 """
@@ -28,19 +29,23 @@ NAME = "checkpoint.bin"
 MAGIC = b"ctxsim-checkpoint 2"
 #: live blocks up to this many bytes are copied into the checkpoint
 INLINE = 16_384
+#: journal bytes before the tail whose sha256 ties a checkpoint to its journal
+WITNESS = 65_536
 
 
 def _prefix_sha(path: Path, length: int) -> str | None:
-    h = hashlib.sha256()
+    """sha256 of the last :data:`WITNESS` bytes of the journal's first ``length``
+    bytes (None if it is shorter): the lines just before the tail, which any
+    rewrite or truncation of the journal changes. Earlier damage does not matter
+    to a reopen (the checkpoint holds that state); ``ctxsim workspace check``
+    replays every line."""
+    start = max(0, length - WITNESS)
     with open(path, "rb") as fh:
-        left = length
-        while left:
-            chunk = fh.read(min(left, 1 << 20))
-            if not chunk:
-                return None  # the journal is shorter than the checkpoint says
-            h.update(chunk)
-            left -= len(chunk)
-    return h.hexdigest()
+        fh.seek(start)
+        chunk = fh.read(length - start)
+    if len(chunk) != length - start:
+        return None  # the journal is shorter than the checkpoint says
+    return hashlib.sha256(chunk).hexdigest()
 
 
 def write(ws: "Workspace", head: dict[str, Any]) -> None:
@@ -67,7 +72,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "journal_sha256": _prefix_sha(journal, length), "lines": ws.journal_lines,
         "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
         "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
-        "results": ws.results, "refs": ws._refs,
+        "results": ws.results, "refs": ws._refs, "top": list(ws.top),
     }, separators=(",", ":")).encode()
     digest = hashlib.sha256(meta)
     digest.update(blob)
@@ -111,15 +116,14 @@ def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
     return state, "ok"
 
 
-def restore(ws: "Workspace", state: dict[str, Any]) -> set[str]:
+def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     """Put the checkpointed state into the fresh ``ws``, bytes of the blocks it
-    holds included; returns those blocks' ids."""
+    holds included; returns the live blocks whose bytes it does not hold."""
     from .handles import index_owner
-    from .toplevel import rebuild
 
     blob = state["blob"]
     pos = 0
-    inline: set[str] = set()
+    missing: list[str] = []
     types = {t.value: t for t in BlockType}
     statuses = {s.value: s for s in BlockStatus}
     new = object.__new__  # records built field by field: 100k of them at a reopen
@@ -132,7 +136,8 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> set[str]:
         if size >= 0:
             data = blob[pos:pos + size].tobytes()
             pos += size
-            inline.add(bid)
+        elif status != "deleted":
+            missing.append(bid)
         b = new(Block)
         b.__dict__.update(id=bid, type=types[btype], data=data, tokens=tokens, turn=turn,
                           parent=parent, level=level, status=statuses[status],
@@ -159,5 +164,6 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> set[str]:
     ws._call_owner.update(state["call_owner"])
     ws.results.update(state["results"])
     ws._refs.update(state["refs"])
-    rebuild(ws)
-    return inline
+    for ident in state["top"]:
+        ws.top.add(int(ident[1:]) if ident[0] == "B" else ws.groups[ident].first, ident)
+    return missing

@@ -41,9 +41,9 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     gc.disable()  # a bulk load of acyclic records: cyclic GC passes only cost time
     try:
         for attempt in range(1, _READ_TRIES + 1):
-            ws, inline = _replay(cls, directory, tokenizer, dict(kwargs), lock,
-                                 use_checkpoint)
-            if _load_bytes(ws, inline, final=not read_only or attempt == _READ_TRIES):
+            ws, missing = _replay(cls, directory, tokenizer, dict(kwargs), lock,
+                                  use_checkpoint)
+            if _load_bytes(ws, missing, final=not read_only or attempt == _READ_TRIES):
                 break
         if not read_only:
             _quarantine_strays(ws)
@@ -58,7 +58,8 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
 
 
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
-            lock: Any, use_checkpoint: bool = True) -> tuple["Workspace", set[str]]:
+            lock: Any, use_checkpoint: bool = True
+            ) -> tuple["Workspace", list[str] | None]:
     read_only = lock is None
     journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
                       read_only=read_only)
@@ -88,9 +89,11 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     if q is not None:
         ws.quarantine = q
     try:
-        inline = checkpoint.restore(ws, state) if state is not None else set()
+        missing = checkpoint.restore(ws, state) if state is not None else []
     except (KeyError, ValueError, TypeError, IndexError):  # verified, yet not ours
         return _replay(cls, directory, tokenizer, kwargs, lock, use_checkpoint=False)
+    if state is None:
+        missing = None  # every live block: nothing came with its bytes
     ws.journal_lines = state["lines"] if state is not None else 1
     ws._checkpointed = ws.journal_lines if state is not None else 0
     for line in tail:
@@ -104,17 +107,19 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
             raise JournalError(f"journal {str(journal.path)!r} is invalid at line "
                                f"{line.number} (byte {line.offset}): {exc}") from None
         ws.journal_lines = line.number
+        if missing is not None and line.entry["op"] == "register":
+            missing.append(line.entry["id"])
     ws.torn = journal.torn
-    return ws, inline
+    return ws, missing
 
 
-def _load_bytes(ws: "Workspace", inline: set[str], final: bool) -> bool:
-    """Fill the bytes of every live block the checkpoint did not hold; a payload that
+def _load_bytes(ws: "Workspace", missing: list[str] | None, final: bool) -> bool:
+    """Fill the bytes of the live blocks in ``missing`` (None: all); a payload that
     fails marks its block corrupt when ``final``, else returns False (read the
     journal again)."""
     deleted = BlockStatus.DELETED
-    for b in ws.blocks.values():
-        if b.status is deleted or b.id in inline:
+    for b in (ws.blocks.values() if missing is None else map(ws.blocks.get, missing)):
+        if b.status is deleted:
             continue
         try:
             b.data = ws.store.read(b.handle)

@@ -48,19 +48,6 @@ def position(ws: "Workspace", ident: str) -> int:
     return int(ident[1:]) if ident[0] == "B" else ws.groups[ident].first
 
 
-def rebuild(ws: "Workspace") -> None:
-    """Recompute ``ws.top`` from the state (after a checkpoint restore)."""
-    from .blocks import BlockStatus
-
-    ws.top = top = TopLevel()
-    for b in ws.blocks.values():
-        if b.id not in ws.group_of and b.status is not BlockStatus.DELETED:
-            top.add(b.number, b.id)
-    for g in ws.groups.values():
-        if g.status == "archived" and not g.parent:
-            top.add(g.first, g.id)
-
-
 def top_group(ws: "Workspace", ident: str, memo: dict[str, str] | None = None
               ) -> str | None:
     """:meth:`Workspace.top_group`: the outermost archived group holding ``ident``."""

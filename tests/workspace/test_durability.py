@@ -32,14 +32,14 @@ def _env() -> dict:
 
 
 def all_bytes(directory: Path) -> dict[str, bytes]:
-    """sha256 -> bytes of every payload-shaped file anywhere under ``directory``
-    (store and quarantine): the "no byte deleted" oracle."""
+    """sha256 -> bytes of every file under ``directory`` (store, quarantine, journal,
+    checkpoint) but the lock file, which each writer rewrites with its pid: the
+    "no byte deleted" oracle."""
     out = {}
     for f in directory.rglob("*"):
-        if f.is_file() and f.parent.name != "quarantine" or f.parent.name == "quarantine":
-            if f.is_file():
-                data = f.read_bytes()
-                out[hashlib.sha256(data).hexdigest()] = data
+        if f.is_file() and f.name != "lock":
+            data = f.read_bytes()
+            out[hashlib.sha256(data).hexdigest()] = data
     return out
 
 
