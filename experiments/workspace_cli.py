@@ -4,6 +4,11 @@
 (SWE-agent .traj, mini-swe-agent, pi session JSONL, OpenAI messages, ATIF) into a
 fresh workspace (``--dir``, or a new temp dir that is kept and printed), assembling and validating a request after every block, then prints
 the final dashboard and totals (blocks by type and status, tokens, largest blocks).
+
+``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
+journal without writing, lists quarantined files and exits 1 on damage;
+``ctxsim workspace repair DIR`` rebuilds what the surviving bytes allow (never
+deleting) and exits 1 if damage remains (:mod:`sim.workspace.repair`).
 """
 
 from __future__ import annotations
@@ -70,6 +75,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rp.add_argument("--soft", action="store_true",
                     help="exit 0 even if some request was over the budget (default: "
                          "such a replay exits 3, naming how many)")
+    ck = sub.add_parser("check", help="verify every payload against its sha256 and the "
+                        "journal (writes nothing); exit 1 on damage")
+    ck.add_argument("dir", help="workspace directory")
+    rr = sub.add_parser("repair", help="rebuild what the surviving bytes allow (never "
+                        "deletes); exit 1 if damage remains")
+    rr.add_argument("dir", help="workspace directory")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -77,6 +88,8 @@ def main(args: argparse.Namespace) -> int:
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
     from sim.workspace.dashboard import dashboard_spec
 
+    if args.workspace_command in ("check", "repair"):
+        return _maintain(args)
     if args.dir is not None:
         problem = _dir_problem(args.dir)
         if problem:
@@ -126,3 +139,23 @@ def main(args: argparse.Namespace) -> int:
               f"--policy archive-oldest, a larger --budget, or --soft", file=sys.stderr)
         return 3
     return 0
+
+
+def _maintain(args: argparse.Namespace) -> int:
+    """``check`` / ``repair``: 0 intact, 1 damaged, 2 on an error (one line)."""
+    from sim.workspace import WorkspaceError
+    from sim.workspace.repair import check, repair
+
+    if not (Path(args.dir) / "journal.jsonl").is_file():
+        print(f"ctxsim workspace: no workspace journal in {args.dir!r}", file=sys.stderr)
+        return 2
+    try:
+        if args.workspace_command == "repair":
+            for line in repair(args.dir):
+                print(f"repair      {line}")
+        report = check(args.dir)
+    except WorkspaceError as exc:
+        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(report.lines()))
+    return 1 if report.damaged else 0

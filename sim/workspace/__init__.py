@@ -13,6 +13,7 @@ Quick tour::
     ws.recover("B4")                                          # re-admit as new block
     request = ws.assemble()                                   # Request; .to_openai()
     Workspace.open(ws.directory)                              # after a crash
+    Workspace.open(ws.directory, read_only=True)              # beside a live writer
 
 Public names: :class:`Workspace`, :class:`Block`, :class:`Group`, :class:`BlockType`,
 :class:`BlockStatus`, :class:`Handle`; tokenizers (:class:`Tokenizer`,
@@ -34,9 +35,9 @@ from .dashboard import (LedgerDashboard, NoDashboard, Rendered, Row,
                         StatusBoardDashboard, make_dashboard)
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
                      ConfigError, ConfinementError, CorruptPayloadError, DeletedHandleError,
-                     HandleError, JournalError, PinnedBlockError,
+                     HandleError, JournalError, PinnedBlockError, ReadOnlyError,
                      RequestValidationError, ToolCallError, TrajectoryFormatError,
-                     UnknownBlockError, WorkspaceError)
+                     UnknownBlockError, WorkspaceError, WorkspaceLockedError)
 from .ids import format_ids, is_block_id, is_group_id, parse_spec
 from .importers import import_trajectory, load_trajectory
 from .replay import ReplayResult, replay_trajectory
@@ -60,4 +61,5 @@ __all__ = [
     "BlockStateError", "HandleError", "DeletedHandleError", "ConfinementError",
     "CorruptPayloadError", "BudgetExceededError", "BudgetWarning",
     "RequestValidationError", "JournalError", "TrajectoryFormatError", "ToolCallError",
+    "WorkspaceLockedError", "ReadOnlyError",
 ]

@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _TYPE = {t: t.value for t in BlockType}  # enum .value is slow in a 10k-block loop
 _STATUS = {s: s.value for s in BlockStatus}
-_DELETED = BlockStatus.DELETED
 _IN_STREAM = (BlockStatus.VISIBLE, BlockStatus.PINNED)
 
 #: tokens that prime the reply (OpenAI cookbook convention)
@@ -246,30 +245,24 @@ class Assembler:
         rows: list[Row] = []
         item_tokens: dict[str, int] = {}
         conversation = 0
-        emitted: set[str] = set()
-        group_of = ws.group_of
         blocks = ws.blocks
-        tops: dict[str, str] = {}
-        for b in ws.blocks.values():
-            bid = b.id
-            if bid in group_of:
-                gid = ws.top_group(bid, tops)
-                if gid in emitted:
-                    continue
-                emitted.add(gid)
+        for gid in ws.top:  # top-level items in stream order (sim.workspace.toplevel)
+            if gid[0] == "G":
                 g = ws.groups[gid]
                 key = versions[gid]
                 hit = cache.get(gid)
                 if hit is None or hit[0] != key:
                     hit = (key, *self._render_group(g))
                     cache[gid] = hit
-                rows.append(Row(gid, g.tokens, g.turn, "group", g.level, "-", "archived"))
+                rows.append(Row(gid, g.tokens, g.turn, "group", g.level, "-",
+                                "corrupt" if gid in ws.corrupt else "archived"))
             else:
+                b = blocks[gid]
+                bid = gid
                 status = b.status
-                if status is _DELETED:
-                    continue
                 rows.append(Row(bid, b.tokens, b.turn, _TYPE[b.type], b.level,
-                                b.parent or "-", _STATUS[status]))
+                                b.parent or "-",
+                                "corrupt" if bid in ws.corrupt else _STATUS[status]))
                 cb = b.call_block
                 if cb is not None and b.recovered_from is None \
                         and blocks[cb].status in _IN_STREAM:
@@ -279,9 +272,8 @@ class Assembler:
                 if hit is None or hit[0] != key:
                     hit = (key, *self._render_block(b, fresh))
                     cache[bid] = hit
-                gid = bid
             if not hit[1]:
-                dropped.append(gid)
+                dropped.append(gid)  # an empty assistant message: never on the wire
             messages.extend(hit[1])
             conversation += hit[2]
             item_tokens[gid] = hit[2]

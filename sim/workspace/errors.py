@@ -85,7 +85,23 @@ class RequestValidationError(WorkspaceError):
 
 class JournalError(WorkspaceError):
     """The workspace journal is corrupt before its last line (a torn last line is
-    tolerated and dropped), or belongs to an incompatible version."""
+    tolerated), a line fails its checksum, a line's JSON is valid but its contents
+    are not (unknown op or id, wrong field type), or the version is unknown. The
+    message names the line number and byte offset."""
+
+
+class WorkspaceLockedError(WorkspaceError):
+    """Another writer holds the workspace's lock (one writer per directory).
+    ``holder`` is what the holder wrote into the lock file (pid, host, since)."""
+
+    def __init__(self, message: str, holder: str = ""):
+        super().__init__(message)
+        self.holder = holder
+
+
+class ReadOnlyError(WorkspaceError):
+    """A change was asked of a workspace opened with ``read_only=True``, or of a
+    writer that a later open in the same process took the lock from."""
 
 
 class TrajectoryFormatError(WorkspaceError):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .handles import index_owner
+from .toplevel import position
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -88,6 +90,8 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             ws.results[b.call_block][b.message["tool_call_id"]] = bid
             _touch(ws, b.call_block)
         _ref(ws, handle.sha256, 1)
+        index_owner(ws, bid, handle.sha256)
+        ws.top.add(b.number, bid)
         return
     if kind == "turn":
         ws.turn = max(ws.turn, int(op["turn"]))
@@ -118,14 +122,20 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
         g.first = min(int(m[1:]) if m[0] == "B" else ws.groups[m].first for m in items)
         g.tokens = sum(ws.blocks[m].tokens if m[0] == "B" else ws.groups[m].tokens
                        for m in items)
+        for m in items:
+            ws.top.remove(position(ws, m))
+        ws.top.add(g.first, gid)
         _relevel(ws, gid)
         _ref(ws, handle.sha256, 1)
+        index_owner(ws, gid, handle.sha256)
         return
     if kind == "delete":
         for bid in op["blocks"]:
             b = ws.blocks[bid]
             if b.status in _LIVE:
                 _ref(ws, b.handle.sha256, -1)
+            if bid not in ws.group_of:
+                ws.top.remove(b.number)
             b.status = BlockStatus.DELETED
             b.reason = op["reason"]
             b.data = b""
@@ -134,6 +144,8 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             g = ws.groups[gid]
             if g.status != "deleted":
                 _ref(ws, g.handle.sha256, -1)
+            if g.status == "archived" and not g.parent:
+                ws.top.remove(g.first)
             g.status = "deleted"
             _touch(ws, gid)
         if not replay:  # replay leaves removal to open()'s sweep: a later op may reuse
@@ -146,9 +158,11 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
     if kind == "expand":
         g = ws.groups[op["group"]]
         g.status = "expanded"
+        ws.top.remove(g.first)
         for m in g.members:
             ws.group_of.pop(m, None)
             _relevel(ws, m)
+            ws.top.add(position(ws, m), m)
         _touch(ws, g.id)
         return
     if kind in ("pin", "unpin"):
@@ -158,3 +172,25 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
             _touch(ws, bid)
         return
     raise ValueError(f"unknown journal operation {kind!r}")
+
+
+def unapply_register(ws: "Workspace", bid: str, saved: tuple) -> None:
+    """Undo a register op that was applied only to measure a request (the
+    workspace's what-if budget check); ``saved`` = (next block number, turn)."""
+    b = ws.blocks.pop(bid)
+    ws.versions.pop(bid, None)
+    ws.assembler.forget(bid)
+    if b.call_block:
+        ws.results[b.call_block].pop(b.message["tool_call_id"], None)
+        ws.versions[b.call_block] += 1
+    for call in b.message.get("tool_calls", []):
+        if ws._call_owner.get(call["id"]) == bid:
+            del ws._call_owner[call["id"]]
+    ws.results.pop(bid, None)
+    ws.top.remove(b.number)
+    owners = ws._by_sha[b.handle.sha256]
+    owners.pop()  # the tried block was the last owner indexed
+    if not owners:
+        del ws._by_sha[b.handle.sha256]
+    _ref(ws, b.handle.sha256, -1)
+    ws._next_block, ws.turn = saved

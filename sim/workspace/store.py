@@ -3,23 +3,21 @@
 
 Payload files live at ``<root>/<sha[:2]>/<sha256>``; each is written to a temp file,
 fsynced, renamed into place and its directory fsynced, so a reader never sees a partial
-payload and a crash leaves either nothing or the whole file. The journal is JSON lines,
-each appended and fsynced; a torn last line (a crash mid-append) is dropped on open.
+payload and a crash leaves either nothing or the whole file. The journal is in
+:mod:`sim.workspace.journal`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Callable, Iterator
 
 from .blocks import Handle
-from .errors import (ConfinementError, CorruptPayloadError, HandleError,
-                     JournalError)
+from .errors import ConfinementError, CorruptPayloadError, HandleError
 
 _REL = re.compile(r"^[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -36,12 +34,17 @@ class PayloadStore:
     """Content-addressed payload files under ``root``.
 
     ``sync=False`` skips fsync (benchmarks, throwaway workspaces); atomic rename is kept.
+    ``guard`` is called before every write (the writer-lock check); ``read_only``
+    creates nothing.
     """
 
-    def __init__(self, root: Path | str, sync: bool = True):
+    def __init__(self, root: Path | str, sync: bool = True,
+                 guard: Callable[[], None] | None = None, read_only: bool = False):
         self.root = Path(root)
         self.sync = sync
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.guard = guard
+        if not read_only:
+            self.root.mkdir(parents=True, exist_ok=True)
 
     @staticmethod
     def handle_for(data: bytes) -> Handle:
@@ -52,6 +55,8 @@ class PayloadStore:
     def put(self, data: bytes) -> Handle:
         """Store ``data`` durably and return its handle; idempotent (an intact file
         with the same digest is kept, a damaged one is rewritten)."""
+        if self.guard is not None:
+            self.guard()
         handle = self.handle_for(data)
         target = self.root / handle.path
         if target.is_file() and not target.is_symlink():
@@ -167,6 +172,8 @@ class PayloadStore:
 
     def files(self) -> Iterator[str]:
         """Every stored payload path (relative), temp files excluded."""
+        if not self.root.is_dir():
+            return
         for sub in sorted(self.root.iterdir()):
             if sub.is_dir() and not sub.is_symlink():
                 for f in sorted(sub.iterdir()):
@@ -174,63 +181,6 @@ class PayloadStore:
                     if _REL.match(rel):
                         yield rel
 
-    def sweep_temps(self) -> None:
-        """Remove temp files a crash left behind."""
-        for sub in self.root.iterdir():
-            if sub.is_dir() and not sub.is_symlink():
-                for f in sub.glob(".tmp-*"):
-                    f.unlink(missing_ok=True)
 
 
-class Journal:
-    """Append-only JSON-lines log of workspace operations."""
-
-    def __init__(self, path: Path | str, sync: bool = True):
-        self.path = Path(path)
-        self.sync = sync
-        self._fh = None
-
-    def read(self) -> list[dict[str, Any]]:
-        """Every complete entry. A torn or unparsable *last* line is truncated away
-        (a crash mid-append); a bad line before it raises :class:`JournalError`."""
-        if not self.path.exists():
-            return []
-        raw = self.path.read_bytes()
-        entries: list[dict[str, Any]] = []
-        offset = 0
-        lines = raw.split(b"\n")
-        for i, line in enumerate(lines):
-            last = i == len(lines) - 1
-            if last and not line:
-                break
-            try:
-                if last:
-                    raise ValueError("no newline")
-                entries.append(json.loads(line))
-            except ValueError:
-                if last or all(not rest for rest in lines[i + 1:]):
-                    with open(self.path, "r+b") as fh:
-                        fh.truncate(offset)
-                        if self.sync:
-                            os.fsync(fh.fileno())
-                    break
-                raise JournalError(f"journal {str(self.path)!r} is corrupt at line "
-                                   f"{i + 1} (byte {offset}): {line[:60]!r}") from None
-            offset += len(line) + 1
-        return entries
-
-    def append(self, entry: dict[str, Any]) -> None:
-        """Append one entry and (with ``sync``) fsync it before returning."""
-        if self._fh is None:
-            self._fh = open(self.path, "ab")
-        self._fh.write(json.dumps(entry, separators=(",", ":"),
-                                  ensure_ascii=True).encode() + b"\n")
-        self._fh.flush()
-        if self.sync:
-            os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        """Close the file handle (entries are already durable)."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+from .journal import Journal  # noqa: E402,F401  (kept importable from here)

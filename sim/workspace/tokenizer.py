@@ -15,6 +15,7 @@ import base64
 import hashlib
 import importlib.util
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -85,14 +86,63 @@ class BPETokenizer:
         return self._enc.encode(text, disallowed_special=())
 
     def count(self, text: str) -> int:
-        """Number of cl100k_base tokens in ``text``."""
-        if text.isascii() and len(text) < 2:
-            return len(text)
-        return len(self._enc.encode_ordinary(text))
+        """Number of cl100k_base tokens in ``text``, in memory bounded by
+        :data:`CHUNK` characters whatever the text's length (see :func:`pieces`).
+
+        Exact unless the text has a run of more than :data:`SCAN` characters with
+        no pre-tokenizer boundary (one unbroken word or digit run); each such run
+        cut in two may change the count by the BPE difference on that one
+        pre-token: at most one cut per :data:`CHUNK` characters, and at most 2
+        tokens per cut (measured over random letter, digit, hex, base64 and CJK
+        runs), so at most 2 tokens per 1,048,576 characters."""
+        if len(text) <= CHUNK:
+            if text.isascii() and len(text) < 2:
+                return len(text)
+            return len(self._enc.encode_ordinary(text))
+        return sum(len(self._enc.encode_ordinary(p)) for p in pieces(text))
 
     def decode(self, ids: list[int]) -> str:
         """Inverse of :meth:`encode`."""
         return self._enc.decode(ids)
+
+
+#: texts longer than this many characters are counted piece by piece
+CHUNK = 1 << 20
+#: how far back from a piece's end to look for a pre-tokenizer boundary
+SCAN = 4096
+
+
+def _alnum(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def _safe(text: str, j: int) -> bool:
+    """True if cl100k_base's pre-tokenizer always splits ``text`` before index ``j``:
+    after a letter or digit that a non-letter, non-digit follows (every pattern
+    that covers a letter or digit ends at the run's end, and the match at ``j``
+    depends on ``text[j:]`` alone), or after a newline that a non-space follows."""
+    a, b = text[j - 1], text[j]
+    if a == "\n":
+        return not b.isspace()
+    return _alnum(a) and not _alnum(b)
+
+
+def pieces(text: str, chunk: int = CHUNK, scan: int = SCAN):
+    """``text`` cut into pieces of at most ``chunk`` characters at pre-tokenizer
+    boundaries (:func:`_safe`), so their counts add up to the whole count; if none
+    lies in the last ``scan`` characters of a piece, it is cut there anyway."""
+    start = 0
+    n = len(text)
+    while n - start > chunk:
+        end = start + chunk
+        j = end
+        while j > end - scan and not _safe(text, j):
+            j -= 1
+        if j == end - scan:
+            j = end  # no boundary: a forced cut (see BPETokenizer.count)
+        yield text[start:j]
+        start = j
+    yield text[start:]
 
 
 _WORD = re.compile(r"\S+")

@@ -16,30 +16,26 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfigError, DeletedHandleError, HandleError, PinnedBlockError,
+                     ConfigError, CorruptPayloadError, DeletedHandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
-from .ids import is_block_id, is_group_id, parse_spec
+from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
 from .messages import encode_call_message as _encode_call, message_text
-from .store import Journal, PayloadStore
+from . import rules as _rules, views as _views
+from .rules import check_budget
+from .handles import owner_of, read_named
+from .journal import Journal
+from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
+from .lock import WriterLock
+from .reopen import JOURNAL_VERSION
+from .ops import unapply_register
+from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
-
-JOURNAL_VERSION = 1
-
-
-def check_budget(budget: object) -> None:
-    """Raise :class:`ConfigError` unless ``budget`` is None (unlimited) or an int >= 1
-    (tokens; a bool or a numeric string is refused, not converted)."""
-    if budget is None:
-        return
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got "
-                          f"{budget!r} ({type(budget).__name__})")
-    if budget < 1:
-        raise ConfigError(f"budget must be None or an int >= 1 (tokens), got {budget!r}")
+from .toplevel import TopLevel, top_group
+from .accounting import TotalBound
 
 
-class Workspace:
+class Workspace(Durable):
     """Typed blocks over a durable payload store, with archive/delete/recover tools, a
     dashboard and budget-checked request assembly.
 
@@ -51,10 +47,14 @@ class Workspace:
     text (default: VISTA's protocol plus a budget notice). ``tools``: task-tool
     schemas (OpenAI function format); the context tools are added. ``guard_threshold``:
     tool results above this many tokens are offloaded on entry (None: only when they
-    would break the budget). ``sync``: fsync payloads and journal.
+    would break the budget). ``sync``: fsync payloads and journal. ``read_only``
+    (set by ``open``): refuse every change with :class:`ReadOnlyError`.
+    A writer holds the directory's lock (:mod:`sim.workspace.lock`) until
+    :meth:`close` or its process ends.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
-    or dashboard name or if ``directory`` already holds a journal; all checked
+    or dashboard name or if ``directory`` already holds a journal,
+    :class:`WorkspaceLockedError` if another process writes there; all checked
     before anything is created on disk.
     """
 
@@ -62,7 +62,8 @@ class Workspace:
                  tokenizer: Tokenizer | str = "cl100k_base", strict: bool = True,
                  dashboard: str = "ledger", system_prompt: str | None = None,
                  tools: list[dict] | None = None, guard_threshold: int | None = None,
-                 sync: bool = True, context_tools: bool = True, _replay: bool = False):
+                 sync: bool = True, context_tools: bool = True, read_only: bool = False,
+                 _replay: bool = False, _lock: Any = None):
         from .assembly import Assembler, default_system_prompt
         from .tools import context_tool_schemas
 
@@ -83,13 +84,19 @@ class Workspace:
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
+        self.read_only = read_only
+        self._lock, self._lock_token = _lock or (None, None)
+        if not read_only and self._lock is None:
+            self._lock, self._lock_token = WriterLock.acquire(self.directory)
         self.strict = strict
         self.guard_threshold = guard_threshold
         self.system_prompt = (system_prompt if system_prompt is not None
                               else default_system_prompt(budget))
         self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
-        self.store = PayloadStore(self.directory / "payloads", sync=sync)
-        self.journal = Journal(self.directory / "journal.jsonl", sync=sync)
+        self.store = PayloadStore(self.directory / "payloads", sync=sync,
+                                  guard=self._check_writer, read_only=read_only)
+        self.journal = Journal(self.directory / "journal.jsonl", sync=sync,
+                               read_only=read_only)
         self.blocks: dict[str, Block] = {}
         self.groups: dict[str, Group] = {}
         self.turn = 0
@@ -99,51 +106,44 @@ class Workspace:
         self._call_owner: dict[str, str] = {}        # tool_call_id -> call block
         self.results: dict[str, dict[str, str]] = {}  # call block -> {call id: result}
         self._refs: dict[str, int] = {}               # sha256 -> live owners
+        self._by_sha: dict[str, list[str]] = {}       # sha256 -> every owner id
+        self.top = TopLevel()                         # what a request renders
+        self.bound = TotalBound(self)                 # upper bound on the request
+        #: id -> why, for blocks and groups whose payload failed at open
+        self.corrupt: dict[str, str] = {}
+        self.quarantine = None      # a writer's open: files it moved (``.moved``)
+        self.open_notes: list[str] = []
+        self.head: dict[str, Any] = {"op": "init", "version": JOURNAL_VERSION,
+                                     "tokenizer": self.tokenizer.name, "budget": budget}
+        self.journal_lines = 0
+        self._checkpointed = 0
+        self.torn = None
         self._next_block = 1
         self._next_group = 1
         if not _replay:
-            self._commit({"op": "init", "version": JOURNAL_VERSION,
-                          "tokenizer": self.tokenizer.name, "budget": budget})
+            self._commit(dict(self.head))
 
     # ------------------------------------------------------------------ reopen
     @classmethod
     def open(cls, directory: str | Path, *, tokenizer: Tokenizer | str | None = None,
-             **kwargs: Any) -> "Workspace":
+             read_only: bool = False, **kwargs: Any) -> "Workspace":
         """Reopen a workspace from its journal (after a clean exit or a crash).
 
-        Restores every block, status, group and handle; drops a torn last journal line;
-        removes temp files and payloads no live block references (a crash between a
-        payload write and its journal line, or between a delete and its unlink).
+        Restores every block, status, group and handle from the checkpoint and the
+        journal's tail (:mod:`sim.workspace.reopen`). Never deletes a byte: a writer
+        moves a torn last journal line, temp files and payloads nothing references to
+        ``quarantine/`` (``self.quarantine.moved``); a damaged or missing payload
+        marks its block or group corrupt (``self.corrupt``; reading it raises
+        :class:`CorruptPayloadError` naming it). ``read_only``: take no lock, write
+        and move nothing, ignore a torn last line (a reader beside a live writer).
         ``kwargs`` are as for the constructor (budget defaults to the journaled one).
-        Raises :class:`JournalError` on a corrupt journal, :class:`WorkspaceError` if
-        there is none, :class:`CorruptPayloadError` if a live payload is damaged.
+        Raises :class:`JournalError` naming the line and byte offset of a bad line,
+        :class:`WorkspaceError` if there is no journal, :class:`WorkspaceLockedError`
+        if another process is writing (unless ``read_only``).
         """
-        journal = Journal(Path(directory) / "journal.jsonl")
-        entries = journal.read()
-        if not entries or entries[0].get("op") != "init":
-            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
-        head = entries[0]
-        if head.get("version") != JOURNAL_VERSION:
-            raise WorkspaceError(f"journal version {head.get('version')!r} is not "
-                                 f"{JOURNAL_VERSION}")
-        kwargs.setdefault("budget", head.get("budget"))
-        ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
-                 **kwargs)
-        for entry in entries[1:]:
-            ws._apply(entry, replay=True)
-        for b in ws.blocks.values():  # bytes last: a later delete removed some files
-            if b.status is not BlockStatus.DELETED:
-                b.data = ws.store.read(b.handle)
-        ws.store.sweep_temps()
-        live = set(ws._refs)
-        for rel in list(ws.store.files()):
-            if rel.rsplit("/", 1)[-1] not in live:
-                ws.store.remove(Handle(rel, 0, rel.rsplit("/", 1)[-1]))
-        return ws
+        from .reopen import reopen
 
-    def close(self) -> None:
-        """Close the journal file (everything is already durable)."""
-        self.journal.close()
+        return reopen(cls, directory, tokenizer, kwargs, read_only)
 
     # ------------------------------------------------------------------ queries
     def block(self, block_id: str) -> Block:
@@ -163,18 +163,7 @@ class Workspace:
     def top_group(self, ident: str, memo: dict[str, str] | None = None) -> str | None:
         """The outermost archived group containing block/group ``ident`` (or None).
         ``memo`` (group -> top) makes repeated calls over one state linear."""
-        path = []
-        top = None
-        while ident in self.group_of:
-            if memo is not None and ident in memo:
-                top = memo[ident]
-                break
-            path.append(ident)
-            ident = top = self.group_of[ident]
-        if memo is not None and top is not None:
-            for p in path:
-                memo[p] = top
-        return top
+        return top_group(self, ident, memo)
 
     def payload_path(self, handle: Handle) -> Path:
         """The absolute file of a handle, for Python callers."""
@@ -314,29 +303,21 @@ class Workspace:
         """Tokens over budget if ``op`` were applied (0 or less: fits)."""
         if self.budget is None:
             return 0
-        return self._measure_with(op, data) - self.budget
+        bound = self.bound.after(op)
+        if bound is not None and bound <= self.budget:
+            return bound - self.budget  # fits for sure: no assembly (accounting.py)
+        total = self._measure_with(op, data)
+        self.bound.tried(op, total)
+        return total - self.budget
 
     def _measure_with(self, op: dict, data: bytes) -> int:
         """Tokens of the request if register ``op`` were applied (then undone)."""
-        saved = (self._next_block, self.turn, dict(self._refs))
+        saved = (self._next_block, self.turn)
         self._apply(op, data=data)
         try:
             return self.assembler.measure()
         finally:
-            self._unapply_register(op["id"], saved)
-
-    def _unapply_register(self, bid: str, saved: tuple) -> None:
-        b = self.blocks.pop(bid)
-        self.versions.pop(bid, None)
-        self.assembler.forget(bid)
-        if b.call_block:
-            self.results[b.call_block].pop(b.message["tool_call_id"], None)
-            self.versions[b.call_block] += 1
-        for call in b.message.get("tool_calls", []):
-            if self._call_owner.get(call["id"]) == bid:
-                del self._call_owner[call["id"]]
-        self.results.pop(bid, None)
-        self._next_block, self.turn, self._refs = saved[0], saved[1], saved[2]
+            unapply_register(self, op["id"], saved)
 
     def next_turn(self) -> int:
         """Start a new root turn explicitly (ages grow by one); returns it."""
@@ -363,20 +344,8 @@ class Workspace:
         if not isinstance(replacement, str):
             raise ToolCallError(f"replacement must be a string, got {replacement!r:.60}")
         items = self.resolve(spec)
-        self._refuse_pinned(items, "archive")
-        for ident in items:
-            if ident[0] == "G":
-                g = self.groups[ident]
-                if g.status != "archived":
-                    raise BlockStateError(f"group {ident} is {g.status}")
-                if g.parent:
-                    raise BlockStateError(f"group {ident} is already archived inside "
-                                          f"{g.parent}")
-                continue
-            self._check_archivable(self.blocks[ident], "archive", len(items) > 1)
+        _rules.check_archive(self, items)
         if len(items) == 1:
-            if items[0][0] == "G":
-                raise BlockStateError(f"group {items[0]} is already archived")
             b = self.blocks[items[0]]
             self._commit({"op": "archive", "items": items, "group": None,
                           "replacement": replacement, "handle": b.handle.to_json()})
@@ -388,45 +357,6 @@ class Workspace:
                       "replacement": replacement, "handle": handle.to_json()})
         return handle
 
-    def _refuse_pinned(self, items: list[str], verb: str) -> None:
-        """Pins come first: a spec touching a pinned block is a pin error."""
-        for ident in items:
-            if ident[0] == "B" and self.blocks[ident].status is BlockStatus.PINNED:
-                raise PinnedBlockError(f"cannot {verb} {ident}: it is pinned")
-
-    def _check_archivable(self, b: Block, verb: str, grouped: bool = False) -> None:
-        """Raise unless ``b`` may be archived; ``grouped``: into a new group, which a
-        top-level offloaded placeholder may join (alone it gains nothing)."""
-        if b.status is BlockStatus.PINNED:
-            raise PinnedBlockError(f"cannot {verb} {b.id}: it is pinned")
-        if b.status is BlockStatus.DELETED:
-            raise BlockStateError(f"cannot {verb} {b.id}: it is deleted")
-        if b.status is BlockStatus.VISIBLE or (
-                grouped and b.status is BlockStatus.OFFLOADED and b.id not in self.group_of):
-            return
-        where = f" in {self.group_of[b.id]}" if b.id in self.group_of else ""
-        if b.status is BlockStatus.OFFLOADED and not where:
-            where = "; only a group archive (2+ items) may bundle it"
-        raise BlockStateError(f"cannot {verb} {b.id}: it is already "
-                              f"{b.status.value}{where}")
-
-    def transcript(self, items: Iterable[str]) -> bytes:
-        """The exact bytes of blocks/groups as one readable transcript: each member
-        headed by ``=== B<n> <type> (turn t) ===`` (groups expanded in place)."""
-        out = bytearray()
-        stack = list(reversed(list(items)))
-        while stack:
-            ident = stack.pop()
-            if ident[0] == "G":
-                g = self.groups[ident]
-                out += f"=== {ident} group of {','.join(g.members)} ===\n".encode()
-                stack.extend(reversed(g.members))
-            else:
-                b = self.blocks[ident]
-                out += f"=== {ident} {b.type.value} (turn {b.turn}) ===\n".encode()
-                out += b.data + b"\n"
-        return bytes(out)
-
     def delete(self, spec: str, reason: str = "") -> list[str]:
         """Permanently delete the blocks/groups named by ``spec`` (VISTA's delete
         tool); a group takes all its members with it. Payload files no live block
@@ -437,43 +367,10 @@ class Workspace:
         """
         if not isinstance(reason, str):
             raise ToolCallError(f"reason must be a string, got {reason!r:.60}")
-        blocks: list[str] = []
-        groups: list[str] = []
-        items = self.resolve(spec)
-        self._refuse_pinned(items, "delete")
-        for ident in items:
-            if ident[0] == "G":
-                g = self.groups[ident]
-                if g.status == "expanded":  # only its transcript is left to delete
-                    groups.append(ident)
-                    continue
-                if g.status != "archived":
-                    raise BlockStateError(f"cannot delete group {ident}: it is {g.status}")
-                if g.parent:
-                    raise BlockStateError(f"cannot delete group {ident}: it is inside "
-                                          f"{g.parent}; delete or expand {g.parent}")
-                self._collect(ident, blocks, groups)
-                continue
-            b = self.blocks[ident]
-            if b.status is BlockStatus.PINNED:
-                raise PinnedBlockError(f"cannot delete {ident}: it is pinned")
-            if b.status is BlockStatus.DELETED:
-                raise BlockStateError(f"cannot delete {ident}: it is already deleted")
-            if ident in self.group_of:
-                raise BlockStateError(f"cannot delete {ident}: it is inside archived "
-                                      f"group {self.group_of[ident]}; delete or expand it")
-            blocks.append(ident)
+        blocks, groups = _rules.delete_targets(self, self.resolve(spec))
         self._commit({"op": "delete", "blocks": blocks, "groups": groups,
                       "reason": reason})
         return blocks
-
-    def _collect(self, gid: str, blocks: list[str], groups: list[str]) -> None:
-        stack = [gid]
-        while stack:
-            cur = stack.pop()
-            groups.append(cur)
-            for m in self.groups[cur].members:
-                (stack.append(m) if m[0] == "G" else blocks.append(m))
 
     def recover(self, target: Handle | str) -> Block:
         """Re-admit archived/offloaded bytes as a new visible block linked to the
@@ -485,7 +382,9 @@ class Workspace:
         :class:`ConfinementError`, :class:`CorruptPayloadError`, :class:`HandleError`,
         :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
         """
-        source = self._owner(target)
+        source = owner_of(self, target)
+        if source in self.corrupt:
+            raise CorruptPayloadError(f"cannot recover {source}: {self.corrupt[source]}")
         if source[0] == "G":
             g = self.groups[source]
             if g.status == "deleted":
@@ -502,39 +401,6 @@ class Workspace:
         data = self.store.read(b.handle)
         return self._admit(b.type, data, {"role": "user"}, self.turn, BlockStatus.VISIBLE,
                            recovered_from=source, check_budget=True)
-
-    def _owner(self, target: Handle | str) -> str:
-        if isinstance(target, str) and (is_block_id(target) or is_group_id(target)):
-            (self.block if target[0] == "B" else self.group)(target)
-            return target
-        if isinstance(target, Handle):
-            path = target.path
-        elif isinstance(target, (str, Path)):
-            path = str(target)
-        else:
-            raise HandleError(f"cannot recover {target!r:.60}: not a handle, id or path")
-        sha = self.store.address(path)
-        if isinstance(target, Handle) and target.sha256 != sha:
-            raise HandleError(f"handle {target.path!r} does not match its sha256")
-        live = deleted = None
-        for g in self.groups.values():
-            if g.handle.sha256 == sha:
-                if g.status == "deleted":
-                    deleted = g.id
-                else:
-                    live = live or g.id
-        for b in self.blocks.values():
-            if b.handle is not None and b.handle.sha256 == sha and not b.in_stream:
-                if b.status is BlockStatus.DELETED:
-                    deleted = deleted or b.id
-                elif b.recovered_from is None:
-                    live = live or b.id
-        if live is None and deleted is not None:
-            raise DeletedHandleError(f"payload {path!r} was deleted (was {deleted})")
-        if live is None:
-            raise HandleError(f"no archived block or group has payload {path!r}")
-        self.store.resolve(path)  # symlink and existence checks
-        return live
 
     def expand(self, group_id: str) -> list[str]:
         """Walk recovery one level down: dissolve top-level group ``group_id`` so its
@@ -579,39 +445,19 @@ class Workspace:
         """Recovery as an ordinary read: the bytes at a payload path (absolute inside
         the store, or relative) verified against their content address. Raises
         :class:`ConfinementError`, :class:`HandleError`, :class:`CorruptPayloadError`."""
-        if isinstance(path, Handle):
-            return self.store.read(path)
-        return self.store.read_path(path)
-
-    # ------------------------------------------------------------------ durability
-    def _commit(self, op: dict[str, Any], data: bytes | None = None) -> None:
-        """Journal ``op`` (payloads are already durable), then apply it."""
-        self.journal.append(op)
-        self._apply(op, data=data)
-
-    def _apply(self, op: dict[str, Any], data: bytes | None = None,
-               replay: bool = False) -> None:
-        from .ops import apply_op
-
-        apply_op(self, op, data=data, replay=replay)
+        return read_named(self, path)
 
     # ------------------------------------------------------------------ views
+    def transcript(self, items: Iterable[str]) -> bytes:
+        """The exact bytes of blocks/groups as one readable transcript: each member
+        headed by ``=== B<n> <type> (turn t) ===`` (groups expanded in place)."""
+        return _views.transcript(self, items)
+
     def snapshot(self) -> dict[str, Any]:
         """A full, comparable picture of the state: every block and group field,
         counters, turn, journal length and stored payload files (for "nothing
         changed" checks)."""
-        return {
-            "blocks": {k: (b.type.value, b.data, b.tokens, b.turn, b.parent, b.level,
-                           b.status.value, b.handle, b.message, b.recovered_from,
-                           b.call_block, b.replacement, b.reason)
-                       for k, b in self.blocks.items()},
-            "groups": {k: (g.members, g.handle, g.replacement, g.turn, g.level,
-                           g.parent, g.status, g.tokens) for k, g in self.groups.items()},
-            "group_of": dict(self.group_of), "turn": self.turn,
-            "next": (self._next_block, self._next_group), "refs": dict(self._refs),
-            "journal": self.journal.path.stat().st_size,
-            "files": sorted(self.store.files()),
-        }
+        return _views.snapshot(self)
 
     def live_blocks(self) -> list[Block]:
         """Blocks not deleted, in id order."""
@@ -624,6 +470,7 @@ class Workspace:
         mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
         re-renders and re-counts everything (the benchmark's baseline)."""
         req = self.assembler.assemble(incremental=incremental)
+        self.bound.exact(req.total)
         strict = self.strict if strict is None else strict
         if self.budget is not None and req.total > self.budget:
             msg = (f"request is {req.total - self.budget} tokens over the budget "

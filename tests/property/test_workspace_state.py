@@ -9,6 +9,7 @@ Steps: ``stateful_step_count`` x ``max_examples`` (dev profile 25, ci 60).
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 import tempfile
 import warnings
 
@@ -260,6 +261,19 @@ class WorkspaceMachine(RuleBasedStateMachine):
         self.ws = Workspace.open(self.dir, sync=False)
         assert self.ws.snapshot() == before
 
+    @rule(checkpoint=st.booleans())
+    def reopen_after_crash(self, checkpoint):
+        """No close: the checkpoint (if any, maybe stale) plus the journal's tail, or
+        the whole journal with the checkpoint gone, give the same state."""
+        before = self.ws.snapshot()
+        if not checkpoint:
+            (Path(self.dir) / "checkpoint.bin").unlink(missing_ok=True)
+        reader = Workspace.open(self.dir, read_only=True)  # beside the live writer
+        assert reader.snapshot() == before and not reader.corrupt
+        self.ws.journal.close()
+        self.ws = Workspace.open(self.dir, sync=False)  # takes the lock over
+        assert self.ws.snapshot() == before and not self.ws.quarantine.moved
+
     # ---------------------------------------------------------------- invariants
     @invariant()
     def model_agrees(self):
@@ -277,6 +291,19 @@ class WorkspaceMachine(RuleBasedStateMachine):
         assert self.ws.group_of == self.inside
         assert {g: [v.members, v.status] for g, v in self.ws.groups.items()} == \
             self.groups
+
+    @invariant()
+    def top_level_and_bound_agree_with_recounts(self):
+        if not hasattr(self, "ws"):
+            return
+        ws = self.ws
+        top = [b.id for b in ws.blocks.values()
+               if b.id not in ws.group_of and b.status is not BlockStatus.DELETED]
+        top += [g.id for g in ws.groups.values() if g.status == "archived" and not g.parent]
+        assert list(ws.top) == sorted(top, key=lambda i: int(i[1:]) if i[0] == "B"
+                                      else ws.groups[i].first)
+        if ws.bound.total is not None:  # the incremental bound never undercounts
+            assert ws.bound.total >= ws.assembler.measure()
 
     @invariant()
     def lossless_valid_truthful(self):

@@ -1,0 +1,212 @@
+"""Benchmark: does the workspace's per-step cost stay flat as a session grows?
+
+    python -m experiments.bench.bench_scaling [--sizes 1000,10000,100000] [--steps 200]
+
+For each size N it builds a workspace of N blocks (tool calls and results with
+short real texts, cl100k_base, budget 20,000 tokens) under a hierarchical archive
+policy that keeps the request's top-level items few (old blocks into groups of 20,
+ten groups of one level into one a level up), then measures in the same process:
+
+* one agent step: register a tool call, register its result (budget-checked by the
+  incremental bound of :mod:`sim.workspace.accounting`), assemble; and the same with
+  the exact what-if assembly forced (the budget check as it was before);
+* recover by handle: the owner lookup of an archived block's payload path (every
+  result's bytes are distinct here: a lookup costs O(blocks sharing those bytes));
+* at the largest N: reopen in a fresh process from the checkpoint, and by full
+  journal replay; the
+  disk space the blocks' payload files take (st_blocks) against their bytes, and
+  the sizes of the group transcripts, the checkpoint and the journal.
+
+Prints a table and a JSON line; every time is also given as a ratio to the smallest
+N (goal: within 2x). Ratios, not timed assertions; the machine's load matters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from sim.workspace import Workspace
+from sim.workspace.handles import owner_of
+
+from .bench_workspace import corpus
+
+BUDGET = 20_000
+
+
+def _call(i: int) -> dict:
+    return {"role": "assistant", "content": "", "tool_calls": [
+        {"id": f"c{i}", "type": "function",
+         "function": {"name": "bash", "arguments": '{"cmd":"ls"}'}}]}
+
+
+def tidy(ws: Workspace) -> None:
+    """The archive policy: over 40 visible top-level blocks, the oldest 20 become a
+    group; 10 top-level groups of one level become a group a level up (as an LSM
+    tree merges runs), so a session of N blocks keeps O(log N) top-level items and
+    writes O(N log N) transcript bytes."""
+    top = list(ws.top)
+    blocks = [i for i in top if i[0] == "B" and ws.blocks[i].status.value == "visible"]
+    if len(blocks) > 40:
+        ws.archive(",".join(blocks[:20]), "old steps")
+    by_level: dict[int, list[str]] = {}
+    for i in ws.top:
+        if i[0] == "G":
+            by_level.setdefault(ws.groups[i].level, []).append(i)
+    for level, groups in sorted(by_level.items()):
+        if len(groups) >= 10:
+            ws.archive(",".join(groups[:10]), f"older steps (level {level + 1})")
+            break
+
+
+def build(directory: Path, n: int, texts: list[str]) -> Workspace:
+    """A workspace of ``n`` blocks under :func:`tidy`."""
+    ws = Workspace(directory, budget=BUDGET, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    i = 0
+    while len(ws.blocks) < n:
+        ws.register(_call(i))
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",  # distinct bytes each
+                     "content": f"step {i}\n" + texts[i % len(texts)][:200]})
+        i += 1
+        if i % 10 == 0:
+            tidy(ws)
+    return ws
+
+
+def step_times(ws: Workspace, texts: list[str], steps: int, exact: bool) -> float:
+    """Median seconds of one step (call + result + assemble)."""
+    times = []
+    for k in range(steps):
+        i = len(ws.blocks) + 10_000_000
+        t = time.perf_counter()
+        ws.register(_call(i))
+        if exact:
+            ws.bound.total = None  # force the what-if assembly
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": texts[k % len(texts)][:200]})
+        ws.assemble()
+        times.append(time.perf_counter() - t)
+        tidy(ws)
+    return statistics.median(times)
+
+
+def recover_time(ws: Workspace, repeats: int = 2000) -> float:
+    """Median seconds of an owner lookup by payload path (recover's index step)."""
+    paths = [ws.display_path(ws.blocks[f"B{k}"].handle)
+             for k in range(3, len(ws.blocks) // 2, max(1, len(ws.blocks) // 50))]
+    times = []
+    for r in range(repeats):
+        p = paths[r % len(paths)]
+        t = time.perf_counter()
+        owner_of(ws, p)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+REOPEN = """
+import sys, time
+from sim.workspace import Workspace, get_tokenizer
+get_tokenizer("cl100k_base")  # loaded before the clock starts, as in a warm process
+t = time.perf_counter()
+ws = Workspace.open(sys.argv[1], read_only=True)
+print(time.perf_counter() - t, len(ws.blocks))
+"""
+
+
+def reopen_time(directory: Path, repeats: int = 3) -> float:
+    """Median seconds a fresh process takes to open ``directory`` (read-only), as
+    after a crash: imports and the tokenizer's ranks are loaded before timing."""
+    times = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", REOPEN, str(directory)],
+                             check=True, capture_output=True, text=True)
+        times.append(float(out.stdout.split()[0]))
+    return round(statistics.median(times), 3)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark; returns the figures (see module doc)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--steps", type=int, default=200)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    warnings.simplefilter("ignore")
+    texts = corpus()
+    tmp = Path(tempfile.mkdtemp(prefix="ctxsim-bench-scaling-"))
+    out: dict = {"sizes": sizes, "budget": BUDGET, "steps": args.steps}
+    rows = []
+    try:
+        for n in sizes:
+            t = time.perf_counter()
+            ws = build(tmp / f"w{n}", n, texts)
+            build_s = time.perf_counter() - t
+            step_times(ws, texts, 50, exact=False)  # warm-up: caches, first renders
+            step = step_times(ws, texts, args.steps, exact=False)
+            exact = step_times(ws, texts, args.steps, exact=True)
+            rec = recover_time(ws)
+            rows.append({"blocks": len(ws.blocks), "top_level": len(ws.top),
+                         "build_s": round(build_s, 1), "step_ms": step * 1e3,
+                         "step_exact_whatif_ms": exact * 1e3, "recover_us": rec * 1e6})
+            if n == sizes[-1]:
+                root = ws.store.root
+                shas = {b.handle.sha256 for b in ws.blocks.values()}
+                files = [root / s[:2] / s for s in shas]
+                stored = sum(f.stat().st_size for f in files)
+                on_disk = sum(f.stat().st_blocks * 512 for f in files)
+                group_files = [root / g.handle.path for g in ws.groups.values()]
+                ws.close()
+                out["reopen_checkpoint_s"] = reopen_time(ws.directory)
+                os.rename(ws.directory / "checkpoint.bin", tmp / "ck")
+                out["reopen_full_replay_s"] = reopen_time(ws.directory)
+                os.rename(tmp / "ck", ws.directory / "checkpoint.bin")
+                out.update({"block_payload_files": len(files),
+                            "block_payload_bytes": stored,
+                            "block_payload_disk_bytes": on_disk,
+                            "disk_over_bytes": round(on_disk / stored, 1),
+                            "group_transcript_bytes": sum(f.stat().st_size
+                                                          for f in group_files),
+                            "checkpoint_bytes": (ws.directory / "checkpoint.bin"
+                                                 ).stat().st_size,
+                            "journal_bytes": ws.journal.size()})
+            else:
+                ws.close()
+            shutil.rmtree(ws.directory)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    base = rows[0]
+    for r in rows:
+        r["step_ratio"] = round(r["step_ms"] / base["step_ms"], 2)
+        r["step_exact_ratio"] = round(r["step_exact_whatif_ms"]
+                                      / base["step_exact_whatif_ms"], 2)
+        r["recover_ratio"] = round(r["recover_us"] / base["recover_us"], 2)
+        for k in ("step_ms", "step_exact_whatif_ms", "recover_us"):
+            r[k] = round(r[k], 3)
+    out["rows"] = rows
+    print(f"{'blocks':>8} {'top':>5} {'build s':>8} {'step ms':>8} {'ratio':>6} "
+          f"{'exact ms':>9} {'ratio':>6} {'recover us':>11} {'ratio':>6}")
+    for r in rows:
+        print(f"{r['blocks']:>8} {r['top_level']:>5} {r['build_s']:>8} {r['step_ms']:>8}"
+              f" {r['step_ratio']:>6} {r['step_exact_whatif_ms']:>9} "
+              f"{r['step_exact_ratio']:>6} {r['recover_us']:>11} {r['recover_ratio']:>6}")
+    for k in ("reopen_checkpoint_s", "reopen_full_replay_s", "block_payload_files",
+              "block_payload_bytes", "block_payload_disk_bytes", "disk_over_bytes",
+              "group_transcript_bytes", "checkpoint_bytes", "journal_bytes"):
+        if k in out:
+            print(f"{k:24s} {out[k]}")
+    print(json.dumps(out))
+    return out
+
+
+if __name__ == "__main__":
+    main()

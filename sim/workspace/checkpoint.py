@@ -1,0 +1,169 @@
+"""A checkpoint of a workspace's state beside its journal, so that reopening replays
+only the journal's tail (as a database with a write-ahead log does).
+
+``checkpoint.bin`` holds one header line ``ctxsim-checkpoint 2 <sha256> <meta bytes>``,
+then the state as compact JSON (every block and group field, counters, the top-level
+items, the journal length it covers and the sha256 of the last 64 KiB of that
+journal prefix), then the bytes of every
+live block up to :data:`INLINE` bytes, so a reopen reads one file instead of one per
+block. The sha256 covers everything after the header; a checkpoint that fails it,
+or whose journal prefix no longer ends as it did, is ignored (full replay). It is written
+to a temp file and renamed into place, so a crash leaves the old or the new one.
+The payload files stay the source of truth: ``ctxsim workspace check`` reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .blocks import Block, BlockStatus, BlockType, Group, Handle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .workspace import Workspace
+
+NAME = "checkpoint.bin"
+MAGIC = b"ctxsim-checkpoint 2"
+#: live blocks up to this many bytes are copied into the checkpoint
+INLINE = 16_384
+#: journal bytes before the tail whose sha256 ties a checkpoint to its journal
+WITNESS = 65_536
+
+
+def _prefix_sha(path: Path, length: int) -> str | None:
+    """sha256 of the last :data:`WITNESS` bytes of the journal's first ``length``
+    bytes (None if it is shorter): the lines just before the tail, which any
+    rewrite or truncation of the journal changes. Earlier damage does not matter
+    to a reopen (the checkpoint holds that state); ``ctxsim workspace check``
+    replays every line."""
+    start = max(0, length - WITNESS)
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        chunk = fh.read(length - start)
+    if len(chunk) != length - start:
+        return None  # the journal is shorter than the checkpoint says
+    return hashlib.sha256(chunk).hexdigest()
+
+
+def write(ws: "Workspace", head: dict[str, Any]) -> None:
+    """Write ``ws``'s state (journal ``head`` = its init entry) atomically."""
+    journal = ws.journal.path
+    length = ws.journal.size()
+    blob = bytearray()
+    blocks = []
+    for b in ws.blocks.values():
+        inline = -1
+        if b.status is not BlockStatus.DELETED and b.id not in ws.corrupt \
+                and len(b.data) <= INLINE:
+            inline = len(b.data)
+            blob += b.data
+        h = b.handle
+        blocks.append([b.id, b.type.value, b.tokens, b.turn, b.parent, b.level,
+                       b.status.value, h.sha256, h.length, b.message,
+                       b.recovered_from, b.call_block, b.replacement, b.reason, inline])
+    groups = [[g.id, g.members, g.handle.sha256, g.handle.length, g.replacement,
+               g.turn, g.level, g.parent, g.status, g.tokens, g.first]
+              for g in ws.groups.values()]
+    meta = json.dumps({
+        "head": head, "journal_bytes": length,
+        "journal_sha256": _prefix_sha(journal, length), "lines": ws.journal_lines,
+        "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
+        "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
+        "results": ws.results, "refs": ws._refs, "top": list(ws.top),
+    }, separators=(",", ":")).encode()
+    digest = hashlib.sha256(meta)
+    digest.update(blob)
+    target = ws.directory / NAME
+    tmp = ws.directory / f".{NAME}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta)))
+        fh.write(meta)
+        fh.write(blob)
+        fh.flush()
+        if ws.store.sync:
+            os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
+def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
+    """The verified checkpoint of ``directory`` (state dict with ``inline`` bytes),
+    or (None, why not)."""
+    path = directory / NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, "no checkpoint"
+    except OSError as exc:
+        return None, f"checkpoint unreadable ({exc.strerror})"
+    head, _, rest = raw.partition(b"\n")
+    parts = head.split(b" ")
+    if len(parts) != 4 or b" ".join(parts[:2]) != MAGIC or not parts[3].isdigit():
+        return None, "checkpoint header damaged"
+    if hashlib.sha256(rest).hexdigest().encode() != parts[2]:
+        return None, "checkpoint fails its sha256"
+    n = int(parts[3])
+    try:
+        state = json.loads(rest[:n])
+        if _prefix_sha(directory / "journal.jsonl", state["journal_bytes"]) \
+                != state["journal_sha256"]:
+            return None, "checkpoint does not match the journal"
+    except (ValueError, KeyError, TypeError, OSError):
+        return None, "checkpoint unreadable"
+    state["blob"] = memoryview(rest)[n:]
+    return state, "ok"
+
+
+def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
+    """Put the checkpointed state into the fresh ``ws``, bytes of the blocks it
+    holds included; returns the live blocks whose bytes it does not hold."""
+    from .handles import index_owner
+
+    blob = state["blob"]
+    pos = 0
+    missing: list[str] = []
+    types = {t.value: t for t in BlockType}
+    statuses = {s.value: s for s in BlockStatus}
+    new = object.__new__  # records built field by field: 100k of them at a reopen
+    blocks, by_sha = ws.blocks, ws._by_sha
+    for (bid, btype, tokens, turn, parent, level, status, sha, length, message,
+         rfrom, cb, replacement, reason, size) in state["blocks"]:
+        h = new(Handle)
+        h.__dict__.update(path=f"{sha[:2]}/{sha}", length=length, sha256=sha)
+        data = b""
+        if size >= 0:
+            data = blob[pos:pos + size].tobytes()
+            pos += size
+        elif status != "deleted":
+            missing.append(bid)
+        b = new(Block)
+        b.__dict__.update(id=bid, type=types[btype], data=data, tokens=tokens, turn=turn,
+                          parent=parent, level=level, status=statuses[status],
+                          handle=h, message=message, recovered_from=rfrom,
+                          call_block=cb, replacement=replacement, reason=reason)
+        blocks[bid] = b
+        owners = by_sha.get(sha)
+        if owners is None:
+            by_sha[sha] = [bid]
+        else:
+            owners.append(bid)
+    for (gid, members, sha, length, replacement, turn, level, parent, status,
+         tokens, first) in state["groups"]:
+        ws.groups[gid] = Group(id=gid, members=members,
+                               handle=Handle(f"{sha[:2]}/{sha}", length, sha),
+                               replacement=replacement, turn=turn, level=level,
+                               parent=parent, status=status, tokens=tokens, first=first)
+        index_owner(ws, gid, sha)
+    ws.versions.update(dict.fromkeys(blocks, 0))
+    ws.versions.update(dict.fromkeys(ws.groups, 0))
+    ws.group_of.update(state["group_of"])
+    ws.turn = state["turn"]
+    ws._next_block, ws._next_group = state["next"]
+    ws._call_owner.update(state["call_owner"])
+    ws.results.update(state["results"])
+    ws._refs.update(state["refs"])
+    for ident in state["top"]:
+        ws.top.add(int(ident[1:]) if ident[0] == "B" else ws.groups[ident].first, ident)
+    return missing

@@ -1,0 +1,71 @@
+"""The durable side of a workspace: commit (journal, then apply), checkpoints, the
+writer lock's checks, close, and marking an item whose payload failed as corrupt.
+
+A mixin of :class:`~sim.workspace.workspace.Workspace`: the same ``_apply`` serves
+live operations and replay, so a reopened workspace is the one that crashed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ReadOnlyError
+
+#: journal lines between checkpoints (at least; more for a large state)
+CHECKPOINT_EVERY = 10_000
+
+
+class Durable:
+    """Commit, checkpoint, lock checks and close for a workspace (see module doc)."""
+
+    def close(self) -> None:
+        """Write a checkpoint, close the journal and release the writer lock
+        (everything is already durable)."""
+        if self._lock is not None and self._lock.owner is self._lock_token:
+            if self.journal_lines > self._checkpointed:
+                self._checkpoint()
+            self._lock.release(self._lock_token)
+        self.journal.close()
+
+    def _check_writer(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"workspace {str(self.directory)!r} is open read-only")
+        self._lock.check(self._lock_token)
+
+    def _checkpoint(self) -> None:
+        from . import checkpoint
+
+        if self.corrupt:  # marked blocks carry marker sizes: keep the old checkpoint
+            return
+        checkpoint.write(self, self.head)
+        self._checkpointed = self.journal_lines
+
+    def mark_corrupt(self, ident: str, why: str) -> None:
+        """Mark block or group ``ident`` corrupt (its payload failed at open): it
+        shows as corrupt in the dashboard, renders as a marker and raises
+        :class:`CorruptPayloadError` when read or recovered."""
+        self.corrupt[ident] = why
+        b = self.blocks.get(ident)
+        if b is not None:
+            b.data = (f"[{ident} is corrupt: {why}; run `ctxsim workspace repair`]"
+                      ).encode()
+            b.tokens = self.assembler.native_tokens(b.type, b.data, b.message,
+                                                    b.recovered_from, ident)
+
+    def _commit(self, op: dict[str, Any], data: bytes | None = None) -> None:
+        """Journal ``op`` (payloads are already durable), then apply it; checkpoint
+        once the tail since the last one is as long as the state (amortised O(1))."""
+        self._check_writer()
+        self.journal.append(op)
+        self.journal_lines += 1
+        self._apply(op, data=data)
+        self.bound.committed(op)
+        if self.journal_lines - self._checkpointed >= max(CHECKPOINT_EVERY,
+                                                          len(self.blocks)):
+            self._checkpoint()
+
+    def _apply(self, op: dict[str, Any], data: bytes | None = None,
+               replay: bool = False) -> None:
+        from .ops import apply_op
+
+        apply_op(self, op, data=data, replay=replay)

@@ -1,0 +1,154 @@
+"""Reopening a workspace: from its checkpoint plus the journal's tail (or the whole
+journal), then the payload bytes; a writer quarantines what nothing references.
+
+Nothing here deletes a byte. A damaged or missing payload marks its block or group
+corrupt (``Workspace.corrupt``) and the rest opens; reading or recovering a corrupt
+item raises :class:`CorruptPayloadError` naming it. A reader (``read_only``) takes no
+lock and writes nothing; if a concurrent writer's delete removes a payload between
+the reader's journal read and its payload read, the reader reads both again.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import checkpoint
+from .blocks import BlockStatus
+from .errors import HandleError, JournalError, WorkspaceError
+from .journal import VERSION, Journal, check_entry
+from .lock import WriterLock
+from .quarantine import Quarantine
+from .store import _REL
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .workspace import Workspace
+
+JOURNAL_VERSION = VERSION
+_READ_TRIES = 5
+
+
+def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, Any],
+           read_only: bool = False, use_checkpoint: bool = True) -> "Workspace":
+    """See :meth:`Workspace.open`; ``use_checkpoint=False`` replays (and so checks)
+    every journal line and reads every payload file."""
+    directory = Path(directory)
+    if not (directory / "journal.jsonl").is_file():
+        raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+    lock = WriterLock.acquire(directory) if not read_only else None
+    collecting = gc.isenabled()
+    gc.disable()  # a bulk load of acyclic records: cyclic GC passes only cost time
+    try:
+        for attempt in range(1, _READ_TRIES + 1):
+            ws, missing = _replay(cls, directory, tokenizer, dict(kwargs), lock,
+                                  use_checkpoint)
+            if _load_bytes(ws, missing, final=not read_only or attempt == _READ_TRIES):
+                break
+        if not read_only:
+            _quarantine_strays(ws)
+        return ws
+    except BaseException:
+        if lock is not None:
+            lock[0].release(lock[1])
+        raise
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
+            lock: Any, use_checkpoint: bool = True
+            ) -> tuple["Workspace", list[str] | None]:
+    read_only = lock is None
+    journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
+                      read_only=read_only)
+    q = Quarantine(directory) if not read_only else None
+
+    def keep_torn(offset: int, data: bytes) -> None:
+        q.keep(f"journal-tail-at-{offset}", data, "torn last journal line (a crash "
+               "mid-append), cut from the journal")
+
+    state, why = checkpoint.load(directory) if use_checkpoint else (None, "not used")
+    if state is not None:
+        head = state["head"]
+        tail = journal.lines(state["journal_bytes"], state["lines"] + 1, keep_torn)
+    else:
+        tail = journal.lines(0, 1, keep_torn)
+        if not tail or tail[0].entry.get("op") != "init":
+            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+        head = tail.pop(0).entry
+    if head.get("version") not in (1, VERSION) or not isinstance(head.get("tokenizer"), str):
+        raise JournalError(f"journal {str(journal.path)!r} line 1 (byte 0): version "
+                           f"{head.get('version')!r} is not 1 or {VERSION}")
+    kwargs.setdefault("budget", head.get("budget"))
+    ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
+             _lock=lock, read_only=read_only, **kwargs)
+    ws.head = head
+    ws.open_notes.append(f"checkpoint: {why}")
+    if q is not None:
+        ws.quarantine = q
+    try:
+        missing = checkpoint.restore(ws, state) if state is not None else []
+    except (KeyError, ValueError, TypeError, IndexError):  # verified, yet not ours
+        return _replay(cls, directory, tokenizer, kwargs, lock, use_checkpoint=False)
+    if state is None:
+        missing = None  # every live block: nothing came with its bytes
+    ws.journal_lines = state["lines"] if state is not None else 1
+    ws._checkpointed = ws.journal_lines if state is not None else 0
+    for line in tail:
+        op = line.entry.get("op")
+        try:
+            if op == "init":
+                raise ValueError("a second init line")
+            check_entry(ws, line.entry)
+            ws._apply(line.entry, replay=True)
+        except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+            raise JournalError(f"journal {str(journal.path)!r} is invalid at line "
+                               f"{line.number} (byte {line.offset}): {exc}") from None
+        ws.journal_lines = line.number
+        if missing is not None and line.entry["op"] == "register":
+            missing.append(line.entry["id"])
+    ws.torn = journal.torn
+    return ws, missing
+
+
+def _load_bytes(ws: "Workspace", missing: list[str] | None, final: bool) -> bool:
+    """Fill the bytes of the live blocks in ``missing`` (None: all); a payload that
+    fails marks its block corrupt when ``final``, else returns False (read the
+    journal again)."""
+    deleted = BlockStatus.DELETED
+    for b in (ws.blocks.values() if missing is None else map(ws.blocks.get, missing)):
+        if b.status is deleted:
+            continue
+        try:
+            b.data = ws.store.read(b.handle)
+        except (HandleError, OSError) as exc:
+            if not final:
+                return False
+            ws.mark_corrupt(b.id, f"{exc}")
+    for g in ws.groups.values():
+        if g.status != "deleted" and not ws.store.exists(g.handle):
+            if not final:
+                return False
+            ws.mark_corrupt(g.id, f"payload {g.handle.path!r} is missing")
+    return True
+
+
+def _quarantine_strays(ws: "Workspace") -> None:
+    """Move temp files and payloads no live block or group references into the
+    quarantine folder (the writer holds the lock: nobody else is writing)."""
+    live = set(ws._refs)
+    root = ws.store.root
+    for sub in sorted(root.iterdir()):
+        if not sub.is_dir() or sub.is_symlink():
+            continue
+        for f in sorted(sub.iterdir()):
+            if f.name.startswith(".tmp-"):
+                ws.quarantine.move(f, "temp file of an interrupted payload write")
+            elif _REL.match(f"{sub.name}/{f.name}") and f.name not in live:
+                owners = ws._by_sha.get(f.name)
+                why = (f"payload of deleted {', '.join(owners)} (the delete's unlink "
+                       "was interrupted)" if owners else "payload no journal line "
+                       "references (a crash before its line, or a journal cut short)")
+                ws.quarantine.move(f, why)

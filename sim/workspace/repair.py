@@ -1,0 +1,176 @@
+"""``ctxsim workspace check`` and ``repair``: verify every payload of a workspace
+against its sha256 and the journal, and rebuild what the surviving bytes allow.
+
+:func:`check` opens read-only (no lock, no writes) and reads every live block's and
+group's payload in full. :func:`repair` opens as the writer and, never deleting a
+byte: moves a damaged payload file to the quarantine folder; puts back good bytes
+from the quarantine (a file whose sha256 matches the handle), from a group's members
+(its transcript is rebuilt and must match the group's sha256) or from the
+checkpoint's copy; and re-attaches quarantined payloads that no journal line
+references any more (a journal cut short) as new offloaded note blocks, so their
+bytes are recoverable through the workspace again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .blocks import BlockStatus, BlockType, Handle
+from .errors import HandleError, JournalError, WorkspaceError
+from . import checkpoint
+from .quarantine import FOLDER, listing
+from .reopen import reopen
+from .workspace import Workspace
+
+_SHA_NAME = re.compile(r"^([0-9a-f]{64})(\.\d+)?$")
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` found: ``journal_error`` (the open failed), ``corrupt``
+    (id -> why), ``quarantined`` (files in quarantine), ``strays`` (payload files
+    nothing references; a writer's open will quarantine them), ``torn`` (bytes of
+    a torn last journal line), block and group counts."""
+
+    directory: str
+    journal_error: str | None = None
+    corrupt: dict[str, str] = field(default_factory=dict)
+    quarantined: list[dict] = field(default_factory=list)
+    strays: list[str] = field(default_factory=list)
+    torn: int = 0
+    checkpoint: str = ""
+    blocks: int = 0
+    groups: int = 0
+
+    @property
+    def damaged(self) -> bool:
+        """True if a payload or the journal is damaged."""
+        return self.journal_error is not None or bool(self.corrupt)
+
+    def lines(self) -> list[str]:
+        """The report as printable lines."""
+        out = [f"workspace   {self.directory}"]
+        if self.journal_error:
+            return out + [f"DAMAGED     journal: {self.journal_error}"]
+        out.append(f"blocks      {self.blocks}; groups {self.groups}; "
+                   f"payloads verified against sha256 and journal")
+        out += [f"DAMAGED     {i}: {why}" for i, why in sorted(self.corrupt.items())]
+        out.append(f"checkpoint  {self.checkpoint} (reopen "
+                   + ("replays the journal's tail only)" if self.checkpoint == "ok"
+                      else "replays the whole journal)"))
+        if self.torn:
+            out.append(f"note        torn last journal line ({self.torn} bytes; a "
+                       "writer's open moves it to quarantine)")
+        out += [f"stray       payloads/{s} (no live item references it)"
+                for s in self.strays]
+        out += [f"quarantined {q['name']} ({q['bytes']} bytes) {q['reason']}"
+                for q in self.quarantined]
+        out.append("status      " + ("DAMAGED" if self.damaged else "ok"))
+        return out
+
+
+def _verify(ws: Workspace) -> dict[str, str]:
+    bad = dict(ws.corrupt)
+    for b in ws.blocks.values():
+        if b.status is not BlockStatus.DELETED and b.id not in bad:
+            try:
+                ws.store.read(b.handle)
+            except (HandleError, OSError) as exc:
+                bad[b.id] = str(exc)
+    for g in ws.groups.values():
+        if g.status != "deleted" and g.id not in bad:
+            try:
+                ws.store.read(g.handle)
+            except (HandleError, OSError) as exc:
+                bad[g.id] = str(exc)
+    return bad
+
+
+def check(directory: str | Path) -> CheckReport:
+    """Verify ``directory`` without writing (see module doc)."""
+    rep = CheckReport(str(directory), quarantined=listing(directory))
+    try:  # every journal line replayed and checked, every payload file read
+        ws = reopen(Workspace, directory, None, {"sync": False}, read_only=True,
+                    use_checkpoint=False)
+    except JournalError as exc:
+        rep.journal_error = str(exc)
+        return rep
+    _, rep.checkpoint = checkpoint.load(Path(directory))
+    try:
+        rep.corrupt = _verify(ws)
+        rep.blocks, rep.groups = len(ws.blocks), len(ws.groups)
+        rep.torn = len(ws.torn[1]) if ws.torn else 0
+        live = set(ws._refs)
+        rep.strays = [rel for rel in ws.store.files()
+                      if rel.rsplit("/", 1)[-1] not in live]
+    finally:
+        ws.close()
+    return rep
+
+
+def _put_back(ws: Workspace, handle: Handle, source: Path) -> None:
+    target = ws.store.root / handle.path
+    target.parent.mkdir(exist_ok=True)
+    os.replace(source, target)
+
+
+def repair(directory: str | Path) -> list[str]:
+    """Repair ``directory`` (see module doc); returns one line per action. Raises
+    :class:`JournalError` if the journal itself cannot be read (nothing to rebuild
+    on), :class:`WorkspaceLockedError` if a writer is running."""
+    ws = Workspace.open(directory)
+    actions = [f"quarantined {src} -> {dst}: {why}" for src, dst, why in ws.quarantine.moved]
+    qroot = Path(directory) / FOLDER
+    found: dict[str, Path] = {}
+    for f in sorted(qroot.iterdir()) if qroot.is_dir() else ():
+        m = _SHA_NAME.match(f.name)
+        if m and f.is_file() and hashlib.sha256(f.read_bytes()).hexdigest() == m[1]:
+            found.setdefault(m[1], f)
+    try:
+        for ident, why in sorted(_verify(ws).items()):
+            item = ws.blocks.get(ident) or ws.groups[ident]
+            h = item.handle
+            target = ws.store.root / h.path
+            if target.exists() or target.is_symlink():
+                ws.quarantine.move(target, f"damaged payload of {ident}")
+            if h.sha256 in found:
+                _put_back(ws, h, found.pop(h.sha256))
+                actions.append(f"restored {ident} from quarantine")
+                continue
+            data = _rebuild(ws, ident)
+            if data is not None and hashlib.sha256(data).hexdigest() == h.sha256:
+                ws.store.put(data)
+                actions.append(f"rebuilt {ident} from " + ("its members" if ident[0] == "G"
+                                                          else "the checkpoint's copy"))
+                continue
+            actions.append(f"UNREPAIRED {ident}: {why}")
+        known = {sha for sha in ws._by_sha}
+        for sha, f in sorted(found.items()):
+            if sha in known:
+                continue  # a deleted item's bytes, or a spare copy: left in quarantine
+            data = f.read_bytes()
+            _put_back(ws, ws.store.handle_for(data), f)
+            b = ws._admit(BlockType.NOTE, data, {"role": "user"}, ws.turn,
+                          BlockStatus.OFFLOADED)
+            actions.append(f"re-attached orphan payload {sha[:12]}... as {b.id} "
+                           "(offloaded note; its journal line was lost)")
+    finally:
+        ws.close()
+    return actions
+
+
+def _rebuild(ws: Workspace, ident: str) -> bytes | None:
+    """Good bytes for ``ident`` from other surviving copies, or None."""
+    if ident[0] == "G":
+        try:
+            return ws.transcript(ws.groups[ident].members)
+        except WorkspaceError:
+            return None
+    b = ws.blocks[ident]
+    if ident not in ws.corrupt and b.data:
+        return b.data  # the checkpoint's copy (verified by its sha256 on open)
+    return None
