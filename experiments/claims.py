@@ -181,25 +181,42 @@ def check_ledger_endpoint(figdir):
                 "exact", bound_verdict(bad, len(rows)))
 
 
+#: family-wise false-alarm level of a "every row matches its reference" claim
+FAMILY_ALPHA = 0.01
+
+
 def _se_rows(rows, value, ref, se):
-    """Rows with a positive SE that miss ``ref`` by more than K_SE SEs, the largest
-    |z|, and the rows that report SE = 0 (no Monte Carlo error to test against:
-    issue 13 shows such SEs understate the true one, so they are set apart)."""
-    pos = [r for r in rows if _f(r[se]) > 0]
-    z = [abs(_f(r[value]) - _f(r[ref])) / _f(r[se]) for r in pos]
-    zero = [r for r in rows if not _f(r[se]) > 0]
-    zero_off = sum(abs(_f(r[value]) - _f(r[ref])) > 1e-9 for r in zero)
-    note = (f"{len(zero)} rows report SE = 0 ({zero_off} of them differ from the "
-            "reference): not checkable until their SE is valid" if zero else "")
-    return sum(x > K_SE for x in z), len(pos), max(z, default=0.0), note
+    """Rows whose Monte Carlo mean misses ``ref`` by more than a Bernstein half-width
+    (:func:`sim.games.burden_law.mc_halfwidth` with the row's exact variance
+    ``se^2 * trials`` and range ``kappa``) at a Bonferroni level FAMILY_ALPHA / rows,
+    so the whole claim raises a false alarm with probability <= FAMILY_ALPHA; and
+    the largest miss in half-widths. A row with SE = 0 has Var Z = 0 (Z constant):
+    its half-width is 0 and it must equal the reference exactly."""
+    from sim.games.burden_law import mc_halfwidth
+
+    alpha = FAMILY_ALPHA / max(len(rows), 1)
+    bad, worst = 0, 0.0
+    for r in rows:
+        miss = abs(_f(r[value]) - _f(r[ref]))
+        width = mc_halfwidth(_f(r[se]) ** 2 * _f(r["trials"]), int(_f(r["trials"])),
+                             _f(r["kappa"]), alpha)
+        ratio = miss / width if width > 0 else (0.0 if miss <= 1e-9 else math.inf)
+        bad += ratio > 1.0
+        worst = max(worst, ratio)
+    zero = sum(not _f(r[se]) > 0 for r in rows)
+    note = (f"Bernstein half-width from the exact Var Z, family-wise level "
+            f"{FAMILY_ALPHA:g} over {len(rows)} rows"
+            + (f"; {zero} rows have Var Z = 0 and must match exactly" if zero else ""))
+    return bad, len(rows), worst, note
 
 
 def check_theory_rows(figdir, channel):
     rows = [r for r in _read(figdir, "theorem1.csv") if r["channel"] == channel
             and r["EZ_theory"] not in ("", "nan")]
-    bad, n, zmax, note = _se_rows(rows, "EZ", "EZ_theory", "EZ_se")
-    return _res(f"{bad} of {n} rows off the closed form by > {K_SE:g} SE; max |z| = "
-                f"{zmax:.2f}", f"{K_SE:g} SE", bound_verdict(bad, n), note)
+    bad, n, worst, note = _se_rows(rows, "EZ", "EZ_theory", "EZ_se")
+    return _res(f"{bad} of {n} rows off the closed form; largest miss {worst:.2f} "
+                "half-widths", f"Bernstein, level {FAMILY_ALPHA:g}", bound_verdict(bad, n),
+                note)
 
 
 def check_upper_bound_rows(figdir, bound):
@@ -237,9 +254,10 @@ def check_limit_to_one(figdir, threshold):
 def check_quadrature_rows(figdir):
     rows = [r for r in _read(figdir, "proposition2.csv") if r["EZ_quadrature"] not in
             ("", "nan")]
-    bad, n, zmax, note = _se_rows(rows, "EZ", "EZ_quadrature", "EZ_se")
-    return _res(f"{bad} of {n} rows off the quadrature by > {K_SE:g} SE; max |z| = "
-                f"{zmax:.2f}", f"{K_SE:g} SE", bound_verdict(bad, n), note)
+    bad, n, worst, note = _se_rows(rows, "EZ", "EZ_quadrature", "EZ_se")
+    return _res(f"{bad} of {n} rows off the quadrature; largest miss {worst:.2f} "
+                "half-widths", f"Bernstein, level {FAMILY_ALPHA:g}", bound_verdict(bad, n),
+                note)
 
 
 def check_prop1_rows(figdir):

@@ -108,14 +108,20 @@ def test_cost_rank_and_missing_data(tmp_path):
     assert row["verdict"] == REPRODUCED and "tied with auto" in row["ours"]
 
 
-def test_theorem_rows_flag_zero_se(tmp_path):
+def test_theorem_rows_use_the_exact_variance_half_width(tmp_path):
     claim = next(c for c in CLAIMS if c["id"] == "T1-blind")
-    base = {"channel": "blind", "n": 16, "kappa": 2, "EZ_theory": 1.8125}
-    _write(tmp_path / "theorem1.csv", [
-        {**base, "EZ": 1.81, "EZ_se": 0.004}, {**base, "EZ": 1.80, "EZ_se": 0.0}])
+    base = {"channel": "blind", "n": 16, "kappa": 2, "EZ_theory": 1.8125, "trials": 20000}
+    # SE 0.004 at 20,000 trials: half-width about 4.6-5 SE, so a miss of 0.0025 passes
+    _write(tmp_path / "theorem1.csv", [{**base, "EZ": 1.81, "EZ_se": 0.004}])
     row = claims.evaluate(tmp_path, [claim])[0]
-    assert row["verdict"] == REPRODUCED and "SE = 0" in row["note"]
+    assert row["verdict"] == REPRODUCED and "half-width" in row["note"]
+    # a miss of 0.1125 = 28 SE is caught
     _write(tmp_path / "theorem1.csv", [{**base, "EZ": 1.70, "EZ_se": 0.004}])
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == NOT_REPRODUCED
+    # SE = 0 means Var Z = 0: the row must equal its reference exactly
+    _write(tmp_path / "theorem1.csv", [{**base, "EZ": 1.8125, "EZ_se": 0.0}])
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == REPRODUCED
+    _write(tmp_path / "theorem1.csv", [{**base, "EZ": 1.80, "EZ_se": 0.0}])
     assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == NOT_REPRODUCED
 
 
