@@ -39,6 +39,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                      "does the ledger's layout change a real model's archive choice?"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
+    "contextevo": ("experiments.contextevo",
+                   "evolve a context program from trajectories; judge it on held-out tasks"),
 }
 
 #: command group -> (module, one-line help)
