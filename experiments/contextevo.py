@@ -67,6 +67,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--iterations", type=positive_int, default=2)
     parser.add_argument("--candidates", type=positive_int, default=3,
                         help="candidate changesets evaluated per iteration (default: 3)")
+    parser.add_argument("--held-in-fraction", type=float, default=None, metavar="F",
+                        help="share of tasks held in (default: 76/174, the paper's split)")
     parser.add_argument("--mislabel", type=float, default=0.2,
                         help="synthetic back-end mislabel rate (default: %(default)s)")
     parser.add_argument("--no-ablations", action="store_true",
@@ -153,19 +155,27 @@ def make_backend(args, client=None):
     return SyntheticBackend(args.seed, args.mislabel)
 
 
+def _split_options(args) -> dict:
+    f = getattr(args, "held_in_fraction", None)
+    return {} if f is None else {"held_in_fraction": f}
+
+
 def run_all(args, client=None, progress=print) -> dict:
     """Every loop the options ask for; returns the raw results (for :func:`run`)."""
     from sim.evolve.loop import EvolveConfig, Runner, evolve
+    from sim.evolve.split import split_tasks
 
     sts = starts(args)
     sets = tasksets(args)
+    for ts in sets:  # a bad split fails before any episode runs
+        split_tasks(ts.names, **_split_options(args))
     results, ablations, ledgers = [], {}, []
     for si, ts in enumerate(sets):
         runner = Runner(ts)
         for sj, start in enumerate(sts):
             backend = make_backend(args, client)
             cfg = EvolveConfig(iterations=args.iterations, candidates=args.candidates,
-                               seed=args.seed)
+                               seed=args.seed, **_split_options(args))
             t0 = time.perf_counter()
             res = evolve(start, ts, backend, cfg, runner)
             progress(f"[contextevo] {ts.name} from {start.name}: "
@@ -180,7 +190,7 @@ def run_all(args, client=None, progress=print) -> dict:
                     b = make_backend(args, client)
                     c = EvolveConfig(**{"iterations": args.iterations,
                                         "candidates": args.candidates, "seed": args.seed,
-                                        **over})
+                                        **_split_options(args), **over})
                     ablations[var] = evolve(start, ts, b, c, runner)
                     progress(f"[contextevo] ablation {var} done")
                     ledgers.append({"setting": ts.name, "start": start.name,
@@ -259,7 +269,7 @@ def figure(rows: list[dict], path, backend: str):
     ax2.invert_yaxis()
     ax2.set_xlim(0, 1.05)
     ax2.set_xlabel("solved fraction, all tasks (final iteration)")
-    ax2.legend(fontsize=7, loc="lower right")
+    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
     ax2.set_title("Ablations and baselines (orderings, not sizes)", fontsize=8)
     fig.text(0.5, -0.04, CRN_NOTE, ha="center", fontsize=6)
     return save_figure(fig, path)
@@ -268,9 +278,14 @@ def figure(rows: list[dict], path, backend: str):
 def run(args) -> list:
     """Run the experiment and write CSV, PNG, JSON and the spec JSON."""
     from experiments.output import prepare_out, write_csv, write_sidecar
+    from sim.evolve.spec import ProgramSpec
+    from sim.evolve.split import split_tasks
 
     out = prepare_out(args.out)
     starts(args)  # bad --start / --spec fail before any work
+    if args.backend == "llm":
+        for ts in tasksets(args):
+            split_tasks(ts.names, **_split_options(args))
     suffix = "" if args.backend == "synthetic" else "_llm"
     t0 = time.perf_counter()
     record: dict = {}
@@ -296,9 +311,11 @@ def run(args) -> list:
                                         args.backend, full) if r["stage"] != "start"]
     specs = {f"{s}/{st.name}": _spec_record(st, res) for s, st, res in raw["results"]}
     for key, rec in specs.items():
-        print(f"[contextevo] evolved spec {key}:\n{json.dumps(rec['evolved'], indent=1)}")
-        print(f"[contextevo] diff from start: " + "; ".join(
-            f"{d['surface']}: {d['start']} -> {d['evolved']}" for d in rec["diff"]) or "none")
+        print(f"[contextevo] evolved spec {key}:\n"
+              f"{ProgramSpec.from_dict(rec['evolved']).to_json()}", end="")
+        changes = "; ".join(f"{d['surface']}: {json.dumps(d['start'])} -> "
+                            f"{json.dumps(d['evolved'])}" for d in rec["diff"])
+        print(f"[contextevo] diff from start: {changes or 'none (empty changesets)'}")
     paths = [write_csv(out / f"{NAME}{suffix}.csv", COLUMNS, rows)]
     paths.append(figure(rows, out / f"{NAME}{suffix}.png", args.backend))
     spec_path = out / f"{NAME}{suffix}_spec.json"
@@ -311,7 +328,7 @@ def run(args) -> list:
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],
            "split": "split_tasks(sorted names, held_in_fraction=76/174, seed=15)",
-           "spec_file": args.spec}
+           "spec_file": args.spec, "held_in_fraction": args.held_in_fraction or 76 / 174}
     episodes = sum(r.episodes for _, _, r in raw["results"])
     paths.append(write_sidecar(out / f"{NAME}{suffix}.json", cfg, {
         **record, "logs": logs, "ablation_logs": abl_logs, "call_ledger": raw["ledgers"],
