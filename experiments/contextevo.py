@@ -6,7 +6,7 @@ program, ``--spec`` a spec file) on the LOCA-like tasks at 128K growth with budg
 128K, and on the BrowseComp-like tasks at window 16K. For each: start, iteration 1 and
 iteration 2 on held-in, held-out and all tasks, with paired-bootstrap 95% intervals of
 the difference from the start over tasks (common random numbers: every spec runs each
-task with the same episode seed). On the first start's LOCA-like setting, the
+task with the same episode seed). From the first start, on both task sets, the
 leave-one-stage-out ablations (no paginated review, no cross-case aggregation, no
 replay, no policy update) and two baselines at the same evaluation budget (random
 grammar edits, best-of-N random specs) stand beside the paper's Table 5 numbers; we
@@ -182,17 +182,18 @@ def run_all(args, client=None, progress=print) -> dict:
                      f"{time.perf_counter() - t0:.1f} s")
             results.append((ts.name, start, res))
             ledgers.append({"setting": ts.name, "start": start.name, **backend.ledger()})
-            if si == 0 and sj == 0 and not args.no_ablations:
+            if sj == 0 and not args.no_ablations:
+                abl = ablations.setdefault(ts.name, {})
                 for var, over in ABLATIONS.items():
                     if var == "full":
-                        ablations[var] = res
+                        abl[var] = res
                         continue
                     b = make_backend(args, client)
                     c = EvolveConfig(**{"iterations": args.iterations,
                                         "candidates": args.candidates, "seed": args.seed,
                                         **_split_options(args), **over})
-                    ablations[var] = evolve(start, ts, b, c, runner)
-                    progress(f"[contextevo] ablation {var} done")
+                    abl[var] = evolve(start, ts, b, c, runner)
+                    progress(f"[contextevo] {ts.name} ablation {var} done")
                     ledgers.append({"setting": ts.name, "start": start.name,
                                     "variant": var, **b.ledger()})
     return {"results": results, "ablations": ablations, "ledgers": ledgers,
@@ -247,30 +248,32 @@ def figure(rows: list[dict], path, backend: str):
                  "held-out (outlined) | all;\nlabels: paired difference from start "
                  "[95% CI]", fontsize=8)
     ax2 = axes[1]
-    names = ["full"] + [v for v in ABLATIONS if v != "full"]
-    ours = {r["variant"]: r["accuracy"] for r in abl}
-    f = next((r for r in full if r["split"] == "all" and r["stage"] == "iter2"
-              and (r["setting"], r["start"]) == settings[0]), None) if settings else None
-    if f is not None:
-        ours["full"] = f["accuracy"]
-    start_all = next((r["accuracy"] for r in full if r["split"] == "all"
-                      and r["stage"] == "start" and (r["setting"], r["start"]) == settings[0]),
-                     None) if settings else None
-    ys = np.arange(len(names) + 1)
-    labels = ["native/start"] + names
-    ov = [start_all] + [ours.get(n) for n in names]
-    pv = [PAPER["native"]["all"] / 100] + [PAPER.get(n, {}).get("all", np.nan) / 100
-                                          if n in PAPER else np.nan for n in names]
-    ax2.barh(ys - 0.2, [v if v is not None else np.nan for v in ov], 0.4, color="C0",
-             label="ours (synthetic agent, LOCA-like 128K)" if backend == "synthetic"
-             else f"ours ({backend})")
-    ax2.barh(ys + 0.2, pv, 0.4, color="C7", label="paper (LHTB-46, Table 5)")
-    ax2.set_yticks(ys, labels, fontsize=7)
+    names = ["native/start"] + list(ABLATIONS)
+    ys = np.arange(len(names))
+    abl_settings = list(dict.fromkeys(r["setting"] for r in abl))
+    first = settings[0][1] if settings else ""
+    h = 0.8 / (len(abl_settings) + 1)
+    for i, setting in enumerate(abl_settings):
+        vals = {r["variant"]: r["accuracy"] for r in abl if r["setting"] == setting}
+        for r in full:
+            if (r["setting"], r["start"], r["split"]) == (setting, first, "all"):
+                if r["stage"] == "iter2":
+                    vals["full"] = r["accuracy"]
+                elif r["stage"] == "start":
+                    vals["native/start"] = r["accuracy"]
+        ax2.barh(ys + (i - len(abl_settings) / 2) * h, [vals.get(n, np.nan) for n in names],
+                 h, color=f"C{i}", label=f"ours: {setting} from {first} (synthetic agent)")
+    paper = [PAPER["native"]["all"] / 100] + [PAPER[n]["all"] / 100 if n in PAPER else np.nan
+                                             for n in list(ABLATIONS)]
+    ax2.barh(ys + (len(abl_settings) / 2) * h, paper, h, color="C7",
+             label="paper: LHTB-46, Table 5 (no baselines there)")
+    ax2.set_yticks(ys, names, fontsize=7)
     ax2.invert_yaxis()
     ax2.set_xlim(0, 1.05)
     ax2.set_xlabel("solved fraction, all tasks (final iteration)")
-    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
-    ax2.set_title("Ablations and baselines (orderings, not sizes)", fontsize=8)
+    ax2.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
+    ax2.set_title(f"Ablations and baselines, {backend} back-end (orderings, not sizes)",
+                  fontsize=8)
     fig.text(0.5, -0.04, CRN_NOTE, ha="center", fontsize=6)
     return save_figure(fig, path)
 
@@ -303,12 +306,12 @@ def run(args) -> list:
     rows = []
     for setting, start, res in raw["results"]:
         rows += rows_of(setting, start.name, "full", res, args.backend)
-    full = raw["ablations"].get("full")
-    setting0 = raw["results"][0][0]
-    for var, res in raw["ablations"].items():
-        if var != "full":
-            rows += [r for r in rows_of(setting0, raw["starts"][0].name, var, res,
-                                        args.backend, full) if r["stage"] != "start"]
+    for setting, abl in raw["ablations"].items():
+        for var, res in abl.items():
+            if var != "full":
+                rows += [r for r in rows_of(setting, raw["starts"][0].name, var, res,
+                                            args.backend, abl["full"])
+                         if r["stage"] != "start"]
     specs = {f"{s}/{st.name}": _spec_record(st, res) for s, st, res in raw["results"]}
     for key, rec in specs.items():
         print(f"[contextevo] evolved spec {key}:\n"
@@ -321,7 +324,8 @@ def run(args) -> list:
     spec_path = out / f"{NAME}{suffix}_spec.json"
     spec_path.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
     logs = {f"{s}/{st.name}": res.log for s, st, res in raw["results"]}
-    abl_logs = {v: r.log for v, r in raw["ablations"].items() if v != "full"}
+    abl_logs = {f"{s}/{v}": r.log for s, abl in raw["ablations"].items()
+                for v, r in abl.items() if v != "full"}
     cfg = {"quick": bool(args.quick), "backend": args.backend, "seed": args.seed,
            "iterations": args.iterations, "candidates": args.candidates,
            "mislabel": args.mislabel, "starts": [s.name for s in raw["starts"]],

@@ -48,7 +48,8 @@ def render_call(call) -> str:
     if call.notice:
         lines.append(f"  notice: {call.notice}")
     if call.result:
-        lines.append("  result:\n" + call.result)
+        lines.append("  result" + ("" if call.shown else " (offloaded on entry; the model "
+                                   "saw a placeholder)") + ":\n" + call.result)
     return "\n".join(lines) + "\n"
 
 
@@ -57,10 +58,11 @@ def _fit(call, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = render_call(type(call)(**{**asdict(call), "result": ""}))
+    label = render_call(type(call)(**{**asdict(call), "result": "x"}))[len(head):-2]
     marker = "\n  [result cut by the page renderer: {} characters not shown]\n"
-    room = max(0, limit - len(head) - len(marker) - 20 - len("  result:\n"))
+    room = max(0, limit - len(head) - len(marker) - 20 - len(label))
     cut = len(call.result) - room
-    out = head + "  result:\n" + call.result[:room] + marker.format(cut)
+    out = head + label + call.result[:room] + marker.format(cut)
     return out[:limit]
 
 

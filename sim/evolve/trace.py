@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER
+from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER, TASK
 
 CAUSES = ("evidence_removed", "budget_overflow", "agent_error")
 _GONE = ("archived", "offloaded_placeholder")
@@ -40,7 +40,11 @@ class Call:
         index: 1-based call number.
         kind: the action (``task``, ``answer``, ``archive``, ``delete``, ``recover``).
         text: the call as written (``tool(args)``, or the context action).
-        result: the tool result text the call produced (filled from the next view).
+        result: the tool result the call produced, as the run's log has it (a task
+            call's full output, also when the harness offloaded it on entry; a
+            recovery's re-admitted text from the next view).
+        shown: whether the model saw the result in the next request (False: it was
+            offloaded on entry and the model saw a placeholder).
         request_tokens: tokens of the request the call was decided on.
         removed: ``(block id, new status or "gone", placeholder text (80 chars),
             tokens)`` for blocks visible in the previous request and not visible in
@@ -56,6 +60,7 @@ class Call:
     removed: list[tuple[str, str, str, int]] = field(default_factory=list)
     notice: str = ""
     writes: bool = False
+    shown: bool = True
 
 
 @dataclass
@@ -142,11 +147,14 @@ class RecordingAgent:
         ag = self._agent
         deciding = self.decision is None and ag.task.steps[ag.pos].kind != "observe"
         snapshot = _snapshot(ag) if deciding else None
+        step = ag.task.steps[ag.pos]
         action = self._agent.act(view)
-        self._record(view, action, snapshot)
+        # an observe step's output as the run's log records it
+        raw = step.content if action.kind == TASK and step.kind == "observe" else ""
+        self._record(view, action, snapshot, raw)
         return action
 
-    def _record(self, view, action, snapshot) -> None:
+    def _record(self, view, action, snapshot, raw: str = "") -> None:
         visible = {e.id: e.tokens for e in view.entries if e.status == "visible"}
         status = {e.id: (e.status + ("+handle" if e.handle else ""), e.text[:80])
                   for e in view.entries}
@@ -161,7 +169,9 @@ class RecordingAgent:
             prev = self.calls[-1]
             new = [e.text for e in view.entries if e.id not in self._visible
                    and e.status == "visible" and e.type == "tool_result"]
-            if new and not prev.result:
+            if prev.result:
+                prev.shown = bool(new)
+            elif new:
                 prev.result = "\n".join(new)
         self._visible = visible
         if action.kind in (ARCHIVE, DELETE):
@@ -172,7 +182,8 @@ class RecordingAgent:
             text = f"{action.tool}({action.args})"
         self.calls.append(Call(len(self.calls) + 1, action.kind, text,
                                request_tokens=_tokens(view), removed=removed,
-                               notice=view.notice or "", writes=bool(action.values)))
+                               notice=view.notice or "", writes=bool(action.values),
+                               result=raw))
         if action.values and self._truth is None:
             self._truth = self._cause(view, action)
             if self._truth is not None and snapshot is not None:
