@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.evolve.compile import compile_spec, spec_of
-from sim.evolve.spec import (MECHANISMS, POINTS, SURFACES, Mechanism, ProgramSpec,
+from sim.evolve.spec import (KNOB_TYPES, MECHANISMS, POINTS, SURFACES, Mechanism, ProgramSpec,
                              SpecError, diff, load_spec)
 from sim.policies import PROGRAMS, make_program
 
@@ -60,7 +60,7 @@ def _mechanisms(point):
             if isinstance(v, bool):
                 knobs[k] = st.booleans()
             elif isinstance(v, int):
-                knobs[k] = st.integers(0, 50)
+                knobs[k] = st.integers(int(KNOB_TYPES[k][1]), 50)
             elif isinstance(v, float) and k != "at":
                 knobs[k] = st.floats(0.05, 1.0, allow_nan=False)
             elif k == "at":
