@@ -200,6 +200,33 @@ def run_all(args, client=None, progress=print) -> dict:
             "sets": sets, "starts": sts}
 
 
+def attribution_summary(logs: dict) -> dict:
+    """Judge attribution precision/recall (and the annotator's) against the
+    simulator's true causes, pooled over the iterations of each setting."""
+    table, lines = {}, []
+    for key, entries in logs.items():
+        rec = {}
+        for who in ("attribution", "annotation"):
+            tot = {"attributed": 0, "correct": 0, "true": 0}
+            for e in entries:
+                a = e.get(who, {}).get("all")
+                if a:
+                    for k in tot:
+                        tot[k] += a[k]
+            rec[who] = {**tot,
+                        "precision": tot["correct"] / tot["attributed"] if tot["attributed"] else None,
+                        "recall": tot["correct"] / tot["true"] if tot["true"] else None}
+        table[key] = rec
+
+        def f(x):
+            return "n/a" if x is None else f"{x:.2f}"
+        j, a = rec["attribution"], rec["annotation"]
+        lines.append(f"{key}: judge precision {f(j['precision'])} ({j['correct']}/"
+                     f"{j['attributed']}), recall {f(j['recall'])} ({j['correct']}/{j['true']}); "
+                     f"annotator precision {f(a['precision'])}, recall {f(a['recall'])}")
+    return {"table": table, "lines": lines}
+
+
 def _spec_record(start, res) -> dict:
     from sim.evolve.spec import diff
 
@@ -209,7 +236,7 @@ def _spec_record(start, res) -> dict:
                      for s, a, b in diff(start, final)]}
 
 
-def figure(rows: list[dict], path, backend: str):
+def figure(rows: list[dict], path, backend: str, notes=()):
     """Panel (a): accuracy per stage and split per setting, with the paired interval
     of the difference from the start; panel (b): ablations, ours beside the paper."""
     from experiments.output import new_figure, save_figure
@@ -275,6 +302,9 @@ def figure(rows: list[dict], path, backend: str):
     ax2.set_title(f"Ablations and baselines, {backend} back-end (orderings, not sizes)",
                   fontsize=8)
     fig.text(0.5, -0.04, CRN_NOTE, ha="center", fontsize=6)
+    if notes:
+        fig.text(0.02, -0.06, "attribution vs the simulator's true causes, pooled over "
+                 "iterations:\n" + "\n".join(notes), ha="left", va="top", fontsize=6)
     return save_figure(fig, path)
 
 
@@ -320,10 +350,14 @@ def run(args) -> list:
                             f"{json.dumps(d['evolved'])}" for d in rec["diff"])
         print(f"[contextevo] diff from start: {changes or 'none (empty changesets)'}")
     paths = [write_csv(out / f"{NAME}{suffix}.csv", COLUMNS, rows)]
-    paths.append(figure(rows, out / f"{NAME}{suffix}.png", args.backend))
     spec_path = out / f"{NAME}{suffix}_spec.json"
     spec_path.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
     logs = {f"{s}/{st.name}": res.log for s, st, res in raw["results"]}
+    attribution = attribution_summary(logs)
+    for line in attribution["lines"]:
+        print(f"[contextevo] {line}")
+    paths.append(figure(rows, out / f"{NAME}{suffix}.png", args.backend,
+                        attribution["lines"]))
     abl_logs = {f"{s}/{v}": r.log for s, abl in raw["ablations"].items()
                 for v, r in abl.items() if v != "full"}
     cfg = {"quick": bool(args.quick), "backend": args.backend, "seed": args.seed,
@@ -335,7 +369,8 @@ def run(args) -> list:
            "spec_file": args.spec, "held_in_fraction": args.held_in_fraction or 76 / 174}
     episodes = sum(r.episodes for _, _, r in raw["results"])
     paths.append(write_sidecar(out / f"{NAME}{suffix}.json", cfg, {
-        **record, "logs": logs, "ablation_logs": abl_logs, "call_ledger": raw["ledgers"],
+        **record, "attribution": attribution["table"], "logs": logs,
+        "ablation_logs": abl_logs, "call_ledger": raw["ledgers"],
         "paper_table5": PAPER, "episodes_played_main": episodes,
         "wall_seconds": round(wall, 1),
         "measured": "synthetic agent (one profile) acting; back-end as annotator/editor",
