@@ -45,11 +45,14 @@ COLUMNS = ("setting", "start", "variant", "stage", "split", "n", "accuracy",
 SPLITS = ("held_in", "held_out", "all")
 QUICK = {"families": 15, "seeds": 2, "queries": 15, "browse_seeds": 1}
 FULL = {"families": 15, "seeds": 5, "queries": 25, "browse_seeds": 2}
+#: the small real-model run: LOCA-like tasks at 16K growth under an 8K budget
+LLM_QUICK = {"growth": 16_000, "budget": 8_000, "families": 15, "seeds": 1}
 
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
     from experiments.sweep import nonnegative_int, positive_int, program_names
+    from sim.evolve.spec import SURFACES
 
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
@@ -72,7 +75,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mislabel", type=float, default=0.2,
                         help="synthetic back-end mislabel rate (default: %(default)s)")
     parser.add_argument("--no-ablations", action="store_true",
-                        help="skip the ablations and baselines")
+                        help="skip the ablations and baselines (the llm back-end always "
+                             "skips them)")
+    parser.add_argument("--surfaces", nargs="+", choices=SURFACES, default=None,
+                        metavar="SURFACE",
+                        help="surfaces the harness adapter exposes to the editor; edits "
+                             "to others are discarded and counted (default: all): "
+                             + ", ".join(SURFACES))
     parser.add_argument("--llm-calls", type=positive_int, default=150,
                         help="model-call budget of the llm back-end (default: %(default)s)")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
@@ -93,13 +102,23 @@ def starts(args) -> list:
         return [load_spec(args.spec)]
     if args.start:
         return [spec_of(args.start)]
+    if args.backend == "llm":
+        return [spec_of("react")]
     return [spec_of("react"), spec_of("masking")]
 
 
 def tasksets(args) -> list:
-    """The LOCA-like (128K growth, budget 128K) and BrowseComp-like (W = 16K) sets."""
+    """The LOCA-like (128K growth, budget 128K) and BrowseComp-like (W = 16K) sets;
+    with ``--backend llm`` only LOCA-like tasks, and under ``--quick`` at 16K growth
+    with budget 8K (:data:`LLM_QUICK`: short trajectories, few pages per case)."""
     from sim.evolve.loop import browse_taskset, loca_taskset
 
+    if args.backend == "llm":
+        if args.quick:
+            q = LLM_QUICK
+            return [loca_taskset(q["growth"], q["budget"], q["families"], q["seeds"],
+                                 args.seed)]
+        return [loca_taskset(128_000, 128_000, FULL["families"], FULL["seeds"], args.seed)]
     n = QUICK if args.quick else FULL
     return [loca_taskset(128_000, 128_000, n["families"], n["seeds"], args.seed),
             browse_taskset(16_000, n["queries"], n["browse_seeds"], args.seed)]
@@ -155,6 +174,12 @@ def make_backend(args, client=None):
     return SyntheticBackend(args.seed, args.mislabel)
 
 
+def _exposed(args) -> tuple:
+    from sim.evolve.spec import SURFACES
+
+    return tuple(args.surfaces) if getattr(args, "surfaces", None) else SURFACES
+
+
 def _split_options(args) -> dict:
     f = getattr(args, "held_in_fraction", None)
     return {} if f is None else {"held_in_fraction": f}
@@ -175,14 +200,15 @@ def run_all(args, client=None, progress=print) -> dict:
         for sj, start in enumerate(sts):
             backend = make_backend(args, client)
             cfg = EvolveConfig(iterations=args.iterations, candidates=args.candidates,
-                               seed=args.seed, **_split_options(args))
+                               seed=args.seed, exposed=_exposed(args),
+                               **_split_options(args))
             t0 = time.perf_counter()
             res = evolve(start, ts, backend, cfg, runner)
             progress(f"[contextevo] {ts.name} from {start.name}: "
                      f"{time.perf_counter() - t0:.1f} s")
             results.append((ts.name, start, res))
             ledgers.append({"setting": ts.name, "start": start.name, **backend.ledger()})
-            if sj == 0 and not args.no_ablations:
+            if sj == 0 and not args.no_ablations and args.backend == "synthetic":
                 abl = ablations.setdefault(ts.name, {})
                 for var, over in ABLATIONS.items():
                     if var == "full":
@@ -191,6 +217,7 @@ def run_all(args, client=None, progress=print) -> dict:
                     b = make_backend(args, client)
                     c = EvolveConfig(**{"iterations": args.iterations,
                                         "candidates": args.candidates, "seed": args.seed,
+                                        "exposed": _exposed(args),
                                         **_split_options(args), **over})
                     abl[var] = evolve(start, ts, b, c, runner)
                     progress(f"[contextevo] {ts.name} ablation {var} done")
@@ -366,7 +393,7 @@ def run(args) -> list:
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],
            "split": "split_tasks(sorted names, held_in_fraction=76/174, seed=15)",
-           "spec_file": args.spec, "held_in_fraction": args.held_in_fraction or 76 / 174}
+           "spec_file": args.spec, "surfaces": list(_exposed(args)), "held_in_fraction": args.held_in_fraction or 76 / 174}
     episodes = sum(r.episodes for _, _, r in raw["results"])
     paths.append(write_sidecar(out / f"{NAME}{suffix}.json", cfg, {
         **record, "attribution": attribution["table"], "logs": logs,

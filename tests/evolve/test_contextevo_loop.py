@@ -156,3 +156,29 @@ def test_quick_experiment_writes_its_files(tmp_path):
     assert set(specs) == {"loca128k/react", "browse16k/react"}
     side = json.loads((tmp_path / "contextevo.json").read_text())
     assert side["logs"]["loca128k/react"][0]["attribution"]["all"]["true"] >= 0
+
+
+def test_llm_backend_path_runs_within_its_call_budget():
+    """The --backend llm path end to end with a stand-in client (no server): the loop
+    completes, the budget caps the calls, and the ledger reports it."""
+    import argparse
+
+    from experiments.contextevo import run_all
+
+    class Client:
+        calls = 0
+
+        def ask_json(self, messages, schema, check=None, max_tokens=None):
+            Client.calls += 1
+            assert sum(len(m["content"]) for m in messages) < (4096 - 1024) * 3 + 4_000
+            return {k: (v["enum"][0] if "enum" in v else "noted")
+                    for k, v in schema["properties"].items()}
+
+    args = argparse.Namespace(backend="llm", quick=True, start=None, spec=None, seed=0,
+                              iterations=2, candidates=2, mislabel=0.2, no_ablations=False,
+                              llm_calls=40, surfaces=None, held_in_fraction=None)
+    raw = run_all(args, Client(), progress=lambda s: None)
+    assert [s.name for s in raw["starts"]] == ["react"] and not raw["ablations"]
+    (ledger,) = raw["ledgers"]
+    assert ledger["backend"] == "llm" and ledger["model_calls"] == Client.calls <= 40
+    assert set(raw["results"][0][2].solved) == {"start", "iter1", "iter2"}
