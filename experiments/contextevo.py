@@ -56,7 +56,8 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1)")
+                        help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1; with "
+                             "--backend llm: LOCA-like 15x1 at 16K growth, budget 8K)")
     parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
                         help="annotator/editor back-end (default: %(default)s)")
     parser.add_argument("--start", default=None, metavar="PROGRAM",
@@ -67,7 +68,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="base seed: task instances, agent draws and the synthetic "
                              "back-end's mislabels (the split seed stays 15, the paper's)")
-    parser.add_argument("--iterations", type=positive_int, default=2)
+    parser.add_argument("--iterations", type=positive_int, default=2,
+                        help="evolution iterations (default: %(default)s)")
     parser.add_argument("--candidates", type=positive_int, default=3,
                         help="candidate changesets evaluated per iteration (default: 3)")
     parser.add_argument("--held-in-fraction", type=float, default=None, metavar="F",

@@ -66,8 +66,10 @@ class Call:
 @dataclass
 class Trajectory:
     """What a reviewer can read of one episode: ``task_id``, ``statement``,
-    ``reward`` (1 solved, 0 not), ``calls`` (:class:`Call`) and ``final_tokens``
-    (the last request's size). No cause is stored here (see :class:`Truth`)."""
+    ``reward`` (1 solved, 0 not), ``calls`` (:class:`Call`), ``final_tokens`` (the
+    last request's size), ``composition`` (its tokens by kind) and ``decision`` (the
+    recorded request at the first wrong decision, for replay; None if none). No cause
+    is stored here (see :class:`Truth`)."""
 
     task_id: str
     statement: str
