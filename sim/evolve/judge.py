@@ -20,7 +20,7 @@ With replay on, a screened hypothesis is then replayed at up to three anchor cas
 when most replays support it; a replay whose original request does not reproduce
 the recorded action is never support. Rewards are 0/1 here, so the low group is
 the failed cases. Without aggregation (ablation) the first failed case's report is
-taken as the hypothesis, unscreened.
+taken as the hypothesis, unscreened (still replayed when replay is on).
 """
 
 from __future__ import annotations
@@ -113,9 +113,13 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
     by_id = {c.task_id: c for c in cards}
     failed = [r for r in reports if by_id[r.task_id].reward == 0
               and r.label in CONTEXT_CAUSES]
+    trajs = {t.task_id: t for t in (trajectories or [])}
     if not aggregate:
         hyps = [Hypothesis(failed[0].label, failed[0].surface, (failed[0].task_id,),
                            ("single_case",), accepted=True)] if failed else []
+        for h in hyps:
+            if use_replay:
+                _replay_check(h, trajs)
         return _finish(hyps)
     groups: dict[tuple[str, str], list[str]] = {}
     for r in failed:
@@ -126,7 +130,6 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
     strat = stratified_screen([c.model_calls for c in cards],
                               [c.final_context_tokens for c in cards],
                               [1 - c.reward for c in cards])
-    trajs = {t.task_id: t for t in (trajectories or [])}
     hyps = []
     for (path, surface), support in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         h = Hypothesis(path, surface, tuple(support))
@@ -144,18 +147,25 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
         h.bases = tuple(bases)
         h.accepted = bool(bases) and len(support) >= MIN_SUPPORT
         if h.accepted and use_replay:
-            anchors = [trajs[t] for t in support if t in trajs
-                       and trajs[t].decision is not None][:ANCHORS]
-            for tr in anchors:
-                d = tr.decision
-                res = replay(d, treat(d.view, "recovery_note", note=recovery_note(tr, d)))
-                h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
-                                  "changed": res.changed, "supports": res.supports,
-                                  "samples": len(res.original)})
-            if h.replays:
-                h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
+            _replay_check(h, trajs)
         hyps.append(h)
     return _finish(hyps)
+
+
+def _replay_check(h: Hypothesis, trajs: dict) -> None:
+    """Replay ``h`` at up to :data:`ANCHORS` of its cases' recorded decision points
+    (treatment: a bounded recovery note of the lost lines); keep it only if most
+    replays support it. No recorded decision point: the verdict stands."""
+    anchors = [trajs[t] for t in h.support if t in trajs
+               and trajs[t].decision is not None][:ANCHORS]
+    for tr in anchors:
+        d = tr.decision
+        res = replay(d, treat(d.view, "recovery_note", note=recovery_note(tr, d)))
+        h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
+                          "changed": res.changed, "supports": res.supports,
+                          "samples": len(res.original)})
+    if h.replays:
+        h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
 
 
 def _finish(hyps: list[Hypothesis]) -> Judgement:

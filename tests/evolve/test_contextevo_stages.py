@@ -293,3 +293,38 @@ def test_llm_backend_budget_and_page_shrink(masked_failure):
     assert rep.label == "none" and "budget" in rep.evidence
     with pytest.raises(ValueError, match="0"):
         LLMBackend(client, max_calls=0)
+
+
+def _card(tid, reward, removed=0, notices=0, calls=10, final=100):
+    from sim.evolve.cards import CaseCard
+    return CaseCard(tid, reward, calls, (), 0, 0, 0, (), 0.0, 0, removed, final, 0, 0, 0,
+                    0, notices)
+
+
+def test_judge_aggregates_screens_and_needs_support():
+    from sim.evolve.judge import judge
+    from sim.evolve.review import CaseReport
+
+    cards = ([_card(f"s{i}", 1, removed=1) for i in range(5)]
+             + [_card(f"f{i}", 0, removed=6) for i in range(4)])
+    reports = ([CaseReport(f"s{i}", "none", "", "", 1) for i in range(5)]
+               + [CaseReport(f"f{i}", "evidence_removed", "request_assembly", "", 1)
+                  for i in range(3)]
+               + [CaseReport("f3", "budget_overflow", "recovery", "", 1)])
+    v = judge(cards, reports, None, use_replay=False)
+    by = {(h.pathology, h.surface): h for h in v.hypotheses}
+    er = by[("evidence_removed", "request_assembly")]
+    assert er.accepted and {"raw", "annotation"} <= set(er.bases)
+    bo = by[("budget_overflow", "recovery")]
+    assert not bo.accepted  # one supporting case < MIN_SUPPORT
+    assert v.attributions == {f"f{i}": "evidence_removed" for i in range(3)}
+    # no cross-case aggregation: the first failed case's report alone, unscreened
+    single = judge(cards, reports[::-1], None, aggregate=False, use_replay=False)
+    assert [(h.pathology, h.support) for h in single.hypotheses] == [
+        ("budget_overflow", ("f3",))]
+    # no contrast between the groups: nothing passes the screens
+    flat = [_card(c.task_id, c.reward, removed=3) for c in cards]
+    v2 = judge(flat, [CaseReport(r.task_id, "evidence_removed" if r.label != "none"
+                                 else "evidence_removed", "x", "", 1) for r in reports],
+               None, use_replay=False)
+    assert not v2.accepted
