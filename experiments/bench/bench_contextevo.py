@@ -10,7 +10,11 @@ Reported against a reference measured in the same process, plus the issue's bars
    task sets, ablations and baselines), in seconds; bar: under 10 minutes;
 3. ``--seeds N`` (default 5): the react start on the LOCA-like tasks with base seeds
    0..N-1: the held-out paired difference (iteration 2 minus start) and whether its
-   95% paired-bootstrap interval excludes 0; bar: at least 4 of 5.
+   95% paired-bootstrap interval excludes 0; bar: at least 4 of 5;
+4. ``--mislabel-sweep``: the same react/LOCA-like loop (seed 0) with the synthetic
+   annotator's mislabel rate at 0, 0.2, 0.5 and 0.8: the held-out gain and the
+   judge's attribution precision and recall (how much annotator error the screens,
+   replay and held-in selection absorb).
 """
 
 from __future__ import annotations
@@ -75,6 +79,26 @@ def seeds_check(n: int) -> list[dict]:
     return out
 
 
+def mislabel_sweep(rates=(0.0, 0.2, 0.5, 0.8)) -> list[dict]:
+    from experiments.contextevo import paired
+    from sim.evolve.backends import SyntheticBackend
+    from sim.evolve.compile import spec_of
+    from sim.evolve.loop import EvolveConfig, Runner, evolve, loca_taskset
+
+    ts = loca_taskset()
+    runner = Runner(ts)
+    out = []
+    for rate in rates:
+        res = evolve(spec_of("react"), ts, SyntheticBackend(0, rate), EvolveConfig(), runner)
+        m, lo, hi = paired(res.solved, "iter2", "start", list(res.held_out))
+        att = {"correct": 0, "attributed": 0, "true": 0}
+        for e in res.log:
+            for k in att:
+                att[k] += e["attribution"]["all"][k]
+        out.append({"mislabel": rate, "diff": m, "lo": lo, "hi": hi, **att})
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Run the checks and print one line each."""
     import tempfile
@@ -82,6 +106,7 @@ def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--skip-full", action="store_true")
+    p.add_argument("--mislabel-sweep", action="store_true")
     args = p.parse_args(argv)
     r = one_iteration()
     print(f"one iteration over {r['held_in_tasks']} held-in tasks: {r['iteration_s']:.1f} s "
@@ -102,6 +127,14 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"held-out CI excludes 0 for {k} of {len(s)} seeds; bar >= 4 of 5: "
           f"{'PASS' if k >= 4 else 'FAIL'}")
     r["seeds"] = s
+    if args.mislabel_sweep:
+        r["mislabel"] = mislabel_sweep()
+        for x in r["mislabel"]:
+            prec = x["correct"] / x["attributed"] if x["attributed"] else float("nan")
+            rec = x["correct"] / x["true"] if x["true"] else float("nan")
+            print(f"mislabel {x['mislabel']:.1f}: held-out iter2 - start = {x['diff']:+.3f} "
+                  f"[{x['lo']:+.3f}, {x['hi']:+.3f}]; judge precision {prec:.2f}, "
+                  f"recall {rec:.2f}")
     return r
 
 
