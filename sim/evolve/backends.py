@@ -199,10 +199,12 @@ class LLMBackend:
             ``ask_json(messages, schema, check=None, max_tokens=None)`` and ``ledger``).
         max_calls: model-call budget for the whole run.
         context_tokens: the model's context window; pages are shrunk to
-            ``(context_tokens - 1,024) * 3`` characters (at most 90,000).
+            ``(context_tokens - 2,424) * 3`` characters (at most 90,000): about 3
+            characters a token, leaving room for the instructions (1,024 tokens),
+            the rolling notes (3,000 characters, 1,000 tokens) and the answer (400).
 
     Raises:
-        ValueError: for a non-positive budget or a context under 2,048 tokens.
+        ValueError: for a non-positive budget or a context under 3,072 tokens.
     """
 
     name = "llm"
@@ -210,10 +212,10 @@ class LLMBackend:
     def __init__(self, client, max_calls: int = 200, context_tokens: int = 8192):
         if max_calls < 1:
             raise ValueError(f"max_calls must be >= 1, got {max_calls!r}")
-        if context_tokens < 2048:
-            raise ValueError(f"context_tokens must be >= 2,048, got {context_tokens!r}")
+        if context_tokens < 3072:
+            raise ValueError(f"context_tokens must be >= 3,072, got {context_tokens!r}")
         self.client, self.max_calls = client, int(max_calls)
-        self.page_chars = min(PAGE_CHARS, (int(context_tokens) - 1024) * 3)
+        self.page_chars = min(PAGE_CHARS, (int(context_tokens) - 2424) * 3)
         self.calls = 0
         self.skipped = 0
         self.failures = 0

@@ -170,7 +170,7 @@ def test_llm_backend_path_runs_within_its_call_budget():
 
         def ask_json(self, messages, schema, check=None, max_tokens=None):
             Client.calls += 1
-            assert sum(len(m["content"]) for m in messages) < (4096 - 1024) * 3 + 4_000
+            assert sum(len(m["content"]) for m in messages) < (4096 - 2424) * 3 + 4_000
             return {k: (v["enum"][0] if "enum" in v else "noted")
                     for k, v in schema["properties"].items()}
 

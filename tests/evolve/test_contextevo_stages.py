@@ -287,7 +287,7 @@ def test_llm_backend_budget_and_page_shrink(masked_failure):
     traj, _ = masked_failure
     client = FakeClient()
     b = LLMBackend(client, max_calls=3, context_tokens=4096)
-    assert b.page_chars == (4096 - 1024) * 3
+    assert b.page_chars == (4096 - 2424) * 3
     rep = review_case(traj, make_card(traj), b, page_limit=b.page_chars)
     assert client.calls == 3 and b.ledger()["skipped_over_budget"] > 0
     assert rep.label == "none" and "budget" in rep.evidence
