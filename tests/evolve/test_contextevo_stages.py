@@ -328,3 +328,26 @@ def test_judge_aggregates_screens_and_needs_support():
                                  else "evidence_removed", "x", "", 1) for r in reports],
                None, use_replay=False)
     assert not v2.accepted
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from(sorted(["react", "masking", "vista",
+                                                         "summarization", "folding"])))
+def test_random_grammar_steps_stay_valid_and_local(seed, name):
+    import numpy as np
+
+    from sim.evolve.editor import random_spec_change
+    from sim.evolve.spec import ProgramSpec, diff
+    spec = spec_of(name)
+    out = random_spec_change(spec, np.random.default_rng(seed))
+    assert ProgramSpec.from_json(out.to_json()) == out
+    changed = {s for s, _, _ in diff(spec, out)}
+    # one surface, plus the offload/handles pairing the harness ties together
+    assert len(changed - {"observation_entry", "show_handles"}) <= 1
+
+
+def test_selection_keeps_the_current_spec_on_ties():
+    from sim.evolve.loop import select_candidate
+    cur = ("keep", spec_of("react"))
+    assert select_candidate(cur, [("a", spec_of("vista"), 0.5)], 0.5)[0] == "keep"
+    assert select_candidate(cur, [("a", spec_of("vista"), 0.5),
+                                  ("b", spec_of("masking"), 0.6)], 0.5)[0] == "b"
