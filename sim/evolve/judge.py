@@ -13,7 +13,8 @@ context attribution). A hypothesis is screened with the paper's fixed screens
 * stratified: high-work cases have at least the median number of model calls; split
   them at their median final-context size; the high-context half's failure rate
   must exceed the low half's by at least 0.4; needs >= 8 cases and >= 6 high-work
-  cases (:func:`stratified_screen`).
+  cases (:func:`stratified_screen`; a case at the median goes to the low half, so
+  the high half is strictly above it).
 
 With replay on, a screened hypothesis is then replayed at up to three anchor cases
 (their first wrong decision, with a recovery note of the lost lines): it is kept
