@@ -208,6 +208,8 @@ class LLMBackend:
     """
 
     name = "llm"
+    #: solved cases are reported ``none`` without spending calls on their pages
+    review_solved = False
 
     def __init__(self, client, max_calls: int = 200, context_tokens: int = 8192):
         if max_calls < 1:

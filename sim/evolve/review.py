@@ -104,7 +104,12 @@ def cap_notes(notes: str, limit: int = NOTES_CHARS) -> str:
 
 
 def review_case(traj, card, backend, page_limit: int = PAGE_CHARS) -> CaseReport:
-    """Read every page with rolling notes, then ask for the one case report."""
+    """Read every page with rolling notes, then ask for the one case report. A
+    back-end with ``review_solved = False`` reports a solved case as ``none``
+    without reading it (both back-ends report solved cases so; the real model's
+    calls are spent on failures)."""
+    if card.reward == 1 and not getattr(backend, "review_solved", True):
+        return CaseReport(card.task_id, "none", "", "solved (not read)", 0)
     pages = paginate(traj, page_limit)
     notes = ""
     for i, page in enumerate(pages, 1):

@@ -351,3 +351,15 @@ def test_selection_keeps_the_current_spec_on_ties():
     assert select_candidate(cur, [("a", spec_of("vista"), 0.5)], 0.5)[0] == "keep"
     assert select_candidate(cur, [("a", spec_of("vista"), 0.5),
                                   ("b", spec_of("masking"), 0.6)], 0.5)[0] == "b"
+
+
+def test_llm_backend_skips_solved_cases():
+    from sim.tasks.loca import loca_task
+    for f in range(15):
+        _, traj, truth = run_traced(loca_task(f, 0, 8_000), spec_of("react"), budget=64_000,
+                                    seed=f)
+        if traj.reward == 1:
+            break
+    client = FakeClient()
+    rep = review_case(traj, make_card(traj), LLMBackend(client, max_calls=5))
+    assert rep.label == "none" and client.calls == 0
