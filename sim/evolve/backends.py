@@ -201,7 +201,7 @@ class LLMBackend:
         context_tokens: the model's context window; pages are shrunk to
             ``(context_tokens - 2,424) * 3`` characters (at most 90,000): about 3
             characters a token, leaving room for the instructions (1,024 tokens),
-            the rolling notes (3,000 characters, 1,000 tokens) and the answer (400).
+            the rolling notes (3,000 characters, 1,000 tokens) and the answer (at most 400).
 
     Raises:
         ValueError: for a non-positive budget or a context under 3,072 tokens.
@@ -223,7 +223,7 @@ class LLMBackend:
         self.failures = 0
         self.round = 0
 
-    def _ask(self, system: str, user: str, schema: dict, max_tokens: int = 200):
+    def _ask(self, system: str, user: str, schema: dict, max_tokens: int = 120):
         if self.calls >= self.max_calls:
             self.skipped += 1
             raise CallBudgetExhausted(f"model-call budget {self.max_calls} spent")
@@ -242,7 +242,7 @@ class LLMBackend:
                 "request and how, refused recoveries, and any value the agent wrote as "
                 "unknown. Answer JSON {\"notes\": ...} under 3000 characters.",
                 f"Notes so far:\n{notes}\n\nPage {page_no} of {n_pages}:\n"
-                f"{page[: self.page_chars]}", schema, max_tokens=400)
+                f"{page[: self.page_chars]}", schema, max_tokens=200)
             return str(ans.get("notes", notes)) if isinstance(ans, dict) else notes
         except CallBudgetExhausted:
             return notes
