@@ -190,7 +190,8 @@ class EvolveConfig:
 @dataclass
 class EvolveResult:
     """Specs per stage (``start``, ``iter1``, ...), per-iteration logs, the split, and
-    per-task solved (0/1) of every stage's spec on every task."""
+    per-task solved (0/1) of every stage's spec on every task, and the episodes this
+    call played (cached outcomes are not replayed)."""
 
     specs: dict[str, ProgramSpec]
     log: list[dict]
@@ -226,6 +227,7 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     split = split_tasks(taskset.names, cfg.held_in_fraction, cfg.split_seed)
     held_in = list(split.held_in)
     runner = runner or Runner(taskset)
+    played = runner.episodes
     rng = np.random.default_rng([cfg.seed, 11])
     spec = start
     specs = {"start": start}
@@ -256,7 +258,8 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     for stage, s in specs.items():
         rows, _ = runner.run(s, taskset.names)
         solved[stage] = {r["task_id"]: int(r["solved"]) for r in rows}
-    return EvolveResult(specs, log, split.held_in, split.held_out, solved, runner.episodes)
+    return EvolveResult(specs, log, split.held_in, split.held_out, solved,
+                        runner.episodes - played)
 
 
 def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
