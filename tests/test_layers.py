@@ -21,6 +21,7 @@ LAYERS = {
     "agents": 4, "policies": 4,
     "program_context": 5,
     "harness": 6,
+    "evolve": 7,
 }
 
 
