@@ -211,6 +211,12 @@ def run_all(args, client=None, progress=print) -> dict:
                      f"{time.perf_counter() - t0:.1f} s")
             results.append((ts.name, start, res))
             ledgers.append({"setting": ts.name, "start": start.name, **backend.ledger()})
+            led = ledgers[-1]
+            if led.get("model_calls") and led.get("failed_calls") == led["model_calls"]:
+                # an evolution in which no call reached the model is not a result
+                raise RuntimeError(f"every one of the {led['model_calls']} model calls "
+                                   f"failed ({ts.name} from {start.name}); last: "
+                                   f"{led.get('last_error') or 'unknown'}")
             if sj == 0 and not args.no_ablations and args.backend == "synthetic":
                 abl = ablations.setdefault(ts.name, {})
                 for var, over in ABLATIONS.items():

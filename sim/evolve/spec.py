@@ -30,6 +30,7 @@ Mechanisms per point (source program in brackets):
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -62,7 +63,9 @@ KNOB_TYPES: dict[str, tuple[type, float | None, float | None]] = {
     "stub_chars": (int, 0, 100_000), "keep_last": (int, 0, 10_000),
     "p_exact": (float, 0.0, 1.0), "p_approx": (float, 0.0, 1.0),
     "max_lines": (int, 1, 100_000), "to": (float, 0.0, 1.0)}
-DASHBOARDS = ("none", "ledger", "status_board")
+DASHBOARDS = ("none", "ledger", "status_board", "bounded_ledger")
+#: a bounded ledger with its token cap, as a workspace takes it ("bounded_ledger:400")
+_BOUNDED = re.compile(r"bounded_ledger:[1-9][0-9]{0,6}")
 TOOLS = ("archive", "delete", "recover")
 PROTOCOLS = ("plain", "vista", "reworded")
 INTERFACE = ("dashboard", "agent_tools", "show_handles", "protocol")
@@ -171,8 +174,10 @@ class ProgramSpec:
             # re-validate: a Mechanism built directly bypasses Mechanism.make
             if Mechanism.make(p, m.name, **dict(m.knobs)) != m:
                 raise SpecError(f"{p}: mechanism {m!r} is not in canonical form")
-        if self.dashboard not in DASHBOARDS:
-            raise SpecError(f"dashboard must be one of {DASHBOARDS}, got {self.dashboard!r}")
+        if not isinstance(self.dashboard, str) or not (
+                self.dashboard in DASHBOARDS or _BOUNDED.fullmatch(self.dashboard)):
+            raise SpecError(f"dashboard must be one of {DASHBOARDS} or "
+                            f"'bounded_ledger:<tokens>', got {self.dashboard!r}")
         if self.protocol not in PROTOCOLS:
             raise SpecError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
         tools = self.agent_tools

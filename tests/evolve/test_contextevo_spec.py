@@ -106,6 +106,8 @@ def test_diff_names_changed_surfaces():
     ("{not json", "malformed spec JSON"),
     ("[1, 2]", "must be a JSON object"),
     ('{"dashboard": "neon"}', "'neon'"),
+    ('{"dashboard": "bounded_ledger:0"}', "bounded_ledger:0"),
+    ('{"dashboard": "bounded_ledger:x"}', "bounded_ledger:x"),
     ('{"frobnicate": 1}', "frobnicate"),
     ('{"representation_update": {"mechanism": "shred"}}', "'shred'"),
     ('{"representation_update": {"mechanism": "mask", "window": -3}}', "-3"),
