@@ -13,9 +13,10 @@ ten groups of one level into one a level up), then measures in the same process:
 * recover by handle: the owner lookup of an archived block's payload path (every
   result's bytes are distinct here: a lookup costs O(blocks sharing those bytes));
 * at the largest N: reopen in a fresh process from the checkpoint, and by full
-  journal replay; the
-  disk space the blocks' payload files take (st_blocks) against their bytes, and
-  the sizes of the group transcripts, the checkpoint and the journal.
+  journal replay; the disk space (allocated: st_blocks * 512, directories included)
+  the blocks' small payloads take against their bytes, stored one file each (as
+  before packs) and packed (:mod:`sim.workspace.packs`), as ratios (goal: packed at
+  most 2x); and the sizes of the whole payload store, the checkpoint and the journal.
 
 Prints a table and a JSON line; every time is also given as a ratio to the smallest
 N (goal: within 2x). Ratios, not timed assertions; the machine's load matters.
@@ -37,6 +38,8 @@ from pathlib import Path
 
 from sim.workspace import Workspace
 from sim.workspace.handles import owner_of
+from sim.workspace.packs import PACK_BELOW
+from sim.workspace.store import PayloadStore
 
 from .bench_workspace import corpus
 
@@ -134,6 +137,36 @@ def reopen_time(directory: Path, repeats: int = 3) -> float:
     return round(statistics.median(times), 3)
 
 
+def allocated(root: Path) -> tuple[int, int]:
+    """(bytes, allocated bytes) of every file and directory under ``root``, root
+    included: st_size of files, st_blocks * 512 of everything."""
+    size = disk = 0
+    for p in [root, *root.rglob("*")]:
+        st = os.lstat(p)
+        disk += st.st_blocks * 512
+        size += st.st_size if p.is_file() else 0
+    return size, disk
+
+
+def disk_usage(payloads: list[bytes], directory: Path) -> dict:
+    """Allocated disk of ``payloads`` (distinct, each shorter than PACK_BELOW) in a
+    payload store, one file each (``pack_below=0``: the layout before packs) and
+    packed (the default), against the payloads' bytes."""
+    out: dict = {"small_payloads": len(payloads),
+                 "small_payload_bytes": sum(map(len, payloads))}
+    for label, below in (("files", 0), ("packs", PACK_BELOW)):
+        store = PayloadStore(directory / label, sync=False, pack_below=below)
+        for data in payloads:
+            store.put(data)
+        store.close()
+        os.sync()  # delayed allocation: blocks are counted once written back
+        _, disk = allocated(store.root)
+        out[f"{label}_disk_bytes"] = disk
+        out[f"{label}_disk_over_bytes"] = round(disk / out["small_payload_bytes"], 2)
+        shutil.rmtree(store.root)
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark; returns the figures (see module doc)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -159,23 +192,20 @@ def main(argv: list[str] | None = None) -> dict:
                          "build_s": round(build_s, 1), "step_ms": step * 1e3,
                          "step_exact_whatif_ms": exact * 1e3, "recover_us": rec * 1e6})
             if n == sizes[-1]:
-                root = ws.store.root
-                shas = {b.handle.sha256 for b in ws.blocks.values()}
-                files = [root / s[:2] / s for s in shas]
-                stored = sum(f.stat().st_size for f in files)
-                on_disk = sum(f.stat().st_blocks * 512 for f in files)
-                group_files = [root / g.handle.path for g in ws.groups.values()]
+                small = {b.handle.sha256: b.data for b in ws.blocks.values()
+                         if len(b.data) < PACK_BELOW}
                 ws.close()
                 out["reopen_checkpoint_s"] = reopen_time(ws.directory)
                 os.rename(ws.directory / "checkpoint.bin", tmp / "ck")
                 out["reopen_full_replay_s"] = reopen_time(ws.directory)
                 os.rename(tmp / "ck", ws.directory / "checkpoint.bin")
-                out.update({"block_payload_files": len(files),
-                            "block_payload_bytes": stored,
-                            "block_payload_disk_bytes": on_disk,
-                            "disk_over_bytes": round(on_disk / stored, 1),
-                            "group_transcript_bytes": sum(f.stat().st_size
-                                                          for f in group_files),
+                store_bytes, store_disk = allocated(ws.store.root)
+                out.update(disk_usage(list(small.values()), tmp / "disk"))
+                out.update({"store_bytes": store_bytes, "store_disk_bytes": store_disk,
+                            "group_transcript_file_bytes": sum(
+                                os.stat(ws.store.root / g.handle.path).st_size
+                                for g in ws.groups.values()
+                                if (ws.store.root / g.handle.path).is_file()),
                             "checkpoint_bytes": (ws.directory / "checkpoint.bin"
                                                  ).stat().st_size,
                             "journal_bytes": ws.journal.size()})
@@ -199,9 +229,11 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{r['blocks']:>8} {r['top_level']:>5} {r['build_s']:>8} {r['step_ms']:>8}"
               f" {r['step_ratio']:>6} {r['step_exact_whatif_ms']:>9} "
               f"{r['step_exact_ratio']:>6} {r['recover_us']:>11} {r['recover_ratio']:>6}")
-    for k in ("reopen_checkpoint_s", "reopen_full_replay_s", "block_payload_files",
-              "block_payload_bytes", "block_payload_disk_bytes", "disk_over_bytes",
-              "group_transcript_bytes", "checkpoint_bytes", "journal_bytes"):
+    for k in ("reopen_checkpoint_s", "reopen_full_replay_s", "small_payloads",
+              "small_payload_bytes", "files_disk_bytes", "files_disk_over_bytes",
+              "packs_disk_bytes", "packs_disk_over_bytes", "store_bytes",
+              "store_disk_bytes", "group_transcript_file_bytes", "checkpoint_bytes",
+              "journal_bytes"):
         if k in out:
             print(f"{k:24s} {out[k]}")
     print(json.dumps(out))

@@ -26,6 +26,7 @@ class Durable:
                 self._checkpoint()
             self._lock.release(self._lock_token)
         self.journal.close()
+        self.store.close()
 
     def _check_writer(self) -> None:
         if self.read_only:

@@ -53,7 +53,7 @@ def owner_of(ws: "Workspace", target: Handle | str) -> str:
         raise HandleError(f"no archived block or group has payload {path!r}")
     if live in ws.corrupt:
         raise CorruptPayloadError(f"cannot recover {live}: {ws.corrupt[live]}")
-    ws.store.resolve(path)  # symlink and existence checks
+    ws.store.check(path)  # symlink and existence checks
     return live
 
 
@@ -66,7 +66,16 @@ def index_owner(ws: "Workspace", ident: str, sha: str) -> None:
 def read_named(ws: "Workspace", path: str | Handle) -> bytes:
     """:meth:`Workspace.read_payload`: the verified bytes at ``path``; a damaged or
     missing payload of a known block or group raises :class:`CorruptPayloadError`
-    naming its owners."""
+    naming its owners; the payload of deleted items only raises
+    :class:`DeletedHandleError` (a packed payload's bytes outlive the delete)."""
+    if not isinstance(path, Handle):
+        sha = ws.store.address(path)
+    else:
+        sha = path.sha256
+    if sha in ws._by_sha and sha not in ws._refs:
+        gone = ws._by_sha[sha]
+        raise DeletedHandleError(f"payload {getattr(path, 'path', path)!r} was deleted "
+                                 f"(was {', '.join(gone)})")
     try:
         if isinstance(path, Handle):
             return ws.store.read(path)

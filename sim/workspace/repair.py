@@ -6,9 +6,10 @@ group's payload in full. :func:`repair` opens as the writer and, never deleting 
 byte: moves a damaged payload file to the quarantine folder; puts back good bytes
 from the quarantine (a file whose sha256 matches the handle), from a group's members
 (its transcript is rebuilt and must match the group's sha256) or from the
-checkpoint's copy; and re-attaches quarantined payloads that no journal line
-references any more (a journal cut short) as new offloaded note blocks, so their
-bytes are recoverable through the workspace again.
+checkpoint's copy (a small payload's good copy is appended to a pack: the damaged
+record stays in place); and re-attaches quarantined payloads and intact packed
+records that no journal line references any more (a journal cut short) as new
+offloaded note blocks, so their bytes are recoverable through the workspace again.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ class CheckReport:
     """What :func:`check` found: ``journal_error`` (the open failed), ``corrupt``
     (id -> why), ``quarantined`` (files in quarantine), ``strays`` (payload files
     nothing references; a writer's open will quarantine them), ``torn`` (bytes of
-    a torn last journal line), block and group counts."""
+    a torn last journal line), ``packed_unreferenced`` (packed records no live item
+    references: deleted items' bytes, or written just before a crash; kept in place),
+    ``unindexed`` (pack bytes no intact record header covers: torn tails, damaged
+    headers; kept in place), block and group counts."""
 
     directory: str
     journal_error: str | None = None
@@ -42,6 +46,8 @@ class CheckReport:
     quarantined: list[dict] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
     torn: int = 0
+    packed_unreferenced: int = 0
+    unindexed: list[str] = field(default_factory=list)
     checkpoint: str = ""
     blocks: int = 0
     groups: int = 0
@@ -67,6 +73,10 @@ class CheckReport:
                        "writer's open moves it to quarantine)")
         out += [f"stray       payloads/{s} (no live item references it)"
                 for s in self.strays]
+        if self.packed_unreferenced:
+            out.append(f"packed      {self.packed_unreferenced} packed payload(s) no live "
+                       "item references (deleted, or written before a crash; kept)")
+        out += [f"note        payloads/{u}" for u in self.unindexed]
         out += [f"quarantined {q['name']} ({q['bytes']} bytes) {q['reason']}"
                 for q in self.quarantined]
         out.append("status      " + ("DAMAGED" if self.damaged else "ok"))
@@ -107,6 +117,8 @@ def check(directory: str | Path) -> CheckReport:
         live = set(ws._refs)
         rep.strays = [rel for rel in ws.store.files()
                       if rel.rsplit("/", 1)[-1] not in live]
+        rep.packed_unreferenced = sum(rel[3:] not in live for rel in ws.store.packed())
+        rep.unindexed = [u.describe() for u in ws.store.packs.unindexed()]
     finally:
         ws.close()
     return rep
@@ -157,6 +169,19 @@ def repair(directory: str | Path) -> list[str]:
             b = ws._admit(BlockType.NOTE, data, {"role": "user"}, ws.turn,
                           BlockStatus.OFFLOADED)
             actions.append(f"re-attached orphan payload {sha[:12]}... as {b.id} "
+                           "(offloaded note; its journal line was lost)")
+        for rel in ws.store.packed():
+            sha = rel[3:]
+            if sha in ws._by_sha:
+                continue  # referenced, or a deleted item's bytes: left as they are
+            try:
+                data = ws.store.read_path(rel)
+            except HandleError as exc:
+                actions.append(f"UNREPAIRED orphan packed payload {sha[:12]}...: {exc}")
+                continue
+            b = ws._admit(BlockType.NOTE, data, {"role": "user"}, ws.turn,
+                          BlockStatus.OFFLOADED)
+            actions.append(f"re-attached orphan packed payload {sha[:12]}... as {b.id} "
                            "(offloaded note; its journal line was lost)")
     finally:
         ws.close()

@@ -1,9 +1,14 @@
 """Durable storage: a content-addressed payload store and an append-only journal
 (DESIGN.md invariants 3, 6 and 7; VISTA §2.4 and Appendix F.1's recoverable store).
 
-Payload files live at ``<root>/<sha[:2]>/<sha256>``; each is written to a temp file,
-fsynced, renamed into place and its directory fsynced, so a reader never sees a partial
-payload and a crash leaves either nothing or the whole file. The journal is in
+A payload's name is its content address ``<sha[:2]>/<sha256>``. Payloads of at least
+:data:`~sim.workspace.packs.PACK_BELOW` bytes live in a file of that name under
+``<root>``; each is written to a temp file, fsynced, renamed into place and its
+directory fsynced, so a reader never sees a partial payload and a crash leaves either
+nothing or the whole file. Smaller ones are appended to pack files
+(:mod:`sim.workspace.packs`) under the same name, so 100k small payloads do not take
+a filesystem block each. A file of a name, if present, is read before the packs
+(workspaces written before packs existed hold only files). The journal is in
 :mod:`sim.workspace.journal`.
 """
 
@@ -18,6 +23,7 @@ from typing import Callable, Iterator
 
 from .blocks import Handle
 from .errors import ConfinementError, CorruptPayloadError, HandleError
+from .packs import PACK_BELOW, Packs
 
 _REL = re.compile(r"^[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -35,14 +41,18 @@ class PayloadStore:
 
     ``sync=False`` skips fsync (benchmarks, throwaway workspaces); atomic rename is kept.
     ``guard`` is called before every write (the writer-lock check); ``read_only``
-    creates nothing.
+    creates nothing. ``pack_below``: payloads shorter than this many bytes are
+    packed (0: one file per payload, as before packs existed).
     """
 
     def __init__(self, root: Path | str, sync: bool = True,
-                 guard: Callable[[], None] | None = None, read_only: bool = False):
+                 guard: Callable[[], None] | None = None, read_only: bool = False,
+                 pack_below: int = PACK_BELOW):
         self.root = Path(root)
         self.sync = sync
         self.guard = guard
+        self.pack_below = pack_below
+        self.packs = Packs(self.root, sync=sync, read_only=read_only)
         if not read_only:
             self.root.mkdir(parents=True, exist_ok=True)
 
@@ -65,6 +75,14 @@ class PayloadStore:
                     return handle
             except OSError:
                 pass
+        if len(data) < self.pack_below:
+            try:
+                if self.packs.get(handle.sha256, handle.path) is not None:
+                    return handle  # an intact record already holds these bytes
+            except CorruptPayloadError:
+                pass  # every copy is damaged: append a good one
+            self.packs.append(handle.sha256, data)
+            return handle
         target.parent.mkdir(exist_ok=True)
         tmp = target.parent / f".tmp-{handle.sha256[:16]}-{os.getpid()}"
         with open(tmp, "wb") as fh:
@@ -110,12 +128,10 @@ class PayloadStore:
                               "('<2 hex>/<64 hex sha256>')")
         return pure.name
 
-    def resolve(self, path: str | os.PathLike[str]) -> Path:
-        """The absolute file for a payload path, confined to the store: the checks of
-        :meth:`address`, then every component must exist and none be a symlink
-        (:class:`ConfinementError`) and the file must be regular (:class:`HandleError`).
-        """
-        sha = self.address(path)
+    def _file(self, sha: str, shown: str) -> Path | None:
+        """The payload file of ``sha`` confined to the store, or None if there is
+        none: no component may be a symlink (:class:`ConfinementError`) and the
+        file must be regular (:class:`HandleError`)."""
         probe = self.root
         mode = 0
         for part in (sha[:2], sha):
@@ -123,23 +139,68 @@ class PayloadStore:
             try:
                 mode = os.lstat(probe).st_mode
             except FileNotFoundError:
-                raise HandleError(f"no payload at {os.fspath(path)!r}") from None
+                return None
             if stat.S_ISLNK(mode):
-                raise ConfinementError(f"payload path {os.fspath(path)!r} goes through "
+                raise ConfinementError(f"payload path {shown!r} goes through "
                                        f"a symlink ({str(probe)!r})")
         if not stat.S_ISREG(mode):
-            raise HandleError(f"payload path {os.fspath(path)!r} is not a regular file")
+            raise HandleError(f"payload path {shown!r} is not a regular file")
         return probe
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """The absolute file for a payload path, confined to the store: the checks of
+        :meth:`address`, then every component must exist and none be a symlink
+        (:class:`ConfinementError`) and the file must be regular (:class:`HandleError`).
+        A packed payload has no file of its own: :class:`HandleError` (see
+        :meth:`check`)."""
+        shown = os.fspath(path)
+        found = self._file(self.address(path), shown)
+        if found is None:
+            raise HandleError(f"no payload file at {shown!r}")
+        return found
+
+    def check(self, path: str | os.PathLike[str]) -> str:
+        """The sha256 of a payload path that is stored here, as a file or packed:
+        the checks of :meth:`address` and :meth:`resolve`; :class:`HandleError` if
+        neither holds it."""
+        sha = self.address(path)
+        shown = os.fspath(path)
+        if self._file(sha, shown) is None and not self.packs.has(sha):
+            raise HandleError(f"no payload at {shown!r}")
+        return sha
+
+    def _load(self, sha: str, shown: str, length: int | None = None) -> bytes:
+        """Verified bytes of ``sha``: its file if intact, else an intact packed
+        record; :class:`CorruptPayloadError` naming the file's damage if neither,
+        :class:`HandleError` if nothing holds it."""
+        found = self._file(sha, shown)
+        if found is not None:
+            data = found.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if digest == sha and (length is None or len(data) == length):
+                return data
+            try:
+                packed = self.packs.get(sha, shown)
+            except CorruptPayloadError:
+                packed = None
+            if packed is not None:
+                return packed
+            raise CorruptPayloadError(
+                f"payload {shown!r} is corrupt: {len(data)} bytes with sha256 "
+                f"{digest}, expected " + (f"{length} bytes with " if length is not None
+                                          else "") + sha)
+        data = self.packs.get(sha, shown)
+        if data is None:
+            raise HandleError(f"no payload at {shown!r}")
+        if length is not None and len(data) != length:
+            raise CorruptPayloadError(f"payload {shown!r} is corrupt: {len(data)} "
+                                      f"bytes, expected {length}")
+        return data
 
     def read_path(self, path: str | os.PathLike[str]) -> bytes:
         """The bytes at a payload path, verified against the sha256 in its name
         (:class:`CorruptPayloadError` on mismatch)."""
-        sha = self.address(path)
-        data = self.resolve(path).read_bytes()
-        if hashlib.sha256(data).hexdigest() != sha:
-            raise CorruptPayloadError(f"payload {os.fspath(path)!r} is corrupt: its "
-                                      f"sha256 no longer matches its address {sha}")
-        return data
+        return self._load(self.address(path), os.fspath(path))
 
     def read(self, handle: Handle) -> bytes:
         """The payload bytes, verified against the handle's length and sha256.
@@ -148,20 +209,17 @@ class PayloadStore:
         if not handle.path.endswith(handle.sha256):
             raise HandleError(f"handle path {handle.path!r} does not match its sha256 "
                               f"{handle.sha256!r}")
-        data = self.resolve(handle.path).read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != handle.sha256 or len(data) != handle.length:
-            raise CorruptPayloadError(
-                f"payload {handle.path!r} is corrupt: {len(data)} bytes with sha256 "
-                f"{digest}, expected {handle.length} bytes with {handle.sha256}")
-        return data
+        sha = self.address(handle.path)
+        return self._load(sha, handle.path, handle.length)
 
     def exists(self, handle: Handle) -> bool:
-        """True if the handle's file is present (not verified)."""
-        return (self.root / handle.path).is_file()
+        """True if the handle's file or a packed record of it is present (not
+        verified)."""
+        return (self.root / handle.path).is_file() or self.packs.has(handle.sha256)
 
     def remove(self, handle: Handle) -> None:
-        """Delete the handle's file if present (explicit deletion only)."""
+        """Delete the handle's file if present (explicit deletion only). A packed
+        payload's bytes stay in its pack (packs are append-only)."""
         target = self.root / handle.path
         try:
             target.unlink()
@@ -170,8 +228,17 @@ class PayloadStore:
         if self.sync:
             _fsync_dir(target.parent)
 
+    def close(self) -> None:
+        """Close the pack being appended to (everything is already durable)."""
+        self.packs.close()
+
+    def packed(self) -> list[str]:
+        """Every payload path with an intact packed record header (not verified)."""
+        return [f"{sha[:2]}/{sha}" for sha in self.packs.shas()]
+
     def files(self) -> Iterator[str]:
-        """Every stored payload path (relative), temp files excluded."""
+        """Every payload path stored as its own file (relative), temp files
+        excluded; packed payloads are in :meth:`packed`."""
         if not self.root.is_dir():
             return
         for sub in sorted(self.root.iterdir()):

@@ -2,8 +2,10 @@
 definitions"): JSON schemas in the OpenAI function-calling format and a dispatcher
 that runs a tool call against a workspace and returns the text the agent sees.
 
-The archive tool returns the payload file path; recovery is an ordinary read of that
-path (any file tool, or :meth:`Workspace.read_payload`). ``context_workspace_recover``
+The archive tool returns the payload path; recovery is a read of that path through
+:meth:`Workspace.read_payload` (a payload of 4 KiB or more is also a file of that
+name for any file tool; smaller ones live in pack files, :mod:`sim.workspace.packs`).
+``context_workspace_recover``
 additionally re-admits a payload as a new visible block (``recover(handle)``).
 """
 

@@ -46,6 +46,7 @@ def snapshot(ws: "Workspace") -> dict[str, Any]:
         "next": (ws._next_block, ws._next_group), "refs": dict(ws._refs),
         "journal": ws.journal.path.stat().st_size,
         "files": sorted(ws.store.files()),
+        "packed": ws.store.packed(),
         "top": list(ws.top),
     }
 

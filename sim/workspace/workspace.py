@@ -166,7 +166,9 @@ class Workspace(Durable):
         return top_group(self, ident, memo)
 
     def payload_path(self, handle: Handle) -> Path:
-        """The absolute file of a handle, for Python callers."""
+        """The absolute path a handle names, for Python callers: its file if the
+        payload is 4 KiB or more; a packed payload has no file of its own (read
+        either with :meth:`read_payload`, which accepts this path)."""
         return self.store.root.absolute() / handle.path
 
     def display_path(self, handle: Handle) -> str:
@@ -174,8 +176,9 @@ class Workspace(Durable):
         relative to the workspace directory, e.g. ``payloads/ab/ab12...``.
 
         Relative, so that a request's text and token count do not depend on where
-        the workspace lives (a temp dir differs per run); a file tool rooted at the
-        workspace reads it, and :meth:`read_payload` / :meth:`recover` accept it.
+        the workspace lives (a temp dir differs per run); :meth:`read_payload` /
+        :meth:`recover` accept it (and a file tool rooted at the workspace reads it
+        when the payload is 4 KiB or more; smaller ones are packed).
         """
         return f"{self.store.root.name}/{handle.path}"
 

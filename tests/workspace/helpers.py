@@ -64,3 +64,26 @@ def with_offloads(path) -> Workspace:
     assert [ws.blocks[b].status for b in ("B4", "B6")] == [BlockStatus.OFFLOADED] * 2
     return ws
 
+
+
+def payload_span(ws: Workspace, handle) -> tuple:
+    """(file, offset, length) of the bytes that hold ``handle``'s payload on disk:
+    its own file, or its record in a pack (after a header of ``packs.HEADER``
+    bytes). For tests that damage real files."""
+    from sim.workspace.packs import HEADER  # noqa: F401  (documented above)
+
+    own = ws.store.root / handle.path
+    if own.is_file():
+        return own, 0, handle.length
+    assert ws.store.packs.has(handle.sha256), handle.path
+    name, offset, length = ws.store.packs.index[handle.sha256][-1]
+    return ws.store.packs.dir / name, offset, length
+
+
+def flip_byte(path, offset: int, mask: int = 0x20) -> None:
+    """XOR one byte of the file ``path`` at ``offset`` in place."""
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)
+        fh.seek(offset)
+        fh.write(bytes([byte[0] ^ mask]))

@@ -12,7 +12,7 @@ from sim.workspace import (BlockIdError, BlockStateError, ConfinementError,
                            CorruptPayloadError, DeletedHandleError, Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
                            Workspace, WorkspaceError, parse_spec)
-from tests.workspace.helpers import with_offloads
+from tests.workspace.helpers import flip_byte, payload_span, with_offloads
 
 MALFORMED = [
     "", " ", "\t", ",", ",,", "B", "b3", "X7", "B-1", "B0", "B01", "B3,,B4", "B3,",
@@ -92,8 +92,9 @@ def test_symlink_handle_is_refused(ws, tmp_path):
     h = ws.archive("B6")
     outside = tmp_path / "secret"
     outside.write_bytes(ws.blocks["B6"].data)
-    target = ws.store.root / h.path
-    target.unlink()
+    target = ws.store.root / h.path  # a packed payload has no file: plant one
+    target.unlink(missing_ok=True)
+    target.parent.mkdir(exist_ok=True)
     target.symlink_to(outside)
     before = ws.snapshot()
     for fn in (lambda: ws.read_payload(h), lambda: ws.recover("B6"),
@@ -113,9 +114,8 @@ def test_symlink_handle_is_refused(ws, tmp_path):
 
 def test_corrupt_payload_is_reported_never_returned(ws):
     h = ws.archive("B6", "file a.py")
-    path = ws.store.root / h.path
-    good = path.read_bytes()
-    path.write_bytes(good[:-1] + b"!")
+    path, offset, length = payload_span(ws, h)  # packed: B6 is small
+    flip_byte(path, offset + length - 1)
     before = ws.snapshot()
     with pytest.raises(CorruptPayloadError) as err:
         ws.read_payload(h)

@@ -35,9 +35,14 @@ def test_torn_last_journal_line_is_dropped(tmp_path):
 def test_orphan_payloads_and_temps_are_swept(tmp_path):
     ws = Workspace(tmp_path / "w", tokenizer="char")
     ws.register({"role": "user", "content": "x"})
-    ws.store.put(b"written, never journaled")
+    ws.store.put(b"written, never journaled")  # packed: stays in its pack
+    big = ws.store.put(b"y" * 5000)  # its own file: moved to quarantine
     (ws.store.root / "ab").mkdir(exist_ok=True)
     (ws.store.root / "ab" / ".tmp-deadbeef-1").write_bytes(b"partial")
     ws.close()
     again = Workspace.open(tmp_path / "w")
-    assert sorted(again.store.files()) == [again.blocks["B1"].handle.path]
+    assert sorted(again.store.files()) == []
+    assert (tmp_path / "w" / "quarantine" / big.sha256).read_bytes() == b"y" * 5000
+    orphan = again.store.handle_for(b"written, never journaled")
+    assert sorted(again.store.packed()) == sorted([again.blocks["B1"].handle.path,
+                                                   orphan.path])

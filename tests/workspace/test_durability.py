@@ -22,7 +22,9 @@ from sim.workspace.errors import ReadOnlyError, WorkspaceLockedError
 from sim.workspace.journal import encode_line
 from sim.workspace.repair import check, repair
 
-from .helpers import check_lossless, check_request
+from sim.workspace.packs import HEADER
+
+from .helpers import check_lossless, check_request, flip_byte, payload_span
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,12 +45,16 @@ def all_bytes(directory: Path) -> dict[str, bytes]:
     return out
 
 
-def build(directory: Path, n: int = 13, close: bool = True) -> tuple[Workspace, dict]:
-    """A char-tokenizer workspace with ``n`` blocks (one result per call) and a group."""
+def build(directory: Path, n: int = 13, close: bool = True,
+          storage: str = "packed") -> tuple[Workspace, dict]:
+    """A char-tokenizer workspace with ``n`` blocks and a group; ``storage``
+    "packed": small blocks (in pack files), "file": blocks of over 4 KiB (a file
+    each)."""
     ws = Workspace(directory, tokenizer="char", sync=False)
     expected = {}
+    pad = "z" * 4100 if storage == "file" else ""
     for i in range(n):
-        b = ws.register({"role": "user", "content": f"block {i} " + "x" * (i * 7)})
+        b = ws.register({"role": "user", "content": f"block {i} " + "x" * (i * 7) + pad})
         expected[b.id] = b.data
     ws.archive("B2-B4", "three")
     if close:
@@ -136,8 +142,10 @@ def test_reader_beside_a_live_writer_sees_a_consistent_state(tmp_path):
 
 
 # ---------------------------------------------------------------- the damage table
-def test_journal_cut_mid_line_halfway_deletes_nothing_and_repair_reattaches(tmp_path):
-    ws, expected = build(tmp_path / "w", close=False)
+@pytest.mark.parametrize("storage", ["packed", "file"])
+def test_journal_cut_mid_line_halfway_deletes_nothing_and_repair_reattaches(tmp_path,
+                                                                            storage):
+    ws, expected = build(tmp_path / "w", close=False, storage=storage)
     ws.journal.close()  # a crash: no checkpoint
     before = all_bytes(tmp_path / "w" / "payloads")
     journal = tmp_path / "w" / "journal.jsonl"
@@ -147,12 +155,16 @@ def test_journal_cut_mid_line_halfway_deletes_nothing_and_repair_reattaches(tmp_
     kept = len(again.blocks)
     assert 1 <= kept < 13
     moved = [m for m in again.quarantine.moved if m[0].startswith("payloads/")]
-    assert len(moved) >= 13 - kept - 1  # the lost lines' payloads, in quarantine
+    report = check(tmp_path / "w")
+    if storage == "file":  # the lost lines' payloads, in quarantine
+        assert len(moved) >= 13 - kept - 1
+    else:  # packed ones stay in their pack, reported
+        assert not moved and report.packed_unreferenced >= 13 - kept - 1
     assert set(before) <= set(all_bytes(tmp_path / "w"))  # no byte deleted
     again.close()
-    assert check(tmp_path / "w").quarantined
+    assert report.quarantined
     actions = repair(tmp_path / "w")
-    assert sum("re-attached orphan payload" in a for a in actions) >= 13 - kept - 1
+    assert sum("re-attached orphan" in a for a in actions) >= 13 - kept - 1
     final = Workspace.open(tmp_path / "w", read_only=True)
     datas = {b.data for b in final.blocks.values()}
     assert set(expected.values()) <= datas  # every block's bytes readable again
@@ -207,17 +219,19 @@ def test_torn_last_line_bytes_go_to_quarantine(tmp_path):
     assert kept and (tmp_path / "w" / kept[0][1]).read_bytes().endswith(b'"id":"B1')
 
 
+@pytest.mark.parametrize("storage", ["packed", "file"])
 @pytest.mark.parametrize("damage", ["missing", "flipped"])
-def test_one_damaged_payload_opens_the_rest_and_names_the_block(tmp_path, damage):
-    ws, expected = build(tmp_path / "w", close=False)
-    ws.journal.close()  # no checkpoint: the open reads every payload file
-    target = ws.store.root / ws.blocks["B7"].handle.path
-    if damage == "missing":
+def test_one_damaged_payload_opens_the_rest_and_names_the_block(tmp_path, damage,
+                                                                storage):
+    ws, expected = build(tmp_path / "w", close=False, storage=storage)
+    ws.journal.close()  # no checkpoint: the open reads every payload
+    target, offset, _ = payload_span(ws, ws.blocks["B7"].handle)
+    if damage == "missing" and storage == "file":
         target.unlink()
+    elif damage == "missing":  # a damaged record header: the record is not found
+        flip_byte(target, offset - HEADER + 10)
     else:
-        raw = bytearray(target.read_bytes())
-        raw[3] ^= 0x20
-        target.write_bytes(bytes(raw))
+        flip_byte(target, offset + 3)
     ws._lock.release(ws._lock_token)
     again = Workspace.open(tmp_path / "w")
     assert list(again.corrupt) == ["B7"]
@@ -242,12 +256,14 @@ def test_one_damaged_payload_opens_the_rest_and_names_the_block(tmp_path, damage
     assert rc.returncode == 1 and "DAMAGED     B7" in rc.stdout
 
 
-def test_repair_restores_a_damaged_payload_from_the_checkpoint_copy(tmp_path):
-    ws, expected = build(tmp_path / "w")  # closed: checkpoint holds every block
-    target = ws.store.root / ws.blocks["B9"].handle.path
-    raw = bytearray(target.read_bytes())
-    raw[0] ^= 0x01
-    target.write_bytes(bytes(raw))
+@pytest.mark.parametrize("storage", ["packed", "file"])
+def test_repair_restores_a_damaged_payload_from_the_checkpoint_copy(tmp_path, storage):
+    ws, expected = build(tmp_path / "w", storage=storage)  # closed: checkpointed
+    target, offset, length = payload_span(ws, ws.blocks["B9"].handle)
+    flip_byte(target, offset, 0x01)
+    with open(target, "rb") as fh:
+        fh.seek(offset)
+        raw = fh.read(length)
     assert check(tmp_path / "w").corrupt.keys() == {"B9"}
     rc = subprocess.run([sys.executable, "-m", "experiments.cli", "workspace", "repair",
                          str(tmp_path / "w")], capture_output=True, text=True, env=_env())
@@ -256,8 +272,12 @@ def test_repair_restores_a_damaged_payload_from_the_checkpoint_copy(tmp_path):
     again = Workspace.open(tmp_path / "w", read_only=True)
     assert again.read_payload(again.blocks["B9"].handle) == expected["B9"]
     damaged = [q for q in check(tmp_path / "w").quarantined if "damaged" in q["reason"]]
-    assert damaged and (tmp_path / "w" / "quarantine" / damaged[0]["name"]
-                        ).read_bytes() == bytes(raw)  # the damaged copy is kept too
+    if storage == "file":
+        assert damaged and (tmp_path / "w" / "quarantine" / damaged[0]["name"]
+                            ).read_bytes() == raw  # the damaged copy is kept too
+    else:  # kept in place in its pack; the good copy was appended
+        assert not damaged and raw in target.read_bytes()
+        assert len(again.store.packs.index[again.blocks["B9"].handle.sha256]) == 2
 
 
 def test_check_on_a_missing_workspace_is_one_line(tmp_path):

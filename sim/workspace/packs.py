@@ -1,0 +1,265 @@
+"""Pack files: small payloads appended to a few shared files instead of one file each
+(DESIGN.md invariants 3, 6 and 7; issue 9's disk-space goal).
+
+A file per payload costs at least one filesystem block (4 KiB on ext4) however small
+the payload: 100k tool results of ~140 bytes took 30x their bytes on disk. Payloads
+shorter than :data:`PACK_BELOW` bytes are instead appended to
+``<store>/packs/pack-<6 digits>``, each as one record::
+
+    b"CXP1" | sha256 (32 raw bytes) | length (u32, big-endian) | crc32 of those 40 bytes | payload
+
+The logical name stays the content address (``ab/ab12...``): handles, journal lines,
+placeholders and confinement checks do not change, and the store finds a packed
+payload through an index sha256 -> records built by scanning the packs' headers
+(lazily, on the first lookup a file does not answer). Packs are append-only: a record
+is written and fsynced before the journal line that references it; nothing ever
+rewrites or truncates a pack. A torn last record (a crash mid-append) fails its
+length or header checksum and is left in place, unindexed, and the writer appends to
+a new pack from then on; a header damaged in the middle is skipped by searching for
+the next header whose checksum holds. A record's bytes are verified against its
+sha256 on every read, so damage is never misread: the payload is reported corrupt.
+An explicit delete leaves a packed payload's bytes in its pack (reads refuse it:
+:func:`sim.workspace.handles.read_named`); packs are never compacted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CorruptPayloadError
+
+#: payloads shorter than this many bytes are packed (one ext4 block: a file of at
+#: least this size wastes under half of its allocation)
+PACK_BELOW = 4096
+#: a pack is closed once it would grow past this many bytes
+PACK_MAX = 64 << 20
+FOLDER = "packs"
+MAGIC = b"CXP1"
+_HEAD = struct.Struct(">4s32sI")
+_CRC = struct.Struct(">I")
+HEADER = _HEAD.size + _CRC.size  # 44 bytes
+_ALL = struct.Struct(">4s32sII")  # the header with its checksum
+_NAME = re.compile(r"^pack-[0-9]{6}$")
+
+
+@dataclass(frozen=True)
+class Unindexed:
+    """Bytes of a pack no intact record header covers: ``torn`` (the pack's tail,
+    an interrupted append) or a damaged header in the middle."""
+
+    pack: str
+    offset: int
+    size: int
+    torn: bool
+
+    def describe(self) -> str:
+        """One line for ``ctxsim workspace check``."""
+        what = ("torn tail record (an interrupted append)" if self.torn
+                else "damaged record header")
+        return (f"{FOLDER}/{self.pack}: {self.size} bytes at offset {self.offset}: "
+                f"{what}; kept in place")
+
+
+def record(sha_raw: bytes, data: bytes) -> bytes:
+    """One pack record (header and payload)."""
+    head = _HEAD.pack(MAGIC, sha_raw, len(data))
+    return head + _CRC.pack(zlib.crc32(head)) + data
+
+
+def _header_at(buf: bytes, pos: int) -> tuple[bytes, int] | None:
+    """(sha256 raw, length) of an intact header at ``pos``, else None."""
+    if len(buf) - pos < HEADER:
+        return None
+    magic, sha, length = _HEAD.unpack_from(buf, pos)
+    if magic != MAGIC or _CRC.unpack_from(buf, pos + _HEAD.size)[0] != zlib.crc32(
+            buf[pos:pos + _HEAD.size]):
+        return None
+    return sha, length
+
+
+class Packs:
+    """The pack files under ``root/packs`` and their index (see module doc).
+    ``read_only``: create nothing (a reader beside a live writer rescans on a miss)."""
+
+    def __init__(self, root: Path, sync: bool = True, read_only: bool = False):
+        self.dir = root / FOLDER
+        self.sync = sync
+        self.read_only = read_only
+        #: sha256 hex -> [(pack name, payload offset, length)], in append order
+        self.index: dict[str, list[tuple[str, int, int]]] = {}
+        self._end: dict[str, int] = {}  # pack -> bytes covered by intact records
+        self._damage: dict[tuple[str, int], Unindexed] = {}
+        self._fh = None                 # the pack being appended to
+        self._fh_name = ""
+        self._scanned = False
+
+    # ---------------------------------------------------------------- scanning
+    def names(self) -> list[str]:
+        """Pack file names in order; a symlink or non-regular entry is never a pack
+        (confinement), nor is a symlinked packs folder."""
+        try:
+            if not stat.S_ISDIR(os.lstat(self.dir).st_mode):
+                return []
+            entries = sorted(os.listdir(self.dir))
+        except FileNotFoundError:
+            return []
+        out = []
+        for name in entries:
+            if _NAME.match(name) and stat.S_ISREG(os.lstat(self.dir / name).st_mode):
+                out.append(name)
+        return out
+
+    def scan(self) -> None:
+        """Index every intact record not yet indexed (from where the last scan of
+        each pack stopped); a torn tail is noted and scanned again next time."""
+        self._scanned = True
+        for name in self.names():
+            start = self._end.get(name, 0)
+            self._damage.pop((name, start), None)  # a tail seen torn may be whole now
+            with open(self.dir / name, "rb") as fh:
+                fh.seek(start)
+                buf = fh.read()
+            pos, n, covered = 0, len(buf), 0  # covered: bytes up to an intact record
+            view, unpack, crc, index = memoryview(buf), _ALL.unpack_from, zlib.crc32, \
+                self.index
+            while pos < n:
+                if n - pos >= HEADER:  # the common case inline: 100k records at open
+                    magic, sha, length, check = unpack(buf, pos)
+                    end = pos + HEADER + length
+                    if magic == MAGIC and end <= n and \
+                            check == crc(view[pos:pos + _HEAD.size]):
+                        key = sha.hex()
+                        found = index.get(key)
+                        if found is None:
+                            index[key] = [(name, start + pos + HEADER, length)]
+                        else:
+                            found.append((name, start + pos + HEADER, length))
+                        pos = covered = end
+                        continue
+                # no intact record here: the next intact header, if any, resumes
+                nxt = buf.find(MAGIC, pos + 1)
+                while nxt != -1 and not (_header_at(buf, nxt) is not None and
+                                         nxt + HEADER + _header_at(buf, nxt)[1]
+                                         <= len(buf)):
+                    nxt = buf.find(MAGIC, nxt + 1)
+                size = (len(buf) if nxt == -1 else nxt) - pos
+                self._damage[(name, start + pos)] = Unindexed(name, start + pos, size,
+                                                              torn=nxt == -1)
+                if nxt == -1:
+                    break
+                pos = covered = nxt
+            self._end[name] = start + covered
+
+    def _ensure(self) -> None:
+        if not self._scanned:
+            self.scan()
+
+    def unindexed(self) -> list[Unindexed]:
+        """Bytes of the packs no intact record covers (after a full scan)."""
+        self.scan()
+        return sorted(self._damage.values(), key=lambda u: (u.pack, u.offset))
+
+    def shas(self) -> list[str]:
+        """Every sha256 with at least one intact record header."""
+        self._ensure()
+        return sorted(self.index)
+
+    def has(self, sha: str) -> bool:
+        """True if a record for ``sha`` is indexed. A reader rescans once on a miss
+        (a live writer may have appended since); a writer holds the lock, so its
+        index is complete."""
+        self._ensure()
+        if sha not in self.index and self.read_only:
+            self.scan()
+        return sha in self.index
+
+    # ---------------------------------------------------------------- reading
+    def _read_at(self, name: str, offset: int, length: int) -> bytes:
+        fd = os.open(self.dir / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+
+    def get(self, sha: str, shown: str) -> bytes | None:
+        """The verified bytes of ``sha``: None if no record names it,
+        :class:`CorruptPayloadError` if every record that does fails its sha256."""
+        import hashlib
+
+        if not self.has(sha):
+            return None
+        why = ""
+        for name, offset, length in self.index[sha]:
+            try:
+                data = self._read_at(name, offset, length)
+            except OSError as exc:
+                why = f"{FOLDER}/{name} unreadable ({exc.strerror})"
+                continue
+            if len(data) == length and hashlib.sha256(data).hexdigest() == sha:
+                return data
+            why = (f"its record in {FOLDER}/{name} at byte {offset} ({len(data)} "
+                   "bytes) no longer matches its sha256")
+        raise CorruptPayloadError(f"payload {shown!r} is corrupt: {why}")
+
+    # ---------------------------------------------------------------- writing
+    def append(self, sha: str, data: bytes) -> None:
+        """Append one record for ``data`` (sha256 ``sha``) and, with ``sync``, fsync
+        it. A pack whose tail is not an intact record, or that another handle
+        has grown, is never appended to: a new pack is started."""
+        self._ensure()
+        rec = record(bytes.fromhex(sha), data)
+        fh = self._fh
+        if fh is not None:
+            size = os.fstat(fh.fileno()).st_size
+            if size != self._end.get(self._fh_name, 0) or size + len(rec) > PACK_MAX:
+                fh.close()
+                fh = self._fh = None
+        if fh is None:
+            fh = self._open_for_append(len(rec))
+        offset = self._end.get(self._fh_name, 0)
+        fh.write(rec)
+        fh.flush()
+        if self.sync:
+            os.fsync(fh.fileno())
+        self._end[self._fh_name] = offset + len(rec)
+        self.index.setdefault(sha, []).append((self._fh_name, offset + HEADER, len(data)))
+
+    def _open_for_append(self, need: int):
+        names = self.names()
+        if names:
+            last = names[-1]
+            size = os.lstat(self.dir / last).st_size
+            if size == self._end.get(last, 0) and size + need <= PACK_MAX and \
+                    not any(d.pack == last for d in self._damage.values()):
+                self._fh, self._fh_name = open(self.dir / last, "ab"), last
+                return self._fh
+        self.dir.mkdir(exist_ok=True)
+        number = int(names[-1][5:]) + 1 if names else 1
+        while True:
+            name = f"pack-{number:06d}"
+            try:
+                fh = open(self.dir / name, "xb")
+                break
+            except FileExistsError:  # not a regular file: never ours to append to
+                number += 1
+        if self.sync:
+            from .store import _fsync_dir
+
+            _fsync_dir(self.dir)
+            _fsync_dir(self.dir.parent)
+        self._end[name] = 0
+        self._fh, self._fh_name = fh, name
+        return fh
+
+    def close(self) -> None:
+        """Close the pack being appended to (its records are already durable)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
