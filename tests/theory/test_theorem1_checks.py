@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theory import bounds, report
+import experiments.theory_report as report
+from theory import bounds
 from theory import statements as st
 from theory.blind import check_blind_closed_form
 from theory.corollaries import (check_blind_endpoint, check_ledger_endpoint, check_price,

@@ -209,3 +209,11 @@ def test_bad_content_part_is_a_format_error_not_a_tool_call_error():
     msgs[1]["content"] = [{"type": "text", "text": 7}]
     with pytest.raises(TrajectoryFormatError, match=r"messages\[1\]\.content\[0\]\.text"):
         imp(msgs, "openai")
+
+
+@pytest.mark.parametrize("name", ["\ud800", "a\x00b"])
+def test_a_path_the_os_cannot_take_is_a_format_error(name):
+    # found by test_fuzz_arbitrary_documents: a string source is a path, and a lone
+    # surrogate or NUL in it raised a raw UnicodeEncodeError / ValueError
+    with pytest.raises(TrajectoryFormatError, match="cannot read trajectory"):
+        load_trajectory(name)

@@ -49,7 +49,9 @@ def detect_format(path: Path, data: Any) -> str:
 def _parse(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
+        # ValueError: undecodable bytes, and paths the OS cannot take (a lone
+        # surrogate or a NUL byte in the name)
         raise TrajectoryFormatError(f"cannot read trajectory {str(path)!r}: {exc}") from None
     line = 0
     try:
