@@ -39,6 +39,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                      "does the ledger's layout change a real model's archive choice?"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
+    "evoharness": ("experiments.evoharness",
+                   "Evo-Harness: online skill harness under a budget; skills vs context policy"),
 }
 
 #: command group -> (module, one-line help)

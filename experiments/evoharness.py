@@ -1,0 +1,369 @@
+"""Evo-Harness: online skill harness learning under an enforced budget, and skills
+against context-policy evolution (Evo-Harness Tables 2-4, Fig. 5; ContextEvo §6 Table 3).
+
+``ctxsim run evoharness`` plays LOCA-like tasks (growth ``--growth`` tokens, budget
+``--budget``, context program ``--program``) with :class:`SkillAwareAgent` s, skills
+selected from the current harness (``b`` per task, a pinned block charged in every
+request). Arms (``arm`` column), each scored on the same held-out tasks of
+:func:`sim.evolve.split.split_tasks` with common random numbers, ``--reps`` replicates:
+
+* ``no-evolve``; ``{online,train-split}-{self,minimal,standard}`` (the grid, per
+  profile); ``general-only`` / ``topic-only`` (online, standard; Table 3);
+  ``add-only`` (online, standard; every proposal appended, no budget, no merge);
+* skill-only vs context policy vs combined on longer tasks (``--long-growth``): the
+  context-policy arm is a clearly named STAND-IN (``policy-search-standin``: pick the
+  program with the best held-in pass rate among ``POLICY_CANDIDATES``; ContextEvo's
+  evolved policies are not built on this branch).
+
+Writes ``evoharness.csv`` (one row per arm), ``evoharness_policy.csv`` (the Table 3
+comparison), ``evoharness.png``, ``evoharness.json`` (config, orderings, harness
+trace) and ``evoharness_harness.json`` (the final online-standard harness, medium
+profile, replicate 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
+                                write_sidecar)
+from experiments.paired import bootstrap_mean_ci
+
+NAME = "evoharness"
+FEEDBACK = ("self", "minimal", "standard")
+POLICY_CANDIDATES = ("vista_no_dashboard", "vista", "auto_archive", "folding",
+                     "vista_fixed_archive")
+#: Evo-Harness Table 4 / Table 3 / Fig. 5 (pass rate %, SWE-bench Lite) and ContextEvo
+#: Table 3 (reward, mean tokens per run)
+PAPER = {
+    "table4_swe": {"no-evolve": 63.67, "self": 61.67, "minimal": 67.33, "standard": 67.00},
+    "table4_cl": {"no-evolve": 29.54, "self": 27.96, "minimal": 29.86, "standard": 34.02},
+    "table3_swe": {"no-evolve": 63.67, "general-only": 66.67, "topic-only": 64.33,
+                   "full": 67.00},
+    "fig5_swe": {"no-evolve": 68.8, "train-split": 73.4, "online": 75.0},
+    "contextevo_table3": {"baseline": (0.417, 8.57e6), "skill-only": (0.370, 9.61e6),
+                          "context-policy": (0.448, 7.52e6),
+                          "combined": (0.419, 9.69e6)},
+}
+COLUMNS = ("arm", "profile", "mode", "feedback", "levels", "curator", "n_tasks", "reps",
+           "pass_rate", "pass_lo", "pass_hi", "diff_vs_no_evolve", "diff_lo", "diff_hi",
+           "mean_tokens", "skills_shown", "skills_read", "final_skills",
+           "final_skill_tokens")
+POLICY_COLUMNS = ("arm", "program", "n_tasks", "reward", "reward_lo", "reward_hi",
+                  "mean_tokens", "skill_tokens_in_harness", "paper_reward",
+                  "paper_mean_tokens")
+
+
+def defaults(quick: bool) -> dict:
+    if quick:
+        return {"profiles": ["medium"], "families": 15, "seeds": 2, "reps": 1,
+                "growth": 48_000, "budget": 16_000, "long_growth": 64_000,
+                "long_seeds": 2, "b": 3, "program": "vista_no_dashboard"}
+    return {"profiles": ["strong", "medium", "weak"], "families": 15, "seeds": 6,
+            "reps": 3, "growth": 48_000, "budget": 16_000, "long_growth": 96_000,
+            "long_seeds": 4, "b": 3, "program": "vista_no_dashboard"}
+
+
+def _nonneg(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
+    return v
+
+
+def _pos(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
+    return v
+
+
+def add_arguments(parser) -> None:
+    """Options: --quick, --backend, --seed, --out, --reps, --b, --program."""
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one profile, 30 tasks, one replicate")
+    parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
+                        help="solver backend (default: %(default)s)")
+    parser.add_argument("--seed", type=_nonneg, default=0,
+                        help="base seed of tasks and agent draws (default: %(default)s)")
+    parser.add_argument("--reps", type=_pos, default=None,
+                        help="stream replicates (default: 3; --quick 1)")
+    parser.add_argument("--b", type=int, default=None,
+                        help="skills selected per task, >= 0 (default: 3)")
+    parser.add_argument("--program", default=None,
+                        help="context program of the grid (default: vista_no_dashboard)")
+    parser.add_argument("--no-progress", action="store_true", help="accepted; no bar")
+
+
+def config(args) -> dict:
+    from sim.evolve.select import check_b
+
+    cfg = defaults(args.quick)
+    cfg["seed"] = args.seed
+    cfg["backend"] = args.backend
+    cfg["quick"] = bool(args.quick)
+    for k in ("reps", "b", "program"):
+        if getattr(args, k) is not None:
+            cfg[k] = getattr(args, k)
+    check_b(cfg["b"])
+    from sim.policies import PROGRAMS
+
+    if cfg["program"] not in PROGRAMS:
+        raise ValueError(f"unknown --program {cfg['program']!r}; known: {sorted(PROGRAMS)}")
+    return cfg
+
+
+def arms(profiles) -> list[dict]:
+    """The arms: per profile the no-evolve baseline, the feedback x mode grid, the
+    general-only / topic-only ablations and the ADD-only curator."""
+    out = []
+    for p in profiles:
+        out.append(dict(arm="no-evolve", profile=p, mode="none", feedback="standard",
+                        levels="general+topic", curator="budgeted"))
+        for mode in ("online", "train-split"):
+            for fb in FEEDBACK:
+                out.append(dict(arm=f"{mode}-{fb}", profile=p, mode=mode, feedback=fb,
+                                levels="general+topic", curator="budgeted"))
+        for lv in ("general", "topic"):
+            out.append(dict(arm=f"{lv}-only", profile=p, mode="online",
+                            feedback="standard", levels=lv, curator="budgeted"))
+        out.append(dict(arm="add-only", profile=p, mode="online", feedback="standard",
+                        levels="general+topic", curator="add-only"))
+    return out
+
+
+def _curator_and_harness(curator: str, levels: str):
+    from sim.evolve.curate import AddOnlyCurator, Curator
+    from sim.evolve.skill_harness import UNBOUNDED, SkillHarness
+
+    lv = ("general", "topic") if levels == "general+topic" else (levels,)
+    if curator == "add-only":
+        return AddOnlyCurator(levels=lv), SkillHarness(UNBOUNDED)
+    return Curator(levels=lv), SkillHarness()
+
+
+def _tasks(families: int, seeds: int, growth: int, base_seed: int):
+    from sim.tasks.loca import loca_task
+
+    return [loca_task(f, s, growth, base_seed) for f in range(families)
+            for s in range(seeds)]
+
+
+def _run_arm(arm: dict, train, test, cfg: dict, program: str, rep: int,
+             b: int | None = None):
+    from sim.evolve.online import run_stream
+    from sim.policies import make_program
+
+    curator, harness = _curator_and_harness(arm["curator"], arm["levels"])
+    return run_stream(test, mode=arm["mode"], feedback=arm["feedback"],
+                      profile=arm["profile"],
+                      program_factory=lambda: make_program(program),
+                      budget=cfg["budget"], b=cfg["b"] if b is None else b,
+                      seed=cfg["seed"] * 1000 + rep, curator=curator, harness=harness,
+                      train_tasks=train)
+
+
+def _per_task(rows, col="solved"):
+    by = defaultdict(list)
+    for r in rows:
+        by[r["task_id"]].append(float(r[col]))
+    return {k: float(np.mean(v)) for k, v in by.items()}
+
+
+def table(results: dict, arm_list: list[dict], cfg: dict) -> list[dict]:
+    """One row per arm: pass rate (mean over tasks of the per-task mean over
+    replicates) with a bootstrap interval over tasks, and the paired difference from
+    the same profile's no-evolve arm."""
+    out = []
+    for a in arm_list:
+        key = (a["arm"], a["profile"])
+        rows = [r for res in results[key] for r in res.rows]
+        pt = _per_task(rows)
+        ids = sorted(pt)
+        m, lo, hi = bootstrap_mean_ci([pt[i] for i in ids], seed=cfg["seed"])
+        base = _per_task([r for res in results[("no-evolve", a["profile"])]
+                          for r in res.rows])
+        d, dlo, dhi = bootstrap_mean_ci([pt[i] - base[i] for i in ids], seed=cfg["seed"])
+        finals = [res.harness for res in results[key]]
+        out.append({**a, "n_tasks": len(ids), "reps": len(results[key]),
+                    "pass_rate": round(m, 4), "pass_lo": round(lo, 4),
+                    "pass_hi": round(hi, 4), "diff_vs_no_evolve": round(d, 4),
+                    "diff_lo": round(dlo, 4), "diff_hi": round(dhi, 4),
+                    "mean_tokens": round(float(np.mean([r["tokens"] for r in rows])), 1),
+                    "skills_shown": round(float(np.mean([r["skills_shown"] for r in rows])), 3),
+                    "skills_read": round(float(np.mean([r["skills_read"] for r in rows])), 3),
+                    "final_skills": round(float(np.mean([len(h) for h in finals])), 2),
+                    "final_skill_tokens": round(float(np.mean(
+                        [h.total_tokens for h in finals])), 1)})
+    return out
+
+
+def orderings(tab: list[dict]) -> list[dict]:
+    """The paper's orderings, tested per profile: ``holds`` when the point estimates
+    are ordered as the paper's, ``significant`` when the paired interval of the
+    difference from no-evolve also excludes zero in that direction."""
+    by = {(r["profile"], r["arm"]): r for r in tab}
+    out = []
+    for p in sorted({r["profile"] for r in tab}):
+        g = lambda a: by[(p, a)]  # noqa: E731
+        pr = lambda a: g(a)["pass_rate"]  # noqa: E731
+
+        def vs_base(a, sign):
+            r = g(a)
+            holds = sign * r["diff_vs_no_evolve"] > 0
+            sig = (r["diff_lo"] > 0) if sign > 0 else (r["diff_hi"] < 0)
+            return holds, sig, r["diff_vs_no_evolve"]
+
+        for arm, sign, claim in [("online-self", -1, "self feedback below no-evolve (Table 4)"),
+                                 ("online-minimal", 1, "minimal feedback above no-evolve (Table 4)"),
+                                 ("online-standard", 1, "standard feedback above no-evolve (Table 4)"),
+                                 ("train-split-standard", 1, "train-split above no-evolve (Fig. 5)")]:
+            h, s, d = vs_base(arm, sign)
+            out.append({"profile": p, "claim": claim, "holds": h, "significant": s,
+                        "value": d})
+        out.append({"profile": p, "claim": "online >= train-split (Fig. 5)",
+                    "holds": pr("online-standard") >= pr("train-split-standard"),
+                    "significant": None,
+                    "value": round(pr("online-standard") - pr("train-split-standard"), 4)})
+        for abl in ("general-only", "topic-only"):
+            out.append({"profile": p, "claim": f"{abl} below full (Table 3)",
+                        "holds": pr(abl) < pr("online-standard"), "significant": None,
+                        "value": round(pr(abl) - pr("online-standard"), 4)})
+    return out
+
+
+def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
+    """Skill-only vs context-policy (stand-in) vs combined on longer tasks (ContextEvo
+    Table 3): skills evolved on the held-in split with standard feedback, frozen,
+    scored on the held-out split; medium profile."""
+    from sim.evolve.online import split_stream
+
+    tasks = _tasks(cfg["families"], cfg["long_seeds"], cfg["long_growth"], cfg["seed"])
+    train, test = split_stream(tasks)
+    lcfg = {**cfg}
+    base = cfg["program"]
+    noev = dict(arm="no-evolve", profile="medium", mode="none", feedback="standard",
+                levels="general+topic", curator="budgeted")
+    evo = {**noev, "mode": "train-split"}
+    # the stand-in context-policy search: best held-in pass rate, then fewest tokens
+    scores = {}
+    for prog in POLICY_CANDIDATES:
+        r = _run_arm(noev, [], train, lcfg, prog, 0)
+        scores[prog] = (float(np.mean([x["solved"] for x in r.rows])),
+                        -float(np.mean([x["tokens"] for x in r.rows])))
+    chosen = max(POLICY_CANDIDATES, key=lambda p: scores[p])
+    runs = {"baseline": _run_arm(noev, train, test, lcfg, base, 0),
+            "skill-only": _run_arm(evo, train, test, lcfg, base, 0),
+            "context-policy": _run_arm(noev, train, test, lcfg, chosen, 0),
+            "combined": _run_arm(evo, train, test, lcfg, chosen, 0)}
+    rows = []
+    for arm, res in runs.items():
+        s = [x["solved"] for x in res.rows]
+        m, lo, hi = bootstrap_mean_ci(s, seed=cfg["seed"])
+        pr, pt = PAPER["contextevo_table3"][arm]
+        rows.append({"arm": arm, "program": chosen if arm in ("context-policy", "combined")
+                     else base, "n_tasks": len(s), "reward": round(m, 4),
+                     "reward_lo": round(lo, 4), "reward_hi": round(hi, 4),
+                     "mean_tokens": round(float(np.mean([x["tokens"] for x in res.rows])), 1),
+                     "skill_tokens_in_harness": res.harness.total_tokens,
+                     "paper_reward": pr, "paper_mean_tokens": pt})
+    info = {"stand_in": "policy-search-standin: the program with the best held-in pass "
+                        "rate among POLICY_CANDIDATES (not ContextEvo's evolved policy)",
+            "candidates": {p: {"held_in_pass": v[0], "held_in_mean_tokens": -v[1]}
+                           for p, v in scores.items()}, "chosen": chosen,
+            "split": {"held_in": len(train), "held_out": len(test)}}
+    return rows, info
+
+
+def run(args) -> list:
+    """Run the grid and the policy comparison; write CSV, PNG, JSON; return paths."""
+    cfg = config(args)
+    if cfg["backend"] == "llm":
+        raise NotImplementedError("evoharness --backend llm is not built on this branch; "
+                                  "use --backend synthetic")
+    out = prepare_out(args.out)
+    from sim.evolve.online import split_stream
+
+    t0 = time.perf_counter()
+    tasks = _tasks(cfg["families"], cfg["seeds"], cfg["growth"], cfg["seed"])
+    train, test = split_stream(tasks)
+    arm_list = arms(cfg["profiles"])
+    results = {}
+    for a in arm_list:
+        results[(a["arm"], a["profile"])] = [
+            _run_arm(a, train, test, cfg, cfg["program"], rep) for rep in range(cfg["reps"])]
+    tab = table(results, arm_list, cfg)
+    ords = orderings(tab)
+    prow, pinfo = policy_comparison(cfg)
+    wall = time.perf_counter() - t0
+    prof = "medium" if "medium" in cfg["profiles"] else cfg["profiles"][0]
+    final = results[("online-standard", prof)][0].harness
+    traces = {f"{a}/{prof}": results[(a, prof)][0].trace
+              for a in ("online-standard", "add-only", "online-self")}
+    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, tab),
+             write_csv(out / f"{NAME}_policy.csv", POLICY_COLUMNS, prow)]
+    paths.append(final.save(out / f"{NAME}_harness.json"))
+    paths.append(save_figure(_figure(tab, traces, prow, cfg), out / f"{NAME}.png"))
+    decisions = defaultdict(int)
+    for res in results[("online-standard", prof)]:
+        for _, d in res.decisions:
+            decisions[d.action] += 1
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "wall_seconds": round(wall, 1), "split": {"held_in": len(train),
+                                                   "held_out": len(test)},
+        "orderings": ords, "paper": PAPER, "policy_comparison": pinfo,
+        "harness_trace": traces, "curation_decisions_online_standard": dict(decisions),
+        "pairing": "every arm plays the same held-out tasks with the same episode "
+                   "seeds (common random numbers); intervals are percentile bootstrap "
+                   "over tasks (95%)"}))
+    return paths
+
+
+def _figure(tab, traces, prow, cfg):
+    fig, axes = new_figure(1, 3, figsize=(16, 4.8))
+    ax = axes[0]
+    order = [a["arm"] for a in tab if a["profile"] == tab[0]["profile"]]
+    profiles = list(dict.fromkeys(r["profile"] for r in tab))
+    w = 0.8 / len(profiles)
+    for j, p in enumerate(profiles):
+        rs = {r["arm"]: r for r in tab if r["profile"] == p}
+        x = np.arange(len(order)) + (j - (len(profiles) - 1) / 2) * w
+        y = np.array([rs[a]["pass_rate"] for a in order])
+        lo = y - np.array([rs[a]["pass_lo"] for a in order])
+        hi = np.array([rs[a]["pass_hi"] for a in order]) - y
+        ax.bar(x, y, w, yerr=[lo, hi], capsize=2, label=p)
+    ax.set_xticks(np.arange(len(order)), order, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("pass rate (held-out tasks, 95% CI)")
+    ax.set_title(f"Arms ({cfg['program']}, {cfg['growth'] // 1000}K growth, "
+                 f"B={cfg['budget'] // 1000}K, b={cfg['b']})", fontsize=9)
+    ax.legend(fontsize=7, title="profile", title_fontsize=7)
+    ax.set_ylim(0, 1)
+    ax = axes[1]
+    for name, tr in traces.items():
+        ax.plot([t["step"] for t in tr], [t["tokens"] for t in tr], label=f"{name} tokens")
+    ax.set_xlabel("update step (tasks of the stream)")
+    ax.set_ylabel("harness tokens (cl100k)")
+    ax2 = ax.twinx()
+    for name, tr in traces.items():
+        ax2.plot([t["step"] for t in tr], [t["skills"] for t in tr], ls=":",
+                 label=f"{name} skills")
+    ax2.set_ylabel("skills (dotted)")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Harness size over the task stream", fontsize=9)
+    ax = axes[2]
+    for r in prow:
+        ax.errorbar(r["mean_tokens"] / 1e3, r["reward"],
+                    yerr=[[r["reward"] - r["reward_lo"]], [r["reward_hi"] - r["reward"]]],
+                    fmt="o", capsize=3, label=f"{r['arm']} ({r['program']})")
+    ax.set_xlabel("mean input tokens per run (K)")
+    ax.set_ylabel("reward (pass rate, held-out)")
+    ax.set_title(f"Skills vs context policy (stand-in), {cfg['long_growth'] // 1000}K "
+                 "growth", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
