@@ -1,9 +1,9 @@
 """Select(x, H; b) of Evo-Harness §3.1 and the pinned skill block.
 
 At most ``b`` skills are retrieved per task by the similarity of the task text to each
-skill's trigger and topic; a topic skill is eligible only when the task text names its
-topic (a task-type procedure is for tasks of that type) (rapidfuzz ``token_set_ratio``, 0-100; ties broken by name so
-the choice is deterministic). The selected skills enter the workspace as ONE pinned
+skill's trigger and topic (rapidfuzz ``token_set_ratio``, 0-100; ties broken by name so
+the choice is deterministic); a topic skill is eligible only when the task text names
+its topic (a task-type procedure is for tasks of that type). The selected skills enter the workspace as ONE pinned
 block (:func:`skill_block`): they are charged in every request under the same context
 budget as everything else, which is how skills cost context tokens (ContextEvo §6,
 Table 3).
