@@ -232,6 +232,7 @@ class SkillHarness:
         text = json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
         try:
+            os.fchmod(fd, 0o644)  # mkstemp's 0600 would make a shared file unreadable
             with os.fdopen(fd, "w") as fh:
                 fh.write(text)
                 fh.flush()

@@ -204,3 +204,11 @@ def test_select_gates_topic_skills_and_respects_b():
 def test_episode_seed_is_the_same_in_every_arm():
     assert episode_seed(3, "loca/a/s0/1") == episode_seed(3, "loca/a/s0/1")
     assert episode_seed(3, "loca/a/s0/1") != episode_seed(4, "loca/a/s0/1")
+
+
+def test_cli_llm_backend_says_it_is_not_built(capsys, tmp_path):
+    assert main(["run", "evoharness", "--quick", "--backend", "llm",
+                 "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[0]
+    assert "NotImplementedError" in err and "--backend llm" in err
+    assert list(tmp_path.iterdir()) == []          # nothing written
