@@ -10,10 +10,10 @@ request). Arms (``arm`` column), each scored on the same held-out tasks of
 * ``no-evolve``; ``{online,train-split}-{self,minimal,standard}`` (the grid, per
   profile); ``general-only`` / ``topic-only`` (online, standard; Table 3);
   ``add-only`` (online, standard; every proposal appended, no budget, no merge);
-* skill-only vs context policy vs combined on longer tasks (``--long-growth``): the
-  context-policy arm is a clearly named STAND-IN (``policy-search-standin``: pick the
-  program with the best held-in pass rate among ``POLICY_CANDIDATES``; ContextEvo's
-  evolved policies are not built on this branch).
+* skill-only vs context-policy evolution vs combined on long-horizon tasks (128K
+  growth, 128K budget as in ContextEvo's LOCA setting): the context policy is the one
+  ContextEvo's loop (:mod:`sim.evolve.loop`) evolves from ``react`` on the same
+  held-in split (:func:`policy_comparison`).
 
 Writes ``evoharness.csv`` (one row per arm), ``evoharness_policy.csv`` (the Table 3
 comparison), ``evoharness.png``, ``evoharness.json`` (config, orderings, harness
@@ -35,8 +35,8 @@ from experiments.paired import bootstrap_mean_ci
 
 NAME = "evoharness"
 FEEDBACK = ("self", "minimal", "standard")
-POLICY_CANDIDATES = ("vista_no_dashboard", "vista", "auto_archive", "folding",
-                     "vista_fixed_archive")
+#: the program ContextEvo starts from (and the skill-only arm keeps)
+START = "react"
 #: Evo-Harness Table 4 / Table 3 / Fig. 5 (pass rate %, SWE-bench Lite) and ContextEvo
 #: Table 3 (reward, mean tokens per run)
 PAPER = {
@@ -65,10 +65,12 @@ def defaults(quick: bool) -> dict:
     if quick:
         return {"profiles": ["medium"], "families": 6, "seeds": 5, "reps": 1,
                 "growth": 48_000, "budget": 16_000, "long_growth": 64_000,
+                "long_budget": 64_000,
                 "long_families": 15, "long_seeds": 2, "b": 3, "batch": 1,
                 "program": "vista_no_dashboard"}
     return {"profiles": ["strong", "medium", "weak"], "families": 6, "seeds": 15,
-            "reps": 3, "growth": 48_000, "budget": 16_000, "long_growth": 96_000,
+            "reps": 3, "growth": 48_000, "budget": 16_000, "long_growth": 128_000,
+            "long_budget": 128_000,
             "long_families": 15, "long_seeds": 4, "b": 3, "batch": 1,
             "program": "vista_no_dashboard"}
 
@@ -162,15 +164,17 @@ def _tasks(families: int, seeds: int, growth: int, base_seed: int):
             for s in range(seeds)]
 
 
-def _run_arm(arm: dict, train, test, cfg: dict, program: str, rep: int,
+def _run_arm(arm: dict, train, test, cfg: dict, program, rep: int,
              b: int | None = None):
+    """One arm's stream; ``program`` is a program name or a factory of programs."""
     from sim.evolve.online import run_stream
     from sim.policies import make_program
 
     curator, harness = _curator_and_harness(arm["curator"], arm["levels"])
     return run_stream(test, mode=arm["mode"], feedback=arm["feedback"],
                       profile=arm["profile"],
-                      program_factory=lambda: make_program(program),
+                      program_factory=program if callable(program)
+                      else (lambda: make_program(program)),
                       budget=cfg["budget"], b=cfg["b"] if b is None else b,
                       seed=cfg["seed"] * 1000 + rep, curator=curator, harness=harness,
                       train_tasks=train, batch=cfg.get("batch", 1))
@@ -247,40 +251,52 @@ def orderings(tab: list[dict]) -> list[dict]:
 
 
 def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
-    """Skill-only vs context-policy (stand-in) vs combined on longer tasks (ContextEvo
-    Table 3): skills evolved on the held-in split with standard feedback, frozen,
-    scored on the held-out split; medium profile."""
+    """Skill-only vs context-policy evolution vs combined on the same long-horizon tasks
+    (ContextEvo Table 3), medium profile, held-out split:
+
+    * ``baseline``: the start program ``react``, no skills;
+    * ``skill-only``: ``react`` with skills evolved on the held-in split (standard
+      feedback, train-split mode), frozen;
+    * ``context-policy``: the program ContextEvo's loop (:func:`sim.evolve.loop.evolve`,
+      synthetic back-end, two iterations) evolves from ``react`` on the same held-in
+      split, no skills;
+    * ``combined``: that evolved program with skills evolved on held-in under it.
+    """
+    from sim.evolve.backends import SyntheticBackend
+    from sim.evolve.compile import compile_spec, spec_of
+    from sim.evolve.loop import EvolveConfig, evolve, loca_taskset
     from sim.evolve.online import split_stream
 
-    tasks = _tasks(cfg["long_families"], cfg["long_seeds"], cfg["long_growth"],
-                   cfg["seed"])
+    ts = loca_taskset(cfg["long_growth"], cfg["long_budget"], cfg["long_families"],
+                      cfg["long_seeds"], cfg["seed"])
+    tasks = [ts.tasks[n] for n in ts.names]
     train, test = split_stream(tasks)
-    lcfg = {**cfg}
-    base = cfg["program"]
+    res = evolve(spec_of(START), ts, SyntheticBackend(cfg["seed"]),
+                 EvolveConfig(seed=cfg["seed"]))
+    if [t.task_id for t in test] != list(res.held_out):
+        raise RuntimeError("ContextEvo's held-out split differs from Evo-Harness's")
+    stage = list(res.specs)[-1]
+    evolved = res.specs[stage]
+    lcfg = {**cfg, "budget": cfg["long_budget"]}
     noev = dict(arm="no-evolve", profile="medium", mode="none", feedback="standard",
                 levels="general+topic", curator="budgeted")
     evo = {**noev, "mode": "train-split"}
-    # the stand-in context-policy search: best held-in pass rate, then fewest tokens
-    scores = {}
-    for prog in POLICY_CANDIDATES:
-        r = _run_arm(noev, [], train, lcfg, prog, 0)
-        scores[prog] = (float(np.mean([x["solved"] for x in r.rows])),
-                        -float(np.mean([x["tokens"] for x in r.rows])))
-    chosen = max(POLICY_CANDIDATES, key=lambda p: scores[p])
-    runs = {"baseline": _run_arm(noev, train, test, lcfg, base, 0),
-            "skill-only": _run_arm(evo, train, test, lcfg, base, 0),
-            "context-policy": _run_arm(noev, train, test, lcfg, chosen, 0),
-            "combined": _run_arm(evo, train, test, lcfg, chosen, 0)}
+    policy = lambda: compile_spec(evolved)  # noqa: E731 - a fresh program per episode
+    runs = {"baseline": _run_arm(noev, train, test, lcfg, START, 0),
+            "skill-only": _run_arm(evo, train, test, lcfg, START, 0),
+            "context-policy": _run_arm(noev, train, test, lcfg, policy, 0),
+            "combined": _run_arm(evo, train, test, lcfg, policy, 0)}
     rows = []
-    for arm, res in runs.items():
-        s = [x["solved"] for x in res.rows]
+    for arm, r in runs.items():
+        s = [x["solved"] for x in r.rows]
         m, lo, hi = bootstrap_mean_ci(s, seed=cfg["seed"])
         pr, pt = PAPER["contextevo_table3"][arm]
-        rows.append({"arm": arm, "program": chosen if arm in ("context-policy", "combined")
-                     else base, "n_tasks": len(s), "reward": round(m, 4),
-                     "reward_lo": round(lo, 4), "reward_hi": round(hi, 4),
-                     "mean_tokens": round(float(np.mean([x["tokens"] for x in res.rows])), 1),
-                     "skill_tokens_in_harness": res.harness.total_tokens,
+        rows.append({"arm": arm, "program": evolved.name if arm in (
+                     "context-policy", "combined") else START, "n_tasks": len(s),
+                     "reward": round(m, 4), "reward_lo": round(lo, 4),
+                     "reward_hi": round(hi, 4),
+                     "mean_tokens": round(float(np.mean([x["tokens"] for x in r.rows])), 1),
+                     "skill_tokens_in_harness": r.harness.total_tokens,
                      "paper_reward": pr, "paper_mean_tokens": pt})
     r = {x["arm"]: x for x in rows}
     info_orders = [
@@ -296,11 +312,9 @@ def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
          "holds": r["combined"]["reward"] < r["context-policy"]["reward"]},
         {"claim": "combined mean tokens above context policy",
          "holds": r["combined"]["mean_tokens"] > r["context-policy"]["mean_tokens"]}]
-    info = {"orderings": info_orders,
-            "stand_in": "policy-search-standin: the program with the best held-in pass "
-                        "rate among POLICY_CANDIDATES (not ContextEvo's evolved policy)",
-            "candidates": {p: {"held_in_pass": v[0], "held_in_mean_tokens": -v[1]}
-                           for p, v in scores.items()}, "chosen": chosen,
+    info = {"orderings": info_orders, "contextevo_stage": stage,
+            "contextevo_spec": evolved.to_dict(),
+            "contextevo_held_in_log": res.log,
             "split": {"held_in": len(train), "held_out": len(test)}}
     return rows, info
 
@@ -387,7 +401,7 @@ def _figure(tab, traces, prow, cfg):
                     fmt="o", capsize=3, label=f"{r['arm']} ({r['program']})")
     ax.set_xlabel("mean input tokens per run (K)")
     ax.set_ylabel("reward (pass rate, held-out)")
-    ax.set_title(f"Skills vs context policy (stand-in), {cfg['long_growth'] // 1000}K "
-                 "growth", fontsize=9)
+    ax.set_title(f"Skills vs ContextEvo context policy, {cfg['long_growth'] // 1000}K "
+                 f"growth, B={cfg['long_budget'] // 1000}K", fontsize=9)
     ax.legend(fontsize=7)
     return fig

@@ -90,8 +90,12 @@ class HarnessMachine(RuleBasedStateMachine):
     def merge(self, data):
         keep, drop = data.draw(st.permutations(sorted(self.model)))[:2]
         k, d = self.model[keep], self.model[drop]
-        row = {**k, "lines": k["lines"] + [x for x in d["lines"] if x.strip() not in
-                                            {y.strip() for y in k["lines"]}],
+        lines, seen = list(k["lines"]), {y.strip() for y in k["lines"]}
+        for x in d["lines"]:          # each new line once, in order
+            if x.strip() and x.strip() not in seen:
+                lines.append(x)
+                seen.add(x.strip())
+        row = {**k, "lines": lines,
                "support": k["support"] | d["support"],
                "helpful": k["helpful"] + d["helpful"], "harmful": k["harmful"] + d["harmful"]}
         expected = {n: (row if n == keep else r) for n, r in self.model.items() if n != drop}

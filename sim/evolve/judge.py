@@ -1,0 +1,186 @@
+"""Stage 2, the judge: cross-case aggregation, the fixed screens, optional replay
+(ContextEvo §4.2, App. B.2 "Evidence record and screening").
+
+Candidate hypotheses are the ``(pathology, surface)`` pairs the case reports give for
+failed cases (``evidence_removed`` / ``budget_overflow``; ``agent_error`` is not a
+context attribution). A hypothesis is screened with the paper's fixed screens
+(exactly as stated there), any one of which suffices:
+
+* raw: the low- and high-reward groups' medians of the pathology's case metric differ
+  by more than 25% of the high-group value (:func:`raw_screen`);
+* annotation: the share of cases annotated with the pathology is higher in the low
+  group and passes the same relative check (:func:`annotation_screen`);
+* stratified: high-work cases have at least the median number of model calls; split
+  them at their median final-context size; the high-context half's failure rate
+  must exceed the low half's by at least 0.4; needs >= 8 cases and >= 6 high-work
+  cases (:func:`stratified_screen`).
+
+With replay on, a screened hypothesis is then replayed at up to three anchor cases
+(their first wrong decision, with a recovery note of the lost lines): it is kept
+when most replays support it; a replay whose original request does not reproduce
+the recorded action is never support. Rewards are 0/1 here, so the low group is
+the failed cases. Without aggregation (ablation) the first failed case's report is
+taken as the hypothesis, unscreened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.evolve.replay import recovery_note, replay, treat
+from sim.evolve.trace import CAUSES
+
+CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")
+#: the card metric each pathology's raw screen compares
+METRIC = {"evidence_removed": "removed_blocks", "budget_overflow": "notices"}
+REL = 0.25
+STRAT_GAP, STRAT_MIN_CASES, STRAT_MIN_HIGH_WORK = 0.4, 8, 6
+MIN_SUPPORT = 2
+ANCHORS = 3
+
+
+def raw_screen(low, high) -> bool:
+    """Medians of ``low`` and ``high`` differ by more than 25% of the high median
+    (both groups non-empty)."""
+    if len(low) == 0 or len(high) == 0:
+        return False
+    ml, mh = float(np.median(low)), float(np.median(high))
+    return abs(ml - mh) > REL * abs(mh)
+
+
+def annotation_screen(rate_low: float, rate_high: float) -> bool:
+    """The annotated failure rate is higher in the low group, by more than 25% of
+    the high group's rate."""
+    return rate_low > rate_high and rate_low - rate_high > REL * rate_high
+
+
+def stratified_screen(calls, final_tokens, failed) -> bool:
+    """The stratified screen over cases (equal-length sequences: model calls, final
+    context tokens, failed 0/1); see the module docstring."""
+    calls, final, failed = (np.asarray(x, dtype=float) for x in (calls, final_tokens, failed))
+    if calls.size < STRAT_MIN_CASES:
+        return False
+    hw = calls >= np.median(calls)
+    if hw.sum() < STRAT_MIN_HIGH_WORK:
+        return False
+    f, y = final[hw], failed[hw]
+    med = np.median(f)
+    hi, lo = f > med, f <= med
+    if not hi.any() or not lo.any():
+        return False
+    return float(y[hi].mean() - y[lo].mean()) >= STRAT_GAP
+
+
+@dataclass
+class Hypothesis:
+    """An attribution hypothesis: ``pathology``, ``surface`` (intervention point),
+    ``support`` (task ids of the cases reporting it), the screens it passed
+    (``bases``), replay verdicts, and whether the judge ``accepted`` it."""
+
+    pathology: str
+    surface: str
+    support: tuple[str, ...]
+    bases: tuple[str, ...] = ()
+    replays: list[dict] = field(default_factory=list)
+    accepted: bool = False
+
+    def to_dict(self) -> dict:
+        return {"pathology": self.pathology, "surface": self.surface,
+                "support": len(self.support), "bases": list(self.bases),
+                "replays": self.replays, "accepted": self.accepted}
+
+
+@dataclass
+class Judgement:
+    """The judge's report: every hypothesis considered (accepted or not) and the
+    per-case attribution it implies (task id -> pathology, for failed cases in an
+    accepted hypothesis's support)."""
+
+    hypotheses: list[Hypothesis]
+    attributions: dict[str, str]
+
+    @property
+    def accepted(self) -> list[Hypothesis]:
+        return [h for h in self.hypotheses if h.accepted]
+
+
+def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
+          use_replay: bool = True) -> Judgement:
+    """Stage 2 over the held-in ``cards`` and ``reports`` (same order); replay reads
+    the ``trajectories``' recorded decision points."""
+    by_id = {c.task_id: c for c in cards}
+    failed = [r for r in reports if by_id[r.task_id].reward == 0
+              and r.label in CONTEXT_CAUSES]
+    if not aggregate:
+        hyps = [Hypothesis(failed[0].label, failed[0].surface, (failed[0].task_id,),
+                           ("single_case",), accepted=True)] if failed else []
+        return _finish(hyps)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in failed:
+        groups.setdefault((r.label, r.surface), []).append(r.task_id)
+    low = [c for c in cards if c.reward == 0]
+    high = [c for c in cards if c.reward == 1]
+    labels = {r.task_id: r.label for r in reports}
+    strat = stratified_screen([c.model_calls for c in cards],
+                              [c.final_context_tokens for c in cards],
+                              [1 - c.reward for c in cards])
+    trajs = {t.task_id: t for t in (trajectories or [])}
+    hyps = []
+    for (path, surface), support in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        h = Hypothesis(path, surface, tuple(support))
+        bases = []
+        m = METRIC[path]
+        if raw_screen([getattr(c, m) for c in low], [getattr(c, m) for c in high]):
+            bases.append("raw")
+
+        def rate(group):
+            return sum(labels[c.task_id] == path for c in group) / len(group) if group else 0.0
+        if low and annotation_screen(rate(low), rate(high)):
+            bases.append("annotation")
+        if strat:
+            bases.append("stratified")
+        h.bases = tuple(bases)
+        h.accepted = bool(bases) and len(support) >= MIN_SUPPORT
+        if h.accepted and use_replay:
+            anchors = [trajs[t] for t in support if t in trajs
+                       and trajs[t].decision is not None][:ANCHORS]
+            for tr in anchors:
+                d = tr.decision
+                res = replay(d, treat(d.view, "recovery_note", note=recovery_note(tr, d)))
+                h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
+                                  "changed": res.changed, "supports": res.supports,
+                                  "samples": len(res.original)})
+            if h.replays:
+                h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
+        hyps.append(h)
+    return _finish(hyps)
+
+
+def _finish(hyps: list[Hypothesis]) -> Judgement:
+    att: dict[str, str] = {}
+    for h in hyps:
+        if h.accepted:
+            for t in h.support:
+                att.setdefault(t, h.pathology)
+    return Judgement(hyps, att)
+
+
+def attribution_scores(attributions: dict[str, str], truths) -> dict:
+    """Precision and recall of context attributions against the simulator's true
+    causes (``truths``: :class:`~sim.evolve.trace.Truth` of the same cases).
+
+    precision = correct / attributed; recall = correct / failed cases whose true
+    cause is a context cause; None where the denominator is 0. Also per cause."""
+    truth = {t.task_id: t.cause for t in truths}
+    out = {}
+    for name, causes in [("all", CONTEXT_CAUSES)] + [(c, (c,)) for c in CONTEXT_CAUSES]:
+        pred = {t: a for t, a in attributions.items() if a in causes}
+        correct = sum(truth.get(t) == a for t, a in pred.items())
+        actual = sum(c in causes for c in truth.values())
+        out[name] = {"precision": correct / len(pred) if pred else None,
+                     "recall": correct / actual if actual else None,
+                     "attributed": len(pred), "true": actual, "correct": correct}
+    out["true_causes"] = {c: sum(v == c for v in truth.values()) for c in CAUSES}
+    return out

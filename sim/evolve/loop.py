@@ -1,0 +1,312 @@
+"""The ContextEvo loop (ContextEvo §4, App. B.2 "Evolution data boundary").
+
+Split the task names (:func:`sim.evolve.split.split_tasks`); then per iteration, on
+held-in tasks only: run the current spec (:func:`sim.evolve.trace.run_traced`), card
+(Stage 1a), review (1b), judge (2), edit (3: the back-end proposes changesets, each
+applied by :func:`sim.evolve.editor.apply_changeset`), and select among the current
+spec and the candidates by mean held-in reward (ties keep the current spec, so an
+iteration never lowers the held-in score). Two iterations by default. Then freeze and
+evaluate start and every iteration on held-out and all tasks with the same episode
+seeds (common random numbers).
+
+Held-out task ids never reach stages 1-3 or selection: the stage functions are the
+module-level names below, called only with held-in data, and
+``tests/evolve/test_contextevo_loop.py`` wraps them to check it. The simulator's true
+causes (:class:`sim.evolve.trace.Truth`) are kept by the :class:`Runner` and read only
+by :func:`sim.evolve.judge.attribution_scores` after the judge has committed.
+
+Baselines at the same evaluation budget (``mode``): ``random_edits`` (each iteration,
+``candidates`` random one-surface grammar steps from the current spec, best on
+held-in) and ``best_of_n`` (``iterations * candidates`` random specs of one to four
+grammar steps from the start, best on held-in).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.evolve import cards as _cards
+from sim.evolve import judge as _judge
+from sim.evolve import review as _review
+from sim.evolve.editor import apply_changeset, random_spec_change
+from sim.evolve.spec import SURFACES, ProgramSpec, diff
+from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, split_tasks
+from sim.evolve.trace import run_traced
+
+# the stage functions (module-level so an instrumented test can wrap them)
+make_cards = _cards.make_cards
+review = _review.review
+judge = _judge.judge
+attribution_scores = _judge.attribution_scores
+
+MODES = ("contextevo", "random_edits", "best_of_n")
+
+
+def _episode_seed(base_seed: int, generator: str, family: int, seed: int) -> int:
+    # the sweeps' common-random-number rule (experiments.sweep.episode_seed)
+    ss = np.random.SeedSequence([base_seed, len(generator), family, seed])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+@dataclass
+class TaskSet:
+    """Named tasks with a budget and a fixed episode seed per task.
+
+    Attributes:
+        name: label (``"loca128k"``, ``"browse16k"``).
+        tasks: task id -> :class:`sim.tasks.base.Task`.
+        seeds: task id -> episode seed (the same for every program).
+        budget: context budget B in tokens.
+        profile: synthetic agent profile.
+    """
+
+    name: str
+    tasks: dict
+    seeds: dict
+    budget: int
+    profile: str = "medium"
+    tokenizers: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if not self.tasks:
+            raise ValueError(f"task set {self.name!r} is empty; it needs at least 2 tasks")
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.tasks)
+
+    def tokenizer(self, task_id: str):
+        """The task's known-count tokenizer, built once."""
+        tok = self.tokenizers.get(task_id)
+        if tok is None:
+            from sim.token_cache import KnownCountTokenizer
+            from sim.workspace.tokenizer import get_tokenizer
+
+            task = self.tasks[task_id]
+            tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
+                                      {s.content: s.tokens for s in task.steps if s.content})
+            self.tokenizers[task_id] = tok
+        return tok
+
+
+def loca_taskset(growth: int = 128_000, budget: int = 128_000, families: int = 15,
+                 seeds: int = 5, base_seed: int = 0, profile: str = "medium") -> TaskSet:
+    """LOCA-like tasks (families x seeds) at one growth level."""
+    from sim.tasks.loca import loca_task
+
+    tasks, eps = {}, {}
+    for f in range(families):
+        for s in range(seeds):
+            t = loca_task(f, s, growth, base_seed)
+            tasks[t.task_id] = t
+            eps[t.task_id] = _episode_seed(base_seed, "loca", f, s)
+    return TaskSet(f"loca{growth // 1000}k", tasks, eps, budget, profile)
+
+
+def browse_taskset(window: int = 16_000, queries: int = 25, seeds: int = 2,
+                   base_seed: int = 0, profile: str = "medium") -> TaskSet:
+    """BrowseComp-like tasks (queries x seeds) at window (= budget) ``window``."""
+    from sim.tasks.browse import browse_task
+
+    tasks, eps = {}, {}
+    for q in range(queries):
+        for s in range(seeds):
+            t = browse_task(q, s, base_seed=base_seed)
+            tasks[t.task_id] = t
+            eps[t.task_id] = _episode_seed(base_seed, "browse", q, s)
+    return TaskSet(f"browse{window // 1000}k", tasks, eps, window, profile)
+
+
+def _key(spec: ProgramSpec) -> str:
+    d = spec.to_dict()
+    d.pop("name")
+    return json.dumps(d, sort_keys=True)
+
+
+class Runner:
+    """Runs specs on tasks; caches each (spec, task) outcome (rows and true causes;
+    trajectories are returned, not cached). Counts episodes actually played."""
+
+    def __init__(self, taskset: TaskSet):
+        self.ts = taskset
+        self.rows: dict[tuple[str, str], dict] = {}
+        self.truths: dict[tuple[str, str], object] = {}
+        self.episodes = 0
+
+    def run(self, spec: ProgramSpec, task_ids, trajectories: bool = False):
+        """``(rows, trajectories or None)`` of ``spec`` on ``task_ids`` (in order)."""
+        k = _key(spec)
+        rows, trajs = [], []
+        for t in task_ids:
+            if (k, t) not in self.rows or trajectories:
+                row, traj, truth = run_traced(
+                    self.ts.tasks[t], spec, budget=self.ts.budget, seed=self.ts.seeds[t],
+                    profile=self.ts.profile, tokenizer=self.ts.tokenizer(t))
+                self.episodes += 1
+                self.rows[(k, t)], self.truths[(k, t)] = row, truth
+                trajs.append(traj)
+            rows.append({**self.rows[(k, t)], "program": spec.name})
+        return rows, (trajs if trajectories else None)
+
+    def truths_of(self, spec: ProgramSpec, task_ids) -> list:
+        """The true causes (scoring only)."""
+        k = _key(spec)
+        return [self.truths[(k, t)] for t in task_ids]
+
+
+@dataclass
+class EvolveConfig:
+    """Loop settings: ``iterations`` (2), ``candidates`` per iteration (3), the four
+    stages (``review``: paginated review, ``aggregate``: cross-case aggregation,
+    ``replay``, ``update``: policy update), ``mode`` (:data:`MODES`), ``exposed``
+    surfaces, split ``held_in_fraction`` and ``split_seed``, and ``seed``."""
+
+    iterations: int = 2
+    candidates: int = 3
+    review: bool = True
+    aggregate: bool = True
+    replay: bool = True
+    update: bool = True
+    mode: str = "contextevo"
+    exposed: tuple[str, ...] = SURFACES
+    held_in_fraction: float = PAPER_HELD_IN_FRACTION
+    split_seed: int = PAPER_SEED
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if self.iterations < 1 or self.candidates < 1:
+            raise ValueError(f"iterations and candidates must be >= 1, got "
+                             f"{self.iterations}, {self.candidates}")
+        bad = [s for s in self.exposed if s not in SURFACES]
+        if bad:
+            raise ValueError(f"unknown surface(s) {bad}; known: {list(SURFACES)}")
+
+
+@dataclass
+class EvolveResult:
+    """Specs per stage (``start``, ``iter1``, ...), per-iteration logs, the split, and
+    per-task solved (0/1) of every stage's spec on every task."""
+
+    specs: dict[str, ProgramSpec]
+    log: list[dict]
+    held_in: tuple[str, ...]
+    held_out: tuple[str, ...]
+    solved: dict[str, dict[str, int]]
+    episodes: int = 0
+
+
+def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
+                     current_score: float) -> tuple[str, ProgramSpec, float]:
+    """The best candidate by held-in mean reward; the current spec wins ties."""
+    best = (current[0], current[1], current_score)
+    for label, spec, score in scored:
+        if score > best[2] + 1e-12:
+            best = (label, spec, score)
+    return best
+
+
+def _mean(rows) -> float:
+    return float(np.mean([r["solved"] for r in rows])) if rows else 0.0
+
+
+def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig | None = None,
+           runner: Runner | None = None) -> EvolveResult:
+    """Run the loop from ``start`` (see the module docstring).
+
+    Raises:
+        ValueError: for an empty task set or a split leaving a side empty (from
+            :func:`split_tasks`, naming the value).
+    """
+    cfg = config or EvolveConfig()
+    split = split_tasks(taskset.names, cfg.held_in_fraction, cfg.split_seed)
+    held_in = list(split.held_in)
+    runner = runner or Runner(taskset)
+    rng = np.random.default_rng([cfg.seed, 11])
+    spec = start
+    specs = {"start": start}
+    log = []
+    if cfg.mode == "best_of_n":
+        cands = []
+        for j in range(cfg.iterations * cfg.candidates):
+            s = start
+            for _ in range(int(rng.integers(1, 5))):
+                s = random_spec_change(s, rng, cfg.exposed)
+            cands.append((f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
+                                                                "name": f"{start.name}+bon"})))
+        cur = _mean(runner.run(start, held_in)[0])
+        scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
+        label, spec, score = select_candidate(("start", start), scored, cur)
+        for i in range(cfg.iterations):
+            specs[f"iter{i + 1}"] = spec
+        log.append({"iteration": 1, "mode": cfg.mode, "selected": label,
+                    "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored}})
+    else:
+        for i in range(1, cfg.iterations + 1):
+            if hasattr(backend, "round"):
+                backend.round = i
+            entry, spec = _iteration(i, spec, start.name, held_in, runner, backend, cfg, rng)
+            specs[f"iter{i}"] = spec
+            log.append(entry)
+    solved = {}
+    for stage, s in specs.items():
+        rows, _ = runner.run(s, taskset.names)
+        solved[stage] = {r["task_id"]: int(r["solved"]) for r in rows}
+    return EvolveResult(specs, log, split.held_in, split.held_out, solved, runner.episodes)
+
+
+def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
+    """Candidate evaluation for selection (held-in rows only)."""
+    return runner.run(spec, held_in)[0]
+
+
+def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng):
+    entry: dict = {"iteration": i, "mode": cfg.mode}
+    rows, trajs = runner.run(spec, held_in, trajectories=cfg.mode == "contextevo")
+    cur = _mean(rows)
+    entry["held_in_score_before"] = cur
+    proposals: list[tuple[str, list]] = []
+    if cfg.mode == "random_edits":
+        cands = []
+        for j in range(cfg.candidates):
+            s = random_spec_change(spec, rng, cfg.exposed)
+            cands.append((f"random{j}", s))
+        new_specs = [(lab, ProgramSpec.from_dict({**s.to_dict(), "name": f"{base}+r{i}"}))
+                     for lab, s in cands]
+    else:
+        cards = make_cards(trajs)
+        reports = review(trajs, cards, backend, paginated=cfg.review,
+                         page_limit=getattr(backend, "page_chars", _review.PAGE_CHARS))
+        verdict = judge(cards, reports, trajs if cfg.replay else None,
+                        aggregate=cfg.aggregate, use_replay=cfg.replay)
+        entry["reports"] = {lab: sum(r.label == lab for r in reports)
+                            for lab in _review.LABELS}
+        entry["hypotheses"] = [h.to_dict() for h in verdict.hypotheses]
+        failed = [c.task_id for c in cards if c.reward == 0]
+        truths = runner.truths_of(spec, failed)
+        entry["attribution"] = attribution_scores(
+            {t: a for t, a in verdict.attributions.items() if t in failed}, truths)
+        entry["annotation"] = attribution_scores(
+            {r.task_id: r.label for r in reports if r.task_id in failed}, truths)
+        if cfg.update:
+            proposals = backend.propose(verdict, spec, cfg.candidates)
+        new_specs, entry["changesets"] = [], []
+        for lab, edits in proposals:
+            out = apply_changeset(spec, edits, cfg.exposed)
+            entry["changesets"].append({"move": lab, "edits": len(edits),
+                                        "applied": out.applied, "discarded": out.discarded,
+                                        "rejected": out.rejected})
+            if not out.rejected and out.applied:
+                new_specs.append((lab, ProgramSpec.from_dict(
+                    {**out.spec.to_dict(), "name": f"{base}+evo{i}"})))
+    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in new_specs]
+    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    entry.update(candidates={lab: sc for lab, _, sc in scored}, selected=label,
+                 held_in_score=score, diff=[list(d) for d in diff(spec, chosen)])
+    if label == "keep":
+        chosen = spec
+    return entry, chosen
