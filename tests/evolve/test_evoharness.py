@@ -206,9 +206,28 @@ def test_episode_seed_is_the_same_in_every_arm():
     assert episode_seed(3, "loca/a/s0/1") != episode_seed(4, "loca/a/s0/1")
 
 
-def test_cli_llm_backend_says_it_is_not_built(capsys, tmp_path):
-    assert main(["run", "evoharness", "--quick", "--backend", "llm",
-                 "--out", str(tmp_path)]) == 1
-    err = capsys.readouterr().err.strip().splitlines()[0]
-    assert "NotImplementedError" in err and "--backend llm" in err
-    assert list(tmp_path.iterdir()) == []          # nothing written
+def test_llm_skill_agent_puts_the_skill_block_in_the_prompt():
+    """With a stand-in client: the block reaches the model's messages, and the
+    answer, verdict and diagnosis are recorded."""
+    from sim.agents.llm import ChatClient, LLMSettings
+    from sim.evolve.llm_skills import LLMSkillAgent
+
+    task = loca_task(0, 0, 4000)
+    seen = []
+
+    class Stub(ChatClient):
+        def create(self, messages, *, tools=None, schema=None):
+            seen.append(messages)
+            step = agent.task.steps[agent.pos]
+            args = {k: "wrong" for k in step.needs} if step.needs else {}
+            import json
+            return {"role": "assistant", "content": json.dumps(
+                {"tool": step.tool, "arguments": args})}
+
+    agent = LLMSkillAgent(client=Stub(LLMSettings(base_url="http://x", model="m",
+                                                  structured="none")))
+    r = run_episode(task, make_program("react"), agent, budget=32000, seed=1,
+                    pinned=(_verify_block(),))
+    assert "## skill g-verify" in seen[0][1]["content"]
+    assert agent.skills_shown == ["g-verify"] and not r.solved
+    assert agent.believes_solved and agent.slip == "verify"
