@@ -15,6 +15,8 @@ request). Arms (``arm`` column), each scored on the same held-out tasks of
   ContextEvo's loop (:mod:`sim.evolve.loop`) evolves from ``react`` on the same
   held-in split (:func:`policy_comparison`).
 
+``--backend llm`` runs :func:`run_llm` instead (a small real-model comparison).
+
 Writes ``evoharness.csv`` (one row per arm), ``evoharness_policy.csv`` (the Table 3
 comparison), ``evoharness.png``, ``evoharness.json`` (config, orderings, harness
 trace) and ``evoharness_harness.json`` (the final online-standard harness, medium
