@@ -41,6 +41,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                       "bounded ledger as a sorted window: E[blocks archived] vs listed rows w"),
     "overhead": ("experiments.overhead",
                  "dashboard tokens vs registered blocks on real trajectories (VISTA Fig. 10)"),
+    "evoharness": ("experiments.evoharness",
+                   "Evo-Harness: online skill harness under a budget; skills vs context policy"),
     "contextevo": ("experiments.contextevo",
                    "evolve a context program from trajectories; judge it on held-out tasks"),
 }

@@ -72,7 +72,8 @@ def _system_prompt(program, budget: int) -> str:
 
 
 def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
-                profile_seed: int | None = None) -> EpisodeResult:
+                profile_seed: int | None = None, pinned: tuple[str, ...] = ()
+                ) -> EpisodeResult:
     """Play ``task`` with ``program`` and ``agent`` under budget ``budget`` (tokens).
 
     Args:
@@ -83,6 +84,8 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
         seed: episode seed; the agent's common random numbers come from it, so it
             should not depend on the program.
         tokenizer: workspace tokenizer (default: cl100k with the task's known counts).
+        pinned: extra texts registered as pinned user blocks after the statement
+            (e.g. an Evo-Harness skill block): charged in every request like the rest.
 
     Returns:
         An :class:`EpisodeResult`. ``solved`` needs every use/final value exact.
@@ -103,16 +106,18 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
     rng = np.random.default_rng([seed, 7])
     ctx = ProgramContext(ws, program, agent, budget, rng, result)
     try:
-        _play(task, program, agent, ws, ctx, result, seed)
+        _play(task, program, agent, ws, ctx, result, seed, pinned)
     finally:
         ws.close()
         shutil.rmtree(tmp, ignore_errors=True)
     return result
 
 
-def _play(task, program, agent, ws, ctx, result, seed) -> None:
+def _play(task, program, agent, ws, ctx, result, seed, pinned=()) -> None:
     agent.reset(task, seed)
     ws.register({"role": "user", "content": task.statement}, pinned=True)
+    for text in pinned:
+        ws.register({"role": "user", "content": text}, pinned=True)
     prev: list = []
     pos, phase, n_call = 0, 0, 0
     correct = True

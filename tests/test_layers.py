@@ -21,6 +21,7 @@ LAYERS = {
     "agents": 4, "policies": 4,
     "program_context": 5,
     "harness": 6,
+    # evolution loops (ContextEvo, Evo-Harness) drive episodes: above the harness
     "evolve": 7,
 }
 
