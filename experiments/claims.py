@@ -51,6 +51,20 @@ def gap_verdict(paper_diff: float, diff: float, lo: float, hi: float,
     return REPRODUCED if comparable and lo <= paper_diff <= hi else DIRECTION
 
 
+def order_verdict(sign: int, diff: float, lo: float | None = None,
+                  hi: float | None = None) -> str:
+    """A claimed ordering (``sign`` +1: ours should be above the reference, -1:
+    below) where sizes are not comparable (the evolution papers' benchmarks are not
+    ours): reproduced if the interval [lo, hi] excludes zero on the claimed side,
+    direction only if just the point estimate ``diff`` is on that side (interval
+    across zero, or no interval), otherwise not reproduced."""
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign!r}")
+    if lo is not None and hi is not None and (lo > 0 if sign > 0 else hi < 0):
+        return REPRODUCED
+    return DIRECTION if sign * diff > 0 else NOT_REPRODUCED
+
+
 def tie_verdict(lo: float, hi: float, margin: float) -> str:
     """A claimed tie: reproduced if our whole interval lies within +-``margin``."""
     return REPRODUCED if -margin <= lo and hi <= margin else NOT_REPRODUCED
@@ -433,6 +447,34 @@ def check_overhead_slope(figdir, setting, paper_slope, paper_peak):
     return _res(f"late log-log slope {slope:.2f} on {traj} ({len(pts)} points); peak "
                 f"{peak:.0f} tokens", "least-squares fit",
                 slope_verdict(slope, paper_slope, peak, paper_peak))
+
+
+def _row(rows: list[dict], where: dict, name: str) -> dict:
+    hit = [r for r in rows if all(r.get(k) == str(v) for k, v in where.items())]
+    if len(hit) != 1:
+        raise FileNotFoundError(f"{name}: {len(hit)} rows match {where} (expected 1)")
+    return hit[0]
+
+
+def check_ordering(figdir, name, where, column, lo, hi, sign, unit=""):
+    """A paired difference with its interval, read from one row of ``name``."""
+    r = _row(_read(figdir, name), where, name)
+    d, a, b = _f(r[column]), _f(r[lo]), _f(r[hi])
+    return _res(f"{column} = {d:+.3f}{unit}", f"[{a:+.3f}, {b:+.3f}] (paired bootstrap)",
+                order_verdict(sign, d, a, b),
+                "sizes are not comparable with the paper's benchmarks; the ordering is "
+                "the claim")
+
+
+def check_ordering_points(figdir, name, key, a, b, column, sign):
+    """The ordering of two rows' point estimates (no paired interval in ``name``):
+    at best reproduced in direction only."""
+    rows = _read(figdir, name)
+    ra, rb = _row(rows, {**key, **a}, name), _row(rows, {**key, **b}, name)
+    d = _f(ra[column]) - _f(rb[column])
+    return _res(f"{column}: {_f(ra[column]):.3f} vs {_f(rb[column]):.3f} ({d:+.3f})",
+                "point estimates", order_verdict(sign, d),
+                f"no paired interval in {name}: direction at most")
 
 
 CHECKS = {name[6:]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -144,7 +144,8 @@ def test_command_on_committed_figures(tmp_path):
     assert [r["id"] for r in data] == [c["id"] for c in CLAIMS]
     verdict = {r["id"]: r["verdict"] for r in data}
     assert verdict["Tab2-cheapest"] == NOT_REPRODUCED   # VISTA is not the cheapest
-    assert verdict["CE-Tab5"] == NOT_TESTABLE
+    assert verdict["CE-cross"] == NOT_TESTABLE           # needs the real harnesses
+    assert verdict["CE-Tab5-no-update"] != NOT_TESTABLE  # read from contextevo.csv
     assert "| id |" in (tmp_path / "claims.md").read_text()
 
 
@@ -163,3 +164,31 @@ def test_paired_sign_claims_read_episode_rows(tmp_path):
             r["cost_usd"] -= 0.1
     _write(tmp_path / "cost_episodes.csv", rows)
     assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == NOT_REPRODUCED
+
+
+def test_order_verdict_needs_the_interval_on_the_claimed_side():
+    from experiments.claims import order_verdict
+
+    assert order_verdict(1, 0.3, 0.1, 0.5) == REPRODUCED
+    assert order_verdict(1, 0.3, -0.1, 0.5) == DIRECTION     # interval across zero
+    assert order_verdict(1, 0.3) == DIRECTION                 # point estimates only
+    assert order_verdict(1, -0.3, -0.5, -0.1) == NOT_REPRODUCED
+    assert order_verdict(-1, -0.3, -0.5, -0.1) == REPRODUCED
+    assert order_verdict(-1, 0.0, 0.0, 0.0) == NOT_REPRODUCED  # a tie is no ordering
+    with pytest.raises(ValueError, match="sign"):
+        order_verdict(0, 1.0)
+
+
+def test_ordering_check_reads_one_row(tmp_path):
+    claim = next(c for c in CLAIMS if c["id"] == "EH-self")
+    base = {"arm": "online-self", "profile": "medium", "diff_lo": -0.2, "diff_hi": -0.01}
+    _write(tmp_path / "evoharness.csv", [{**base, "diff_vs_no_evolve": -0.1}])
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] == REPRODUCED
+    _write(tmp_path / "evoharness.csv", [{**base, "diff_vs_no_evolve": -0.1,
+                                          "diff_hi": 0.05}])
+    assert claims.evaluate(tmp_path, [claim])[0]["verdict"] != REPRODUCED
+    # no matching row: not testable, naming the file
+    _write(tmp_path / "evoharness.csv", [{**base, "profile": "strong",
+                                          "diff_vs_no_evolve": -0.1}])
+    row = claims.evaluate(tmp_path, [claim])[0]
+    assert row["verdict"] == NOT_TESTABLE and "evoharness.csv" in row["note"]
