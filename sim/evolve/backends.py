@@ -219,6 +219,11 @@ class LLMBackend:
         self.client, self.max_calls = client, int(max_calls)
         self.page_chars = min(PAGE_CHARS, (int(context_tokens) - 2424) * 3)
         self.calls = 0
+        self.cache_hits = 0
+        #: (system, user, schema, max_tokens) -> answer: a later iteration that runs an
+        #: unchanged program re-reads identical pages, and the model decodes greedily
+        #: (temperature 0), so asking again would spend a call on the same answer
+        self._answers: dict[tuple, object] = {}
         self.skipped = 0
         self.failures = 0
         self.last_error = ""
@@ -228,13 +233,19 @@ class LLMBackend:
         # schemas carry no maxLength: llama.cpp's grammar compiler unrolls it into that
         # many optional characters, and at 3,000 the local server died on every call
         # (measured); the caps are enforced by truncating the answers instead
+        key = (system, user, json.dumps(schema, sort_keys=True), max_tokens)
+        if key in self._answers:
+            self.cache_hits += 1
+            return self._answers[key]
         if self.calls >= self.max_calls:
             self.skipped += 1
             raise CallBudgetExhausted(f"model-call budget {self.max_calls} spent")
         self.calls += 1
-        return self.client.ask_json([{"role": "system", "content": system},
-                                     {"role": "user", "content": user}], schema,
-                                    max_tokens=max_tokens)
+        ans = self.client.ask_json([{"role": "system", "content": system},
+                                    {"role": "user", "content": user}], schema,
+                                   max_tokens=max_tokens)
+        self._answers[key] = ans
+        return ans
 
     def annotate_page(self, task_id, page_no, n_pages, page, notes) -> str:
         schema = {"type": "object", "properties": {
@@ -267,7 +278,7 @@ class LLMBackend:
                 "value was irreversibly removed from context before use), budget_overflow "
                 "(a recovery or result did not fit the budget), agent_error (the value "
                 "was reachable), or none. Name the context intervention point to blame.",
-                text, schema)
+                text, schema, max_tokens=240)  # room for the evidence string
             label = ans["label"] if ans.get("label") in LABELS else "none"
             surface = ans["surface"] if ans.get("surface") in POINTS else ""
             return CaseReport(card.task_id, label, surface, str(ans.get("evidence", ""))[:300],
@@ -317,6 +328,6 @@ class LLMBackend:
         led = getattr(self.client, "ledger", None)
         return {"backend": self.name, "model_calls": self.calls, "call_budget": self.max_calls,
                 "skipped_over_budget": self.skipped, "failed_calls": self.failures,
-                "last_error": self.last_error,
+                "last_error": self.last_error, "repeated_questions": self.cache_hits,
                 "page_chars": self.page_chars,
                 "tokens": led.as_dict() if hasattr(led, "as_dict") else None}

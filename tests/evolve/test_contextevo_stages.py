@@ -295,6 +295,19 @@ def test_llm_backend_budget_and_page_shrink(masked_failure):
         LLMBackend(client, max_calls=0)
 
 
+def test_llm_backend_asks_a_repeated_question_once(masked_failure):
+    # an unchanged program re-run in the next iteration gives identical pages; the
+    # model decodes greedily, so the second review must not spend calls
+    traj, _ = masked_failure
+    client = FakeClient()
+    b = LLMBackend(client, max_calls=50, context_tokens=4096)
+    first = review_case(traj, make_card(traj), b, page_limit=b.page_chars)
+    calls = client.calls
+    second = review_case(traj, make_card(traj), b, page_limit=b.page_chars)
+    assert calls > 0 and client.calls == calls and second == first
+    assert b.ledger()["repeated_questions"] == calls and b.ledger()["model_calls"] == calls
+
+
 def _card(tid, reward, removed=0, notices=0, calls=10, final=100):
     from sim.evolve.cards import CaseCard
     return CaseCard(tid, reward, calls, (), 0, 0, 0, (), 0.0, 0, removed, final, 0, 0, 0,
