@@ -58,17 +58,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
                         help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1; with "
-                             "--backend llm: LOCA-like 15x1 at 8K growth, budget 6K)")
+                             "--backend llm: LOCA-like 15x1 at 8K growth, budget 6K; default: off)")
     parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
                         help="annotator/editor back-end (default: %(default)s)")
     parser.add_argument("--start", default=None, metavar="PROGRAM",
                         help="start from this registered program only (default: react "
                              f"and masking); valid: {', '.join(program_names())}")
     parser.add_argument("--spec", default=None, metavar="FILE",
-                        help="start from a ProgramSpec JSON file instead")
+                        help="start from a ProgramSpec JSON file instead (default: none)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="base seed: task instances, agent draws and the synthetic "
-                             "back-end's mislabels (the split seed stays 15, the paper's)")
+                             "back-end's mislabels (the split seed stays 15, the paper's; "
+                             "default: %(default)s)")
     parser.add_argument("--iterations", type=positive_int, default=2,
                         help="evolution iterations (default: %(default)s)")
     parser.add_argument("--candidates", type=positive_int, default=3,
@@ -79,7 +80,7 @@ def add_arguments(parser) -> None:
                         help="synthetic back-end mislabel rate (default: %(default)s)")
     parser.add_argument("--no-ablations", action="store_true",
                         help="skip the ablations and baselines (the llm back-end always "
-                             "skips them)")
+                             "skips them; default: off)")
     parser.add_argument("--surfaces", nargs="+", choices=SURFACES, default=None,
                         metavar="SURFACE",
                         help="surfaces the harness adapter exposes to the editor; edits "
@@ -87,8 +88,9 @@ def add_arguments(parser) -> None:
                              + ", ".join(SURFACES))
     parser.add_argument("--llm-calls", type=positive_int, default=150,
                         help="model-call budget of the llm back-end (default: %(default)s)")
-    parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint")
-    parser.add_argument("--model", default=None, help="model name at --base-url")
+    parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default: the embedded model, "
+                             "served locally for the run)")
+    parser.add_argument("--model", default=None, help="model name at --base-url (default: the endpoint's)")
 
 
 def starts(args) -> list:

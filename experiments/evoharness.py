@@ -96,7 +96,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="one profile, 30 tasks, one replicate")
+                        help="one profile, 30 tasks, one replicate (default: off)")
     parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
                         help="solver backend (default: %(default)s)")
     parser.add_argument("--seed", type=_nonneg, default=0,
@@ -109,11 +109,11 @@ def add_arguments(parser) -> None:
                         help="tasks per harness update |B_i| (default: 1, per-task)")
     parser.add_argument("--program", default=None,
                         help="context program of the grid (default: vista_no_dashboard)")
-    parser.add_argument("--no-progress", action="store_true", help="accepted; no bar")
+    parser.add_argument("--no-progress", action="store_true", help="accepted; this experiment draws no bar (default: off)")
     parser.add_argument("--base-url", default=None,
                         help="--backend llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model, started for the run)")
-    parser.add_argument("--model", default=None, help="--backend llm: model name")
+    parser.add_argument("--model", default=None, help="--backend llm: model name (default: the endpoint's)")
 
 
 def config(args) -> dict:
