@@ -524,11 +524,17 @@ def to_markdown(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the committed figures of this checkout (the default ``--figures``), found from the
+#: package so the command works from any working directory
+SHIPPED_FIGURES = Path(__file__).resolve().parents[1] / "figures"
+
+
 def add_arguments(parser) -> None:
     """``--figures DIR`` (where the CSVs are) and ``--out DIR``."""
-    parser.add_argument("--figures", default="figures",
-                        help="directory holding the experiments' CSVs "
-                             "(default: %(default)s)")
+    parser.add_argument("--figures", default=None,
+                        help="directory holding the experiments' CSVs (default: "
+                             "./figures if it exists, else this checkout's committed "
+                             "figures)")
     parser.add_argument("--out", default=None,
                         help="where to write claims.md/claims.json (default: --figures)")
 
@@ -536,9 +542,15 @@ def add_arguments(parser) -> None:
 def main(args) -> int:
     """Evaluate every claim, write ``claims.md`` and ``claims.json``, print a
     one-line summary per claim."""
-    figdir = Path(args.figures)
+    if args.figures is not None:
+        figdir = Path(args.figures)
+    else:
+        figdir = Path("figures") if Path("figures").is_dir() else SHIPPED_FIGURES
     if not figdir.is_dir():
-        raise FileNotFoundError(f"--figures {figdir} is not a directory")
+        raise FileNotFoundError(f"--figures {figdir} is not a directory (pass the "
+                                "directory an experiment's --out wrote)")
+    if args.out is not None and not str(args.out).strip():
+        raise ValueError("--out is empty; give a directory for claims.md/claims.json")
     out = Path(args.out) if args.out else figdir
     out.mkdir(parents=True, exist_ok=True)
     results = evaluate(figdir)

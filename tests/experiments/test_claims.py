@@ -192,3 +192,14 @@ def test_ordering_check_reads_one_row(tmp_path):
                                           "diff_vs_no_evolve": -0.1}])
     row = claims.evaluate(tmp_path, [claim])[0]
     assert row["verdict"] == NOT_TESTABLE and "evoharness.csv" in row["note"]
+
+
+def test_command_defaults_and_empty_out(tmp_path, monkeypatch):
+    from experiments.cli import run_command
+
+    monkeypatch.chdir(tmp_path)  # no ./figures here: the checkout's figures are used
+    assert run_command(["claims", "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "claims.md").is_file()
+    with pytest.raises(ValueError, match="--out is empty"):
+        run_command(["claims", "--out", ""])
+    assert not (tmp_path / "claims.md").exists()
