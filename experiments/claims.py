@@ -179,6 +179,7 @@ def _res(value: str, ci: str, verdict: str, note: str = "") -> dict:
 
 
 def check_bound_rows(figdir, bound):
+    """theorem1.csv rows whose E[Z] + K_SE SE falls below the lower bound column ``bound``."""
     rows = [r for r in _read(figdir, "theorem1.csv") if r[bound] not in ("", "nan")]
     slack = [(_f(r["EZ"]) - _f(r[bound])) / _f(r["kappa"]) for r in rows]
     bad = sum(_f(r["EZ"]) + K_SE * _f(r["EZ_se"]) < _f(r[bound]) - 1e-9 for r in rows)
@@ -188,6 +189,7 @@ def check_bound_rows(figdir, bound):
 
 
 def check_ledger_endpoint(figdir):
+    """theorem1.csv ledger rows: E[Z] = 0 and I = log2 n exactly."""
     rows = [r for r in _read(figdir, "theorem1.csv") if r["channel"] == "ledger"]
     bad = sum(_f(r["EZ"]) != 0 or abs(_f(r["rate_bits"]) - math.log2(_f(r["n"]))) > 1e-9
               for r in rows)
@@ -225,6 +227,7 @@ def _se_rows(rows, value, ref, se):
 
 
 def check_theory_rows(figdir, channel):
+    """theorem1.csv rows of ``channel`` against their closed form (:func:`_se_rows`)."""
     rows = [r for r in _read(figdir, "theorem1.csv") if r["channel"] == channel
             and r["EZ_theory"] not in ("", "nan")]
     bad, n, worst, note = _se_rows(rows, "EZ", "EZ_theory", "EZ_se")
@@ -234,6 +237,7 @@ def check_theory_rows(figdir, channel):
 
 
 def check_upper_bound_rows(figdir, bound):
+    """proposition2.csv rows whose rate - K_SE SE exceeds the upper bound ``bound`` (bits)."""
     rows = _read(figdir, "proposition2.csv")
     bad = sum(_f(r["rate_bits"]) - K_SE * _f(r["rate_se_bits"]) > _f(r[bound]) + 1e-9
               for r in rows)
@@ -266,6 +270,7 @@ def check_limit_to_one(figdir, threshold):
 
 
 def check_quadrature_rows(figdir):
+    """proposition2.csv E[Z] against its one-dimensional quadrature (:func:`_se_rows`)."""
     rows = [r for r in _read(figdir, "proposition2.csv") if r["EZ_quadrature"] not in
             ("", "nan")]
     bad, n, worst, note = _se_rows(rows, "EZ", "EZ_quadrature", "EZ_se")
@@ -275,6 +280,7 @@ def check_quadrature_rows(figdir):
 
 
 def check_prop1_rows(figdir):
+    """proposition1.csv lossy rows whose success - K_SE SE exceeds the Prop. 1 bound."""
     rows = [r for r in _read(figdir, "proposition1.csv")
             if r["strategy"] != "recoverable" and r["bound"] not in ("", "nan")]
     bad = sum(_f(r["success"]) - K_SE * _f(r["success_se"] or 0) > _f(r["bound"]) + 1e-9
@@ -314,6 +320,7 @@ def check_paired_sign(figdir, name, column, level, other, paper, unit=1.0,
 
 
 def check_pressure_tie(figdir, level, margin):
+    """VISTA vs ReAct at ``level`` (pressure_episodes.csv): a tie within +-``margin`` points."""
     d, lo, hi, pa, pb, n = _paired(figdir, level, "solved")
     return _res(f"{100 * pa:.1f} vs {100 * pb:.1f} (%), diff {100 * d:+.1f} points "
                 f"(n = {n})", f"[{100 * lo:+.1f}, {100 * hi:+.1f}] paired bootstrap",
@@ -321,6 +328,7 @@ def check_pressure_tie(figdir, level, margin):
 
 
 def check_pressure_gap(figdir, level, paper):
+    """VISTA - ReAct accuracy at ``level`` against the paper's gap (paired interval)."""
     d, lo, hi, pa, pb, n = _paired(figdir, level, "solved")
     return _res(f"{100 * pa:.1f} vs {100 * pb:.1f} (%), diff {100 * d:+.1f} points "
                 f"(n = {n})", f"[{100 * lo:+.1f}, {100 * hi:+.1f}] paired bootstrap",
@@ -330,6 +338,7 @@ def check_pressure_gap(figdir, level, paper):
 
 
 def check_pressure_tokens(figdir, level, paper):
+    """VISTA - ReAct total tokens per episode at ``level`` (paired interval)."""
     d, lo, hi, pa, pb, n = _paired(figdir, level, "total_tokens")
     return _res(f"{pa / 1e6:.2f}M vs {pb / 1e6:.2f}M tokens", f"diff [{lo / 1e6:+.2f}M, "
                 f"{hi / 1e6:+.2f}M] paired bootstrap",
@@ -353,6 +362,7 @@ def _gap_rows(ra, rb, ref="vista"):
 
 
 def check_window_gap(figdir, level, paper):
+    """VISTA - ReAct accuracy at window ``level`` against the paper's gap."""
     t = _window(figdir)
     ra, rb = t[(level, "vista")], t[(level, "react")]
     d, lo, hi, how = _gap_rows(ra, rb)
@@ -363,6 +373,7 @@ def check_window_gap(figdir, level, paper):
 
 
 def check_window_peak(figdir):
+    """the VISTA - ReAct gain over windows W has an interior maximum."""
     t = _window(figdir)
     gains = {}
     for (w, prog), ra in t.items():
@@ -382,6 +393,7 @@ def _ablations(figdir):
 
 
 def check_ablation_gap(figdir, program, paper):
+    """solved tasks of ablation ``program`` minus full VISTA against the paper's."""
     t = _ablations(figdir)
     ra, rf = t[program], t["vista"]
     n = int(rf["n"])
@@ -398,6 +410,7 @@ def check_ablation_gap(figdir, program, paper):
 
 
 def check_ablation_ratio(figdir, columns, paper):
+    """a ratio of ablation counts (e.g. archive calls without/with dashboard) against the paper's."""
     t = _ablations(figdir)
     col = next(c for c in columns if c in t["vista"])
     a, b = _f(t["vista_no_dashboard"][col]), _f(t["vista"][col])
@@ -423,6 +436,7 @@ def check_rank(figdir, column, lowest):
 
 
 def check_perception_range(figdir, condition, range):
+    """median relative total-size error of ``condition`` (perception.csv) against the paper's range."""
     rows = [r for r in _read(figdir, "perception.csv") if r["quantity"] == "total"]
     med = {c: float(np.median([_f(r["rel_error"]) for r in rows if r["condition"] == c]))
            for c in ("-dash", "+dash")}
@@ -435,6 +449,7 @@ def check_perception_range(figdir, condition, range):
 
 
 def check_overhead_slope(figdir, setting, paper_slope, paper_peak):
+    """late log-log slope and peak of the dashboard footprint (overhead.csv) against Fig. 10."""
     rows = [r for r in _read(figdir, "overhead.csv") if r["setting"] == setting]
     traj = max({r["trajectory"] for r in rows},
                key=lambda t: sum(r["trajectory"] == t for r in rows))

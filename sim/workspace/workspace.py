@@ -291,7 +291,9 @@ class Workspace(Durable):
                 # offloading must never make the request larger (a tiny result
                 # costs less inline than its placeholder)
                 offloaded = dict(op, status=BlockStatus.OFFLOADED.value)
-                if self._measure_with(offloaded, data) < self._measure_with(op, data):
+                # over > 0 came from the exact measure (the bound only answers "fits")
+                inline = self.budget + over if over > 0 else self._measure_with(op, data)
+                if self._measure_with(offloaded, data) < inline:
                     op = offloaded
             elif check_budget and over > 0 and self.strict:
                 raise BudgetExceededError(
