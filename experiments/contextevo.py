@@ -53,7 +53,7 @@ LLM_QUICK = {"growth": 8_000, "budget": 6_000, "families": 15, "seeds": 1}
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
     from experiments.sweep import nonnegative_int, positive_int, program_names
-    from sim.evolve.spec import SURFACES
+    from sim.evolve.contextevo.spec import SURFACES
 
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
@@ -100,8 +100,8 @@ def starts(args) -> list:
         KeyError: naming the known programs, for an unknown ``--start``.
         SpecError: for a malformed ``--spec`` file.
     """
-    from sim.evolve.compile import spec_of
-    from sim.evolve.spec import load_spec
+    from sim.evolve.contextevo.compile import spec_of
+    from sim.evolve.contextevo.spec import load_spec
 
     if args.spec:
         return [load_spec(args.spec)]
@@ -116,7 +116,7 @@ def tasksets(args) -> list:
     """The LOCA-like (128K growth, budget 128K) and BrowseComp-like (W = 16K) sets;
     with ``--backend llm`` only LOCA-like tasks, and under ``--quick`` at 8K growth
     with budget 6K (:data:`LLM_QUICK`: short trajectories, few pages per case)."""
-    from sim.evolve.loop import browse_taskset, loca_taskset
+    from sim.evolve.contextevo.loop import browse_taskset, loca_taskset
 
     if args.backend == "llm":
         if args.quick:
@@ -172,7 +172,7 @@ def _last(res) -> str:
 
 def make_backend(args, client=None):
     """The back-end the options name (the llm one needs ``client``)."""
-    from sim.evolve.backends import LLMBackend, SyntheticBackend
+    from sim.evolve.contextevo.backends import LLMBackend, SyntheticBackend
 
     if args.backend == "llm":
         return LLMBackend(client, max_calls=args.llm_calls, context_tokens=4096)
@@ -180,7 +180,7 @@ def make_backend(args, client=None):
 
 
 def _exposed(args) -> tuple:
-    from sim.evolve.spec import SURFACES
+    from sim.evolve.contextevo.spec import SURFACES
 
     return tuple(args.surfaces) if getattr(args, "surfaces", None) else SURFACES
 
@@ -192,7 +192,7 @@ def _split_options(args) -> dict:
 
 def run_all(args, client=None, progress=print) -> dict:
     """Every loop the options ask for; returns the raw results (for :func:`run`)."""
-    from sim.evolve.loop import EvolveConfig, Runner, evolve
+    from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve
     from sim.evolve.split import split_tasks
 
     sts = starts(args)
@@ -266,7 +266,7 @@ def attribution_summary(logs: dict) -> dict:
 
 
 def _spec_record(start, res) -> dict:
-    from sim.evolve.spec import diff
+    from sim.evolve.contextevo.spec import diff
 
     final = res.specs[_last(res)]
     return {"start": start.to_dict(), "evolved": final.to_dict(),
@@ -366,7 +366,7 @@ def figure(rows: list[dict], path, backend: str, notes=()):
 def run(args) -> list:
     """Run the experiment and write CSV, PNG, JSON and the spec JSON."""
     from experiments.output import prepare_out, write_csv, write_sidecar
-    from sim.evolve.spec import ProgramSpec
+    from sim.evolve.contextevo.spec import ProgramSpec
     from sim.evolve.split import split_tasks
 
     out = prepare_out(args.out)

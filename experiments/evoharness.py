@@ -12,7 +12,7 @@ request). Arms (``arm`` column), each scored on the same held-out tasks of
   ``add-only`` (online, standard; every proposal appended, no budget, no merge);
 * skill-only vs context-policy evolution vs combined on long-horizon tasks (128K
   growth, 128K budget as in ContextEvo's LOCA setting): the context policy is the one
-  ContextEvo's loop (:mod:`sim.evolve.loop`) evolves from ``react`` on the same
+  ContextEvo's loop (:mod:`sim.evolve.contextevo.loop`) evolves from ``react`` on the same
   held-in split (:func:`policy_comparison`).
 
 ``--backend llm`` runs :func:`run_llm` instead (a small real-model comparison).
@@ -117,7 +117,7 @@ def add_arguments(parser) -> None:
 
 
 def config(args) -> dict:
-    from sim.evolve.select import check_b
+    from sim.evolve.evoharness.select import check_b
 
     cfg = defaults(args.quick)
     cfg["seed"] = args.seed
@@ -154,8 +154,8 @@ def arms(profiles) -> list[dict]:
 
 
 def _curator_and_harness(curator: str, levels: str):
-    from sim.evolve.curate import AddOnlyCurator, Curator
-    from sim.evolve.skill_harness import UNBOUNDED, SkillHarness
+    from sim.evolve.evoharness.curate import AddOnlyCurator, Curator
+    from sim.evolve.evoharness.skill_harness import UNBOUNDED, SkillHarness
 
     lv = ("general", "topic") if levels == "general+topic" else (levels,)
     if curator == "add-only":
@@ -173,7 +173,7 @@ def _tasks(families: int, seeds: int, growth: int, base_seed: int):
 def _run_arm(arm: dict, train, test, cfg: dict, program, rep: int,
              b: int | None = None):
     """One arm's stream; ``program`` is a program name or a factory of programs."""
-    from sim.evolve.online import run_stream
+    from sim.evolve.evoharness.online import run_stream
     from sim.policies import make_program
 
     curator, harness = _curator_and_harness(arm["curator"], arm["levels"])
@@ -263,15 +263,15 @@ def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
     * ``baseline``: the start program ``react``, no skills;
     * ``skill-only``: ``react`` with skills evolved on the held-in split (standard
       feedback, train-split mode), frozen;
-    * ``context-policy``: the program ContextEvo's loop (:func:`sim.evolve.loop.evolve`,
+    * ``context-policy``: the program ContextEvo's loop (:func:`sim.evolve.contextevo.loop.evolve`,
       synthetic back-end, two iterations) evolves from ``react`` on the same held-in
       split, no skills;
     * ``combined``: that evolved program with skills evolved on held-in under it.
     """
-    from sim.evolve.backends import SyntheticBackend
-    from sim.evolve.compile import compile_spec, spec_of
-    from sim.evolve.loop import EvolveConfig, evolve, loca_taskset
-    from sim.evolve.online import split_stream
+    from sim.evolve.contextevo.backends import SyntheticBackend
+    from sim.evolve.contextevo.compile import compile_spec, spec_of
+    from sim.evolve.contextevo.loop import EvolveConfig, evolve, loca_taskset
+    from sim.evolve.evoharness.online import split_stream
 
     ts = loca_taskset(cfg["long_growth"], cfg["long_budget"], cfg["long_families"],
                       cfg["long_seeds"], cfg["seed"])
@@ -331,7 +331,7 @@ def run(args) -> list:
     if cfg["backend"] == "llm":
         return run_llm(args, cfg)
     out = prepare_out(args.out)
-    from sim.evolve.online import split_stream
+    from sim.evolve.evoharness.online import split_stream
 
     t0 = time.perf_counter()
     tasks = _tasks(cfg["families"], cfg["seeds"], cfg["growth"], cfg["seed"])
@@ -423,7 +423,7 @@ LLM_COLUMNS = ("arm", "task_id", "solved", "invalid", "skills_shown", "harness_s
 def run_llm(args, cfg: dict) -> list:
     """A small real-model run: no-evolve against online updating with standard
     feedback on :data:`LLM_TASKS`, the skill text in the model's prompt
-    (:class:`sim.evolve.llm_skills.LLMSkillAgent`). Writes ``evoharness_llm.csv`` (one
+    (:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`). Writes ``evoharness_llm.csv`` (one
     row per episode), ``evoharness_llm.png``, ``evoharness_llm.json`` (model, server,
     the call ledger: every episode's endpoint tokens, seconds and tool calls) and
     ``evoharness_llm_harness.json``."""
@@ -432,10 +432,10 @@ def run_llm(args, cfg: dict) -> list:
     from experiments.perception import endpoint
     from sim.agents.llm import LLMResponseError
     from sim.cost import EpisodeResult
-    from sim.evolve.curate import Curator
-    from sim.evolve.llm_skills import LLMSkillAgent
-    from sim.evolve.online import run_stream
-    from sim.evolve.skill_harness import SkillHarness
+    from sim.evolve.evoharness.curate import Curator
+    from sim.evolve.evoharness.llm_skills import LLMSkillAgent
+    from sim.evolve.evoharness.online import run_stream
+    from sim.evolve.evoharness.skill_harness import SkillHarness
     from sim.harness import run_episode
     from sim.policies import make_program
     from sim.tasks.loca import loca_task

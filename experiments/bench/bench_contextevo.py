@@ -25,9 +25,9 @@ import time
 
 def one_iteration() -> dict:
     from sim.agents import SyntheticAgent
-    from sim.evolve.backends import SyntheticBackend
-    from sim.evolve.compile import compile_spec, spec_of
-    from sim.evolve.loop import EvolveConfig, Runner, loca_taskset
+    from sim.evolve.contextevo.backends import SyntheticBackend
+    from sim.evolve.contextevo.compile import compile_spec, spec_of
+    from sim.evolve.contextevo.loop import EvolveConfig, Runner, loca_taskset
     from sim.evolve.split import split_tasks
     from sim.harness import run_episode
 
@@ -42,7 +42,7 @@ def one_iteration() -> dict:
     # the iteration itself (stages 1-3 and selection), on the 33 held-in tasks only
     import numpy as np
 
-    from sim.evolve import loop as L
+    from sim.evolve.contextevo import loop as L
     runner = Runner(ts)
     cfg = EvolveConfig(iterations=1)
     t0 = time.perf_counter()
@@ -63,9 +63,9 @@ def full_run(out: str) -> float:
 
 def seeds_check(n: int) -> list[dict]:
     from experiments.contextevo import paired
-    from sim.evolve.backends import SyntheticBackend
-    from sim.evolve.compile import spec_of
-    from sim.evolve.loop import EvolveConfig, evolve, loca_taskset
+    from sim.evolve.contextevo.backends import SyntheticBackend
+    from sim.evolve.contextevo.compile import spec_of
+    from sim.evolve.contextevo.loop import EvolveConfig, evolve, loca_taskset
 
     out = []
     for seed in range(n):
@@ -81,9 +81,9 @@ def seeds_check(n: int) -> list[dict]:
 
 def mislabel_sweep(rates=(0.0, 0.2, 0.5, 0.8)) -> list[dict]:
     from experiments.contextevo import paired
-    from sim.evolve.backends import SyntheticBackend
-    from sim.evolve.compile import spec_of
-    from sim.evolve.loop import EvolveConfig, Runner, evolve, loca_taskset
+    from sim.evolve.contextevo.backends import SyntheticBackend
+    from sim.evolve.contextevo.compile import spec_of
+    from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve, loca_taskset
 
     ts = loca_taskset()
     runner = Runner(ts)

@@ -1,5 +1,7 @@
-"""Evolution loops over context programs and agent harnesses.
+"""Evolution loops over context programs and agent harnesses, one subpackage per paper.
 
-ContextEvo (context-policy evolution from trajectories) and Evo-Harness (online skill
-harness learning) share the task split in :mod:`sim.evolve.split`.
+* :mod:`sim.evolve.contextevo`: ContextEvo, context-policy evolution from trajectories.
+* :mod:`sim.evolve.evoharness`: Evo-Harness, online skill harness learning.
+
+Both draw their held-in / held-out task split from :mod:`sim.evolve.split`.
 """

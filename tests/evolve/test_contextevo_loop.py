@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-import sim.evolve.loop as loop
-from sim.evolve.backends import SyntheticBackend
-from sim.evolve.compile import spec_of
-from sim.evolve.loop import EvolveConfig, Runner, evolve, loca_taskset
-from sim.evolve.trace import Truth
+import sim.evolve.contextevo.loop as loop
+from sim.evolve.contextevo.backends import SyntheticBackend
+from sim.evolve.contextevo.compile import spec_of
+from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve, loca_taskset
+from sim.evolve.contextevo.trace import Truth
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.evolve.compile import compile_spec, spec_of
-from sim.evolve.spec import (KNOB_TYPES, MECHANISMS, POINTS, SURFACES, Mechanism, ProgramSpec,
+from sim.evolve.contextevo.compile import compile_spec, spec_of
+from sim.evolve.contextevo.spec import (KNOB_TYPES, MECHANISMS, POINTS, SURFACES, Mechanism, ProgramSpec,
                              SpecError, diff, load_spec)
 from sim.policies import PROGRAMS, make_program
 

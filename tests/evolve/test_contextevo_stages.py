@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.evolve.backends import LLMBackend, SyntheticBackend
-from sim.evolve.cards import CHUNK_CALLS, chunk_bounds, make_card
-from sim.evolve.compile import spec_of
-from sim.evolve.editor import Edit, apply_changeset, changeset_between, moves
-from sim.evolve.judge import (annotation_screen, attribution_scores, raw_screen,
+from sim.evolve.contextevo.backends import LLMBackend, SyntheticBackend
+from sim.evolve.contextevo.cards import CHUNK_CALLS, chunk_bounds, make_card
+from sim.evolve.contextevo.compile import spec_of
+from sim.evolve.contextevo.editor import Edit, apply_changeset, changeset_between, moves
+from sim.evolve.contextevo.judge import (annotation_screen, attribution_scores, raw_screen,
                               stratified_screen)
-from sim.evolve.replay import MAX_SAMPLES, replay, treat
-from sim.evolve.review import NOTES_CHARS, PAGE_CHARS, cap_notes, paginate, review_case
-from sim.evolve.spec import SURFACES
-from sim.evolve.trace import Call, Trajectory, Truth, run_traced
+from sim.evolve.contextevo.replay import MAX_SAMPLES, replay, treat
+from sim.evolve.contextevo.review import NOTES_CHARS, PAGE_CHARS, cap_notes, paginate, review_case
+from sim.evolve.contextevo.spec import SURFACES
+from sim.evolve.contextevo.trace import Call, Trajectory, Truth, run_traced
 
 
 def _traj(sizes, removed_at=(), write_at=None):
@@ -187,7 +187,7 @@ def test_replay_never_exceeds_five_samples(n):
             calls.append(1)
             return Action("task")
 
-    from sim.evolve.trace import DecisionPoint
+    from sim.evolve.contextevo.trace import DecisionPoint
     from sim.agents.protocol import Action, View
     d = DecisionPoint(1, View((), 100), Action("task"), Count())
     res = replay(d, d.view, samples=n)
@@ -259,7 +259,7 @@ def test_synthetic_backend_error_model(masked_failure):
 
 
 def test_synthetic_mislabel_rate_is_the_set_rate():
-    from sim.evolve.cards import CaseCard
+    from sim.evolve.contextevo.cards import CaseCard
     b = SyntheticBackend(3, mislabel=0.3)
     n = 2000
     flips = 0
@@ -309,14 +309,14 @@ def test_llm_backend_asks_a_repeated_question_once(masked_failure):
 
 
 def _card(tid, reward, removed=0, notices=0, calls=10, final=100):
-    from sim.evolve.cards import CaseCard
+    from sim.evolve.contextevo.cards import CaseCard
     return CaseCard(tid, reward, calls, (), 0, 0, 0, (), 0.0, 0, removed, final, 0, 0, 0,
                     0, notices)
 
 
 def test_judge_aggregates_screens_and_needs_support():
-    from sim.evolve.judge import judge
-    from sim.evolve.review import CaseReport
+    from sim.evolve.contextevo.judge import judge
+    from sim.evolve.contextevo.review import CaseReport
 
     cards = ([_card(f"s{i}", 1, removed=1) for i in range(5)]
              + [_card(f"f{i}", 0, removed=6) for i in range(4)])
@@ -348,8 +348,8 @@ def test_judge_aggregates_screens_and_needs_support():
 def test_random_grammar_steps_stay_valid_and_local(seed, name):
     import numpy as np
 
-    from sim.evolve.editor import random_spec_change
-    from sim.evolve.spec import ProgramSpec, diff
+    from sim.evolve.contextevo.editor import random_spec_change
+    from sim.evolve.contextevo.spec import ProgramSpec, diff
     spec = spec_of(name)
     out = random_spec_change(spec, np.random.default_rng(seed))
     assert ProgramSpec.from_json(out.to_json()) == out
@@ -359,7 +359,7 @@ def test_random_grammar_steps_stay_valid_and_local(seed, name):
 
 
 def test_selection_keeps_the_current_spec_on_ties():
-    from sim.evolve.loop import select_candidate
+    from sim.evolve.contextevo.loop import select_candidate
     cur = ("keep", spec_of("react"))
     assert select_candidate(cur, [("a", spec_of("vista"), 0.5)], 0.5)[0] == "keep"
     assert select_candidate(cur, [("a", spec_of("vista"), 0.5),

@@ -9,14 +9,14 @@ import pytest
 
 from experiments.cli import main
 from sim.agents.synthetic import SyntheticAgent
-from sim.evolve.curate import ACCEPT, MERGE, SKIP, AddOnlyCurator, Curator
-from sim.evolve.online import episode_seed, run_stream, split_stream
-from sim.evolve.propose import (ENHANCE, NEW, NONE, Evolver, Execution, evaluate,
+from sim.evolve.evoharness.curate import ACCEPT, MERGE, SKIP, AddOnlyCurator, Curator
+from sim.evolve.evoharness.online import episode_seed, run_stream, split_stream
+from sim.evolve.evoharness.propose import (ENHANCE, NEW, NONE, Evolver, Execution, evaluate,
                                 filter_reason, propose)
-from sim.evolve.select import select, skill_block
-from sim.evolve.skill_effects import SkillAwareAgent, SkillUse
-from sim.evolve.skill_harness import UNBOUNDED, SkillHarness
-from sim.evolve.skills import Skill
+from sim.evolve.evoharness.select import select, skill_block
+from sim.evolve.evoharness.skill_effects import SkillAwareAgent, SkillUse
+from sim.evolve.evoharness.skill_harness import UNBOUNDED, SkillHarness
+from sim.evolve.evoharness.skills import Skill
 from sim.harness import run_episode
 from sim.policies import make_program
 from sim.tasks.loca import loca_task
@@ -158,14 +158,14 @@ def test_feedback_levels_and_proposals():
 
 
 def test_generic_advice_filtered():
-    from sim.evolve.propose import Proposal
+    from sim.evolve.evoharness.propose import Proposal
     p = Proposal(NEW, "g-x", "general", "t", "For any task",
                  "do: verify\n- be careful and double-check your work\n", "verify")
     assert filter_reason(p, _ex()) == "generic advice"
 
 
 def _prop(topic, directive="verify", task="t1", level="general"):
-    from sim.evolve.propose import GENERAL, Proposal
+    from sim.evolve.evoharness.propose import GENERAL, Proposal
     trig = GENERAL[directive][0]
     return Proposal(NEW, f"g-{directive}", level, topic, trig,
                     f"do: {directive}\n- line from {task}\n", directive, task)
@@ -210,7 +210,7 @@ def test_llm_skill_agent_puts_the_skill_block_in_the_prompt():
     """With a stand-in client: the block reaches the model's messages, and the
     answer, verdict and diagnosis are recorded."""
     from sim.agents.llm import ChatClient, LLMSettings
-    from sim.evolve.llm_skills import LLMSkillAgent
+    from sim.evolve.evoharness.llm_skills import LLMSkillAgent
 
     task = loca_task(0, 0, 4000)
     seen = []

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, event, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from sim.evolve.curate import Curator
-from sim.evolve.propose import ENHANCE, NEW, NONE, Proposal
-from sim.evolve.select import select
-from sim.evolve.skill_harness import (HarnessCapError, HarnessCaps, HarnessFileError,
+from sim.evolve.evoharness.curate import Curator
+from sim.evolve.evoharness.propose import ENHANCE, NEW, NONE, Proposal
+from sim.evolve.evoharness.select import select
+from sim.evolve.evoharness.skill_harness import (HarnessCapError, HarnessCaps, HarnessFileError,
                                       SkillHarness)
-from sim.evolve.skills import Skill, count_tokens, render
+from sim.evolve.evoharness.skills import Skill, count_tokens, render
 
 CAPS = HarnessCaps(max_skills=3, max_total_tokens=140, max_skill_tokens=55)
 NAMES = ["a", "b", "c", "d", "e", "f"]

@@ -4,7 +4,7 @@ The trajectory is rendered call by call; the card's chunks become pages, and a c
 longer than the page limit (:data:`PAGE_CHARS` = 90,000 characters) is split, only at
 call boundaries. A single call longer than the limit keeps its header and context
 lines and has its result text cut to fit, with a marker saying how much was cut (a
-call is never split across pages). The reviewer (a back-end, :mod:`sim.evolve.backends`)
+call is never split across pages). The reviewer (a back-end, :mod:`sim.evolve.contextevo.backends`)
 reads the pages in order, keeping rolling notes capped at :data:`NOTES_CHARS` = 3,000
 characters (enforced here, whatever the back-end returns), and writes one case report
 after the last page.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sim.evolve.cards import chunk_bounds
+from sim.evolve.contextevo.cards import chunk_bounds
 
 PAGE_CHARS = 90_000
 NOTES_CHARS = 3_000

@@ -2,7 +2,7 @@
 §6 "three limits of skill evolution").
 
 The agent sees skills only as text: the pinned ``<skills>`` block in its view
-(:func:`sim.evolve.select.skill_block`). :class:`SkillAwareAgent` is a
+(:func:`sim.evolve.evoharness.select.skill_block`). :class:`SkillAwareAgent` is a
 :class:`~sim.agents.synthetic.SyntheticAgent` that parses that block; nothing is keyed
 by a program or an arm name, and with no skill block it acts exactly like its base
 agent (same common random numbers). A real model simply gets the block in its prompt.
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from sim.agents.protocol import Action, View
 from sim.agents.synthetic import SyntheticAgent
-from sim.evolve.select import BLOCK_OPEN
+from sim.evolve.evoharness.select import BLOCK_OPEN
 
 #: directives with an effect (others are inert text)
 DIRECTIVES = ("verify", "rule", "recover", "keep", "notes", "skip-recover")

@@ -1,9 +1,9 @@
 """The ContextEvo loop (ContextEvo §4, App. B.2 "Evolution data boundary").
 
 Split the task names (:func:`sim.evolve.split.split_tasks`); then per iteration, on
-held-in tasks only: run the current spec (:func:`sim.evolve.trace.run_traced`), card
+held-in tasks only: run the current spec (:func:`sim.evolve.contextevo.trace.run_traced`), card
 (Stage 1a), review (1b), judge (2), edit (3: the back-end proposes changesets, each
-applied by :func:`sim.evolve.editor.apply_changeset`), and select among the current
+applied by :func:`sim.evolve.contextevo.editor.apply_changeset`), and select among the current
 spec and the candidates by mean held-in reward (ties keep the current spec, so an
 iteration never lowers the held-in score). Two iterations by default. Then freeze and
 evaluate start and every iteration on held-out and all tasks with the same episode
@@ -12,8 +12,8 @@ seeds (common random numbers).
 Held-out task ids never reach stages 1-3 or selection: the stage functions are the
 module-level names below, called only with held-in data, and
 ``tests/evolve/test_contextevo_loop.py`` wraps them to check it. The simulator's true
-causes (:class:`sim.evolve.trace.Truth`) are kept by the :class:`Runner` and read only
-by :func:`sim.evolve.judge.attribution_scores` after the judge has committed.
+causes (:class:`sim.evolve.contextevo.trace.Truth`) are kept by the :class:`Runner` and read only
+by :func:`sim.evolve.contextevo.judge.attribution_scores` after the judge has committed.
 
 Baselines at the same evaluation budget (``mode``): ``random_edits`` (each iteration,
 ``candidates`` random one-surface grammar steps from the current spec, best on
@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.evolve import cards as _cards
-from sim.evolve import judge as _judge
-from sim.evolve import review as _review
-from sim.evolve.editor import apply_changeset, random_spec_change
-from sim.evolve.spec import SURFACES, ProgramSpec, diff
+from sim.evolve.contextevo import cards as _cards
+from sim.evolve.contextevo import judge as _judge
+from sim.evolve.contextevo import review as _review
+from sim.evolve.contextevo.editor import apply_changeset, random_spec_change
+from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
 from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, split_tasks
-from sim.evolve.trace import run_traced
+from sim.evolve.contextevo.trace import run_traced
 
 # the stage functions (module-level so an instrumented test can wrap them)
 make_cards = _cards.make_cards

@@ -1,7 +1,7 @@
 """Stage 3, the constrained editor (ContextEvo §4.3, App. B.2 "Judge and editor budgets").
 
 The editor commits one changeset (possibly empty) of exact-replacement edits to the
-spec's canonical JSON text (:meth:`~sim.evolve.spec.ProgramSpec.to_json`):
+spec's canonical JSON text (:meth:`~sim.evolve.contextevo.spec.ProgramSpec.to_json`):
 
 * each edit's ``old`` text must occur in the current text exactly once (checked for
   every edit before any is applied); a changeset with a non-matching or ambiguous
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim.evolve.spec import (POINTS, SURFACES, Mechanism, ProgramSpec, SpecError,
+from sim.evolve.contextevo.spec import (POINTS, SURFACES, Mechanism, ProgramSpec, SpecError,
                              diff)
 
 
@@ -193,7 +193,7 @@ def random_spec_change(spec: ProgramSpec, rng, exposed=SURFACES) -> ProgramSpec:
     """One random grammar step: a random exposed surface gets a random mechanism
     (knobs scaled from their defaults by a factor in [0.5, 2]) or interface value.
     Keeps the offload/handles pairing valid. Used by the random-edit baselines."""
-    from sim.evolve.spec import DASHBOARDS, KNOB_TYPES, MECHANISMS, TOOLS
+    from sim.evolve.contextevo.spec import DASHBOARDS, KNOB_TYPES, MECHANISMS, TOOLS
 
     surface = exposed[int(rng.integers(len(exposed)))]
     d = spec.to_dict()
@@ -215,7 +215,7 @@ def random_spec_change(spec: ProgramSpec, rng, exposed=SURFACES) -> ProgramSpec:
     elif surface == "show_handles":
         d[surface] = not d[surface]
     else:
-        from sim.evolve.spec import PROTOCOLS
+        from sim.evolve.contextevo.spec import PROTOCOLS
         d[surface] = PROTOCOLS[int(rng.integers(len(PROTOCOLS)))]
     # the harness offloads on entry exactly when handles are shown
     if surface == "observation_entry":

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from sim.agents.llm import LLMAgent
 from sim.agents.protocol import ANSWER, Action, View
-from sim.evolve.select import BLOCK_OPEN
-from sim.evolve.skill_effects import parse_block
+from sim.evolve.evoharness.select import BLOCK_OPEN
+from sim.evolve.evoharness.skill_effects import parse_block
 
 
 class LLMSkillAgent(LLMAgent):

@@ -12,7 +12,7 @@ Why rapidfuzz rather than BM25 (rank-bm25): a harness holds a handful of skills,
 BM25's inverse document frequency degenerates on such tiny corpora (a term in half
 the documents scores zero or negative in rank-bm25's Okapi variant); a string
 similarity needs no corpus statistics, and the same scorer serves the curator's
-duplicate test (:mod:`sim.evolve.curate`). rapidfuzz is actively maintained, MIT
+duplicate test (:mod:`sim.evolve.evoharness.curate`). rapidfuzz is actively maintained, MIT
 licensed and ships binary wheels.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz, utils
 
-from sim.evolve.skills import Skill
+from sim.evolve.evoharness.skills import Skill
 
 #: a skill scoring below this (0-100) is not retrieved at all
 MIN_SCORE = 65.0

@@ -3,7 +3,7 @@
 A back-end reads pages with rolling notes (``annotate_page``), writes one case report
 (``case_report``; ``card_report`` for the no-review ablation, from the card alone),
 and proposes changesets for the judge's accepted hypotheses (``propose``); ``ledger``
-reports what it spent. The judge's screens are deterministic (:mod:`sim.evolve.judge`)
+reports what it spent. The judge's screens are deterministic (:mod:`sim.evolve.contextevo.judge`)
 and the same for both back-ends.
 
 :class:`SyntheticBackend` (LLM-free). Error model, explicitly:
@@ -27,7 +27,7 @@ and the same for both back-ends.
 * from the card alone it cannot see removals' kinds or handles: a self-reported loss
   after a compaction -> ``evidence_removed`` with no point; a loss with notices ->
   ``budget_overflow``; else ``agent_error``; the same mislabel rate applies;
-* it proposes the grammar's moves (:func:`sim.evolve.editor.moves`) for the accepted
+* it proposes the grammar's moves (:func:`sim.evolve.contextevo.editor.moves`) for the accepted
   hypotheses, largest support first, interleaved, at most ``n`` changesets.
 
 :class:`LLMBackend` asks the real model through :class:`sim.agents.llm.ChatClient`
@@ -45,10 +45,10 @@ import zlib
 
 import numpy as np
 
-from sim.evolve.editor import moves
-from sim.evolve.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
-from sim.evolve.spec import POINTS
-from sim.evolve.trace import CAUSES
+from sim.evolve.contextevo.editor import moves
+from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
+from sim.evolve.contextevo.spec import POINTS
+from sim.evolve.contextevo.trace import CAUSES
 
 _CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) left the request -> (\S+)(?: \[(.*)\])?$",
                   re.M)

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.evolve.replay import recovery_note, replay, treat
-from sim.evolve.trace import CAUSES
+from sim.evolve.contextevo.replay import recovery_note, replay, treat
+from sim.evolve.contextevo.trace import CAUSES
 
 CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")
 #: the card metric each pathology's raw screen compares
@@ -180,7 +180,7 @@ def _finish(hyps: list[Hypothesis]) -> Judgement:
 
 def attribution_scores(attributions: dict[str, str], truths) -> dict:
     """Precision and recall of context attributions against the simulator's true
-    causes (``truths``: :class:`~sim.evolve.trace.Truth` of the same cases).
+    causes (``truths``: :class:`~sim.evolve.contextevo.trace.Truth` of the same cases).
 
     precision = correct / attributed; recall = correct / failed cases whose true
     cause is a context cause; None where the denominator is 0. Also per cause."""

@@ -2,7 +2,7 @@
 
 A :class:`Skill` is one unit of harness guidance: a level (``general`` for a cross-task
 pattern, ``topic`` for a task-type procedure), the topic it belongs to, a trigger-style
-description (when to use it; what :func:`sim.evolve.select.select` retrieves by), a
+description (when to use it; what :func:`sim.evolve.evoharness.select.select` retrieves by), a
 short bullet body, the supporting task ids it was compiled from, and helpful/harmful
 counts from the feedback of the tasks it was shown in. Its size is the cl100k_base
 token count of its rendered text (:func:`render`), the same tokenizer the workspace
@@ -10,7 +10,7 @@ charges the pinned skill block with, so the harness caps and the context budget 
 in the same unit.
 
 The body's first line is ``"do: <directive>"``: the operational procedure the skill
-encodes. Synthetic agents act on the directive word (:mod:`sim.evolve.skill_effects`);
+encodes. Synthetic agents act on the directive word (:mod:`sim.evolve.evoharness.skill_effects`);
 a real model reads the whole text.
 """
 

@@ -8,7 +8,7 @@ actions it takes. It returns two things kept apart by construction:
   the request size at each call, context changes between calls, harness notices);
   stages 1-3 receive only this;
 * a :class:`Truth`: the simulator's knowledge of why the episode failed, one of
-  :data:`CAUSES`, which only the scorer (:func:`sim.evolve.judge.attribution_scores`)
+  :data:`CAUSES`, which only the scorer (:func:`sim.evolve.contextevo.judge.attribution_scores`)
   reads, after the judge has committed:
 
   - ``evidence_removed``: a value the failing step needed was irreversibly gone from
@@ -233,7 +233,7 @@ def run_traced(task, spec, *, budget: int, seed: int, profile: str = "medium",
         stages 1-3 may read; the truth is for scoring only.
     """
     from sim.agents import SyntheticAgent
-    from sim.evolve.compile import compile_spec
+    from sim.evolve.contextevo.compile import compile_spec
     from sim.harness import run_episode
 
     agent = RecordingAgent(SyntheticAgent(profile))

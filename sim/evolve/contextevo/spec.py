@@ -4,8 +4,8 @@ A :class:`ProgramSpec` chooses, for each of the eight intervention points, one
 :class:`Mechanism` that a registered program already implements, with its knobs, plus
 the interface the agent gets (dashboard variant, agent context tools, whether payload
 handles are shown, system-prompt variant). It is frozen, hashable and round-trips
-through JSON; :func:`sim.evolve.compile.compile_spec` turns it into a
-:class:`~sim.policies.base.ContextProgram`. The editor (:mod:`sim.evolve.editor`)
+through JSON; :func:`sim.evolve.contextevo.compile.compile_spec` turns it into a
+:class:`~sim.policies.base.ContextProgram`. The editor (:mod:`sim.evolve.contextevo.editor`)
 edits its canonical JSON text, never Python.
 
 Mechanisms per point (source program in brackets):

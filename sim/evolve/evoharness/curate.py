@@ -11,17 +11,17 @@ Skills whose feedback counts show them harmful are pruned (``prune_after``).
 
 :class:`AddOnlyCurator` is the baseline public users report for another playbook
 system: every proposal is appended as a new skill, nothing is merged, no budget.
-Similarity is rapidfuzz's ``token_set_ratio`` (:func:`sim.evolve.select.similarity`).
+Similarity is rapidfuzz's ``token_set_ratio`` (:func:`sim.evolve.evoharness.select.similarity`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim.evolve.propose import NONE, Proposal
-from sim.evolve.select import similarity
-from sim.evolve.skill_harness import HarnessCapError, SkillHarness
-from sim.evolve.skills import Skill
+from sim.evolve.evoharness.propose import NONE, Proposal
+from sim.evolve.evoharness.select import similarity
+from sim.evolve.evoharness.skill_harness import HarnessCapError, SkillHarness
+from sim.evolve.evoharness.skills import Skill
 
 ACCEPT, MERGE, SKIP = "ACCEPT", "MERGE", "SKIP"
 
@@ -155,7 +155,7 @@ class Curator:
 @dataclass
 class AddOnlyCurator:
     """ADD-only, unbounded: every proposal becomes a new skill (a fresh name when taken),
-    never merged, never pruned; use with :data:`sim.evolve.skill_harness.UNBOUNDED`."""
+    never merged, never pruned; use with :data:`sim.evolve.evoharness.skill_harness.UNBOUNDED`."""
 
     levels: tuple[str, ...] = ("general", "topic")
 

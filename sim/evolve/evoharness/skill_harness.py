@@ -1,6 +1,6 @@
 """The skill harness H_i of Evo-Harness (§3.1) under an enforced budget.
 
-:class:`SkillHarness` holds named :class:`~sim.evolve.skills.Skill` s under three caps
+:class:`SkillHarness` holds named :class:`~sim.evolve.evoharness.skills.Skill` s under three caps
 (:class:`HarnessCaps`): the number of skills, their total tokens and the tokens of any
 one skill (cl100k_base, the workspace's unit). Every change (add, enhance, absorb,
 merge, remove, record) builds the whole next state, validates it against the caps, and
@@ -22,7 +22,7 @@ import pathlib
 import tempfile
 from dataclasses import asdict, dataclass
 
-from sim.evolve.skills import Skill, SkillError
+from sim.evolve.evoharness.skills import Skill, SkillError
 
 FORMAT = "ctxsim-skill-harness"
 VERSION = 1

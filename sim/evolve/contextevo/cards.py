@@ -1,6 +1,6 @@
 """Stage 1a, case cards (ContextEvo App. B.2 "Deterministic case-card extraction").
 
-One :class:`CaseCard` per held-in episode, from its :class:`~sim.evolve.trace.Trajectory`
+One :class:`CaseCard` per held-in episode, from its :class:`~sim.evolve.contextevo.trace.Trajectory`
 only: deterministic observations, no attribution. Chunks are event-aligned: a chunk
 ends at a context-shrink point (a call whose request lost blocks the previous one
 showed: a trim, mask, clear, summary, archive) and at the first write (the first call

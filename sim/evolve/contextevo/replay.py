@@ -89,7 +89,7 @@ def sample_actions(decision, view, samples: int, snapshot) -> list[tuple]:
 def replay(decision, treated_view, samples: int = MAX_SAMPLES) -> ReplayResult:
     """Sample the original and the treated request (each clamped to
     :data:`MAX_SAMPLES`) and compare with the recorded action."""
-    from sim.evolve.trace import _snapshot
+    from sim.evolve.contextevo.trace import _snapshot
 
     recorded = _signature(decision.action)
     orig = sample_actions(decision, decision.view, samples, _snapshot)

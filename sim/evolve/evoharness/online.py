@@ -21,10 +21,10 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 
-from sim.evolve.propose import Evolver, Execution, check_level, evaluate, propose
-from sim.evolve.select import check_b, select, skill_block
-from sim.evolve.skill_effects import SkillAwareAgent
-from sim.evolve.skill_harness import SkillHarness
+from sim.evolve.evoharness.propose import Evolver, Execution, check_level, evaluate, propose
+from sim.evolve.evoharness.select import check_b, select, skill_block
+from sim.evolve.evoharness.skill_effects import SkillAwareAgent
+from sim.evolve.evoharness.skill_harness import SkillHarness
 from sim.evolve.split import split_tasks
 
 MODES = ("online", "train-split", "none")
@@ -86,7 +86,7 @@ def run_stream(test_tasks, *, mode: str, feedback: str, profile: str, program_fa
         budget: context budget (tokens).
         b: skills per task.
         seed: replicate seed.
-        curator: a :class:`~sim.evolve.curate.Curator` or ``AddOnlyCurator``.
+        curator: a :class:`~sim.evolve.evoharness.curate.Curator` or ``AddOnlyCurator``.
         harness: the starting harness (changed in place).
         train_tasks: the held-in tasks (``train-split`` only).
         batch: tasks per update batch ``|B_i|``.

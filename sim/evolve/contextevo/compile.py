@@ -1,4 +1,4 @@
-"""Compile a :class:`~sim.evolve.spec.ProgramSpec` into a runnable context program, and
+"""Compile a :class:`~sim.evolve.contextevo.spec.ProgramSpec` into a runnable context program, and
 express every registered program as a spec (ContextEvo App. B.1).
 
 The compiled program implements no mechanism itself: each point delegates to the
@@ -9,7 +9,7 @@ episode records (``tests/evolve/test_contextevo_spec.py`` checks byte equality).
 
 from __future__ import annotations
 
-from sim.evolve.spec import Mechanism, ProgramSpec, SpecError
+from sim.evolve.contextevo.spec import Mechanism, ProgramSpec, SpecError
 from sim.policies import PROGRAMS, make_program
 from sim.policies.agentic import ActiveCompression, AutoArchive, ContextFolding, archive_oldest
 from sim.policies.base import ContextProgram
