@@ -62,7 +62,7 @@ def full_run(out: str) -> float:
 
 
 def seeds_check(n: int) -> list[dict]:
-    from experiments.contextevo import paired
+    from experiments.contextevo.experiment import paired
     from sim.evolve.contextevo.backends import SyntheticBackend
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.loop import EvolveConfig, evolve, loca_taskset
@@ -80,7 +80,7 @@ def seeds_check(n: int) -> list[dict]:
 
 
 def mislabel_sweep(rates=(0.0, 0.2, 0.5, 0.8)) -> list[dict]:
-    from experiments.contextevo import paired
+    from experiments.contextevo.experiment import paired
     from sim.evolve.contextevo.backends import SyntheticBackend
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve, loca_taskset

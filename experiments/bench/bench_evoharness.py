@@ -20,7 +20,7 @@ import time
 
 
 def _arm_time(arm: str, tasks, cfg) -> float:
-    from experiments.evoharness import _run_arm, arms
+    from experiments.evoharness.experiment import _run_arm, arms
 
     a = next(x for x in arms(["medium"]) if x["arm"] == arm)
     t0 = time.perf_counter()
@@ -30,7 +30,7 @@ def _arm_time(arm: str, tasks, cfg) -> float:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run both measurements and print one line each; returns them."""
-    from experiments import evoharness as ev
+    from experiments.evoharness import experiment as ev
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="time the quick grid")

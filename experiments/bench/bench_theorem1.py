@@ -1,7 +1,7 @@
 """Per-stage times of ``ctxsim run theorem1`` (run: ``python -m experiments.bench.bench_theorem1``).
 
 1. Runs the grid in this process (``--grid default``, or ``quick``, or the default
-   grid cut to ``--log2-n`` sizes) with :class:`experiments.theorem1.StageTimer` and
+   grid cut to ``--log2-n`` sizes) with :class:`experiments.vista.theorem1.StageTimer` and
    prints the wall seconds of each stage (E[Z] sampling, exact Var Z and the E[Z]
    quadrature, rates, bounds, Proposition 2's extra points, figures), the total,
    and the largest standard errors of the rows.
@@ -25,8 +25,8 @@ import time
 import numba
 
 from experiments.config import load_config
-from experiments import proposition2
-from experiments.theorem1 import StageTimer, run_grid, simulate_point
+from experiments.vista import proposition2
+from experiments.vista.theorem1 import StageTimer, run_grid, simulate_point
 from sim.games.channels import Content
 from sim.games.content_rate import _tables, content_rate_exact
 from sim.games.information import content_rate_mc
@@ -50,7 +50,7 @@ def stage_table(grid: str, log2_n: list[int] | None) -> None:
     with tempfile.TemporaryDirectory() as out:
         import pathlib
 
-        from experiments.theorem1 import plot_theorem1
+        from experiments.vista.theorem1 import plot_theorem1
         with timer("figures"):
             plot_theorem1(rows, config["panels"], pathlib.Path(out) / "theorem1.png")
         t1 = time.perf_counter()

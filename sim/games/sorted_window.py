@@ -28,7 +28,7 @@ from sim.games.sorted_window_kernels import LOGNORMAL, TWO_POINT, sorted_window_
 from sim.rng import chunk_generators, chunk_layout
 
 #: lognormal MLE fit of the tool-result sizes (cl100k tokens) of the bundled
-#: trajectories (418 results; :func:`experiments.size_law.fit_tool_result_sizes`): ln s ~ N(MU, SD^2)
+#: trajectories (418 results; :func:`experiments.vista.size_law.fit_tool_result_sizes`): ln s ~ N(MU, SD^2)
 FIT_MU, FIT_SD = 3.7343, 1.6367
 
 

@@ -7,7 +7,7 @@ import matplotlib.colors as mcolors
 import pytest
 
 from experiments.cli import run_command
-from experiments.pressure import REFERENCE, line_style
+from experiments.vista.pressure import REFERENCE, line_style
 from sim.policies import PROGRAMS
 
 
@@ -38,7 +38,7 @@ def _check(fig):
 
 
 def test_pressure_figure_lines_are_all_in_legends(monkeypatch, tmp_path):
-    import experiments.pressure as pressure
+    import experiments.vista.pressure as pressure
 
     figs = _capture(monkeypatch, pressure)
     run_command(["run", "pressure", "--levels", "8000", "--families", "1", "--seeds",
@@ -49,7 +49,7 @@ def test_pressure_figure_lines_are_all_in_legends(monkeypatch, tmp_path):
 
 
 def test_window_figure_depth_line_comes_from_the_task_generator(monkeypatch, tmp_path):
-    import experiments.window as window
+    import experiments.vista.window as window
     from sim.tasks.browse import MEDIAN_DEPTH
 
     figs = _capture(monkeypatch, window)

@@ -64,7 +64,7 @@ def test_a_run_that_fails_late_changes_nothing(tmp_path, monkeypatch):
     out = tmp_path / "out"
     assert cli.main([*SMALL, "--out", str(out)]) == 0
     before = files(out)
-    import experiments.window as window
+    import experiments.vista.window as window
 
     def broken(fig, path):  # the CSV is already written when the PNG fails
         raise OSError(28, "No space left on device")
@@ -123,7 +123,7 @@ def _read_only_dir(tmp_path) -> Path:
 
 def test_read_only_out_is_found_before_computing(tmp_path, monkeypatch):
     ro = _read_only_dir(tmp_path)
-    import experiments.window as window
+    import experiments.vista.window as window
 
     monkeypatch.setattr(window, "run_sweep", lambda *a, **k: pytest.fail("computed"))
     with pytest.raises(PermissionError, match="not writable"):

@@ -7,7 +7,7 @@ import json
 
 from experiments.cli import main
 from experiments.output import read_csv
-from experiments.overhead import trace
+from experiments.vista.overhead import trace
 from sim.tasks.replay import trajectory_files
 
 

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from experiments import perception as P
+from experiments.vista import perception as P
 
 
 def ledger_reader(msgs, schema):

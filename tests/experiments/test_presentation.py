@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from experiments import presentation as PR
+from experiments.vista import presentation as PR
 
 
 def listed(dash: str) -> list[tuple[str, int, str]]:

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from experiments import presentation as PR
+from experiments.vista import presentation as PR
 
 _ROW = re.compile(r"^(B\d+) (\d+) \d+r \w+", re.M)
 

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from experiments import cli, proposition1
+from experiments import cli
+from experiments.vista import proposition1
 from experiments.output import read_csv
 from sim.games.recovery import fano_bound, recoverable_max_N
 from tests.games.helpers import assert_binomial_at_most, assert_binomial_matches
@@ -37,7 +38,7 @@ def quick_run(tmp_path_factory):
 
 
 def test_registered_in_cli():
-    assert cli.EXPERIMENTS["proposition1"][0] == "experiments.proposition1"
+    assert cli.EXPERIMENTS["proposition1"][0] == "experiments.vista.proposition1"
     parser = argparse.ArgumentParser()
     proposition1.add_arguments(parser)
     args = parser.parse_args([])

@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from experiments import ablations, cost, overhead, pressure, window
+from experiments.vista import ablations, cost, overhead, pressure, window
 from experiments.cli import main
 
 

@@ -4,7 +4,7 @@ the qualitative orderings their figures plot."""
 import argparse
 import concurrent.futures as cf
 
-from experiments import ablations, cost, pressure, window
+from experiments.vista import ablations, cost, pressure, window
 from experiments.output import read_csv
 
 

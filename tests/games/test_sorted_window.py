@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from experiments.size_law import fit_tool_result_sizes, tool_result_sizes
+from experiments.vista.size_law import fit_tool_result_sizes, tool_result_sizes
 from sim.games.sorted_window import (FIT_MU, FIT_SD, SortedWindowGame, reference_z,
                                      simulate, two_point_blind_ez, two_point_content_ez)
 

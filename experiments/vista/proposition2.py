@@ -45,7 +45,7 @@ def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: b
     """Proposition 2 rows: the grid's content points plus points at the
     ``prop2_extra_log2_n`` sizes (up to 2^40: the exact sampler and the rate
     quadrature cost the same at any n)."""
-    from experiments.theorem1 import channels_for, one_numba_thread, simulate_point
+    from experiments.vista.theorem1 import channels_for, one_numba_thread, simulate_point
 
     rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
     extra = [(Content(float(s)), 2**int(e), int(k))
@@ -141,14 +141,14 @@ def write(theorem1_rows: list[dict], config: dict, seed: int, out: pathlib.Path,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run proposition2`` (same as ``theorem1``)."""
-    from experiments.theorem1 import add_arguments as theorem1_arguments
+    from experiments.vista.theorem1 import add_arguments as theorem1_arguments
 
     theorem1_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Only the content-channel points of the Theorem 1 grid, then :func:`write`."""
-    from experiments.theorem1 import channels_for, one_numba_thread, simulate_point
+    from experiments.vista.theorem1 import channels_for, one_numba_thread, simulate_point
 
     section = "quick" if args.quick else "default"
     config = load_config("theorem1", section, args.config)

@@ -170,7 +170,7 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
     """Per condition: correct/n, accuracy with Wilson 95% interval, invalid answers,
     mean size rank of the chosen block, share choosing the first candidate, and the
     chance level."""
-    from experiments.perception import wilson
+    from experiments.vista.perception import wilson
 
     out = {}
     for cond in conditions:
@@ -222,7 +222,7 @@ def run(args) -> list:
 
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.perception import endpoint
+    from experiments.vista.perception import endpoint
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from experiments.pressure import REFERENCE, line_style
+from experiments.vista.pressure import REFERENCE, line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.sweep import (ROW_COLUMNS, JobSpec, add_common_arguments,

@@ -378,7 +378,7 @@ def run(args) -> list:
     t0 = time.perf_counter()
     record: dict = {}
     if args.backend == "llm":
-        from experiments.perception import endpoint
+        from experiments.vista.perception import endpoint
         from sim.agents.llm import ChatClient
 
         with endpoint(args) as (settings, record):

@@ -21,7 +21,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from experiments import proposition2
+from experiments.vista import proposition2
 from experiments.config import load_config, non_negative_int
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)

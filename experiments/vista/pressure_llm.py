@@ -1,7 +1,7 @@
 """``ctxsim run pressure --agent llm``: a small pressure sweep with a real model.
 
 The same LOCA-like tasks, harness and context programs as the synthetic sweep
-(:mod:`experiments.pressure`), but the agent is :class:`sim.agents.llm.LLMAgent`
+(:mod:`experiments.vista.pressure`), but the agent is :class:`sim.agents.llm.LLMAgent`
 against the embedded local model (or ``--base-url``). A CPU model reads ~100 tokens/s
 and writes a few, so the sweep is small: a few families at context growth of a few
 thousand tokens under budgets of a few thousand, for VISTA, ReAct truncation and
@@ -100,7 +100,7 @@ def run_llm(args) -> list:
 
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.perception import endpoint, wilson
+    from experiments.vista.perception import endpoint, wilson
     from sim.tasks.loca import loca_task
 
     out = prepare_out(args.out)

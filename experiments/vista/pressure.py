@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
                              f">= 1,000 ({fmt_default(d['levels'], QUICK['levels'])})")
     add_programs_argument(parser, d["programs"], QUICK["programs"])
     add_loca_task_arguments(parser, d, QUICK)
-    from experiments.pressure_llm import add_llm_arguments
+    from experiments.vista.pressure_llm import add_llm_arguments
 
     add_llm_arguments(parser)  # --agent llm: the small real-model sweep
 
@@ -87,7 +87,7 @@ def line_style(program: str, index: int) -> dict:
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
     if getattr(args, "agent", "synthetic") == "llm":
-        from experiments.pressure_llm import run_llm
+        from experiments.vista.pressure_llm import run_llm
 
         return run_llm(args)
     out = prepare_out(args.out)

@@ -72,7 +72,7 @@ def run(args) -> list:
     """Simulate every (rho, w) point and write CSV, PNG and JSON; returns the paths."""
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.size_law import fit_tool_result_sizes
+    from experiments.vista.size_law import fit_tool_result_sizes
     from sim.games.sorted_window import SortedWindowGame, simulate
 
     out = prepare_out(args.out)

@@ -429,7 +429,7 @@ def run_llm(args, cfg: dict) -> list:
     ``evoharness_llm_harness.json``."""
     from dataclasses import replace
 
-    from experiments.perception import endpoint
+    from experiments.vista.perception import endpoint
     from sim.agents.llm import LLMResponseError
     from sim.cost import EpisodeResult
     from sim.evolve.evoharness.curate import Curator
