@@ -50,7 +50,7 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
 #: command group -> (module, one-line help)
 COMMAND_GROUPS: dict[str, tuple[str, str]] = {
     "theory": ("experiments.theory_report", "run every sympy check and print one line per result"),
-    "claims": ("experiments.claims",
+    "claims": ("experiments.claims.cli",
                "the claims scorecard: each paper claim, our value and a verdict from "
                "the committed CSVs"),
     "workspace": ("experiments.workspace_cli",

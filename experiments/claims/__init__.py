@@ -1,0 +1,20 @@
+"""The claims scorecard (``ctxsim claims``): every checkable claim of the three papers
+(VISTA, ContextEvo, Evo-Harness), our value with its interval, and one verdict.
+
+* :mod:`~experiments.claims.records`: the typed records (claim, paper number,
+  verdict words, result);
+* :mod:`~experiments.claims.registry`: one module of claims per paper, keyed by the
+  paper's own item;
+* :mod:`~experiments.claims.rules`: the verdict rules, pure functions of numbers;
+* :mod:`~experiments.claims.checks`: what each claim reads from which CSV;
+* :mod:`~experiments.claims.judge`: the one judge of every claim;
+* :mod:`~experiments.claims.report`: ``claims.md`` and ``claims.json``;
+* :mod:`~experiments.claims.cli`: the command.
+
+No other module computes a verdict: the experiments write CSVs and take the
+papers' numbers from the registry.
+"""
+
+from experiments.claims.records import Claim, Paper, PaperNumber, Result, Verdict
+
+__all__ = ["Claim", "Paper", "PaperNumber", "Result", "Verdict"]

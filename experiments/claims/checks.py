@@ -1,0 +1,845 @@
+"""The checks: typed records naming what to read from which CSV; ``run`` computes
+our value with its interval from that CSV and applies the check's rule (a pure
+function of :mod:`experiments.claims.rules`). A missing file, column or row raises
+:class:`~experiments.claims.data.MissingData`; the judge
+(:mod:`experiments.claims.judge`) is the only caller.
+
+Paper numbers are never stored here: a check reads them from its claim
+(``claim.number``) by label.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, ClassVar, Mapping
+
+import numpy as np
+
+from experiments.claims import rules
+from experiments.claims.data import MissingData, need, num, one, read, select
+from experiments.claims.intervals import (cluster_median_ci, newcombe, ratio_of_sums_ci,
+                                          wilson)
+from experiments.claims.records import Claim, Outcome, Verdict
+
+#: k standard errors of the one-sided "within Monte Carlo error" bound checks
+K_SE = 4.0
+#: family-wise false-alarm level of an "every row matches its reference" claim
+FAMILY_ALPHA = 0.01
+
+
+class Check:
+    """Base of the checks: ``rule`` is the verdict function, ``run`` the measurement."""
+
+    rule: ClassVar[Callable[..., Verdict]]
+
+    def run(self, figdir: Path, claim: Claim) -> Outcome:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _paired_bootstrap(d):
+    from experiments.paired import bootstrap_mean_ci
+
+    return bootstrap_mean_ci(d)
+
+
+# -- theory CSVs ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BoundRows(Check):
+    """theorem1.csv rows whose E[Z] + K_SE SE falls below the lower bound ``bound``."""
+
+    bound: str
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = [r for r in read(figdir, "theorem1.csv", ("EZ", "EZ_se", "kappa", self.bound))
+                if r[self.bound] not in ("", "nan")]
+        if not rows:
+            raise MissingData(f"theorem1.csv has no row with a {self.bound} value")
+        slack = [(num(r["EZ"]) - num(r[self.bound])) / num(r["kappa"]) for r in rows]
+        bad = sum(num(r["EZ"]) + K_SE * num(r["EZ_se"]) < num(r[self.bound]) - 1e-9
+                  for r in rows)
+        return Outcome(f"{bad} of {len(rows)} rows below the bound; min (E[Z]-bound)/"
+                       f"kappa = {min(slack):.4f}", f"E[Z] +- {K_SE:g} SE",
+                       self.rule(bad, len(rows)))
+
+
+@dataclass(frozen=True)
+class LedgerEndpoint(Check):
+    """theorem1.csv ledger rows: E[Z] = 0 and I = log2 n exactly."""
+
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = select(read(figdir, "theorem1.csv", ("channel", "EZ", "rate_bits", "n")),
+                      {"channel": "ledger"})
+        bad = sum(num(r["EZ"]) != 0 or abs(num(r["rate_bits"]) - math.log2(num(r["n"])))
+                  > 1e-9 for r in rows)
+        return Outcome(f"{bad} of {len(rows)} ledger rows with E[Z] != 0 or I != log2 n",
+                       "exact", self.rule(bad, len(rows)))
+
+
+def _se_rows(rows, value, ref, se):
+    """Rows whose Monte Carlo mean misses ``ref`` by more than a Bernstein half-width
+    (:func:`sim.games.burden_law.mc_halfwidth`, exact variance ``se^2 * trials``,
+    range ``kappa``) at a Bonferroni level FAMILY_ALPHA / rows; and the largest miss
+    in half-widths. A row with SE = 0 has Var Z = 0: it must match exactly."""
+    from sim.games.burden_law import mc_halfwidth
+
+    alpha = FAMILY_ALPHA / max(len(rows), 1)
+    bad, worst = 0, 0.0
+    for r in rows:
+        miss = abs(num(r[value]) - num(r[ref]))
+        width = mc_halfwidth(num(r[se]) ** 2 * num(r["trials"]), int(num(r["trials"])),
+                             num(r["kappa"]), alpha)
+        ratio = miss / width if width > 0 else (0.0 if miss <= 1e-9 else math.inf)
+        bad += ratio > 1.0
+        worst = max(worst, ratio)
+    zero = sum(not num(r[se]) > 0 for r in rows)
+    note = (f"Bernstein half-width from the exact Var Z, family-wise level "
+            f"{FAMILY_ALPHA:g} over {len(rows)} rows"
+            + (f"; {zero} rows have Var Z = 0 and must match exactly" if zero else ""))
+    return bad, len(rows), worst, note
+
+
+@dataclass(frozen=True)
+class TheoryRows(Check):
+    """theorem1.csv rows of ``channel`` against their closed form (:func:`_se_rows`)."""
+
+    channel: str
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = [r for r in read(figdir, "theorem1.csv", ("channel", "EZ", "EZ_theory",
+                                                         "EZ_se", "trials", "kappa"))
+                if r["channel"] == self.channel and r["EZ_theory"] not in ("", "nan")]
+        bad, n, worst, note = _se_rows(rows, "EZ", "EZ_theory", "EZ_se")
+        return Outcome(f"{bad} of {n} rows off the closed form; largest miss "
+                       f"{worst:.2f} half-widths", f"Bernstein, level {FAMILY_ALPHA:g}",
+                       self.rule(bad, n), note)
+
+
+@dataclass(frozen=True)
+class UpperBoundRows(Check):
+    """proposition2.csv rows whose rate - K_SE SE exceeds the upper bound ``bound`` (bits)."""
+
+    bound: str
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "proposition2.csv", ("rate_bits", "rate_se_bits", self.bound))
+        bad = sum(num(r["rate_bits"]) - K_SE * num(r["rate_se_bits"]) > num(r[self.bound])
+                  + 1e-9 for r in rows)
+        worst = max(num(r["rate_bits"]) / num(r[self.bound]) for r in rows)
+        return Outcome(f"{bad} of {len(rows)} rows above the bound; max rate/bound = "
+                       f"{worst:.3f}", f"rate +- {K_SE:g} SE", self.rule(bad, len(rows)))
+
+
+@dataclass(frozen=True)
+class LimitToOne(Check):
+    """Series (kappa, sigma) in the proposition's regime (the paper's rate bound below
+    log2(n/kappa) at the largest n): E[Z]/kappa at the largest n."""
+
+    threshold: float
+    rule: ClassVar = staticmethod(rules.limit_verdict)
+
+    def run(self, figdir, claim):
+        series: dict[tuple, list[dict]] = {}
+        for r in read(figdir, "proposition2.csv", ("kappa", "sigma", "n", "EZ_over_kappa",
+                                                   "paper_bound_bits", "threshold_bits")):
+            series.setdefault((r["kappa"], r["sigma"]), []).append(r)
+        lasts, incr, out = [], [], 0
+        for pts in series.values():
+            pts.sort(key=lambda r: num(r["n"]))
+            if num(pts[-1]["paper_bound_bits"]) >= num(pts[-1]["threshold_bits"]):
+                out += 1
+                continue
+            lasts.append(num(pts[-1]["EZ_over_kappa"]))
+            incr.append(lasts[-1] > num(pts[0]["EZ_over_kappa"]))
+        if not lasts:
+            return Outcome("no (kappa, sigma) series reaches the regime", "-",
+                           Verdict.NOT_REPRODUCED)
+        return Outcome(f"E[Z]/kappa at the largest n: min {min(lasts):.3f} over "
+                       f"{len(lasts)} (kappa, sigma) in the regime",
+                       f"threshold {self.threshold}",
+                       self.rule(lasts, incr, self.threshold),
+                       f"{out} series whose bound stays above log2(n/kappa) at the "
+                       "largest n are outside the claim")
+
+
+@dataclass(frozen=True)
+class QuadratureRows(Check):
+    """proposition2.csv E[Z] against its one-dimensional quadrature (:func:`_se_rows`)."""
+
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = [r for r in read(figdir, "proposition2.csv", ("EZ", "EZ_quadrature", "EZ_se",
+                                                             "trials", "kappa"))
+                if r["EZ_quadrature"] not in ("", "nan")]
+        bad, n, worst, note = _se_rows(rows, "EZ", "EZ_quadrature", "EZ_se")
+        return Outcome(f"{bad} of {n} rows off the quadrature; largest miss {worst:.2f} "
+                       "half-widths", f"Bernstein, level {FAMILY_ALPHA:g}",
+                       self.rule(bad, n), note)
+
+
+@dataclass(frozen=True)
+class Prop1Rows(Check):
+    """proposition1.csv lossy rows whose success - K_SE SE exceeds the Prop. 1 bound."""
+
+    rule: ClassVar = staticmethod(rules.bound_verdict)
+
+    def run(self, figdir, claim):
+        rows = [r for r in read(figdir, "proposition1.csv", ("strategy", "bound", "success",
+                                                             "success_se"))
+                if r["strategy"] != "recoverable" and r["bound"] not in ("", "nan")]
+        bad = sum(num(r["success"]) - K_SE * num(r["success_se"] or 0) > num(r["bound"])
+                  + 1e-9 for r in rows)
+        return Outcome(f"{bad} of {len(rows)} lossy rows above the bound", f"{K_SE:g} SE",
+                       self.rule(bad, len(rows)))
+
+
+# -- per-episode CSVs (paired over tasks) ----------------------------------------------
+def _by_task(rows, prog, lev, column, name, across_levels):
+    """``{task: value}`` of ``prog`` at level ``lev``. A task is its task id, or
+    (family, seed) when pairing across growth levels (the same task at two levels).
+
+    Raises:
+        MissingData: if the key is not unique (the pairing would be wrong).
+    """
+    hit = [r for r in rows if r["program"] == prog and (lev is None or int(r["level"]) == lev)]
+    key = (lambda r: (r["family"], r["seed"])) if across_levels else (lambda r: r["task_id"])
+    out = {key(r): num(r[column]) for r in hit}
+    if len(out) != len(hit):
+        raise MissingData(f"{name}: {prog} at level {lev} has {len(hit)} rows for "
+                          f"{len(out)} distinct tasks")
+    return out
+
+
+def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
+    """Per-task ``a - b`` in ``column`` of a per-episode CSV (``a``/``b``: programs;
+    ``a`` at ``level``, ``b`` at ``b_level`` or ``level``; None: every row) with a
+    paired bootstrap interval. Returns (mean, lo, hi, mean a, mean b, n).
+
+    Raises:
+        MissingData: if either program has no rows, or they played different tasks.
+    """
+    across = b_level is not None and b_level != level
+    rows = read(figdir, name, ("program", "task_id", column)
+                + (("level", "family", "seed") if across else ()))
+    b_level = level if b_level is None else b_level
+    va = _by_task(rows, a, level, column, name, across)
+    vb = _by_task(rows, b, b_level, column, name, across)
+    if not va or not vb:
+        raise MissingData(f"{name}: no rows of {a if not va else b} at level "
+                          f"{level if not va else b_level}")
+    if set(va) != set(vb):
+        raise MissingData(f"{name}: {a} and {b} did not play the same tasks")
+    keys = sorted(va)
+    d, lo, hi = _paired_bootstrap([va[k] - vb[k] for k in keys])
+    return d, lo, hi, float(np.mean([va[k] for k in keys])), \
+        float(np.mean([vb[k] for k in keys])), len(keys)
+
+
+@dataclass(frozen=True)
+class PairedEpisodes(Check):
+    """``a`` minus ``b`` in ``column`` of a per-episode CSV, paired over tasks.
+
+    With ``labels`` the paper's difference is ``number.diff(*labels) * scale`` (in
+    the CSV's unit) and, if ``comparable``, its size is checked too; without, the
+    claim is the ordering ``sign``."""
+
+    csv: str
+    column: str
+    a: str
+    b: str
+    level: int | None
+    b_level: int | None = None
+    labels: tuple[str, str] | None = None
+    sign: int = 1
+    scale: float = 1.0
+    comparable: bool = False
+    unit: float = 1.0
+    unit_name: str = ""
+    rule: ClassVar = staticmethod(rules.gap_verdict)
+
+    def run(self, figdir, claim):
+        d, lo, hi, pa, pb, n = paired_episodes(figdir, self.csv, self.column, self.a,
+                                               self.b, self.level, self.b_level)
+        paper = (claim.number.diff(*self.labels) * self.scale if self.labels
+                 else self.sign)
+        u = self.unit
+        la = self.a + (f"@{self.level // 1000}K" if self.b_level is not None else "")
+        lb = self.b + (f"@{self.b_level // 1000}K" if self.b_level is not None else "")
+        note = ("the paper's size is compared" if self.comparable else
+                "synthetic tasks: sizes not comparable with the paper's; the sign is "
+                "the claim")
+        return Outcome(f"{la} {pa / u:.4g} vs {lb} {pb / u:.4g}{self.unit_name}, diff "
+                       f"{d / u:+.4g} (n = {n})",
+                       f"[{lo / u:+.4g}, {hi / u:+.4g}] paired bootstrap",
+                       self.rule(paper, d, lo, hi, comparable=self.comparable), note)
+
+
+@dataclass(frozen=True)
+class PairedTie(Check):
+    """``a`` minus ``b`` in ``column`` at ``level``: a tie within +-``margin``."""
+
+    csv: str
+    column: str
+    a: str
+    b: str
+    level: int
+    margin: float
+    rule: ClassVar = staticmethod(rules.tie_verdict)
+
+    def run(self, figdir, claim):
+        d, lo, hi, pa, pb, n = paired_episodes(figdir, self.csv, self.column, self.a,
+                                               self.b, self.level)
+        return Outcome(f"{100 * pa:.1f} vs {100 * pb:.1f} (%), diff {100 * d:+.1f} "
+                       f"points (n = {n})",
+                       f"[{100 * lo:+.1f}, {100 * hi:+.1f}] paired bootstrap",
+                       self.rule(lo, hi, self.margin),
+                       f"tie = interval within +-{100 * self.margin:g} points")
+
+
+@dataclass(frozen=True)
+class Rank(Check):
+    """``program`` first in ``column`` among every program of a per-episode CSV at
+    ``level``: its paired margin over each other program, with intervals."""
+
+    csv: str
+    column: str
+    program: str
+    lowest: bool
+    level: int | None = None
+    rule: ClassVar = staticmethod(rules.rank_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, self.csv, ("program", "task_id", self.column))
+        others = sorted({r["program"] for r in rows} - {self.program})
+        s = -1 if self.lowest else 1
+        margins, worst = [], None
+        for o in others:
+            d, lo, hi, pa, pb, n = paired_episodes(figdir, self.csv, self.column,
+                                                   self.program, o, self.level)
+            m = (s * d, *sorted((s * lo, s * hi)))
+            margins.append(m)
+            if worst is None or m[0] < worst[1][0]:
+                worst = (o, m, pb)
+        place = 1 + sum(m[0] < 0 for m in margins)
+        ties = [o for o, m in zip(others, margins) if m[0] == 0]
+        o, m, pb = worst
+        tied = f", tied with {', '.join(ties)}" if ties else ""
+        return Outcome(f"{self.program} place {place} of {len(others) + 1}{tied}; closest:"
+                       f" {o} ({self.column} {pb:.4g}), margin {m[0]:+.4g}",
+                       f"[{m[1]:+.4g}, {m[2]:+.4g}] paired bootstrap (closest)",
+                       self.rule(margins), "a tie is not first place")
+
+
+# -- window.csv, ablations ----------------------------------------------------------------
+def _window(figdir):
+    rows = read(figdir, "window.csv", ("level", "program", "solved", "n", "accuracy"))
+    return {(int(r["level"]), r["program"]): r for r in rows}
+
+
+def _gap_rows(ra, rb, ref="vista"):
+    """a - b accuracy with an interval: paired (the CSV's paired columns, when
+    present) else Newcombe's unpaired interval."""
+    if rb.get(f"acc_diff_vs_{ref}", "") not in ("", None) and ra["program"] == ref:
+        d = -num(rb[f"acc_diff_vs_{ref}"])
+        return d, -num(rb["acc_diff_hi"]), -num(rb["acc_diff_lo"]), "paired bootstrap"
+    d, lo, hi = newcombe(int(ra["solved"]), int(ra["n"]), int(rb["solved"]), int(rb["n"]))
+    return d, lo, hi, "Newcombe (unpaired)"
+
+
+@dataclass(frozen=True)
+class WindowGap(Check):
+    """VISTA - ReAct accuracy at window ``level`` against the paper's gap."""
+
+    level: int
+    labels: tuple[str, str]
+    scale: float = 0.01
+    rule: ClassVar = staticmethod(rules.gap_verdict)
+
+    def run(self, figdir, claim):
+        t = _window(figdir)
+        if (self.level, "vista") not in t or (self.level, "react") not in t:
+            raise MissingData(f"window.csv has no vista/react rows at level {self.level}")
+        ra, rb = t[(self.level, "vista")], t[(self.level, "react")]
+        d, lo, hi, how = _gap_rows(ra, rb)
+        return Outcome(f"{100 * num(ra['accuracy']):.0f}% vs {100 * num(rb['accuracy']):.0f}%"
+                       f" (n = {ra['n']})", f"diff [{100 * lo:+.0f}, {100 * hi:+.0f}] {how}",
+                       self.rule(claim.number.diff(*self.labels) * self.scale, d, lo, hi),
+                       "the paper's baseline is its strongest; ours is ReAct")
+
+
+@dataclass(frozen=True)
+class WindowPeak(Check):
+    """The VISTA - ReAct gain over windows W has an interior maximum."""
+
+    rule: ClassVar = staticmethod(rules.peak_verdict)
+
+    def run(self, figdir, claim):
+        t = _window(figdir)
+        gains = {}
+        for (w, prog), ra in t.items():
+            if prog == "vista" and (w, "react") in t:
+                gains[w] = _gap_rows(ra, t[(w, "react")])[:3]
+        if not gains:
+            raise MissingData("window.csv has no vista/react pair")
+        best = max(gains, key=lambda w: gains[w][0])
+        ends = sorted(gains)
+        return Outcome(f"gain {100 * gains[best][0]:+.0f} points at W = {best // 1000}K; "
+                       f"{100 * gains[ends[0]][0]:+.0f} at {ends[0] // 1000}K, "
+                       f"{100 * gains[ends[-1]][0]:+.0f} at {ends[-1] // 1000}K",
+                       "per-W intervals", self.rule(gains))
+
+
+@dataclass(frozen=True)
+class AblationGap(Check):
+    """Solved tasks of ablation ``program`` minus full VISTA (ablations.csv, paired
+    columns). With ``labels`` the paper's gap (of ``of`` tasks) is compared in
+    size; without, the claim is the ordering ``sign``."""
+
+    program: str
+    labels: tuple[str, str] | None = None
+    of: int = 75
+    sign: int = -1
+    rule: ClassVar = staticmethod(rules.gap_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "ablations.csv", ("program", "n", "solved"))
+        ra, rf = one(rows, {"program": self.program}, "ablations.csv"), \
+            one(rows, {"program": "vista"}, "ablations.csv")
+        n = int(rf["n"])
+        if ra.get("solved_diff_vs_vista", "") not in ("", None):
+            d, lo, hi = (num(ra[c]) / n for c in ("solved_diff_vs_vista", "solved_diff_lo",
+                                                  "solved_diff_hi"))
+            how = "paired bootstrap"
+        else:
+            d, lo, hi = newcombe(int(ra["solved"]), int(ra["n"]), int(rf["solved"]), n)
+            how = "Newcombe (unpaired)"
+        paper = (claim.number.diff(*self.labels) / self.of if self.labels else self.sign)
+        return Outcome(f"{ra['solved']} vs {rf['solved']} of {n}",
+                       f"diff [{n * lo:+.1f}, {n * hi:+.1f}] tasks, {how}",
+                       self.rule(paper, d, lo, hi, comparable=self.labels is not None))
+
+
+@dataclass(frozen=True)
+class AblationRatio(Check):
+    """Sum over tasks of ``column`` for ``program`` over full VISTA's
+    (ablations_episodes.csv), with a paired bootstrap interval over tasks, against
+    the paper's ratio ``number[labels[0]] / number[labels[1]]``."""
+
+    column: str
+    labels: tuple[str, str]
+    program: str = "vista_no_dashboard"
+    factor: float = 1.5
+    rule: ClassVar = staticmethod(rules.ratio_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "ablations_episodes.csv", ("program", "task_id", self.column))
+        va = _by_task(rows, self.program, None, self.column, "ablations_episodes.csv", False)
+        vb = _by_task(rows, "vista", None, self.column, "ablations_episodes.csv", False)
+        if not va or set(va) != set(vb):
+            raise MissingData(f"ablations_episodes.csv: {self.program} and vista did not "
+                              "play the same tasks")
+        keys = sorted(va)
+        r, lo, hi = ratio_of_sums_ci([va[k] for k in keys], [vb[k] for k in keys])
+        paper = claim.number[self.labels[0]] / claim.number[self.labels[1]]
+        return Outcome(f"{sum(va.values()):g} / {sum(vb.values()):g} = {r:.2f}x "
+                       f"({self.column}; paper {paper:.2f}x)",
+                       f"[{lo:.2f}, {hi:.2f}] bootstrap over tasks",
+                       self.rule(paper, r, lo, hi, self.factor),
+                       f"reproduced needs the ratio within {self.factor:g}x of the paper's")
+
+
+# -- perception.csv --------------------------------------------------------------------
+def _perception(figdir, quantity):
+    rows = read(figdir, "perception.csv", ("snapshot", "condition", "quantity", "item",
+                                           "rel_error", "correct"))
+    return [r for r in rows if r["quantity"] == quantity]
+
+
+def _other(condition):
+    return "+dash" if condition == "-dash" else "-dash"
+
+
+@dataclass(frozen=True)
+class PerceptionMedian(Check):
+    """Median relative error of ``quantity`` under ``condition`` with a bootstrap
+    over snapshots, against the paper's range ``number[lo], number[hi]``; the
+    other condition's median is the comparison ("-dash" should be above it)."""
+
+    condition: str
+    quantity: str
+    labels: tuple[str, str] = ("lo", "hi")
+    rule: ClassVar = staticmethod(rules.range_verdict)
+
+    def run(self, figdir, claim):
+        rows = _perception(figdir, self.quantity)
+
+        def clusters(cond):
+            by: dict[str, list[float]] = {}
+            for r in rows:
+                if r["condition"] == cond and r["rel_error"] not in ("", "nan"):
+                    by.setdefault(r["snapshot"], []).append(num(r["rel_error"]))
+            if not by:
+                raise MissingData(f"perception.csv has no {self.quantity} rows under {cond}")
+            return list(by.values())
+
+        med, lo, hi = cluster_median_ci(clusters(self.condition))
+        other = cluster_median_ci(clusters(_other(self.condition)))[0]
+        plo, phi = (claim.number[x] for x in self.labels)
+        return Outcome(f"median {med:.3f} ({_other(self.condition)}: {other:.3f}; "
+                       f"{len(clusters(self.condition))} snapshots)",
+                       f"[{lo:.3f}, {hi:.3f}] bootstrap over snapshots",
+                       self.rule(med, plo, phi, lo, hi, other=other,
+                                 higher=self.condition == "-dash"),
+                       "a small local model, not the paper's four backbones")
+
+
+@dataclass(frozen=True)
+class PerceptionAccuracy(Check):
+    """Pairwise size accuracy under ``condition`` (Wilson interval) against the
+    paper's range; the other condition's accuracy is the comparison ("+dash"
+    should be above it)."""
+
+    condition: str
+    labels: tuple[str, str] = ("lo", "hi")
+    rule: ClassVar = staticmethod(rules.range_verdict)
+
+    def run(self, figdir, claim):
+        rows = _perception(figdir, "pairwise")
+
+        def acc(cond):
+            c = [num(r["correct"]) for r in rows if r["condition"] == cond
+                 and r["correct"] not in ("", "nan")]
+            if not c:
+                raise MissingData(f"perception.csv has no scored pairwise rows under {cond}")
+            return int(sum(c)), len(c)
+
+        k, n = acc(self.condition)
+        ko, no = acc(_other(self.condition))
+        lo, hi = wilson(k, n)
+        plo, phi = (claim.number[x] for x in self.labels)
+        return Outcome(f"{k}/{n} = {k / n:.3f} ({_other(self.condition)}: {ko}/{no} = "
+                       f"{ko / no:.3f})", f"[{lo:.3f}, {hi:.3f}] Wilson",
+                       self.rule(k / n, plo, phi, lo, hi, other=ko / no,
+                                 higher=self.condition == "+dash"),
+                       "a small local model, not the paper's four backbones")
+
+
+@dataclass(frozen=True)
+class PerceptionGain(Check):
+    """Pairwise accuracy with the ledger minus without, paired by (snapshot, pair)."""
+
+    sign: int = 1
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = [r for r in _perception(figdir, "pairwise") if r["correct"] not in ("", "nan")]
+        by = {c: {(r["snapshot"], r["item"]): num(r["correct"]) for r in rows
+                  if r["condition"] == c} for c in ("+dash", "-dash")}
+        keys = sorted(set(by["+dash"]) & set(by["-dash"]))
+        if not keys:
+            raise MissingData("perception.csv has no pair scored under both conditions")
+        d, lo, hi = _paired_bootstrap([by["+dash"][k] - by["-dash"][k] for k in keys])
+        return Outcome(f"+dash - -dash = {d:+.3f} ({len(keys)} pairs)",
+                       f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
+                       self.rule(self.sign, d, lo, hi))
+
+
+# -- overhead.csv (Fig. 10) ---------------------------------------------------------------
+def _trajectory(figdir, setting, dashboard, column):
+    rows = select(read(figdir, "overhead.csv", ("trajectory", "dashboard", "setting",
+                                                "registered", column)),
+                  {"setting": setting, "dashboard": dashboard})
+    if not rows:
+        raise MissingData(f"overhead.csv has no rows at {setting} with dashboard "
+                          f"{dashboard}")
+    traj = max(sorted({r["trajectory"] for r in rows}),
+               key=lambda t: sum(r["trajectory"] == t for r in rows))
+    pts = sorted((num(r["registered"]), num(r[column])) for r in rows
+                 if r["trajectory"] == traj)
+    return traj, pts
+
+
+def loglog_slope(pts) -> float:
+    """Least-squares slope of log y on log x (y floored at 1)."""
+    if len(pts) < 2:
+        return float("nan")
+    x = np.log([p[0] for p in pts])
+    y = np.log([max(p[1], 1.0) for p in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+@dataclass(frozen=True)
+class Footprint(Check):
+    """Dashboard tokens against registered blocks on the longest trajectory: the
+    peak (paper ``number["peak"]``) and whether it declines after it (the last
+    quarter below the peak and a negative log-log slope after the peak)."""
+
+    setting: str
+    dashboard: str = "ledger"
+    factor: float = 2.0
+    rule: ClassVar = staticmethod(rules.footprint_verdict)
+
+    def run(self, figdir, claim):
+        traj, pts = _trajectory(figdir, self.setting, self.dashboard, "dashboard_tokens")
+        k = int(np.argmax([p[1] for p in pts]))
+        peak_n, peak = pts[k]
+        after = pts[k:]
+        slope = loglog_slope(after)
+        declines = len(after) >= 4 and slope < 0 and after[-1][1] < peak
+        return Outcome(f"peak {peak:.0f} tokens at N = {peak_n:.0f} (paper ~"
+                       f"{claim.number['peak']:.0f} at N ~ {claim.number['peak_n']:.0f});"
+                       f" slope after the peak {slope:+.2f} ({traj}, {len(pts)} points)",
+                       "none (one trajectory)",
+                       self.rule(peak, claim.number["peak"], declines, self.factor),
+                       f"the peak must be within {self.factor:g}x of the paper's")
+
+
+@dataclass(frozen=True)
+class VisibleSlopes(Check):
+    """Log-log slopes of the visible set against registered blocks before and after
+    the paper's bend (``number["bend_n"]``) against the paper's two slopes."""
+
+    setting: str
+    dashboard: str = "ledger"
+    tol: float = 0.2
+    rule: ClassVar = staticmethod(rules.slope_verdict)
+
+    def run(self, figdir, claim):
+        traj, pts = _trajectory(figdir, self.setting, self.dashboard, "visible")
+        bend = claim.number["bend_n"]
+        early = loglog_slope([p for p in pts if p[0] <= bend])
+        late = loglog_slope([p for p in pts if p[0] > bend])
+        paper = (claim.number["early_slope"], claim.number["late_slope"])
+        if not (math.isfinite(early) and math.isfinite(late)):
+            raise MissingData(f"overhead.csv: {traj} has too few points on one side of "
+                              f"N = {bend:g}")
+        return Outcome(f"slopes {early:.2f} (N <= {bend:g}) and {late:.2f} (N > {bend:g}) "
+                       f"on {traj}", "least-squares fits (no interval)",
+                       self.rule((early, late), paper, self.tol),
+                       f"reproduced: each slope within {self.tol:g} of the paper's")
+
+
+# -- one-row CSVs of the evolution experiments -----------------------------------------
+@dataclass(frozen=True)
+class RowOrder(Check):
+    """A paired difference with its interval, read from one row of ``csv``."""
+
+    csv: str
+    where: Mapping[str, str]
+    column: str
+    lo: str
+    hi: str
+    sign: int
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        r = one(read(figdir, self.csv, (self.column, self.lo, self.hi)), self.where, self.csv)
+        d, a, b = num(r[self.column]), num(r[self.lo]), num(r[self.hi])
+        return Outcome(f"{self.column} = {d:+.3f}", f"[{a:+.3f}, {b:+.3f}] paired bootstrap",
+                       self.rule(self.sign, d, a, b),
+                       "sizes not comparable with the paper's benchmarks; the ordering "
+                       "is the claim")
+
+
+@dataclass(frozen=True)
+class PointOrder(Check):
+    """The ordering of two rows' point estimates when ``csv`` has no paired interval
+    of their difference (``missing`` names the column it would need): at best
+    "no interval"."""
+
+    csv: str
+    key: Mapping[str, str]
+    a: Mapping[str, str]
+    b: Mapping[str, str]
+    column: str
+    sign: int
+    missing: str
+    scale: float = 1.0
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, self.csv, (self.column,))
+        ra = one(rows, {**self.key, **self.a}, self.csv)
+        rb = one(rows, {**self.key, **self.b}, self.csv)
+        va, vb = num(ra[self.column]) / self.scale, num(rb[self.column]) / self.scale
+        return Outcome(f"{self.column}: {va:.4g} vs {vb:.4g} ({va - vb:+.4g})",
+                       "point estimates", self.rule(self.sign, va - vb),
+                       f"no paired interval: {self.csv} has no column {self.missing}")
+
+
+@dataclass(frozen=True)
+class StageGain(Check):
+    """ContextEvo's iteration ``stage`` against ``prev`` on ``split``: the paired
+    interval from the row's ``diff_vs_prev``/``prev_lo``/``prev_hi`` columns when
+    contextevo.csv has them, else the point difference of accuracies (no interval)."""
+
+    where: Mapping[str, str]
+    stage: str = "iter2"
+    prev: str = "iter1"
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "contextevo.csv", ("stage", "accuracy"))
+        r2 = one(rows, {**self.where, "stage": self.stage}, "contextevo.csv")
+        r1 = one(rows, {**self.where, "stage": self.prev}, "contextevo.csv")
+        cols = ("diff_vs_prev", "prev_lo", "prev_hi")
+        if all(r2.get(c, "") not in ("", None) for c in cols):
+            d, lo, hi = (num(r2[c]) for c in cols)
+            return Outcome(f"{self.stage} - {self.prev} = {d:+.3f}",
+                           f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
+                           self.rule(1, d, lo, hi))
+        d = num(r2["accuracy"]) - num(r1["accuracy"])
+        return Outcome(f"accuracy {num(r2['accuracy']):.3f} vs {num(r1['accuracy']):.3f} "
+                       f"({d:+.3f})", "point estimates", self.rule(1, d),
+                       "no paired interval: contextevo.csv has no column "
+                       + "/".join(cols) + f" on the {self.stage} row")
+
+
+@dataclass(frozen=True)
+class ProfileGainGap(Check):
+    """The gain over no-evolve of ``arm`` for the ``strong`` profile minus the
+    ``weak`` profile's (evoharness.csv): Newcombe-style combination of the two
+    paired intervals (conservative: both profiles play the same tasks with common
+    random numbers, a positive covariance this combination ignores)."""
+
+    arm: str
+    strong: str = "strong"
+    weak: str = "weak"
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "evoharness.csv", ("arm", "profile", "diff_vs_no_evolve",
+                                               "diff_lo", "diff_hi"))
+        s = one(rows, {"arm": self.arm, "profile": self.strong}, "evoharness.csv")
+        w = one(rows, {"arm": self.arm, "profile": self.weak}, "evoharness.csv")
+        gs, sl, sh = (num(s[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
+        gw, wl, wh = (num(w[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
+        d = gs - gw
+        lo = d - math.hypot(gs - sl, wh - gw)
+        hi = d + math.hypot(sh - gs, gw - wl)
+        return Outcome(f"gain {self.strong} {gs:+.3f} vs {self.weak} {gw:+.3f} "
+                       f"(difference {d:+.3f})",
+                       f"[{lo:+.3f}, {hi:+.3f}] combined paired intervals",
+                       self.rule(1, d, lo, hi),
+                       "profiles stand in for the paper's solver models")
+
+
+@dataclass(frozen=True)
+class EveryRow(Check):
+    """A claimed improvement in every row of ``rows`` (e.g. every solver profile):
+    each row's paired difference ``column`` with its interval must be above zero."""
+
+    csv: str
+    rows: tuple[Mapping[str, str], ...]
+    column: str
+    lo: str
+    hi: str
+    rule: ClassVar = staticmethod(rules.rank_verdict)
+
+    def run(self, figdir, claim):
+        data = read(figdir, self.csv, (self.column, self.lo, self.hi))
+        margins, parts = [], []
+        for w in self.rows:
+            r = one(data, w, self.csv)
+            m = (num(r[self.column]), num(r[self.lo]), num(r[self.hi]))
+            margins.append(m)
+            parts.append(f"{'/'.join(str(v) for v in w.values())} {m[0]:+.3f} "
+                         f"[{m[1]:+.3f}, {m[2]:+.3f}]")
+        return Outcome("; ".join(parts), "paired bootstrap per row", self.rule(margins),
+                       "every row must improve")
+
+
+#: the fewest seeds a paired interval of an optimizer's gain may rest on
+MIN_SEEDS = 5
+
+
+@dataclass(frozen=True)
+class EvidenceFree(Check):
+    """Diagnosis-guided evolution (``full``) against evidence-free edits at equal
+    budget on held-out tasks: the ``evidence_free`` rows of contextevo.csv (the
+    final stage, ``split``), whose ``diff_vs_full``/``full_lo``/``full_hi`` are
+    evidence-free minus full with a paired interval over ``seeds`` seeds (at
+    least :data:`MIN_SEEDS`)."""
+
+    setting: str
+    split: str = "held_out"
+    variant: str = "evidence_free"
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "contextevo.csv", ("variant", "setting", "split", "stage"))
+        hit = select(rows, {"variant": self.variant, "setting": self.setting,
+                            "split": self.split})
+        if not hit:
+            raise MissingData(f"contextevo.csv has no {self.variant} rows at "
+                              f"{self.setting}, {self.split}")
+        need(hit[0].keys(), ("diff_vs_full", "full_lo", "full_hi", "seeds"),
+             "contextevo.csv")
+        r = max(hit, key=lambda r: r["stage"])  # the final iteration (iterN sorts last)
+        seeds = int(num(r["seeds"]))
+        d, lo, hi = (num(r[c]) for c in ("diff_vs_full", "full_lo", "full_hi"))
+        v = self.rule(-1, d, lo, hi)
+        note = f"{self.variant} - full over {seeds} seeds, {r['stage']}"
+        if seeds < MIN_SEEDS and v is Verdict.REPRODUCED:
+            v, note = Verdict.DIRECTION, note + f" (< {MIN_SEEDS} seeds: not enough)"
+        return Outcome(f"{self.variant} - full = {d:+.3f}", f"[{lo:+.3f}, {hi:+.3f}] "
+                       f"paired over {seeds} seeds", v, note)
+
+
+def parse_decisions(cell: str) -> dict[str, int]:
+    """A ``budget_decisions`` cell: a JSON object or ``"accept:3;merge:2;skip:1"``,
+    action -> count (actions lower-cased).
+
+    Raises:
+        ValueError: for a cell in neither form.
+    """
+    cell = (cell or "").strip()
+    if not cell:
+        return {}
+    try:
+        obj = json.loads(cell)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, dict):
+        return {str(k).lower(): int(v) for k, v in obj.items()}
+    out = {}
+    for part in cell.replace(",", ";").split(";"):
+        k, sep, v = part.partition(":")
+        if not sep:
+            raise ValueError(f"budget_decisions cell {cell!r}: expected a JSON object or "
+                             "'action:count;...'")
+        out[k.strip().lower()] = int(v)
+    return out
+
+
+@dataclass(frozen=True)
+class BudgetDecisions(Check):
+    """The budgeted curator merges or skips (``budget_decisions`` of ``arm``) where
+    the add-only curator only appends, and its final harness is smaller: the
+    difference of final skill tokens, add-only minus budgeted, with the count of
+    merge/skip decisions."""
+
+    arm: str = "online-standard"
+    profile: str = "medium"
+    rule: ClassVar = staticmethod(rules.order_verdict)
+
+    def run(self, figdir, claim):
+        rows = read(figdir, "evoharness.csv", ("arm", "profile", "budget_decisions",
+                                               "final_skill_tokens"))
+        b = one(rows, {"arm": self.arm, "profile": self.profile}, "evoharness.csv")
+        a = one(rows, {"arm": "add-only", "profile": self.profile}, "evoharness.csv")
+        dec = parse_decisions(b["budget_decisions"])
+        held = sum(v for k, v in dec.items() if k in ("merge", "skip", "evict", "replace"))
+        d = num(a["final_skill_tokens"]) - num(b["final_skill_tokens"])
+        v = self.rule(1, d) if held > 0 else Verdict.NOT_REPRODUCED
+        return Outcome(f"{self.arm}: {dec}; add-only harness {d:+.0f} tokens larger",
+                       "point estimates", v,
+                       "the budgeted curator must merge or skip at least once")

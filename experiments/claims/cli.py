@@ -1,0 +1,63 @@
+"""``ctxsim claims``: judge every claim of the registry from the CSVs in
+``--figures`` and write ``claims.md`` and ``claims.json`` in ``--out`` (default: the
+``--figures`` directory); runs in seconds (no simulation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.claims.judge import judge_all
+from experiments.claims.registry import REGISTRY
+from experiments.claims.report import write
+
+#: the committed figures of this checkout (the default ``--figures`` when there is no
+#: ./figures), found from the package so the command works from any directory
+SHIPPED_FIGURES = Path(__file__).resolve().parents[2] / "figures"
+
+
+def add_arguments(parser) -> None:
+    """``--figures DIR`` (where the CSVs are) and ``--out DIR``."""
+    parser.add_argument("--figures", default=None,
+                        help="directory holding the experiments' CSVs (default: "
+                             "./figures if it exists, else this checkout's committed "
+                             "figures)")
+    parser.add_argument("--out", default=None,
+                        help="where to write claims.md/claims.json (default: --figures)")
+
+
+def figures_dir(figures: str | None) -> Path:
+    """The directory the CSVs are read from.
+
+    Raises:
+        FileNotFoundError: if it is not a directory.
+    """
+    if figures is not None:
+        figdir = Path(figures)
+    else:
+        figdir = Path("figures") if Path("figures").is_dir() else SHIPPED_FIGURES
+    if not figdir.is_dir():
+        raise FileNotFoundError(f"--figures {figdir} is not a directory (pass the "
+                                "directory an experiment's --out wrote)")
+    return figdir
+
+
+def main(args) -> int:
+    """Judge every claim, write ``claims.md`` and ``claims.json``, print one line
+    per claim.
+
+    Raises:
+        ValueError: for an empty ``--out``.
+        FileNotFoundError: for a ``--figures`` that is not a directory.
+    """
+    figdir = figures_dir(args.figures)
+    if args.out is not None and not str(args.out).strip():
+        raise ValueError("--out is empty; give a directory for claims.md/claims.json")
+    out = Path(args.out) if args.out else figdir
+    results = judge_all(REGISTRY, figdir)
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = write(results, figdir, out)
+    for r in results:
+        print(f"{r.claim.id:<30} {r.verdict.value:<30} {r.ours}")
+    print(md)
+    print(js)
+    return 0
