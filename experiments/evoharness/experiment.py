@@ -18,8 +18,8 @@ request). Arms (``arm`` column), each scored on the same held-out tasks of
 ``--backend llm`` runs :func:`run_llm` instead (a small real-model comparison).
 
 Writes ``evoharness.csv`` (one row per arm), ``evoharness_policy.csv`` (the Table 3
-comparison), ``evoharness.png``, ``evoharness.json`` (config, orderings, harness
-trace) and ``evoharness_harness.json`` (the final online-standard harness, medium
+comparison), ``evoharness.png``, ``evoharness.json`` (config, harness
+trace; the verdicts on the papers' orderings are ``ctxsim claims``'s) and ``evoharness_harness.json`` (the final online-standard harness, medium
 profile, replicate 0).
 """
 
@@ -31,6 +31,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from experiments.claims.registry.evoharness import paper_tables
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
 from experiments.paired import bootstrap_mean_ci
@@ -39,18 +40,9 @@ NAME = "evoharness"
 FEEDBACK = ("self", "minimal", "standard")
 #: the program ContextEvo starts from (and the skill-only arm keeps)
 START = "react"
-#: Evo-Harness Table 4 / Table 3 / Fig. 5 (pass rate %, SWE-bench Lite) and ContextEvo
-#: Table 3 (reward, mean tokens per run)
-PAPER = {
-    "table4_swe": {"no-evolve": 63.67, "self": 61.67, "minimal": 67.33, "standard": 67.00},
-    "table4_cl": {"no-evolve": 29.54, "self": 27.96, "minimal": 29.86, "standard": 34.02},
-    "table3_swe": {"no-evolve": 63.67, "general-only": 66.67, "topic-only": 64.33,
-                   "full": 67.00},
-    "fig5_swe": {"no-evolve": 68.8, "train-split": 73.4, "online": 75.0},
-    "contextevo_table3": {"baseline": (0.417, 8.57e6), "skill-only": (0.370, 9.61e6),
-                          "context-policy": (0.448, 7.52e6),
-                          "combined": (0.419, 9.69e6)},
-}
+#: Evo-Harness Tables 3-4 and Fig. 5, ContextEvo Table 3: the papers' numbers, held once
+#: in the claims registry (verdicts are ``ctxsim claims``'s alone)
+PAPER = paper_tables()
 COLUMNS = ("arm", "profile", "mode", "feedback", "levels", "curator", "n_tasks", "reps",
            "pass_rate", "pass_lo", "pass_hi", "diff_vs_no_evolve", "diff_lo", "diff_hi",
            "mean_tokens", "skills_shown", "skills_read", "final_skills",
@@ -221,41 +213,6 @@ def table(results: dict, arm_list: list[dict], cfg: dict) -> list[dict]:
     return out
 
 
-def orderings(tab: list[dict]) -> list[dict]:
-    """The paper's orderings, tested per profile: ``holds`` when the point estimates
-    are ordered as the paper's, ``significant`` when the paired interval of the
-    difference from no-evolve also excludes zero in that direction."""
-    by = {(r["profile"], r["arm"]): r for r in tab}
-    out = []
-    for p in sorted({r["profile"] for r in tab}):
-        g = lambda a: by[(p, a)]  # noqa: E731
-        pr = lambda a: g(a)["pass_rate"]  # noqa: E731
-
-        def vs_base(a, sign):
-            r = g(a)
-            holds = sign * r["diff_vs_no_evolve"] > 0
-            sig = (r["diff_lo"] > 0) if sign > 0 else (r["diff_hi"] < 0)
-            return holds, sig, r["diff_vs_no_evolve"]
-
-        for arm, sign, claim in [
-                ("online-self", -1, "self feedback below no-evolve (Table 4)"),
-                ("online-minimal", 1, "minimal feedback above no-evolve (Table 4)"),
-                ("online-standard", 1, "standard feedback above no-evolve (Table 4)"),
-                ("train-split-standard", 1, "train-split above no-evolve (Fig. 5)")]:
-            h, s, d = vs_base(arm, sign)
-            out.append({"profile": p, "claim": claim, "holds": h, "significant": s,
-                        "value": d})
-        out.append({"profile": p, "claim": "online >= train-split (Fig. 5)",
-                    "holds": pr("online-standard") >= pr("train-split-standard"),
-                    "significant": None,
-                    "value": round(pr("online-standard") - pr("train-split-standard"), 4)})
-        for abl in ("general-only", "topic-only"):
-            out.append({"profile": p, "claim": f"{abl} below full (Table 3)",
-                        "holds": pr(abl) < pr("online-standard"), "significant": None,
-                        "value": round(pr(abl) - pr("online-standard"), 4)})
-    return out
-
-
 def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
     """Skill-only vs context-policy evolution vs combined on the same long-horizon tasks
     (ContextEvo Table 3), medium profile, held-out split:
@@ -304,21 +261,7 @@ def policy_comparison(cfg: dict) -> tuple[list[dict], dict]:
                      "mean_tokens": round(float(np.mean([x["tokens"] for x in r.rows])), 1),
                      "skill_tokens_in_harness": r.harness.total_tokens,
                      "paper_reward": pr, "paper_mean_tokens": pt})
-    r = {x["arm"]: x for x in rows}
-    info_orders = [
-        {"claim": "skill-only reward below baseline (ContextEvo Table 3)",
-         "holds": r["skill-only"]["reward"] < r["baseline"]["reward"]},
-        {"claim": "skill-only mean tokens above baseline",
-         "holds": r["skill-only"]["mean_tokens"] > r["baseline"]["mean_tokens"]},
-        {"claim": "context policy reward above skill-only",
-         "holds": r["context-policy"]["reward"] > r["skill-only"]["reward"]},
-        {"claim": "context policy mean tokens below skill-only",
-         "holds": r["context-policy"]["mean_tokens"] < r["skill-only"]["mean_tokens"]},
-        {"claim": "combined reward below context policy",
-         "holds": r["combined"]["reward"] < r["context-policy"]["reward"]},
-        {"claim": "combined mean tokens above context policy",
-         "holds": r["combined"]["mean_tokens"] > r["context-policy"]["mean_tokens"]}]
-    info = {"orderings": info_orders, "contextevo_stage": stage,
+    info = {"contextevo_stage": stage,
             "contextevo_spec": evolved.to_dict(),
             "contextevo_held_in_log": res.log,
             "split": {"held_in": len(train), "held_out": len(test)}}
@@ -342,7 +285,6 @@ def run(args) -> list:
         results[(a["arm"], a["profile"])] = [
             _run_arm(a, train, test, cfg, cfg["program"], rep) for rep in range(cfg["reps"])]
     tab = table(results, arm_list, cfg)
-    ords = orderings(tab)
     prow, pinfo = policy_comparison(cfg)
     wall = time.perf_counter() - t0
     prof = "medium" if "medium" in cfg["profiles"] else cfg["profiles"][0]
@@ -360,7 +302,7 @@ def run(args) -> list:
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "split": {"held_in": len(train),
                                                    "held_out": len(test)},
-        "orderings": ords, "paper": PAPER, "policy_comparison": pinfo,
+        "paper": PAPER, "policy_comparison": pinfo,
         "harness_trace": traces, "curation_decisions_online_standard": dict(decisions),
         "pairing": "every arm plays the same held-out tasks with the same episode "
                    "seeds (common random numbers); intervals are percentile bootstrap "
