@@ -283,6 +283,47 @@ class PairedEpisodes(Check):
 
 
 @dataclass(frozen=True)
+class PairedGrowth(Check):
+    """How the gap ``a - b`` in ``column`` grows from ``base_level`` to ``level``:
+    per task (family, seed), (a - b at ``level``) - (a - b at ``base_level``), with
+    a paired bootstrap interval; the paper's is from ``number`` labels ``a_hi``,
+    ``b_hi``, ``a_lo``, ``b_lo`` (times ``scale``)."""
+
+    csv: str
+    column: str
+    a: str
+    b: str
+    level: int
+    base_level: int
+    scale: float = 0.01
+    comparable: bool = True
+    rule: ClassVar = staticmethod(rules.gap_verdict)
+
+    def run(self, figdir, claim):
+        from experiments.paired import bootstrap_mean_ci
+
+        rows = read(figdir, self.csv, ("program", "level", "family", "seed", self.column))
+        v = {(p, lev): _by_task(rows, p, lev, self.column, self.csv, True)
+             for p in (self.a, self.b) for lev in (self.level, self.base_level)}
+        keys = set(v[(self.a, self.level)])
+        if not keys or any(set(x) != keys for x in v.values()):
+            raise MissingData(f"{self.csv}: {self.a} and {self.b} did not play the same "
+                              f"tasks at {self.base_level} and {self.level}")
+        hi, lo = self.level, self.base_level
+        d = [(v[(self.a, hi)][k] - v[(self.b, hi)][k]) - (v[(self.a, lo)][k]
+                                                          - v[(self.b, lo)][k])
+             for k in sorted(keys)]
+        m, clo, chi = bootstrap_mean_ci(d)
+        n = claim.number
+        paper = ((n["a_hi"] - n["b_hi"]) - (n["a_lo"] - n["b_lo"])) * self.scale
+        u = self.scale
+        return Outcome(f"gap at {hi // 1000}K minus gap at {lo // 1000}K: {m / u:+.1f} "
+                       f"(paper {paper / u:+.1f}; n = {len(d)})",
+                       f"[{clo / u:+.1f}, {chi / u:+.1f}] paired bootstrap",
+                       self.rule(paper, m, clo, chi, comparable=self.comparable))
+
+
+@dataclass(frozen=True)
 class PairedTie(Check):
     """``a`` minus ``b`` in ``column`` at ``level``: a tie within +-``margin``."""
 

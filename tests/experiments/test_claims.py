@@ -312,3 +312,22 @@ def test_command_defaults_and_empty_out(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="--out is empty"):
         run_command(["claims", "--out", ""])
     assert not (tmp_path / "claims.md").exists()
+
+
+def test_gap_growth_is_a_paired_difference_in_differences(tmp_path):
+    def write(v8, r8, v128, r128):
+        rows = []
+        for prog, lev, sol in (("vista", 8000, v8), ("react", 8000, r8),
+                               ("vista", 128000, v128), ("react", 128000, r128)):
+            rows += [{"level": lev, "program": prog, "task_id": f"loca/f/s{i}/{lev}",
+                      "family": "f", "seed": i, "solved": s} for i, s in enumerate(sol)]
+        _write(tmp_path / "pressure_episodes.csv", rows)
+
+    # the paper's counts: +2 tasks at 8K (65 vs 63), +21 at 128K (38 vs 17): +25.3 points
+    write([1] * 65 + [0] * 10, [1] * 63 + [0] * 12, [1] * 38 + [0] * 37, [1] * 17 + [0] * 58)
+    res = _verdict(tmp_path, "Fig4-gap-grows")
+    assert res.verdict is R and "paper +25.3" in res.ours
+    write([1] * 65 + [0] * 10, [1] * 45 + [0] * 30, [1] * 38 + [0] * 37, [1] * 17 + [0] * 58)
+    assert _verdict(tmp_path, "Fig4-gap-grows").verdict is D    # +1 task: crosses zero
+    write([1] * 65 + [0] * 10, [1] * 40 + [0] * 35, [1] * 38 + [0] * 37, [1] * 17 + [0] * 58)
+    assert _verdict(tmp_path, "Fig4-gap-grows").verdict is NR   # the gap shrinks

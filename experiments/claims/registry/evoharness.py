@@ -101,6 +101,20 @@ CLAIMS: tuple[Claim, ...] = (
              "64.33 vs 67.00 (SWE); 33.70 vs 34.02 (CL)",
              {"swe_topic": TABLE3["swe"]["topic-only"], "swe_full": TABLE3["swe"]["full"],
               "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_base("EH-no-propose", "Table 3", "§4.4 Table 3 (ablation)", "no-propose", 1,
+             "without solver-side proposal, evolution still improves on no evolution "
+             "(65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
+             "65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
+             {"swe_no_propose": TABLE3["swe"]["no-propose"],
+              "swe_none": TABLE3["swe"]["no-evolve"],
+              "cl_no_propose": TABLE3["cl"]["no-propose"],
+              "cl_none": TABLE3["cl"]["no-evolve"]}),
+    _vs_full("EH-no-propose-below-full", "no-propose", "without solver-side proposal, "
+             "evolution falls below the full harness (65.33 vs 67.00 SWE; 33.28 vs 34.02 "
+             "CL)", "65.33 vs 67.00 (SWE); 33.28 vs 34.02 (CL)",
+             {"swe_no_propose": TABLE3["swe"]["no-propose"],
+              "swe_full": TABLE3["swe"]["full"],
+              "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
     Claim("EH-Tab2-stronger", P, "Table 2", "§4.3 Table 2 (CL-Bench, five solvers)",
           "harness evolution gains more for stronger solvers (Opus +3.7/+4.5/+3.8 vs "
           "Kimi-K2.5 +1.1, GPT-OSS +0.8)",

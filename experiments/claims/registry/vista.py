@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from experiments.claims.checks import (AblationGap, AblationRatio, BoundRows, Footprint,
                                        LedgerEndpoint, LimitToOne, PairedEpisodes,
-                                       PairedTie, PerceptionAccuracy, PerceptionGain,
+                                       PairedGrowth, PairedTie, PerceptionAccuracy, PerceptionGain,
                                        PerceptionMedian, Prop1Rows, QuadratureRows, Rank,
                                        TheoryRows, UpperBoundRows, VisibleSlopes,
                                        WindowGap, WindowPeak)
@@ -20,6 +20,8 @@ from experiments.claims.records import Claim, Paper, PaperNumber
 P = Paper.VISTA
 #: the paper's main LOCA-Bench setting (§3.1, §3.3)
 LOCA = "LOCA-Bench, 75 tasks, Gemini-3-Flash, budget 128K"
+#: the ablations' setting (§3.7; experiments/vista/ablations.py: 256K growth)
+FIG8_AT = "LOCA-Bench, 75 tasks, Gemini-3-Flash (Fig. 8)"
 
 #: §3.3 / Fig. 4 / Table 1: solved (%) at 8K and 128K context growth; mean tokens per task
 FIG4 = {"vista_8k": 86.7, "react_8k": 84.0, "vista_128k": 50.7, "react_128k": 22.7,
@@ -131,6 +133,17 @@ CLAIMS: tuple[Claim, ...] = (
                          b_level=8000, labels=("at128", "at8"), scale=0.01,
                          comparable=True, unit=0.01, unit_name="%"),
           "synthetic LOCA-like tasks at 128K vs 8K growth (same tasks paired)"),
+    Claim("Fig4-gap-grows", P, "Fig. 4", "§3.3 (8K -> 128K growth)",
+          "the methods are close at low pressure, but the gap opens as distractor "
+          "volume grows (2.7 points at 8K, 28.0 at 128K)",
+          PaperNumber("+2.7 -> +28.0 points", _pick(FIG4, a_lo="vista_8k", b_lo="react_8k",
+                                                    a_hi="vista_128k",
+                                                    b_hi="react_128k"),
+                      "%", LOCA + ", 8K and 128K growth"),
+          "experiments.vista.pressure", "ctxsim run pressure", "pressure.png",
+          "pressure_episodes.csv", ("solved",),
+          PairedGrowth("pressure_episodes.csv", "solved", "vista", "react", 128000, 8000),
+          "synthetic LOCA-like tasks at 8K and 128K growth (same tasks paired)"),
     Claim("Fig4-tokens", P, "Fig. 4", "§3.3 (128K growth)",
           "VISTA also spends fewer average tokens (2.86M vs 3.51M for ReAct)",
           PaperNumber("2.86M vs 3.51M", _pick(FIG4, vista="vista_tokens",
@@ -187,7 +200,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("Fig8a-no-archive", P, "Fig. 8", "§3.7 Fig. 8a",
           "removing archive is costly: 27/75 vs the full 38/75",
           PaperNumber("27 vs 38 of 75", _pick(FIG8, ablation="no_archive", full="vista"),
-                      "tasks of 75", LOCA),
+                      "tasks of 75", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations.csv", ("solved_diff_vs_vista", "solved_diff_lo", "solved_diff_hi"),
           AblationGap("vista_no_archive", ("ablation", "full")),
@@ -195,7 +208,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("Fig8a-no-dashboard", P, "Fig. 8", "§3.7 Fig. 8a",
           "removing the dashboard is costly: 28/75 vs the full 38/75",
           PaperNumber("28 vs 38 of 75", _pick(FIG8, ablation="no_dashboard", full="vista"),
-                      "tasks of 75", LOCA),
+                      "tasks of 75", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations.csv", ("solved_diff_vs_vista", "solved_diff_lo", "solved_diff_hi"),
           AblationGap("vista_no_dashboard", ("ablation", "full")),
@@ -204,7 +217,7 @@ CLAIMS: tuple[Claim, ...] = (
           "removing a capability is costly: hiding payload paths (no-recover) falls below "
           "the full 38/75",
           PaperNumber("below 38/75 (the bar's value was lost in the text extraction)",
-                      _pick(FIG8, full="vista"), "tasks of 75", LOCA),
+                      _pick(FIG8, full="vista"), "tasks of 75", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations.csv", ("solved_diff_vs_vista", "solved_diff_lo", "solved_diff_hi"),
           AblationGap("vista_no_recover"),
@@ -213,7 +226,7 @@ CLAIMS: tuple[Claim, ...] = (
           "removing a capability is costly: a fixed archive rule in place of the agent's "
           "choice falls below the full 38/75",
           PaperNumber("below 38/75 (the bar's value was lost in the text extraction)",
-                      _pick(FIG8, full="vista"), "tasks of 75", LOCA),
+                      _pick(FIG8, full="vista"), "tasks of 75", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations.csv", ("solved_diff_vs_vista", "solved_diff_lo", "solved_diff_hi"),
           AblationGap("vista_fixed_archive"),
@@ -221,7 +234,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("Fig8a-interface", P, "Fig. 8", "§3.7 Fig. 8a",
           "the reworded and status-board variants stay within a point or two of the full "
           "38/75", PaperNumber("within 1-2 of 38/75", _pick(FIG8, full="vista"),
-                               "tasks of 75", LOCA),
+                               "tasks of 75", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations.csv", ("solved",), None, "-",
           why="needs a real model: a synthetic agent reads neither the protocol's wording "
@@ -229,7 +242,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("Fig8b-archives", P, "Fig. 8", "§3.7 Fig. 8b",
           "without the dashboard the agent archives far more: 255 vs 69 events",
           PaperNumber("255 / 69 = 3.70x", _pick(FIG8, without="no_dashboard_archives",
-                                                with_="vista_archives"), "events", LOCA),
+                                                with_="vista_archives"), "events", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations_episodes.csv", ("agent_archives",),
           AblationRatio("agent_archives", ("without", "with_")),
@@ -237,7 +250,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("Fig8b-recoveries", P, "Fig. 8", "§3.7 Fig. 8b",
           "without the dashboard the agent recovers less: 57 vs 105 events",
           PaperNumber("57 / 105 = 0.54x", _pick(FIG8, without="no_dashboard_recoveries",
-                                                with_="vista_recoveries"), "events", LOCA),
+                                                with_="vista_recoveries"), "events", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations_episodes.csv", ("recoveries",),
           AblationRatio("recoveries", ("without", "with_")),
