@@ -40,6 +40,7 @@ class Check:
 
 
 def _paired_bootstrap(d):
+    """Mean of per-task differences ``d`` with its paired bootstrap interval."""
     from experiments.paired import bootstrap_mean_ci
 
     return bootstrap_mean_ci(d)
@@ -300,8 +301,6 @@ class PairedGrowth(Check):
     rule: ClassVar = staticmethod(rules.gap_verdict)
 
     def run(self, figdir, claim):
-        from experiments.paired import bootstrap_mean_ci
-
         rows = read(figdir, self.csv, ("program", "level", "family", "seed", self.column))
         v = {(p, lev): _by_task(rows, p, lev, self.column, self.csv, True)
              for p in (self.a, self.b) for lev in (self.level, self.base_level)}
@@ -313,7 +312,7 @@ class PairedGrowth(Check):
         d = [(v[(self.a, hi)][k] - v[(self.b, hi)][k]) - (v[(self.a, lo)][k]
                                                           - v[(self.b, lo)][k])
              for k in sorted(keys)]
-        m, clo, chi = bootstrap_mean_ci(d)
+        m, clo, chi = _paired_bootstrap(d)
         n = claim.number
         paper = ((n["a_hi"] - n["b_hi"]) - (n["a_lo"] - n["b_lo"])) * self.scale
         u = self.scale
@@ -373,9 +372,9 @@ class Rank(Check):
         ties = [o for o, m in zip(others, margins) if m[0] == 0]
         o, m, pb = worst
         tied = f", tied with {', '.join(ties)}" if ties else ""
-        return Outcome(f"{self.program} place {place} of {len(others) + 1}{tied}; closest:"
-                       f" {o} ({self.column} {pb:.4g}), margin {m[0]:+.4g}",
-                       f"[{m[1]:+.4g}, {m[2]:+.4g}] paired bootstrap (closest)",
+        return Outcome(f"{self.program} place {place} of {len(others) + 1}{tied}; strongest "
+                       f"rival: {o} ({self.column} {pb:.4g}), margin {m[0]:+.4g}",
+                       f"[{m[1]:+.4g}, {m[2]:+.4g}] paired bootstrap (strongest rival)",
                        self.rule(margins), "a tie is not first place")
 
 
@@ -693,7 +692,7 @@ class RowOrder(Check):
 @dataclass(frozen=True)
 class PointOrder(Check):
     """The ordering of two rows' point estimates when ``csv`` has no paired interval
-    of their difference (``missing`` names the column it would need): at best
+    of their difference (``missing`` names what it would need): at best
     "no interval"."""
 
     csv: str
@@ -713,7 +712,7 @@ class PointOrder(Check):
         va, vb = num(ra[self.column]) / self.scale, num(rb[self.column]) / self.scale
         return Outcome(f"{self.column}: {va:.4g} vs {vb:.4g} ({va - vb:+.4g})",
                        "point estimates", self.rule(self.sign, va - vb),
-                       f"no paired interval: {self.csv} has no column {self.missing}")
+                       f"no paired interval in {self.csv} (it would need {self.missing})")
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ the one judge on hand-made CSVs (a verdict changes only when the data changes;
 missing data is named, never filled in), the report and the command."""
 
 import csv
+import importlib.util
 import json
 from pathlib import Path
 
@@ -53,6 +54,8 @@ def test_every_claim_names_its_source_and_reads_only_its_own_numbers():
         assert c.csv.endswith(".csv") and c.columns and c.module.startswith(
             "experiments."), c.id
         assert c.rule != "-" and c.checked_at, c.id
+        assert importlib.util.find_spec(c.module) is not None, (c.id, c.module)
+        assert (ROOT / "figures" / c.figure).is_file(), (c.id, c.figure)
         for label in getattr(c.check, "labels", None) or ():
             assert label in c.number.values, (c.id, label)
 
