@@ -42,6 +42,19 @@ TABLE5 = {"blind_total_lo": 0.43, "blind_total_hi": 0.84, "ledger_total": 0.0,
 #: §4 / Fig. 10: dashboard peak (tokens) near N blocks, visible-set slopes around the bend
 FIG10 = {"peak": 340, "peak_n": 62, "early_slope": 0.72, "late_slope": 0.33, "bend_n": 62}
 
+# The judge's tolerances (ours, not the paper's), each with its reason:
+#: "essentially tied" at 8K: the paper's difference is 2.7 points on 75 tasks, whose
+#: binomial SE alone is ~4 points; a tie holds if our interval stays within +-10 points
+TIE_MARGIN = 0.10
+#: Fig. 10's numbers are read off a figure ("roughly 340", "near 62"): a peak within
+#: 2x and slopes within 0.2 of the paper's count as the same number
+PEAK_FACTOR = 2.0
+SLOPE_TOL = 0.2
+#: Fig. 8b's counts are from one 75-task run of a real model: a ratio within 1.5x
+RATIO_FACTOR = 1.5
+#: Prop. 2's limit E[Z]/kappa -> 1 counts as reached at 0.9 at the largest n
+LIMIT_THRESHOLD = 0.9
+
 
 def _pick(table: dict, **labels: str) -> dict:
     """``{label: table[key]}``: the cells a claim uses, under the labels its check reads."""
@@ -95,7 +108,7 @@ CLAIMS: tuple[Claim, ...] = (
             "for fixed kappa, sigma the content agent over-archives: E[Z]/kappa -> 1",
             "E[Z]/kappa -> 1 as n grows", *P2, ("EZ_over_kappa", "paper_bound_bits",
                                                 "threshold_bits"),
-            LimitToOne(0.9)),
+            LimitToOne(LIMIT_THRESHOLD)),
     _theory("P2-quadrature", "Prop. 2", "THEORY.md §3 (semi-analytic E[Z])",
             "E[Z] of the Bayes order = a one-dimensional quadrature", "quadrature", *P2,
             ("EZ", "EZ_quadrature", "EZ_se"), QuadratureRows()),
@@ -111,7 +124,7 @@ CLAIMS: tuple[Claim, ...] = (
                       "%", LOCA + ", 8K growth"),
           "experiments.vista.pressure", "ctxsim run pressure", "pressure.png",
           "pressure_episodes.csv", ("solved",),
-          PairedTie("pressure_episodes.csv", "solved", "vista", "react", 8000, 0.10),
+          PairedTie("pressure_episodes.csv", "solved", "vista", "react", 8000, TIE_MARGIN),
           "synthetic LOCA-like tasks, 8K growth, budget 128K"),
     Claim("Fig4-128K", P, "Fig. 4", "§3.3, Table 1 (128K growth)",
           "by 128K the gap is 50.7 versus 22.7 (VISTA vs ReAct)",
@@ -245,7 +258,7 @@ CLAIMS: tuple[Claim, ...] = (
                                                 with_="vista_archives"), "events", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations_episodes.csv", ("agent_archives",),
-          AblationRatio("agent_archives", ("without", "with_")),
+          AblationRatio("agent_archives", ("without", "with_"), factor=RATIO_FACTOR),
           "synthetic LOCA-like tasks (the ablations' grid)"),
     Claim("Fig8b-recoveries", P, "Fig. 8", "§3.7 Fig. 8b",
           "without the dashboard the agent recovers less: 57 vs 105 events",
@@ -253,7 +266,7 @@ CLAIMS: tuple[Claim, ...] = (
                                                 with_="vista_recoveries"), "events", FIG8_AT),
           "experiments.vista.ablations", "ctxsim run ablations", "ablations.png",
           "ablations_episodes.csv", ("recoveries",),
-          AblationRatio("recoveries", ("without", "with_")),
+          AblationRatio("recoveries", ("without", "with_"), factor=RATIO_FACTOR),
           "synthetic LOCA-like tasks (the ablations' grid)"),
     # -- Table 2: cost ---------------------------------------------------------------------
     Claim("Tab2-cheapest", P, "Table 2", "§3.2 Table 2",
@@ -341,7 +354,7 @@ CLAIMS: tuple[Claim, ...] = (
           "experiments.vista.overhead", "ctxsim run overhead", "overhead.png",
           "overhead.csv", ("dashboard_tokens", "registered", "setting=W=12288",
                            "dashboard=ledger"),
-          Footprint("W=12288"),
+          Footprint("W=12288", factor=PEAK_FACTOR),
           "the longest replayed trajectory at W = 12,288 (not the paper's runs)",
           at_paper_setting=False),
     Claim("Fig10-visible", P, "Fig. 10", "§4 Fig. 10b",
@@ -354,7 +367,7 @@ CLAIMS: tuple[Claim, ...] = (
           "experiments.vista.overhead", "ctxsim run overhead", "overhead.png",
           "overhead.csv", ("visible", "registered", "setting=W=12288",
                            "dashboard=ledger"),
-          VisibleSlopes("W=12288"),
+          VisibleSlopes("W=12288", tol=SLOPE_TOL),
           "the longest replayed trajectory at W = 12,288 (not the paper's runs)",
           at_paper_setting=False),
     # -- not testable here -------------------------------------------------------------
