@@ -73,20 +73,38 @@ _OVER = re.compile(r"(\d+) tokens over the budget")
 _INDEX = re.compile(r"\b(B\d+) ([^;\n]*)")
 
 
+def _num(block_id: str) -> int:
+    """The number of a block id ``"B12"`` (0 for anything else)."""
+    return int(block_id[1:]) if block_id[1:].isdigit() else 0
+
+
 def _crc(s: str) -> int:
     return zlib.crc32(s.encode())
 
 
 def find_value(entries, fact) -> str | None:
-    """The value of ``fact`` (a :class:`sim.tasks.base.Fact`) as the first entry of
-    ``entries`` showing it gives it (its text, or the call it shows), or None."""
-    for e in entries:
+    """The value of ``fact`` (a :class:`sim.tasks.base.Fact`) as the latest entry of
+    ``entries`` showing it gives it (its text, or the call it shows), or None: a
+    later record supersedes an earlier one, so the newest value in view is used."""
+    for e in reversed(entries):
         v = fact.extract(e.text)
         if v is None and e.source_call:
             v = fact.extract(e.source_call)
         if v is not None:
             return v
     return None
+
+
+def perturb(value: str, u: float) -> str:
+    """A plausible wrong value of the same form as ``value``: one digit changed (the
+    digit and the change fixed by ``u`` in [0, 1)); a value without digits gets a
+    suffix. Never equal to ``value``."""
+    digits = [i for i, c in enumerate(value) if c.isdigit()]
+    if not digits:
+        return value + "-2"
+    i = digits[int(u * len(digits)) % len(digits)]
+    step = 1 + int(u * 97) % 9
+    return value[:i] + str((int(value[i]) + step) % 10) + value[i + 1:]
 
 
 def _short(call: str) -> str:
@@ -153,6 +171,7 @@ class SyntheticAgent:
         self._step_state = -1
         self.read: set[str] = set()
         self._eps = np.random.default_rng([self.seed, 1]).standard_normal(8192)
+        self._urow = np.random.default_rng([self.seed, 2]).random(8192)
         self.failed_base = self._u("base") < self.profile.base_error
         self._sources = {k: call_text(task.steps[f.source].tool, task.steps[f.source].args)
                          for k, f in task.facts.items()}
@@ -169,15 +188,18 @@ class SyntheticAgent:
 
     def perceived(self, entry: Entry) -> float:
         """Content-channel size estimate of ``entry`` (tokens, lognormal noise)."""
-        n = int(entry.id[1:]) if entry.id[1:].isdigit() else 0
-        return entry.tokens * float(np.exp(self.profile.sigma * self._eps[n % 8192]))
+        return entry.tokens * float(np.exp(self.profile.sigma
+                                           * self._eps[_num(entry.id) % 8192]))
 
     def _rows(self, view: View) -> dict[str, int]:
         """Block id -> exact tokens of the ledger rows the view shows (``{}`` without
         a ledger, or when the agent is forced onto the content channel)."""
         if view.ledger is None or self.channel == "content":
             return {}
-        return {r.id: r.tokens for r in view.ledger}
+        # a row misread (P = 1 - p_row_read, fixed per block) leaves that block on
+        # the content channel
+        p, u = self.profile.p_row_read, self._urow
+        return {r.id: r.tokens for r in view.ledger if u[_num(r.id) % 8192] < p}
 
     def estimate(self, entry: Entry, rows: dict[str, int]) -> tuple[float, float]:
         """``(tokens, sd of ln tokens)``: the ledger row's exact size when the view
@@ -274,7 +296,11 @@ class SyntheticAgent:
 
     # -- evidence ------------------------------------------------------------------
     def _keys_in(self, e: Entry) -> str:
-        keys = [k for k, f in self.task.facts.items() if f.extract(e.text) is not None]
+        """The evidence keys the index lists for ``e``: each key ``e`` shows, with
+        probability ``p_index`` (fixed per key and call)."""
+        p = self.profile.p_index
+        keys = [k for k, f in self.task.facts.items() if f.extract(e.text) is not None
+                and self._u("index", k, e.source_call) < p]
         return f" has {', '.join(keys)}" if keys else ""
 
     def _notes_from(self, view: View) -> None:
@@ -287,7 +313,10 @@ class SyntheticAgent:
                 continue
             for key, fact in self.task.facts.items():
                 v = fact.extract(e.text)
-                if v is not None and self._u("note", key) < self.profile.p_note:
+                if v is not None and self._u("note", key, e.id) < self.profile.p_note:
+                    u = self._u("note-exact", key, e.id)
+                    if u >= self.profile.p_note_exact:
+                        v = perturb(v, u)
                     self.pending_notes.append(f"Noted {key}: {v}")
 
     def _archive_targets(self, view: View, key: str) -> list[tuple[str, str]]:
@@ -373,6 +402,28 @@ class SyntheticAgent:
                 lines.append(f"{key}: {v}")
         return "\n".join(lines) + "\n"
 
+    def request_tokens(self, view: View) -> int:
+        """Tokens of the stream the agent reads (every entry of the view, pinned
+        ones included): the length its use of a fact degrades with."""
+        return sum(e.tokens for e in view.entries)
+
+    def _use(self, view: View, key: str, seen: str | None) -> str:
+        """The value the agent writes for ``key``. A value in view is used correctly
+        with probability ``Profile.p_use(request tokens)``; a value it cannot use
+        (out of view, or missed in a long request) is answered with a plausible wrong
+        value with probability ``p_confabulate`` and abstained (``"unknown"``)
+        otherwise, so a wrong or abstained answer does not name its cause."""
+        p = self.profile
+        if seen is not None and self._u("use", key, self.pos) < p.p_use(
+                self.request_tokens(view)):
+            return seen
+        u = self._u("confabulate", key, self.pos)
+        if u < p.p_confabulate:
+            wrong = perturb(seen if seen is not None else self.task.facts[key].value,
+                            u / p.p_confabulate)
+            return wrong if wrong != self.task.facts[key].value else perturb(wrong, 0.5)
+        return "unknown"
+
     # -- the protocol --------------------------------------------------------------
     def act(self, view: View) -> Action:
         """The next action for ``view`` (see the module docstring)."""
@@ -418,7 +469,7 @@ class SyntheticAgent:
                 rec = self._recover_action(view, key)
                 if rec is not None:
                     return rec
-            values[key] = v if v is not None else "unknown"
+            values[key] = self._use(view, key, v)
         self.pos += 1
         self.context_actions = 0
         kind = ANSWER if step.kind == "final" else TASK
