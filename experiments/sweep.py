@@ -428,6 +428,34 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
                              f"random seed ({fmt_default(defaults['seeds'], quick['seeds'])})")
 
 
+#: the setting the VISTA paper reports for each agent-level claim (issue 17): a sweep
+#: defaults to it and its sidecar records it, with any option that departs from it
+PAPER_SETTINGS: dict[str, dict] = {
+    "pressure": {"levels": [8_000, 16_000, 32_000, 64_000, 128_000, 256_000],
+                 "budget": 128_000, "families": 15, "seeds": 5,
+                 "source": "VISTA §3.3, Fig. 4, Table 9: 75 LOCA-Bench tasks, 8K-256K "
+                           "growth, 128K budget"},
+    "window": {"windows": [4_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000],
+               "source": "VISTA §3.3, Fig. 6: W swept with budget = W; the headline "
+                         "W = 12K, below the ~17K median first-retrieval depth"},
+    "ablations": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
+                  "source": "VISTA §3.7, Fig. 8: full VISTA 38/75 = 50.7%, its 128K "
+                            "LOCA-Bench result (§3.3), 128K budget"},
+    "cost": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
+             "source": "VISTA Table 2: the main LOCA-Bench runs, 128K budget "
+                       "(Table 1: 50.7% vs 22.7% at 128K)"},
+}
+
+
+def paper_setting(name: str, cfg: dict) -> dict:
+    """The sidecar record of sweep ``name``'s paper setting: ``{"paper": the
+    setting, "at_paper_setting": bool, "differs": {option: [ours, paper]}}``."""
+    paper = PAPER_SETTINGS[name]
+    differs = {k: [cfg.get(k), v] for k, v in paper.items()
+               if k != "source" and cfg.get(k) != v}
+    return {"paper": paper, "at_paper_setting": not differs, "differs": differs}
+
+
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
                base_seed: int, dashboard_tokens: int | None = None) -> list[JobSpec]:
     """LOCA-like jobs: ``families`` x ``seeds`` per level."""
