@@ -101,10 +101,10 @@ _PARAMS = (
     Param("agent.base_error", 0.12, 0.08, 0.2, _P,
           "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
           "the task fails for reasons unrelated to context"),
-    Param("agent.archive_at", 0.85, 0.6, 0.97, "fraction of B",
+    Param("agent.archive_at", 0.85, 0.7, 0.97, "fraction of B",
           "guess: when a model starts freeing room (VISTA's protocol leaves it to the "
           "model)", "archive trigger"),
-    Param("agent.archive_to", 0.6, 0.3, 0.8, "fraction of B",
+    Param("agent.archive_to", 0.6, 0.3, 0.65, "fraction of B",
           "guess: how far a model frees once it starts", "archive target"),
     Param("agent.keep_recent", 2, 0, 5, "tool results",
           "guess: models rarely archive what they just read", "the agent's masking "

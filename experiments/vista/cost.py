@@ -41,7 +41,7 @@ def add_arguments(parser) -> None:
     add_programs_argument(parser, d["programs"], QUICK["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="context growth: tool-result tokens per task, >= 1,000 "
-                             f"({fmt_default(d['growth'], QUICK['growth'])})")
+                             f"({fmt_default(d['growth'])})")
     add_loca_task_arguments(parser, d, QUICK)
 
 

@@ -35,14 +35,27 @@ at the (perceived) total after each: the sequential process of Theorem 1.
 
 Recovery needs the agent to know where the evidence went. The handle is the address;
 what tells the agent which handle holds a value is the index text it wrote when
-archiving (block ids, calls and the evidence keys it read there), or a placeholder's
-call when the agent knows which call produced the value. Then it reads that one
-handle. Otherwise it searches the archived candidates in a random order, up to
+archiving (block ids, calls and the evidence keys it read there; each key it read is
+listed with probability ``p_index``, so an index can be incomplete), or a
+placeholder's call when the task says which call produced the value (a family
+parameter; none does by default). Then it reads that one handle. Otherwise it searches the archived candidates in a random order, up to
 ``max_attempts`` reads per needed value; every failed read is a real recovery through
 the workspace (a call, and the recovered block's tokens in every later request), so
 the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
 the workspace refuses (it would not fit) makes the agent free the overshoot the
 refusal states and retry, never archiving what the current step needs.
+
+Nothing else is certain either (every parameter's prior and source:
+:mod:`sim.world`, ``ctxsim world``). A ledger row is read correctly with probability
+``p_row_read`` (else that block stays on the content channel). Evidence it restates
+(``p_note``) is copied exactly with probability ``p_note_exact``. The newest value in
+view is the one it uses (a later record supersedes an earlier one), so a stale value
+left in view after the update was archived is answered confidently. A value in view
+is used correctly with probability ``Profile.p_use(request tokens)``, a curve falling
+with the length of what it reads (long-context degradation). A value it cannot use,
+out of view or missed, is answered with a plausible wrong value (one digit off) with
+probability ``p_confabulate`` and abstained (``unknown``) otherwise: neither answer
+says which of the two causes it had.
 
 Every random decision is a common random number keyed by ``(seed, purpose, item)``,
 so two programs run on the same task face the same agent luck and differ only by
@@ -339,8 +352,8 @@ class SyntheticAgent:
         recover tool, nothing archived left to try, or ``max_attempts`` reads spent).
 
         Targets named by what the view shows (an index naming ``key``, or the call the
-        value came from when the task says which) are read first; the rest of the
-        archived candidates follow in a random order (the search)."""
+        value came from when the task says which) are read first, newest first; the
+        rest of the archived candidates follow in a random order (the search)."""
         if "recover" not in view.tools or key in self.given_up:
             return None
         fact = self.task.facts[key]
@@ -348,8 +361,10 @@ class SyntheticAgent:
         archived = [(t, lab) for t, lab in self._archive_targets(view, key)
                     if t not in tried]
         src = self._sources[key]
-        named = [t for t, lab in archived
-                 if _mentions(lab, key) or (fact.source_known and src in lab)]
+        # newest first: a later record supersedes an earlier one
+        named = sorted((t for t, lab in archived
+                        if _mentions(lab, key) or (fact.source_known and src in lab)),
+                       key=lambda t: -_num(t))
         order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
             len(archived))
         targets = named + [archived[i][0] for i in order if archived[i][0] not in named]
