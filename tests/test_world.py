@@ -97,3 +97,37 @@ def test_cli_prints_the_table(capsys):
     assert run_command(["world"]) == 0
     text = capsys.readouterr().out
     assert all(name in text for name in TABLE)
+
+
+def test_paper_setting_records_departures():
+    from experiments.sweep import PAPER_SETTINGS, paper_setting
+
+    cfg = {k: v for k, v in PAPER_SETTINGS["ablations"].items() if k != "source"}
+    assert cfg["growth"] == 128_000  # VISTA's 38/75 is its 128K result
+    assert paper_setting("ablations", cfg) == {
+        "paper": PAPER_SETTINGS["ablations"], "at_paper_setting": True, "differs": {}}
+    rec = paper_setting("ablations", {**cfg, "growth": 256_000})
+    assert not rec["at_paper_setting"] and rec["differs"] == {"growth": [256_000, 128_000]}
+    from experiments.vista import ablations, cost, pressure, window
+
+    for mod in (ablations, cost, pressure, window):
+        d = mod.defaults()
+        assert all(d[k] == v for k, v in PAPER_SETTINGS[mod.NAME].items()
+                   if k in d), mod.NAME
+
+
+def test_a_sweep_runs_at_a_point_of_the_world():
+    import argparse
+    import dataclasses
+
+    from experiments.sweep import JobSpec, run_job, world_value
+
+    assert world_value("agent.p_index=0.3") == ("agent.p_index", 0.3)
+    for bad in ("agent.p_index=3", "agent.nope=0.5", "agent.p_index", "task.size_sd=x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            world_value(bad)
+    spec = JobSpec("loca", 1, 0, 64_000, 32_000, ("vista",))
+    defaults = tuple((n, p.default) for n, p in TABLE.items())
+    assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
+    other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
+    assert other[0]["total_tokens"] != run_job(spec)[0]["total_tokens"]

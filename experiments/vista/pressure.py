@@ -93,7 +93,8 @@ def run(args, executor=None) -> list:
     out = prepare_out(args.out)
     cfg = config(args)
     specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"])
+                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
+                       cfg["world"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
                      progress=not args.no_progress, scheduler=cfg["scheduler"])

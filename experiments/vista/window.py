@@ -71,7 +71,8 @@ def run(args, executor=None) -> list:
     out = prepare_out(args.out)
     cfg = config(args)
     specs = [JobSpec("browse", q, s, w, w, tuple(cfg["programs"]), cfg["profile"],
-                     cfg["seed"], cfg["dashboard_tokens"])
+                     cfg["seed"], cfg["dashboard_tokens"],
+                     tuple(sorted(cfg["world"].items())))
              for w in cfg["windows"] for q in range(cfg["queries"])
              for s in range(cfg["seeds"])]
     t0 = time.perf_counter()
