@@ -135,6 +135,7 @@ def family_params(family: int) -> dict:
 
 
 def family_of(task_id: str) -> str:
-    """The family label of a task id ``"<generator>/<family>/..."``."""
+    """The family label of a task id ``"<generator>/<family>/..."`` (the id itself
+    when it has no ``/``)."""
     parts = task_id.split("/")
     return parts[1] if len(parts) > 1 else task_id
