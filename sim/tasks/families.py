@@ -19,10 +19,13 @@ stale      a later record supersedes each value      the old value stays in view
                                                      recover the latest, keep recent
 churn      three intermediate writes need the        evidence archived between uses must
            evidence, spread over the task            be recovered again (over-archiving
-                                                     churn): a later, gentler trigger
-late       the evidence arrives late, with a burst   a trigger firing too late overflows
-           of bulky results around it                at arrival (the result is offloaded
-                                                     unseen): an earlier trigger
+                                                     churn; a trigger firing too early):
+                                                     a later, gentler trigger
+late       the evidence arrives late (80% of the     arrives when the request is fullest:
+           results), no intermediate write           a trigger firing too late overflows
+                                                     at its arrival (offloaded unseen, or
+                                                     read amid the longest request): an
+                                                     earlier trigger
 =========  ========================================  ===================================
 
 Every numeric knob shared by the families (the size law's spread, the jitter of the
