@@ -203,13 +203,17 @@ def _recorded_tools(traj: Trajectory) -> list[dict]:
     """The recorded tool schemas a replay puts in every request (fixed overhead);
     one whose name a context tool already uses is left out, with a note."""
     from .tools import context_tool_schemas
-    taken = {t["function"]["name"] for t in context_tool_schemas()}
-    out = []
+    context = {t["function"]["name"] for t in context_tool_schemas()}
+    out: dict[str, dict] = {}
     for t in traj.tools:
         name = t["function"]["name"]
-        if name in taken:
+        if name in context:
             traj.notes.append(f"recorded tool {name[:40]!r} has a context tool's name; "
                               "the context tool's schema is used")
-            continue
-        out.append(t)
-    return out
+        elif name in out:  # recorded again (each task of an evaluation run)
+            if out[name] != t:
+                traj.notes.append(f"recorded tool {name[:40]!r} has two different "
+                                  "schemas; the first is used")
+        else:
+            out[name] = t
+    return list(out.values())

@@ -214,9 +214,12 @@ def read_trajectory(source: str | Path | list | dict | Trajectory,
 
 def load_trajectory(source: str | Path | list | dict, format: str | None = None,
                     ) -> list[dict[str, Any]]:
-    """OpenAI chat messages of a trajectory (:func:`read_trajectory`'s messages,
-    with the private keys described in :mod:`.trajectory`)."""
-    return read_trajectory(source, format).messages
+    """The OpenAI chat messages a trajectory puts in the model's context: those of
+    :func:`read_trajectory` without the records kept aside (``_aside``) and without
+    private keys, except ``_demo`` (a demonstration message). Raises as
+    :func:`read_trajectory`."""
+    return [{k: v for k, v in m.items() if k == "_demo" or not k.startswith("_")}
+            for m in read_trajectory(source, format).messages if not m.get("_aside")]
 
 
 class _CallIds:
@@ -284,10 +287,13 @@ def import_trajectory(source: str | Path | list | dict | Trajectory, workspace, 
         where = raw.get("_where", f"message {index}")
         if raw.get("_forget"):
             _forget(workspace, raw["_forget"], block_of, index, traj.notes)
+            if raw["_forget"].get("fresh"):
+                task_pinned = False  # a new task: its statement is pinned
         if raw.get("_aside"):
             block = _aside(workspace, msg, raw["_aside"], where, traj)
         else:
-            block = _register(workspace, msg, raw.get("_demo", False), where, ids,
+            block = _register(workspace, msg, raw.get("_demo", False)
+                              or raw.get("_not_task", False), where, ids,
                               traj, pin_task and not task_pinned, pin_task)
             task_pinned = task_pinned or block.status is BlockStatus.PINNED \
                 and msg["role"] == "user"
@@ -354,9 +360,13 @@ def _forget(ws, spec: dict[str, Any], block_of: dict[int, str], index: int,
     else:
         before = index if spec.get("before") is None else spec["before"]
         chosen = {b for i, b in block_of.items() if i < before}
+    reason = spec.get("reason", "compaction")
+    pinned = [b for b in block_of.values() if b in chosen
+              and ws.blocks[b].status is BlockStatus.PINNED]
+    if spec.get("fresh") and pinned:  # a new task: the last one's pins go too
+        ws.unpin(",".join(pinned))
     items = [b for b in block_of.values() if b in chosen
              and ws.blocks[b].status is BlockStatus.VISIBLE and b not in ws.group_of]
-    reason = spec.get("reason", "compaction")
     if not items:
         notes.append(f"{reason}: nothing visible to archive")
         return

@@ -86,8 +86,7 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
             raise fields.fail(f"{where}: message.role", f"{role[:40]!r} on a {kind} line")
         if e.get("toolUseResult") is not None:
             traj.skipped["toolUseResult records (the UI's copy of a tool result)"] += 1
-        if e.get("isMeta") is True:
-            traj.skipped["isMeta user lines (kept: injected context)"] += 1
+        injected = e.get("isMeta") is True
         mid = fields.need(m, "id", f"{where}: message", str, optional=True)
         converted = anthropic.turn(role, m.get("content"), f"{where}: message.content",
                                    traj)
@@ -98,6 +97,8 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
         else:
             if forget is not None and converted:
                 converted[0]["_forget"], forget = forget, None
+            for msg in converted if injected else ():
+                msg["_not_task"] = True  # injected by the tool, not the user's task
             traj.messages += converted
         last_id = mid if role == "assistant" else None
     return traj

@@ -6,7 +6,8 @@ resume):
 
 * ``response_item``: the Responses API items the model saw. ``message`` (role user,
   assistant, developer, system; ``input_text`` / ``output_text`` parts, images kept
-  whole) becomes a chat message (developer as system); ``function_call`` (name,
+  whole) becomes a chat message (developer as system; the user messages Codex
+  writes itself, ``<environment_context>`` and instructions, are never the task); ``function_call`` (name,
   arguments, call_id), ``custom_tool_call`` (name, input) and ``local_shell_call``
   (action) become tool calls, consecutive ones one assistant message (parallel
   calls); ``function_call_output`` / ``custom_tool_call_output`` /
@@ -33,6 +34,8 @@ from .trajectory import Trajectory
 TEXT_PARTS = ("input_text", "output_text", "text", "summary_text")
 ROLES = {"user": "user", "assistant": "assistant", "developer": "system",
          "system": "system"}
+#: user messages Codex writes itself (environment, AGENTS.md), never the task
+INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md")
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
@@ -69,8 +72,11 @@ def _item(p: dict[str, Any], where: str, traj: Trajectory, record: Any) -> None:
         if role not in ROLES:
             raise fields.fail(f"{where}.role", f"unknown role {role[:40]!r}; expected "
                                                f"one of {', '.join(ROLES)}")
-        out.append({"role": ROLES[role], "_where": where,
-                    "content": _content(p.get("content"), f"{where}.content")})
+        content = _content(p.get("content"), f"{where}.content")
+        out.append({"role": ROLES[role], "_where": where, "content": content})
+        if role == "user" and isinstance(content, str) and content.lstrip().startswith(
+                INJECTED):
+            out[-1]["_not_task"] = True
     elif kind in CALLS:
         cid = p.get("call_id") if p.get("call_id") is not None else p.get("id")
         if kind == "function_call":

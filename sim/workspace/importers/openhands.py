@@ -161,8 +161,11 @@ def events(items: Any, where: str, traj: Trajectory) -> None:
                                       "tool_call_id": fields.name_of(
                                           meta, "tool_call_id",
                                           f"{ew}.tool_call_metadata")})
-            elif obs in NO_CONTEXT_OBSERVATIONS or not content:
+            elif obs in NO_CONTEXT_OBSERVATIONS:
                 traj.skipped[f"{obs} observations (no context)"] += 1
+            elif not content:
+                traj.aside(ev, ew, f"OpenHands {obs[:40]!r} observation with no tool "
+                                   "call and no content, kept whole")
             else:
                 traj.messages.append({"role": "user", "content": content, "_where": ew})
         else:
@@ -231,5 +234,5 @@ def read_eval(data: Any) -> Trajectory:
             traj.messages[start]["_forget"] = {
                 "reason": f"OpenHands evaluation record {where} (instance "
                           f"{json.dumps(inst)[:60]}) starts a fresh context",
-                "before": start}
+                "before": start, "fresh": True}
     return traj
