@@ -8,7 +8,9 @@ Each event has ``id``, ``source`` (user, agent, environment), and either ``actio
 OpenHands puts them in the model's context:
 
 * an action with ``tool_call_metadata`` (``function_name``, ``tool_call_id``,
-  ``model_response``) is the model's tool call: an assistant message holding the
+  ``model_response``) but ``finish`` (no observation ever answers it, so OpenHands
+  never sends its call back; its text is context)
+  is the model's tool call: an assistant message holding the
   action's ``thought`` and the call (the arguments the model sent, from
   ``model_response`` when recorded, else the action's ``args``); actions of one model
   response are one assistant message;
@@ -94,7 +96,7 @@ def events(items: Any, where: str, traj: Trajectory) -> None:
         if "action" in ev:
             action = fields.need(ev, "action", ew, str)
             args = fields.need(ev, "args", ew, dict, optional=True, default={})
-            if meta is not None:
+            if meta is not None and action != "finish":
                 cid = fields.name_of(meta, "tool_call_id", f"{ew}.tool_call_metadata")
                 recorded = _recorded_arguments(meta, cid)
                 sent = {k: v for k, v in args.items() if k not in NOT_ARGUMENTS}
