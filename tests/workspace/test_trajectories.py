@@ -233,6 +233,7 @@ def test_tool_result_for_no_open_call_is_a_user_message_with_a_note(messages, ci
 from sim.workspace.importers import FORMATS, READERS, detect_format, read_trajectory  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[1] / "data"
+FMT = DATA / "formats"
 SAMPLES = {"sample_claude_code_session.jsonl": "claudecode",
            "sample_codex_rollout.jsonl": "codex",
            "sample_openhands_events.json": "openhands",
@@ -258,7 +259,7 @@ def _calls_paired(ws) -> int:
     return n
 
 
-@pytest.mark.parametrize("path, fmt", [(DATA / k, v) for k, v in SAMPLES.items()]
+@pytest.mark.parametrize("path, fmt", [(FMT / k, v) for k, v in SAMPLES.items()]
                          + [(CASES / k, v) for k, v in HANDED.items()],
                          ids=lambda x: getattr(x, "name", x))
 def test_every_format_sample_replays_with_calls_and_results_paired(path, fmt, tmp_path):
@@ -278,7 +279,7 @@ def test_every_format_sample_replays_with_calls_and_results_paired(path, fmt, tm
 
 
 def test_an_unknown_anthropic_block_is_kept_whole_in_context(tmp_path):
-    res = replay_trajectory(DATA / "sample_anthropic_request.json", budget=8000,
+    res = replay_trajectory(FMT / "sample_anthropic_request.json", budget=8000,
                             directory=tmp_path / "ws")
     (b,) = [b for b in res.workspace.blocks.values() if b"x_future_block" in b.data]
     assert b'"ref":"blk_9"' in b.data and b.status is BlockStatus.VISIBLE
@@ -286,7 +287,7 @@ def test_an_unknown_anthropic_block_is_kept_whole_in_context(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(set(SAMPLES) - {"sample_anthropic_request.json"}))
 def test_every_sample_keeps_an_unknown_record_whole(name):
-    traj = read_trajectory(DATA / name)
+    traj = read_trajectory(FMT / name)
     asides = [m for m in traj.messages if m.get("_aside")]
     assert any("unknown" in m["_aside"] or "neither" in m["_aside"]
                or "without a history" in m["_aside"] for m in asides)
@@ -295,7 +296,7 @@ def test_every_sample_keeps_an_unknown_record_whole(name):
 
 
 def test_claude_code_places_records_as_claude_code_does(tmp_path):
-    res = replay_trajectory(DATA / "sample_claude_code_session.jsonl", budget=8000,
+    res = replay_trajectory(FMT / "sample_claude_code_session.jsonl", budget=8000,
                             directory=tmp_path / "ws")
     ws, traj = res.workspace, res.trajectory
     (call,) = [b for b in ws.blocks.values() if b.type is BlockType.TOOL_CALL
@@ -314,7 +315,7 @@ def test_claude_code_places_records_as_claude_code_does(tmp_path):
 
 
 def test_codex_parallel_calls_and_compaction(tmp_path):
-    res = replay_trajectory(DATA / "sample_codex_rollout.jsonl", budget=8000,
+    res = replay_trajectory(FMT / "sample_codex_rollout.jsonl", budget=8000,
                             directory=tmp_path / "ws")
     ws = res.workspace
     calls = [b for b in ws.blocks.values() if b.type is BlockType.TOOL_CALL]
@@ -332,7 +333,7 @@ def test_codex_parallel_calls_and_compaction(tmp_path):
 
 
 def test_openhands_events_and_condensation(tmp_path):
-    res = replay_trajectory(DATA / "sample_openhands_events.json", budget=8000,
+    res = replay_trajectory(FMT / "sample_openhands_events.json", budget=8000,
                             directory=tmp_path / "ws")
     ws = res.workspace
     (two,) = [b for b in ws.blocks.values() if b.type is BlockType.TOOL_CALL
@@ -348,7 +349,7 @@ def test_openhands_events_and_condensation(tmp_path):
 
 
 def test_pi_keeps_from_the_first_kept_entry_and_only_the_final_branch(tmp_path):
-    res = replay_trajectory(DATA / "sample_pi_session_all_kinds.jsonl", budget=8000,
+    res = replay_trajectory(FMT / "sample_pi_session_all_kinds.jsonl", budget=8000,
                             directory=tmp_path / "ws")
     ws = res.workspace
     live = [b.data for b in ws.blocks.values()
@@ -362,7 +363,7 @@ def test_pi_keeps_from_the_first_kept_entry_and_only_the_final_branch(tmp_path):
 
 
 def test_openhands_evaluation_records_each_start_afresh(tmp_path):
-    res = replay_trajectory(DATA / "sample_openhands_eval.jsonl", budget=8000,
+    res = replay_trajectory(FMT / "sample_openhands_eval.jsonl", budget=8000,
                             directory=tmp_path / "ws")
     pinned = [b.data for b in res.workspace.blocks.values()
               if b.status is BlockStatus.PINNED]
