@@ -310,8 +310,9 @@ def test_render_parts_leaves_text_without_parts_alone():
 
 
 # -- 7. an impossible budget -----------------------------------------------------------
-@pytest.mark.parametrize("name", sorted(p.name for p in TRAJ.glob("*")
-                                        if not p.name.startswith(("LICENSE", "README"))))
+@pytest.mark.parametrize("name", sorted(
+    str(p.relative_to(TRAJ)) for p in [*TRAJ.glob("*"), *TRAJ.glob("formats/*")]
+    if p.is_file() and not p.name.startswith(("LICENSE", "README"))))
 def test_impossible_budget_is_a_one_line_error(name, tmp_path):
     r = cli("workspace", "replay", str(TRAJ / name), "--budget", "300", "--policy",
             "archive-oldest", "--dir", str(tmp_path / "ws"))
@@ -484,4 +485,8 @@ def test_errors_name_the_file_and_the_line(tmp_path):
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     with pytest.raises(TrajectoryFormatError,
                        match=r"rollout\.jsonl.*line 2: payload\.content\[0\]\.text"):
+        load_trajectory(path)
+    # blank lines are skipped but counted: the position is the file's line number
+    path.write_text("\n\n" + "\n\n".join(json.dumps(x) for x in lines) + "\n")
+    with pytest.raises(TrajectoryFormatError, match=r"line 5: payload\.content"):
         load_trajectory(path)

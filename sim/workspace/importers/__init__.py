@@ -20,6 +20,7 @@ from ..blocks import BlockStatus
 from ..errors import ToolCallError, TrajectoryFormatError, UnknownBlockError, WorkspaceError
 from . import (anthropic, atif, claudecode, codex, minisweagent, openai, openhands, pi,
                sweagent)
+from .fields import Lines
 from .trajectory import Trajectory
 
 READERS: dict[str, Callable[[Any], Any]] = {
@@ -149,10 +150,12 @@ def _parse(path: Path) -> Any:
     line = 0
     try:
         if path.suffix == ".jsonl":
-            out = []
+            out = Lines()
+            out.numbers = []
             for line, raw in enumerate(text.splitlines(), 1):
                 if raw.strip():
                     out.append(json.loads(raw))
+                    out.numbers.append(line)
             return out
         return json.loads(text)
     except ValueError as exc:
@@ -174,8 +177,8 @@ def read_trajectory(source: str | Path | list | dict | Trajectory,
     unknown or ambiguous format or a malformed file, naming the file, the position
     in the file's own terms (``history[3].tool_calls[0].id``, ``line 7:
     message.role``) and what the field should hold; never a raw ``TypeError`` or
-    ``RecursionError``. A blank line in JSONL is skipped, so line numbers count only
-    when the file has none (the position counts non-blank lines otherwise)."""
+    ``RecursionError``. Positions in JSONL are the file's line numbers (blank
+    lines skipped but counted)."""
     if isinstance(source, Trajectory):
         return source
     if isinstance(source, (str, Path)):

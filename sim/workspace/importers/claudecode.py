@@ -43,20 +43,21 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
     if not isinstance(entries, list):
         raise fields.fail("<file>", f"expected JSONL lines, got {fields.kind(entries)}")
     traj = Trajectory([])
-    kinds = [fields.need(e, "type", f"line {n}", str) for n, e in enumerate(entries, 1)]
+    at = fields.line_label(entries)
+    kinds = [fields.need(e, "type", at(i), str) for i, e in enumerate(entries)]
     ids, parents, main = [], [], []
-    for n, (e, kind) in enumerate(zip(entries, kinds), 1):
-        where = f"line {n}"
+    for i, (e, kind) in enumerate(zip(entries, kinds)):
+        where = at(i)
         ids.append(fields.need(e, "uuid", where, str, optional=True))
         parents.append(fields.need(e, "parentUuid", where, str, optional=True)
                        or fields.need(e, "logicalParentUuid", where, str, optional=True))
         side = fields.need(e, "isSidechain", where, bool, optional=True, default=False)
         main.append(kind in MESSAGES and not side)
-    branch = final_branch(ids, parents, main, lambda i: f"line {i + 1}", traj.notes)
+    branch = final_branch(ids, parents, main, at, traj.notes)
     forget = None
     last_id = None  # message.id of the assistant message being assembled
-    for n, (e, kind) in enumerate(zip(entries, kinds), 1):
-        where = f"line {n}"
+    for i, (e, kind) in enumerate(zip(entries, kinds)):
+        where = at(i)
         if kind in NO_CONTEXT:
             traj.skipped[NO_CONTEXT[kind]] += 1
             continue
@@ -77,7 +78,7 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
             traj.aside(e, where, "Claude Code sidechain (a subagent's line), kept apart "
                                  "from the main line")
             continue
-        if branch is not None and ids[n - 1] is not None and n - 1 not in branch:
+        if branch is not None and ids[i] is not None and i not in branch:
             traj.aside(e, where, "Claude Code line off the session's final branch")
             continue
         m = fields.need(e, "message", where, dict)

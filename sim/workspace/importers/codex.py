@@ -112,8 +112,9 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
     if not isinstance(entries, list):
         raise fields.fail("<file>", f"expected JSONL lines, got {fields.kind(entries)}")
     traj = Trajectory([])
-    for n, e in enumerate(entries, 1):
-        where = f"line {n}"
+    at = fields.line_label(entries)
+    for i, e in enumerate(entries):
+        where = at(i)
         kind = fields.need(e, "type", where, str)
         payload = fields.need(e, "payload", where, dict)
         pw = f"{where}: payload"
@@ -128,8 +129,8 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
             history = fields.need(payload, "replacement_history", pw, list,
                                   optional=True)
             if history is not None:
-                for i, item in enumerate(history):
-                    _item(item, f"{pw}.replacement_history[{i}]", traj, e)
+                for k, item in enumerate(history):
+                    _item(item, f"{pw}.replacement_history[{k}]", traj, e)
                 if traj.messages:
                     traj.messages[-1].pop("_open", None)
             else:

@@ -6,7 +6,7 @@ never a raw ``TypeError``/``KeyError`` or a silently skipped entry."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import TrajectoryFormatError
 
@@ -172,6 +172,22 @@ def tool_schemas(value: Any, where: str, notes: list[str]) -> list[dict[str, Any
             schema["parameters"] = dict(params, type="object")
         out.append({"type": "function", "function": schema})
     return out
+
+
+class Lines(list):
+    """The entries of a JSONL file, with ``numbers``: each entry's line number in the
+    file (blank lines are skipped, so entry i need not be line i + 1)."""
+
+    numbers: list[int]
+
+
+def line_label(entries: list) -> Callable[[int], str]:
+    """``i -> "line N"``: entry i's position in its JSONL file (entries parsed in
+    memory count from 1)."""
+    numbers = getattr(entries, "numbers", None)
+    if numbers is not None and len(numbers) == len(entries):
+        return lambda i: f"line {numbers[i]}"
+    return lambda i: f"line {i + 1}"
 
 
 def _tuple(types) -> tuple:

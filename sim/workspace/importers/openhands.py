@@ -222,9 +222,9 @@ def read_eval(data: Any) -> Trajectory:
     if not isinstance(records, list):
         raise fields.fail("<file>", f"expected JSONL records, got {fields.kind(data)}")
     traj = Trajectory([])
-    jsonl = not isinstance(data, dict)
+    at = fields.line_label(records) if not isinstance(data, dict) else lambda i: "<file>"
     for n, rec in enumerate(records, 1):
-        where = f"line {n}" if jsonl else "<file>"
+        where = at(n - 1)
         if not isinstance(rec, dict) or rec.get("history") is None:
             traj.aside(rec, where, "OpenHands evaluation record without a history, "
                                    "kept whole")

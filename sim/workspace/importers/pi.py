@@ -127,22 +127,23 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
     if not isinstance(entries, list):
         raise fields.fail("<file>", f"expected JSONL entries, got {fields.kind(entries)}")
     traj = Trajectory([])
-    kinds = [fields.need(e, "type", f"line {n}", str) for n, e in enumerate(entries, 1)]
+    at = fields.line_label(entries)
+    kinds = [fields.need(e, "type", at(i), str) for i, e in enumerate(entries)]
     in_tree = [k != "session" for k in kinds]
-    ids = [fields.need(e, "id", f"line {n}", str, optional=True) if t else None
-           for n, (e, t) in enumerate(zip(entries, in_tree), 1)]
-    parents = [fields.need(e, "parentId", f"line {n}", str, optional=True) if t else None
-               for n, (e, t) in enumerate(zip(entries, in_tree), 1)]
-    branch = final_branch(ids, parents, in_tree, lambda i: f"line {i + 1}", traj.notes)
+    ids = [fields.need(e, "id", at(i), str, optional=True) if t else None
+           for i, (e, t) in enumerate(zip(entries, in_tree))]
+    parents = [fields.need(e, "parentId", at(i), str, optional=True) if t else None
+               for i, (e, t) in enumerate(zip(entries, in_tree))]
+    branch = final_branch(ids, parents, in_tree, at, traj.notes)
     first_message: dict[str, int] = {}  # entry id -> index of its first message
-    for n, (e, kind) in enumerate(zip(entries, kinds), 1):
-        where = f"line {n}"
-        if ids[n - 1] is not None:
-            first_message.setdefault(ids[n - 1], len(traj.messages))
+    for i, (e, kind) in enumerate(zip(entries, kinds)):
+        where = at(i)
+        if ids[i] is not None:
+            first_message.setdefault(ids[i], len(traj.messages))
         if kind in SETTINGS:
             traj.skipped[SETTINGS[kind]] += 1
             continue
-        if branch is not None and in_tree[n - 1] and n - 1 not in branch:
+        if branch is not None and in_tree[i] and i not in branch:
             traj.aside(e, where, f"pi {kind} entry off the session's final branch")
             continue
         if kind == "message":
