@@ -402,3 +402,15 @@ def test_the_readme_and_the_replay_help_name_every_format():
     for key, words in FORMATS.items():
         assert f"| `{key}` |" in readme, key
         assert key in help_text and " ".join(words.split()) in " ".join(help_text.split())
+
+
+def test_codex_compaction_without_replacement_keeps_the_user_messages(tmp_path):
+    res = replay_trajectory(CASES / "formats/codex_rollout.sample.jsonl", budget=8000,
+                            directory=tmp_path / "ws")
+    ws = res.workspace
+    by_type = {b.type: b for b in ws.blocks.values()}
+    assert by_type[BlockType.TOOL_CALL].status is BlockStatus.ARCHIVED
+    assert by_type[BlockType.TOOL_RESULT].status is BlockStatus.ARCHIVED
+    users = [b for b in ws.blocks.values() if b.type is BlockType.USER_MESSAGE]
+    assert users[0].data == b"List the failing tests." and users[0].in_stream
+    assert b"one failing test" in users[1].data and users[1].in_stream

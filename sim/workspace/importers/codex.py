@@ -15,8 +15,12 @@ resume):
   sent as text; an encrypted ``compaction`` item stays in the context as an opaque
   part (stored byte for byte);
 * ``compacted`` (``message``, optional ``replacement_history``): the history was
-  compacted here: earlier context is archived as one group, then the replacement
-  history (if recorded) or the summary message is the context;
+  compacted here. With a replacement history, that is the new context: every earlier
+  block is archived as one group (system messages it repeats stay pinned, not
+  twice) and its items are registered. Without one, Codex rebuilds the context as
+  the initial context, the user's messages and the summary (a user message): the
+  assistant turns, calls and results are archived (Codex also caps the kept user
+  messages at about 20K tokens; the replay keeps them all);
 * ``session_meta`` (its ``base_instructions`` text, when recorded, is the system
   prompt), ``turn_context`` (per-turn settings) and ``event_msg`` (UI events that
   duplicate response items): otherwise no context; counted.
@@ -128,18 +132,29 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
             start = len(traj.messages)
             history = fields.need(payload, "replacement_history", pw, list,
                                   optional=True)
+            reason = f"Codex compaction ({where})"
             if history is not None:
+                systems = [m.get("content") for m in traj.messages
+                           if m["role"] == "system" and not m.get("_aside")]
                 for k, item in enumerate(history):
                     _item(item, f"{pw}.replacement_history[{k}]", traj, e)
+                    new = traj.messages[-1] if len(traj.messages) > start else None
+                    if new is not None and new["role"] == "system" \
+                            and new.get("content") in systems:
+                        traj.messages.pop()  # still in context (pinned), not twice
                 if traj.messages:
                     traj.messages[-1].pop("_open", None)
+                forget = {"reason": reason, "before": start}
             else:
                 traj.messages.append({"role": "user", "_where": pw,
                                       "content": fields.need(payload, "message", pw,
                                                              str)})
+                # the rebuilt history: initial context, the user's messages, summary
+                forget = {"reason": reason, "indexes": [
+                    i for i, m in enumerate(traj.messages[:start])
+                    if m["role"] not in ("system", "user")]}
             if len(traj.messages) > start:
-                traj.messages[start]["_forget"] = {
-                    "reason": f"Codex compaction ({where})", "before": start}
+                traj.messages[start]["_forget"] = forget
         elif kind == "session_meta":
             base = payload.get("base_instructions")
             text = base.get("text") if isinstance(base, dict) else base

@@ -7,8 +7,9 @@ Entries and where pi puts them in the model's context:
   ``toolResult`` (``toolCallId``): chat messages; thinking parts are counted, not sent;
 * ``message`` with role ``bashExecution`` (a command the user ran with ``!``; its
   ``command``, ``output``, ``exitCode``, ``cancelled``, ``truncated``): a user message
-  holding the command and its output; with ``excludeFromContext`` (``!!``) it is kept
-  whole out of the context;
+  holding the command and its output;
+* any message with ``excludeFromContext`` (a ``!!`` bash run, some extension
+  messages) is kept whole out of the context;
 * ``message`` with role ``custom`` (an extension's message, ``content``), and entry
   ``custom_message``: a user message with that content;
 * ``message`` with role ``branchSummary`` / ``compactionSummary``, entries
@@ -84,6 +85,9 @@ def _bash(m: dict[str, Any], where: str) -> str:
 def _message(m: dict[str, Any], where: str, traj: Trajectory, record: Any) -> None:
     role = fields.need(m, "role", where, str)
     out = traj.messages
+    if fields.need(m, "excludeFromContext", where, bool, optional=True, default=False):
+        traj.aside(record, where, f"pi {role[:40]} message excluded from the context")
+        return
     if role == "user":
         out.append({"role": "user", "content": _parts(m.get("content"),
                                                        f"{where}.content", traj)})
@@ -103,10 +107,6 @@ def _message(m: dict[str, Any], where: str, traj: Trajectory, record: Any) -> No
                     "tool_call_id": fields.need(m, "toolCallId", where, str),
                     "content": _parts(m.get("content"), f"{where}.content", traj)})
     elif role == "bashExecution":
-        if fields.need(m, "excludeFromContext", where, bool, optional=True,
-                       default=False):
-            traj.aside(record, where, "pi bash run excluded from the context (!!)")
-            return
         out.append({"role": "user", "content": _bash(m, where)})
     elif role == "custom":
         out.append({"role": "user", "content": _parts(m.get("content"),
