@@ -128,16 +128,17 @@ def detect_format(path: Path, data: Any) -> tuple[str, str]:
     """The format of a parsed trajectory (``data``: JSON value, or a list of JSONL
     entries for ``.jsonl`` files) and why it was chosen. Raises
     :class:`TrajectoryFormatError` if no format fits, or if several do (listing
-    each candidate with its reason: choose one with ``format``)."""
+    each candidate with its reason: choose one with ``format``); the caller adds
+    the file's name."""
     found = _candidates(path, data)
     if len(found) == 1:
         return found[0]
     if found:
         raise TrajectoryFormatError(
-            f"{str(path)!r} fits several trajectory formats: "
+            "the file fits several trajectory formats: "
             + "; ".join(f"{f} ({why})" for f, why in found) + "; choose one with --format")
-    raise TrajectoryFormatError(f"{str(path)!r} is in no supported trajectory format "
-                                f"({', '.join(READERS)})")
+    raise TrajectoryFormatError(f"the file is in no supported trajectory format "
+                                f"({', '.join(READERS)}); name one with --format")
 
 
 def _parse(path: Path) -> Any:
