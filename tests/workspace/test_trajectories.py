@@ -29,9 +29,15 @@ def test_replay_real_trajectory(name, policy, tmp_path):
     res = replay_trajectory(DATA / name, budget=4000, policy=policy,
                             directory=tmp_path / "ws", on_request=seen.append)
     ws = res.workspace
-    msgs = load_trajectory(DATA / name)
+    msgs = res.trajectory.messages  # with the records kept aside (archived notes)
     assert len(ws.blocks) == len(msgs) == res.requests == len(seen)
+    assert load_trajectory(DATA / name) == [
+        {k: v for k, v in m.items() if k == "_demo" or not k.startswith("_")}
+        for m in msgs if not m.get("_aside")]
     for b, m in zip(ws.blocks.values(), msgs):  # exact bytes, one block per message
+        if m.get("_aside"):
+            assert b.status is BlockStatus.ARCHIVED and b.data == m["content"].encode()
+            continue
         content = m.get("content") or ""
         if m.get("tool_calls"):  # the whole message: text, ids, names, arguments
             stored = decode_call_message(b.data)
@@ -61,10 +67,14 @@ def test_archive_oldest_keeps_the_ledger_small_on_a_long_session(tmp_path):
     from sim.workspace.replay import FANOUT
 
     out_rows = []  # per request: ledger rows of items out of the stream
+    aside_rows = []
 
     def count(body):
         rows = body["messages"][-1]["content"].split("Status\n", 1)[1].splitlines()
-        out_rows.append(sum(not r.endswith(("| visible", "| pinned")) for r in rows[:-1]))
+        # records kept aside (archived notes, one row each) are counted apart
+        out_rows.append(sum(not r.endswith(("| visible", "| pinned"))
+                            and "| note |" not in r for r in rows[:-1]))
+        aside_rows.append(sum("| note |" in r for r in rows[:-1]))
 
     res = replay_trajectory(DATA / "pi_large-session.jsonl", budget=12_288,
                             policy="archive-oldest", directory=tmp_path / "ws",
@@ -80,6 +90,8 @@ def test_archive_oldest_keeps_the_ledger_small_on_a_long_session(tmp_path):
     assert len(stranded) < 20 and any(ws.blocks[b].status is BlockStatus.OFFLOADED
                                       for b in ws.group_of if b[0] == "B")
     assert max(out_rows) <= 40  # before: 87 at the end, and growing with the session
+    # pi turns that ended in error are kept aside: one ledger row each, all listed
+    assert aside_rows[-1] == sum(1 for m in res.trajectory.messages if m.get("_aside"))
     check_lossless(ws)
     check_request(ws)
     snap = ws.snapshot()

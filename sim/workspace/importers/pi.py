@@ -5,6 +5,8 @@ Entries and where pi puts them in the model's context:
 
 * ``message`` with role ``user``, ``assistant`` (text / thinking / toolCall parts),
   ``toolResult`` (``toolCallId``): chat messages; thinking parts are counted, not sent;
+  an assistant turn whose ``stopReason`` is ``error`` or ``aborted`` is kept whole out
+  of the context (pi drops it when it builds a request);
 * ``message`` with role ``bashExecution`` (a command the user ran with ``!``; its
   ``command``, ``output``, ``exitCode``, ``cancelled``, ``truncated``): a user message
   holding the command and its output;
@@ -91,6 +93,12 @@ def _message(m: dict[str, Any], where: str, traj: Trajectory, record: Any) -> No
     if role == "user":
         out.append({"role": "user", "content": _parts(m.get("content"),
                                                        f"{where}.content", traj)})
+    elif role == "assistant" and m.get("stopReason") in ("error", "aborted"):
+        # pi never sends an errored or aborted turn back (ai/providers/
+        # transform-messages.ts: the model retries from the last valid state)
+        traj.aside(record, where, f"pi assistant turn that ended {m['stopReason']!r} "
+                                  "(pi never sends it back)")
+        return
     elif role == "assistant":
         parts = fields.need(m, "content", where, (list, str), optional=True, default=[])
         msg: dict[str, Any] = {"role": "assistant",
