@@ -1,9 +1,14 @@
 """``ctxsim workspace``: look at a real run through the block workspace.
 
 ``ctxsim workspace replay FILE --budget TOKENS [--policy none]`` replays a trajectory
-(SWE-agent .traj, mini-swe-agent, pi session JSONL, OpenAI messages, ATIF) into a
-fresh workspace (``--dir``, or a new temp dir that is kept and printed), assembling and validating a request after every block, then prints
-the final dashboard and totals (blocks by type and status, tokens, largest blocks).
+(any format of :data:`sim.workspace.importers.FORMATS`: SWE-agent .traj,
+mini-swe-agent, pi session JSONL, OpenAI messages or request, ATIF, Anthropic
+Messages, Claude Code session JSONL, Codex CLI rollout JSONL, OpenHands event stream
+and evaluation output) into a fresh workspace (``--dir``, or a new temp dir that is
+kept and printed), assembling and validating a request after every block, then
+prints the final dashboard and totals (the format chosen and why, recorded tool
+schemas, blocks by type and status, tokens, largest blocks, records kept aside or
+carrying no context, compactions and stray results).
 
 ``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
 journal without writing, lists quarantined files and exits 1 on damage;
@@ -48,12 +53,16 @@ def _dir_problem(directory: str) -> str | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``workspace`` subcommands."""
     from sim.workspace.dashboard import DASHBOARDS
-    from sim.workspace.importers import READERS
+    from sim.workspace.importers import FORMATS, READERS
     from sim.workspace.replay import POLICIES
 
     sub = parser.add_subparsers(dest="workspace_command", required=True)
-    rp = sub.add_parser("replay", help="replay a trajectory and print the final ledger")
-    rp.add_argument("file", help="trajectory file")
+    formats = "; ".join(f"{k}: {v}" for k, v in FORMATS.items())
+    rp = sub.add_parser("replay", help="replay a trajectory and print the final ledger",
+                        description="Replay a recorded trajectory into a fresh block "
+                        f"workspace. Formats: {formats}.")
+    rp.add_argument("file", help="trajectory file (" + ", ".join(FORMATS.values())
+                    + ")")
     rp.add_argument("--budget", type=positive_int, required=True,
                     help="context budget B (tokens, >= 1)")
     rp.add_argument("--policy", choices=POLICIES, default="none",
@@ -66,7 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rp.add_argument("--tokenizer", default="cl100k_base",
                     help="cl100k_base (default), whitespace or char")
     rp.add_argument("--format", choices=sorted(READERS), default=None,
-                    help="trajectory format (default: detected)")
+                    help="trajectory format (default: detected, and the reason printed; "
+                         "an ambiguous file is an error listing the candidates): "
+                         + formats)
     rp.add_argument("--dir", default=None,
                     help="new workspace directory (created; must not hold a workspace). "
                          "Default: a new temp dir, which is kept and printed at the end")
@@ -115,7 +126,13 @@ def main(args: argparse.Namespace) -> int:
     by_type = collections.Counter(b.type.value for b in blocks)
     by_status = collections.Counter(b.status.value for b in blocks)
     raw = sum(b.tokens for b in blocks)
+    traj = res.trajectory
     print(f"file        {args.file}")
+    print(f"format      {traj.format} ({traj.reason})")
+    if res.tools:
+        print(f"tools       {len(res.tools)} recorded tool schema(s), ~{res.tool_tokens:,} "
+              f"tokens of every request's fixed overhead: " + ", ".join(res.tools[:8])
+              + (" ..." if len(res.tools) > 8 else ""))
     print(f"tokenizer   {ws.tokenizer.name}   policy {args.policy}   budget {args.budget:,}")
     print(f"blocks      {len(blocks)}  (" + ", ".join(f"{k} {v}" for k, v in
                                               by_type.most_common()) + ")")
@@ -129,6 +146,13 @@ def main(args: argparse.Namespace) -> int:
     print("largest blocks:")
     for b in sorted(blocks, key=lambda b: -b.tokens)[:args.top]:
         print(f"  {b.id:>6} {b.tokens:>8,} tok  {b.type.value:<17} {b.status.value}")
+    if traj.skipped:
+        print("no context  " + "; ".join(f"{k} {v}" for k, v in sorted(
+            traj.skipped.items())))
+    if traj.notes:
+        print(f"notes       {len(traj.notes)}:")
+        for line in traj.notes:
+            print(f"  {line}")
     if res.dropped:
         print(f"dropped     {len(res.dropped)} empty assistant message(s) left off the "
               f"wire: {', '.join(res.dropped)}")

@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from .blocks import BlockStatus
 from .errors import BudgetWarning, ConfigError, WorkspaceError
-from .importers import import_trajectory
+from .importers import import_trajectory, read_trajectory
+from .importers.trajectory import Trajectory
 from .validate import validate_chat_request
 from .workspace import Workspace
 
@@ -39,6 +40,13 @@ class ReplayResult:
     #: blocks left off the wire at least once (assistant messages with neither text
     #: nor tool calls; see :attr:`~sim.workspace.assembly.Request.dropped`)
     dropped: list[str] = field(default_factory=list)
+    #: the trajectory read: format and why, recorded tools, notes (records kept
+    #: aside, compactions, stray results), records with no context by kind
+    trajectory: Trajectory | None = None
+    #: names of the recorded tool schemas in every request, and their tokens (part
+    #: of the fixed overhead)
+    tools: list[str] = field(default_factory=list)
+    tool_tokens: int = 0
 
 
 def fixed_overhead(ws: Workspace) -> int:
@@ -143,17 +151,29 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
     :class:`ConfigError` for an impossible budget (:func:`check_feasible`)."""
     if policy not in POLICIES:
         raise WorkspaceError(f"unknown replay policy {policy!r}; choose one of {POLICIES}")
+    traj = read_trajectory(source, format)
+    tools = _recorded_tools(traj)
     made = directory is None or not Path(directory).exists()
     ws = Workspace(directory, budget=budget, tokenizer=tokenizer, strict=False,
-                   dashboard=dashboard, sync=sync)
+                   dashboard=dashboard, sync=sync, tools=tools)
     try:
         check_feasible(ws)
-    except ConfigError:
+    except ConfigError as exc:
         ws.close()
         if made:  # leave nothing behind for a replay that never started
             shutil.rmtree(ws.directory, ignore_errors=True)
+        if tools:
+            raise ConfigError(f"{exc} (it includes the {len(tools)} tool schemas "
+                              f"recorded in the file)") from None
         raise
-    result = ReplayResult(ws)
+    result = ReplayResult(ws, trajectory=traj)
+    if tools:
+        import json
+        from .messages import wire_safe
+        result.tools = [t["function"]["name"] for t in tools]
+        # counted as the assembler counts the schemas in the overhead
+        result.tool_tokens = ws.tokenizer.count(json.dumps(wire_safe(tools),
+                                                           separators=(",", ":")))
 
     def step(block) -> None:
         if policy == "archive-oldest":
@@ -175,5 +195,25 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
         if on_request is not None:
             on_request(body)
 
-    import_trajectory(source, ws, format=format, on_step=step)
+    import_trajectory(traj, ws, on_step=step)
     return result
+
+
+def _recorded_tools(traj: Trajectory) -> list[dict]:
+    """The recorded tool schemas a replay puts in every request (fixed overhead);
+    one whose name a context tool already uses is left out, with a note."""
+    from .tools import context_tool_schemas
+    context = {t["function"]["name"] for t in context_tool_schemas()}
+    out: dict[str, dict] = {}
+    for t in traj.tools:
+        name = t["function"]["name"]
+        if name in context:
+            traj.notes.append(f"recorded tool {name[:40]!r} has a context tool's name; "
+                              "the context tool's schema is used")
+        elif name in out:  # recorded again (each task of an evaluation run)
+            if out[name] != t:
+                traj.notes.append(f"recorded tool {name[:40]!r} has two different "
+                                  "schemas; the first is used")
+        else:
+            out[name] = t
+    return list(out.values())

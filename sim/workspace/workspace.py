@@ -388,11 +388,20 @@ class Workspace(Durable):
 
         ``target``: a :class:`Handle`, a block id, a group id (its transcript comes back
         as a note) or a payload path. In strict mode a recovery that would break the
-        budget raises :class:`BudgetExceededError`. Raises :class:`DeletedHandleError`,
+        budget raises :class:`BudgetExceededError`. If an earlier recovery of the same
+        source is still visible, that block is returned and nothing changes (no new
+        block, the request does not grow). Raises :class:`DeletedHandleError`,
         :class:`ConfinementError`, :class:`CorruptPayloadError`, :class:`HandleError`,
         :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
         """
         source = owner_of(self, target)
+        for b in self.blocks.values():
+            # a repeated recovery while the earlier copy is still visible returns that
+            # copy: another one would make every later request pay twice
+            if b.recovered_from == source and b.status in (BlockStatus.VISIBLE,
+                                                           BlockStatus.PINNED) \
+                    and b.id not in self.group_of:
+                return b
         if source in self.corrupt:
             raise CorruptPayloadError(f"cannot recover {source}: {self.corrupt[source]}")
         if source[0] == "G":

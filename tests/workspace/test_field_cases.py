@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from sim.workspace import (BudgetWarning, RequestValidationError, Workspace,
-                           replay_trajectory, validate_chat_request)
+from sim.workspace import (BudgetWarning, RequestValidationError, TrajectoryFormatError,
+                           Workspace, replay_trajectory, validate_chat_request)
 from sim.workspace.assembly import is_empty_assistant
 from sim.workspace.importers import load_trajectory
 from sim.workspace.messages import decode_call_message, lone_surrogate_path, render_parts
@@ -310,8 +310,9 @@ def test_render_parts_leaves_text_without_parts_alone():
 
 
 # -- 7. an impossible budget -----------------------------------------------------------
-@pytest.mark.parametrize("name", sorted(p.name for p in TRAJ.glob("*")
-                                        if not p.name.startswith(("LICENSE", "README"))))
+@pytest.mark.parametrize("name", sorted(
+    str(p.relative_to(TRAJ)) for p in [*TRAJ.glob("*"), *TRAJ.glob("formats/*")]
+    if p.is_file() and not p.name.startswith(("LICENSE", "README"))))
 def test_impossible_budget_is_a_one_line_error(name, tmp_path):
     r = cli("workspace", "replay", str(TRAJ / name), "--budget", "300", "--policy",
             "archive-oldest", "--dir", str(tmp_path / "ws"))
@@ -322,17 +323,170 @@ def test_impossible_budget_is_a_one_line_error(name, tmp_path):
 
 
 def test_all_field_case_files_are_covered():
-    files = {p.name for p in CASES.glob("*.json")}
+    files = {p.name for p in CASES.iterdir() if p.suffix in (".json", ".jsonl")}
     assert files == {"lone_surrogate.json", "duplicate_call_id_one_message.json",
                      "large_observation_as_user.traj.json",
                      "tiny_results_over_budget.json", "empty_assistant.json",
-                     "image_part.json"}
+                     "image_part.json", "recorded_tools_request.json",
+                     "pi_session_more_roles.jsonl", "result_for_unknown_call.json",
+                     "anthropic_messages.json"}
     assert (CASES / "README.md").is_file()
 
 
 def test_a_part_with_its_own_text_stays_readable_and_whole():
-    part = {"type": "tool_result", "tool_use_id": "t", "content": "exit 1: FAILED"}
+    part = {"type": "file_summary", "id": "t", "content": "exit 1: FAILED"}
     res, bodies = replay([{"role": "user", "content": ["see:", part]}], 4000)
     data = res.workspace.blocks["B1"].data
-    assert b'"tool_use_id":"t"' in data
-    assert bodies[-1]["messages"][1]["content"] == "see:\n[tool_result part]\nexit 1: FAILED"
+    assert b'"id":"t"' in data
+    assert bodies[-1]["messages"][1]["content"] == "see:\n[file_summary part]\nexit 1: FAILED"
+
+
+# -- round 2 ---------------------------------------------------------------------------
+def paired(ws) -> int:
+    """Every call block's calls are each answered by one result block; the count."""
+    n = 0
+    for b in ws.blocks.values():
+        if b.type.value == "tool_call":
+            calls = [c["id"] for c in b.message["tool_calls"]]
+            assert sorted(ws.results.get(b.id, {})) == sorted(calls), b.id
+            n += len(calls)
+    return n
+
+
+def test_recorded_tool_schemas_are_fixed_overhead_and_in_the_ledger(tmp_path):
+    path = CASES / "recorded_tools_request.json"
+    tools = json.loads(path.read_text())["tools"]
+    r = cli("workspace", "replay", str(path), "--budget", "3000")
+    assert r.returncode == 2 and "impossible" in r.stderr and "15 tool schemas" in r.stderr
+    res, bodies = replay(path, 8000, directory=tmp_path / "w")
+    assert all([t["function"]["name"] for t in b["tools"][:15]] ==
+               [t["function"]["name"] for t in tools] for b in bodies)
+    # an independent count: the schemas' JSON through the tokenizer, against the
+    # overhead of the same workspace without them
+    from sim.workspace.replay import fixed_overhead
+    bare = Workspace(tmp_path / "bare", budget=8000, sync=False)
+    extra = fixed_overhead(Workspace(tmp_path / "t", budget=8000, sync=False,
+                                     tools=tools)) - fixed_overhead(bare)
+    # (the recorded and the context tools are one JSON array on the wire: the two
+    # joins re-tokenize, a few tokens at most)
+    assert extra > 4000 and abs(extra - res.tool_tokens) <= 5
+    r = cli("workspace", "replay", str(path), "--budget", "8000", "--dir",
+            str(tmp_path / "c"))
+    assert r.returncode == 0 and "15 recorded tool schema(s)" in r.stdout
+    assert f"~{res.tool_tokens:,} tokens" in r.stdout
+
+
+def test_every_pi_record_kind_is_placed_in_context(tmp_path):
+    res, bodies = replay(CASES / "pi_session_more_roles.jsonl", 8000,
+                         directory=tmp_path / "w")
+    texts = [m.get("content") for m in bodies[-1]["messages"]]
+    before = [m.get("content") for m in bodies[1]["messages"]]  # before the compaction
+    assert any("npm run build" in t and "TS2322" in t and "exit code 2" in t
+               for t in before if isinstance(t, str))  # the user's shell run
+    for needle in ("pinning the TypeScript version", "CI uses Node 22",
+                   "assigns a string to a number"):
+        assert any(isinstance(t, str) and needle in t for t in texts), needle
+    assert paired(res.workspace) == 1
+    # the compaction (firstKeptEntryId unknown) archived everything before it
+    assert any("pi compaction (line 6)" in n for n in res.trajectory.notes)
+    assert res.trajectory.skipped == {"session header": 1}
+
+
+def test_a_result_for_a_call_never_made_is_context_with_a_note(tmp_path):
+    r = cli("workspace", "replay", str(CASES / "result_for_unknown_call.json"),
+            "--budget", "8000", "--dir", str(tmp_path / "c"))
+    assert r.returncode == 0, r.stderr
+    assert "messages[3]" in r.stdout and "'c_ghost'" in r.stdout
+    res, bodies = replay(CASES / "result_for_unknown_call.json", 8000,
+                         directory=tmp_path / "w")
+    b4 = res.workspace.blocks["B4"]
+    assert b4.type.value == "user_message" and b4.data == b"ERROR: malformed call"
+    assert paired(res.workspace) == 1
+    for body in bodies:
+        wire_ok(body)
+
+
+@pytest.mark.parametrize("messages, where", [
+    ([{"role": "user", "content": "t"},
+      {"role": "tool", "tool_call_id": "nope", "content": "orphan"}], "messages[1]"),
+    ([{"role": "user", "content": "t"},
+      {"role": "assistant", "tool_calls": [
+          {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+      {"role": "tool", "tool_call_id": "a", "content": "ok"},
+      {"role": "tool", "tool_call_id": "a", "content": "again"}], "messages[3]"),
+])
+def test_variant_stray_results_in_other_places(messages, where, tmp_path):
+    res, bodies = replay(messages, 4000, directory=tmp_path / "w")
+    last = list(res.workspace.blocks.values())[-1]
+    assert last.type.value == "user_message"
+    assert any(where in n for n in res.trajectory.notes)
+    wire_ok(bodies[-1])
+
+
+def test_anthropic_blocks_are_paired_calls_never_openai_parts(tmp_path):
+    path = CASES / "anthropic_messages.json"
+    res, bodies = replay(path, 8000, directory=tmp_path / "w")
+    assert res.trajectory.format == "anthropic"
+    calls = [c for m in bodies[-1]["messages"] for c in m.get("tool_calls", [])]
+    assert [c["function"]["name"] for c in calls] == ["Bash"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {
+        "command": "pytest -q tests/test_parser.py --count 5"}
+    assert paired(res.workspace) == 1
+    with pytest.raises(TrajectoryFormatError,
+                       match=r"anthropic_messages\.json.*messages\[1\]\.content\[1\]\.type"):
+        load_trajectory(path, "openai")
+
+
+def test_a_repeated_recovery_returns_the_visible_copy(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=None, sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register({"role": "user", "content": "a long observation " * 50})
+    ws.archive("B2", "old")
+    first = ws.recover("B2")
+    size, total = len(ws.blocks), ws.assemble(strict=False).total
+    for _ in range(2):
+        assert ws.recover("B2").id == first.id
+    assert len(ws.blocks) == size and ws.assemble(strict=False).total == total
+    ws.archive(first.id, "done with it")  # once the copy is gone, a new one comes
+    assert ws.recover("B2").id != first.id
+
+
+@pytest.mark.parametrize("fmt, data, field", [
+    ("openai", [{"role": "assistant", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "", "arguments": "{}"}}]}],
+     r"messages\[0\]\.tool_calls\[0\]\.function\.name: empty"),
+    ("atif", {"schema_version": "1", "steps": [{"source": "agent", "tool_calls": [
+        {"tool_call_id": "k", "function_name": "", "arguments": {}}]}]},
+     r"steps\[0\]\.tool_calls\[0\]\.function_name: empty"),
+    ("anthropic", [{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "u", "name": "", "input": {}}]}],
+     r"messages\[0\]\.content\[0\]\.name: empty"),
+    ("codex", [{"type": "response_item", "payload": {
+        "type": "function_call", "name": "", "arguments": "{}", "call_id": "x"}}],
+     r"line 1: payload\.name: empty"),
+    ("pi", [{"type": "message", "message": {"role": "assistant", "content": [
+        {"type": "toolCall", "id": "t", "name": "", "arguments": {}}]}}],
+     r"line 1: message\.content\[0\]\.name: empty"),
+    ("openhands", [{"action": "run", "args": {}, "tool_call_metadata": {
+        "function_name": "", "tool_call_id": "o"}}],
+     r"events\[0\]\.tool_call_metadata\.function_name: empty"),
+])
+def test_an_empty_function_name_is_a_format_error_naming_the_field(fmt, data, field):
+    with pytest.raises(TrajectoryFormatError, match=field):
+        load_trajectory(data, fmt)
+
+
+def test_errors_name_the_file_and_the_line(tmp_path):
+    path = tmp_path / "rollout.jsonl"
+    lines = [{"type": "session_meta", "payload": {"id": "s"}},
+             {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                   "content": [{"type": "input_text",
+                                                                "text": 5}]}}]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    with pytest.raises(TrajectoryFormatError,
+                       match=r"rollout\.jsonl.*line 2: payload\.content\[0\]\.text"):
+        load_trajectory(path)
+    # blank lines are skipped but counted: the position is the file's line number
+    path.write_text("\n\n" + "\n\n".join(json.dumps(x) for x in lines) + "\n")
+    with pytest.raises(TrajectoryFormatError, match=r"line 5: payload\.content"):
+        load_trajectory(path)

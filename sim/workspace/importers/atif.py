@@ -32,7 +32,7 @@ def read(data: dict[str, Any]) -> list[dict[str, Any]]:
             raise fields.fail(f"{where}.source", f"unknown source {source[:40]!r}; "
                                                  f"expected one of {', '.join(_ROLE)}")
         role = _ROLE[source]
-        msg: dict[str, Any] = {"role": role,
+        msg: dict[str, Any] = {"role": role, "_where": where,
                                "content": _content(step.get("message"), f"{where}.message")}
         calls = fields.items(step, "tool_calls", where, optional=True)
         if calls and role != "assistant":
@@ -40,13 +40,12 @@ def read(data: dict[str, Any]) -> list[dict[str, Any]]:
                                                      f"calls, not {source}")
         if calls:
             msg["tool_calls"] = [
-                {"id": fields.need(c, "tool_call_id", f"{where}.tool_calls[{j}]", str),
-                 "type": "function",
-                 "function": {"name": fields.need(c, "function_name",
-                                                  f"{where}.tool_calls[{j}]", str),
-                              "arguments": fields.arguments(
-                                  c.get("arguments", {}),
-                                  f"{where}.tool_calls[{j}].arguments")}}
+                fields.call(fields.need(c, "tool_call_id", f"{where}.tool_calls[{j}]",
+                                        str),
+                            fields.need(c, "function_name", f"{where}.tool_calls[{j}]",
+                                        str),
+                            c.get("arguments", {}), f"{where}.tool_calls[{j}]",
+                            id_key="tool_call_id", name_key="function_name")
                 for j, c in enumerate(calls)]
         out.append(msg)
         obs = fields.need(step, "observation", where, dict, optional=True, default={})
@@ -56,7 +55,8 @@ def read(data: dict[str, Any]) -> list[dict[str, Any]]:
             cid = fields.need(res, "source_call_id", rw, str, optional=True)
             text = _content(res.get("content"), f"{rw}.content")
             if cid:
-                out.append({"role": "tool", "tool_call_id": cid, "content": text})
+                out.append({"role": "tool", "tool_call_id": cid, "content": text,
+                            "_where": rw})
             else:
-                out.append({"role": "user", "content": text})
+                out.append({"role": "user", "content": text, "_where": rw})
     return out

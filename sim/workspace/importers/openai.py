@@ -1,13 +1,19 @@
-"""OpenAI chat reader: a list of messages, or a chat request ``{"messages": [...]}``.
-Known fields are kept (role, content, name, tool_calls, tool_call_id), each checked:
-a malformed one is a :class:`~sim.workspace.errors.TrajectoryFormatError` naming
-``messages[i].field``."""
+"""OpenAI chat reader: a list of messages, or a chat request ``{"messages": [...],
+"tools": [...]}``. Known fields are kept (role, content, name, tool_calls,
+tool_call_id), each checked: a malformed one is a
+:class:`~sim.workspace.errors.TrajectoryFormatError` naming ``messages[i].field``.
+A request's ``tools`` (and legacy ``functions``) are the recorded tool schemas: they
+count as fixed overhead of every request. An Anthropic content block (``tool_use``,
+``tool_result``, thinking) is refused naming its position: read as OpenAI it would
+hide the calls behind a placeholder (use the ``anthropic`` format)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import fields
+from .anthropic import BLOCK_TYPES
+from .trajectory import Trajectory
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -39,13 +45,33 @@ def message(m: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def read(data: list | dict) -> list[dict[str, Any]]:
-    """The messages, each reduced to the OpenAI chat fields."""
+def _no_anthropic_blocks(m: dict[str, Any], where: str) -> None:
+    content = m.get("content")
+    for j, part in enumerate(content if isinstance(content, list) else ()):
+        if isinstance(part, dict) and part.get("type") in BLOCK_TYPES:
+            raise fields.fail(f"{where}.content[{j}].type",
+                              f"{str(part['type'])!r} is an Anthropic Messages block, "
+                              "not an OpenAI content part (read the file with --format "
+                              "anthropic)")
+
+
+def read(data: list | dict) -> Trajectory:
+    """The messages, each reduced to the OpenAI chat fields, and the recorded tools."""
+    traj = Trajectory([])
     if isinstance(data, dict):
-        messages, where = fields.items(data, "messages", "<file>"), "messages"
+        messages = fields.items(data, "messages", "<file>")
+        for key in ("tools", "functions"):
+            if data.get(key) is not None:
+                traj.tools += fields.tool_schemas(data[key], key, traj.notes)
     elif isinstance(data, list):
-        messages, where = data, "messages"
+        messages = data
     else:
         raise fields.fail("<file>", f"expected a message list or an object with "
                                     f"'messages', got {fields.kind(data)}")
-    return [message(m, f"{where}[{i}]") for i, m in enumerate(messages)]
+    for i, m in enumerate(messages):
+        where = f"messages[{i}]"
+        msg = message(m, where)
+        _no_anthropic_blocks(m, where)
+        msg["_where"] = where
+        traj.messages.append(msg)
+    return traj

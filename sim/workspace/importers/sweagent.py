@@ -24,8 +24,9 @@ def read(data: dict[str, Any]) -> list[dict[str, Any]]:
             action = fields.need(step, "action", where, str, optional=True, default="")
             obs = fields.need(step, "observation", where, str, optional=True,
                               default="")
-            out.append({"role": "assistant", "content": response or action})
-            out.append({"role": "user", "content": obs})
+            out.append({"role": "assistant", "content": response or action,
+                        "_where": f"{where}.response"})
+            out.append({"role": "user", "content": obs, "_where": f"{where}.observation"})
         return out
     out = []
     for i, m in enumerate(history):
@@ -33,7 +34,7 @@ def read(data: dict[str, Any]) -> list[dict[str, Any]]:
         role = fields.need(m, "role", where, str)
         if role not in ROLES:
             raise fields.fail(f"{where}.role", f"unknown role {role[:40]!r}")
-        msg: dict[str, Any] = {"role": role,
+        msg: dict[str, Any] = {"role": role, "_where": where,
                                "content": fields.content(m.get("content"),
                                                          f"{where}.content") or ""}
         calls = m.get("tool_calls")
