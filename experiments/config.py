@@ -11,15 +11,16 @@ anything is computed.
 
 from __future__ import annotations
 
-import argparse
 import importlib.resources
 import math
 import pathlib
 import tomllib
 from typing import Any, Callable
 
+from experiments.arguments import UsageError, nonnegative_int
 
-class ConfigValueError(ValueError):
+
+class ConfigValueError(UsageError):
     """A config value is malformed; the message names the key and the file."""
 
 
@@ -75,7 +76,7 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
                                        f"({type(value).__name__})")
             if not value and not empty:
                 raise ConfigValueError(f"config key {key!r} in {source}: the list is "
-                                       f"empty; expected at least one {what}")
+                                       f"empty; expected at least one item, each {what}")
             for i, item in enumerate(value):
                 if not ok(item):
                     raise ConfigValueError(
@@ -144,12 +145,5 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     return validate(name, config, repr(str(path)))
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0 (seeds), else a usage error naming the value."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+#: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
+non_negative_int = nonnegative_int

@@ -20,16 +20,7 @@ import warnings
 from pathlib import Path
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an int >= 1 (a clear message otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}"
-                                         ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (>= 1), got {value}")
-    return value
+from experiments.arguments import positive_int  # noqa: E402 - one wording everywhere
 
 
 def _dir_problem(directory: str) -> str | None:

@@ -25,7 +25,6 @@ profile, replicate 0).
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections import defaultdict
 
@@ -77,18 +76,8 @@ def defaults(quick: bool) -> dict:
             "program": "vista_no_dashboard"}
 
 
-def _nonneg(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
-    return v
-
-
-def _pos(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
-    return v
+from experiments.arguments import nonnegative_int as _nonneg  # noqa: E402
+from experiments.arguments import positive_int as _pos  # noqa: E402
 
 
 def add_arguments(parser) -> None:
