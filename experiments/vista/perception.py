@@ -15,7 +15,7 @@ Conditions: ``-dash`` shows the transcript only; ``+dash`` adds the factual ledg
 (the workspace's ledger dashboard of the snapshot). The ledger is placed after the
 transcript, where the live harness shows it, rather than before it as in the paper,
 so both conditions share the transcript as a cached prefix (one prompt evaluation per
-snapshot on a CPU). Scores: median relative error |est - true| / true of the size
+snapshot on a CPU). Scores: median relative error ``|est - true| / true`` of the size
 answers (bootstrap 95% interval), and pairwise accuracy (Wilson 95% interval).
 
 Writes ``perception.csv`` (one row per answer), ``perception.png`` and
