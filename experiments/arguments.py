@@ -101,4 +101,4 @@ positive_float = float_in(0.0, lo_open=True)
 def add_no_progress(parser: argparse.ArgumentParser) -> None:
     """The ``--no-progress`` flag every experiment takes (tqdm bars off)."""
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bars (for logs and CI)")
+                        help="no progress output, for logs and CI (default: off)")

@@ -97,13 +97,28 @@ def run_command(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; exceptions propagate (for tests and
     scripts). Returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(argv).parse_args(argv)
+    parser = build_parser(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the (sub)command they were given to, with its usage
+        command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
     module = importlib.import_module(args._module)
     if args._kind == "experiment":
         for path in run_experiment(module, args, argv[2:]):
             print(path)
         return 0
     return int(module.main(args) or 0)
+
+
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]
+                   ) -> argparse.ArgumentParser:
+    """The innermost subcommand parser ``argv`` names (``ctxsim run sorted_window``'s
+    for ``run sorted_window --bad``), so an error shows that command's usage."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for i, token in enumerate(argv):
+                if token in action.choices:
+                    return command_parser(action.choices[token], argv[i + 1:])
+    return parser
 
 
 def run_experiment(module, args: argparse.Namespace, argv: list[str] | None = None

@@ -251,7 +251,10 @@ def add_arguments(parser) -> None:
     """Options: ``--snapshots``, ``--cap`` (tokens), ``--pairs``, ``--base-url``
     (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
     ``--seed``."""
+    from experiments.arguments import add_no_progress
     from experiments.sweep import nonnegative_int, positive_int
+
+    add_no_progress(parser)
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
@@ -319,7 +322,8 @@ def run(args) -> list:
                 return None
 
         rows = probe(snaps, ask, args.seed, n_pairs=args.pairs,
-                     progress=lambda s: print(f"[perception] {s}", flush=True))
+                     progress=None if args.no_progress else
+                     lambda s: print(f"[perception] {s}", flush=True))
     wall = time.perf_counter() - t0
     summary = summarize(rows)
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]
