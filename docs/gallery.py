@@ -21,8 +21,11 @@ def _claims_by_csv(figures: pathlib.Path) -> dict[str, list[dict]]:
         claims = claims.get("claims", [])
     by_csv: dict[str, list[dict]] = {}
     for claim in claims if isinstance(claims, list) else []:
-        if isinstance(claim, dict) and claim.get("csv"):
-            by_csv.setdefault(str(claim["csv"]), []).append(claim)
+        # the CSV a claim reads names the run (and so the figure) that checks it
+        source = isinstance(claim, dict) and (claim.get("csv") or claim.get("figure"))
+        if source:
+            name = pathlib.PurePath(str(source)).name
+            by_csv.setdefault(name if "." in name else f"{name}.csv", []).append(claim)
     return by_csv
 
 

@@ -24,6 +24,7 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     for png in sorted((ROOT / "figures").glob("*.png")):
         assert f"{png.stem}.png" in gallery, png.name
     assert gallery.count("command:") == len(list((ROOT / "figures").glob("*.png")))
+    assert "claims checked: T1-" in gallery   # the scorecard's claims reach the gallery
     assert "Claims scorecard" in (html / "claims.html").read_text()
     assert "Theory reference" in (html / "theory.html").read_text()
     api = (html / "generated" / "sim.games.eviction.html").read_text()
