@@ -114,8 +114,9 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
 
     Raises:
         KeyError: naming the section if neither file has it.
-        ValueError: naming a key the shipped defaults do not know (a typo guard),
-            or a file that cannot be read or is not TOML.
+        ConfigValueError: naming a key the shipped defaults do not know (a typo
+            guard), or a file that cannot be read or is not TOML (a ``ValueError``;
+            ``ctxsim`` exits 2 for it).
         ConfigValueError: a malformed value (see :func:`validate`).
     """
     shipped = tomllib.loads(
@@ -132,14 +133,14 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     try:
         user = tomllib.loads(pathlib.Path(path).read_text())
     except OSError as exc:
-        raise ValueError(f"cannot read --config {str(path)!r}: "
+        raise ConfigValueError(f"cannot read --config {str(path)!r}: "
                          f"{exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
+        raise ConfigValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
     table = user.get(section, user) if isinstance(user.get(section), dict) else user
     unknown = sorted(set(table) - set(config))
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {path}; expected some of "
+        raise ConfigValueError(f"unknown key(s) {unknown} in {path}; expected some of "
                          f"{sorted(config)}")
     config.update(table)
     return validate(name, config, repr(str(path)))

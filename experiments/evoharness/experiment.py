@@ -92,7 +92,7 @@ def add_arguments(parser) -> None:
                         help="base seed of tasks and agent draws (default: %(default)s)")
     parser.add_argument("--reps", type=_pos, default=None,
                         help="stream replicates (default: 3; --quick 1)")
-    parser.add_argument("--b", type=int, default=None,
+    parser.add_argument("--b", type=_nonneg, default=None,
                         help="skills selected per task, >= 0 (default: 3)")
     parser.add_argument("--batch", type=_pos, default=None,
                         help="tasks per harness update |B_i| (default: 1, per-task)")
