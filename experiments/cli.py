@@ -196,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ctxsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``ctxsim figures | head``): stop quietly, as a shell
+        # tool does, with no second error when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
         print(error_line(exc, argv), file=sys.stderr)
         return exit_status(exc)
