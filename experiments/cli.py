@@ -59,6 +59,9 @@ COMMAND_GROUPS: dict[str, tuple[str, str]] = {
             "the embedded real model: serve it locally, show its status"),
     "world": ("experiments.world_cli",
               "every parameter of the synthetic world: default, prior range, unit, source"),
+    "figures": ("experiments.figures_cli",
+                "list the committed figures, their commit and whether their code "
+                "changed since; --verify NAME reruns one and compares its CSV"),
 }
 
 
@@ -95,40 +98,98 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def run_command(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; exceptions propagate (for tests and
     scripts). Returns the exit status."""
-    args = build_parser(argv).parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the (sub)command they were given to, with its usage
+        command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
     module = importlib.import_module(args._module)
     if args._kind == "experiment":
-        for path in run_experiment(module, args):
+        for path in run_experiment(module, args, argv[2:]):
             print(path)
         return 0
     return int(module.main(args) or 0)
 
 
-def run_experiment(module, args: argparse.Namespace) -> list:
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]
+                   ) -> argparse.ArgumentParser:
+    """The innermost subcommand parser ``argv`` names (``ctxsim run sorted_window``'s
+    for ``run sorted_window --bad``), so an error shows that command's usage."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for i, token in enumerate(argv):
+                if token in action.choices:
+                    return command_parser(action.choices[token], argv[i + 1:])
+    return parser
+
+
+def run_experiment(module, args: argparse.Namespace, argv: list[str] | None = None
+                   ) -> list:
     """``module.run(args)`` with its files written as a set
     (:func:`experiments.output.output_set`): ``--out`` is checked writable before
     anything is computed, and it receives the run's files only if the run succeeds.
+    Every sidecar records the command line (``ctxsim run EXPERIMENT ARGV``, see
+    :func:`experiments.output.recording_run`) and the run's wall time.
     Returns the final paths."""
     import pathlib
+    import time
 
-    from experiments.output import output_set
+    from experiments.output import add_run_seconds, output_set, recording_run
 
     out = pathlib.Path(args.out)
-    with output_set(args.out) as staging:
+    start = time.perf_counter()
+    with output_set(args.out) as staging, \
+            recording_run(args.experiment, argv or [], str(out)):
         args.out = str(staging)
         try:
             paths = module.run(args)
         finally:
             args.out = str(out)
+        add_run_seconds(staging, time.perf_counter() - start)
     return [out / pathlib.Path(p).relative_to(staging) for p in paths]
+
+
+#: (module, class) of the errors that mean "this input cannot be run" (exit 2);
+#: looked up only in modules already imported, so the CLI imports none of them
+USAGE_ERRORS = (("experiments.arguments", "UsageError"),
+                ("sim.workspace.errors", "ConfigError"),
+                ("sim.evolve.contextevo.spec", "SpecError"))
+
+
+def exit_status(exc: BaseException) -> int:
+    """2 for an input the command cannot run with (:data:`USAGE_ERRORS`), else 1."""
+    for module, name in USAGE_ERRORS:
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return 2
+    return 1
+
+
+def error_line(exc: BaseException, argv: list[str] | None = None) -> str:
+    """The one line ``ctxsim`` prints for a failure, the debug hint on the same line:
+    ``ctxsim run NAME: error: <message>`` for an impossible input,
+    ``ctxsim run NAME: error: <type>: <message> (CTXSIM_DEBUG=1 shows the traceback)``
+    for any other failure."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    words = argv[:2] if argv[:1] == ["run"] else argv[:1]
+    prog = " ".join(["ctxsim", *(w for w in words if not w.startswith("-"))])
+    # a KeyError's str() is the repr of its argument: show the message itself
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    message = " ".join(str(message).split()) or type(exc).__name__
+    if exit_status(exc) == 2:
+        return f"{prog}: error: {message}"
+    return (f"{prog}: error: {type(exc).__name__}: {message} "
+            f"(CTXSIM_DEBUG=1 shows the traceback)")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ctxsim`` console script; returns the exit status.
 
-    A failure is reported as one line, ``ctxsim: error: <type>: <message>``, with
-    exit status 1 (argparse's own usage errors exit 2). Set ``CTXSIM_DEBUG=1`` to
-    get the full traceback instead.
+    A failure is reported as one line (:func:`error_line`) with exit status 2 for
+    an input the command cannot run with (as argparse's usage errors) and 1 for
+    any other failure; commands with their own statuses return them (``workspace
+    replay``: 3 for an over-budget request). Set ``CTXSIM_DEBUG=1`` to get the full
+    traceback instead.
     """
     if os.environ.get("CTXSIM_DEBUG"):
         return run_command(argv)
@@ -137,10 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ctxsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``ctxsim figures | head``): stop quietly, as a shell
+        # tool does, with no second error when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
-        print(f"ctxsim: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("ctxsim: set CTXSIM_DEBUG=1 for the traceback", file=sys.stderr)
-        return 1
+        print(error_line(exc, argv), file=sys.stderr)
+        return exit_status(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

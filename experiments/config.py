@@ -11,15 +11,16 @@ anything is computed.
 
 from __future__ import annotations
 
-import argparse
 import importlib.resources
 import math
 import pathlib
 import tomllib
 from typing import Any, Callable
 
+from experiments.arguments import UsageError, nonnegative_int
 
-class ConfigValueError(ValueError):
+
+class ConfigValueError(UsageError):
     """A config value is malformed; the message names the key and the file."""
 
 
@@ -75,7 +76,7 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
                                        f"({type(value).__name__})")
             if not value and not empty:
                 raise ConfigValueError(f"config key {key!r} in {source}: the list is "
-                                       f"empty; expected at least one {what}")
+                                       f"empty; expected at least one item, each {what}")
             for i, item in enumerate(value):
                 if not ok(item):
                     raise ConfigValueError(
@@ -113,8 +114,9 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
 
     Raises:
         KeyError: naming the section if neither file has it.
-        ValueError: naming a key the shipped defaults do not know (a typo guard),
-            or a file that cannot be read or is not TOML.
+        ConfigValueError: naming a key the shipped defaults do not know (a typo
+            guard), or a file that cannot be read or is not TOML (a ``ValueError``;
+            ``ctxsim`` exits 2 for it).
         ConfigValueError: a malformed value (see :func:`validate`).
     """
     shipped = tomllib.loads(
@@ -131,25 +133,18 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     try:
         user = tomllib.loads(pathlib.Path(path).read_text())
     except OSError as exc:
-        raise ValueError(f"cannot read --config {str(path)!r}: "
+        raise ConfigValueError(f"cannot read --config {str(path)!r}: "
                          f"{exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
+        raise ConfigValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
     table = user.get(section, user) if isinstance(user.get(section), dict) else user
     unknown = sorted(set(table) - set(config))
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} in {path}; expected some of "
+        raise ConfigValueError(f"unknown key(s) {unknown} in {path}; expected some of "
                          f"{sorted(config)}")
     config.update(table)
     return validate(name, config, repr(str(path)))
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0 (seeds), else a usage error naming the value."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+#: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
+non_negative_int = nonnegative_int

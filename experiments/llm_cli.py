@@ -94,9 +94,21 @@ def _stop(args) -> int:
     return 0
 
 
+def local_model_missing(info: dict) -> list[str]:
+    """What the embedded model lacks to be served, from :func:`status`'s record:
+    llama-cpp-python, and the model (neither its parts nor a verified cached copy)."""
+    missing = []
+    if info.get("llama_cpp_python") == "not installed":
+        missing.append("llama-cpp-python is not installed")
+    if not info.get("parts_installed") and not info.get("cached_model_verified"):
+        missing.append("neither the model parts nor a verified cached model are present")
+    return missing
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the chosen subcommand; 2 on a model or server error (message on stderr);
-    ``status`` exits 1 when the endpoint it probes does not answer."""
+    ``status`` exits 1 when the endpoint it probes does not answer or, with no
+    endpoint, when the embedded model cannot be served (:func:`local_model_missing`)."""
     from sim.agents import llm_server as ls
 
     try:
@@ -111,6 +123,11 @@ def main(args: argparse.Namespace) -> int:
         if info["base_url"] and not info["reachable"]:
             print(f"ctxsim llm: endpoint {info['base_url']} is not reachable",
                   file=sys.stderr)
+            return 1
+        missing = local_model_missing(info)
+        if not info["base_url"] and missing:
+            print(f"ctxsim llm: no model to serve: {', '.join(missing)}; "
+                  f"{info.get('hint', 'install the [llm] extra')}", file=sys.stderr)
             return 1
         return 0
     except (ls.ModelError, ls.ServerError) as exc:

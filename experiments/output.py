@@ -3,7 +3,12 @@
 Every experiment writes ``NAME.csv`` (plain ``csv`` module), ``NAME.png``
 (matplotlib, Agg backend) and ``NAME.json`` recording the package version, git
 commit, the full configuration and the seed, so any figure can be traced to the
-code and parameters that made it. JSON is strict: a NaN or infinite number in a
+code and parameters that made it. A run started by ``ctxsim run`` (see
+:func:`recording_run`) also records the experiment, the command line that redoes
+it (``command``, ``argv``), whether the code differed from the commit
+(``git_dirty``) and, once the run is over, its wall time (``run_seconds``), so
+``ctxsim figures`` can tell which figures are current and ``--verify`` can redo
+one. JSON is strict: a NaN or infinite number in a
 sidecar is written as null and its key path listed under ``non_finite_as_null``
 (an infinite median of invalid answers stays visible as such), so no JSON output
 holds NaN or Infinity.
@@ -32,16 +37,95 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from experiments.arguments import UsageError
+
+
+#: the checkout holding this package (its git work tree when run from a clone)
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: the source folders whose state decides a figure (data folders excluded)
+CODE_DIRS = ("sim", "theory", "experiments")
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                             timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
 
 def git_commit() -> str | None:
     """The current git commit of the source tree, or None outside a checkout."""
-    here = pathlib.Path(__file__).resolve().parent
+    return _git("rev-parse", "HEAD") or None
+
+
+def git_dirty() -> bool | None:
+    """Whether the code under :data:`CODE_DIRS` differs from the commit (None
+    outside a checkout): a figure made from a dirty tree is not the commit's."""
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", *CODE_DIRS)
+    return None if status is None else bool(status)
+
+
+#: the run being recorded (set by :func:`recording_run`), or None
+_RUN: dict | None = None
+
+
+def command_line(experiment: str, argv: Sequence[str], out: str) -> str:
+    """The shell line that redoes a run: ``ctxsim run EXPERIMENT ARGV --out OUT``."""
+    import shlex
+
+    return shlex.join(["ctxsim", "run", experiment, *argv, "--out", str(out)])
+
+
+def strip_out(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--out DIR`` / ``--out=DIR`` options (the one option a
+    rerun replaces)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--out":
+            skip = True
+        elif not arg.startswith("--out="):
+            kept.append(arg)
+    return kept
+
+
+@contextlib.contextmanager
+def recording_run(experiment: str, argv: Sequence[str], out: str) -> Iterator[dict]:
+    """Record ``experiment``'s command line in every sidecar written inside the block.
+
+    Args:
+        experiment: the name ``ctxsim run`` knows it by (``theorem1``).
+        argv: its options as typed (``--out`` is removed and given as ``out``).
+        out: the output directory named on the command line.
+
+    Yields the record (``experiment``, ``argv``, ``command``) that
+    :func:`write_sidecar` adds to each sidecar.
+    """
+    global _RUN
+    argv = strip_out(argv)
+    previous, _RUN = _RUN, {"experiment": experiment, "argv": list(argv),
+                            "command": command_line(experiment, argv, out)}
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=10, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
+        yield _RUN
+    finally:
+        _RUN = previous
+
+
+def add_run_seconds(directory: pathlib.Path, seconds: float) -> None:
+    """Add ``run_seconds`` (the whole run's wall time: how long a redo takes) to
+    every sidecar :func:`write_sidecar` wrote under ``directory``."""
+    for path in sorted(directory.rglob("*.json")):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and "ctxsim_version" in record:
+            record["run_seconds"] = round(float(seconds), 1)
+            path.write_text(dumps_strict(record) + "\n")
 
 
 def _jsonable(value):
@@ -66,11 +150,14 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
     record = {
         "ctxsim_version": __version__,
         "git_commit": git_commit(),
+        "git_dirty": git_dirty(),
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "config": _jsonable(config),
     }
+    if _RUN is not None:
+        record.update(_RUN)
     if extra:
         record.update(_jsonable(extra))
     found: list[str] = []
@@ -140,26 +227,42 @@ def read_csv(path: pathlib.Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+class OutDirError(UsageError):
+    """``--out`` cannot hold the run's files (exit status 2: nothing was computed)."""
+
+
+def _first_missing(path: pathlib.Path) -> pathlib.Path | None:
+    """The outermost directory of ``path`` that does not exist yet (None if it does)."""
+    missing = None
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+
+
 def prepare_out(out: str | pathlib.Path) -> pathlib.Path:
     """Create (if needed) and return the output directory.
 
     Raises:
-        ValueError: for an empty ``out`` (it would mean the current directory).
-        NotADirectoryError: naming ``out`` if it exists and is not a directory.
+        OutDirError: for an empty ``out`` (it would mean the current directory), an
+            ``out`` that is (or lies under) a file, or one that cannot be created;
+            the message names ``out`` and the reason.
     """
     if not str(out).strip():
-        raise ValueError("--out is empty; name an output directory (e.g. --out figures)")
+        raise OutDirError("--out is empty; name an output directory (e.g. --out figures)")
     path = pathlib.Path(out)
     if path.exists() and not path.is_dir():
-        raise NotADirectoryError(f"--out {str(out)!r} is a file; expected a directory")
+        raise OutDirError(f"--out {str(out)!r} is a file; expected a directory")
     for parent in path.parents:
         if parent.exists() and not parent.is_dir():
-            raise NotADirectoryError(f"--out {str(out)!r}: {str(parent)!r} is a file")
+            raise OutDirError(f"--out {str(out)!r}: {str(parent)!r} is a file; "
+                              f"expected a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise PermissionError(f"cannot create --out {str(out)!r}: "
-                              f"{exc.strerror or exc}") from None
+        raise OutDirError(f"--out {str(out)!r} cannot be created ({exc.strerror or exc}); "
+                          f"name a directory you can write to") from None
     return path
 
 
@@ -179,25 +282,46 @@ def output_set(out: str | pathlib.Path) -> Iterator[pathlib.Path]:
     one run's complete set. On any exception (KeyboardInterrupt included) the
     staging directory is removed and ``out`` keeps what it had.
 
+    A failed run also removes the directories it created for ``out`` if they are
+    still empty.
+
     Raises:
-        ValueError: empty ``out``.
-        NotADirectoryError: ``out`` (or a parent) is a file.
-        PermissionError: ``out`` or its parent is not writable (named).
+        OutDirError: ``out`` is empty, is (or lies under) a file, or it or its
+            parent is not writable (named, with the reason).
     """
+    created = _first_missing(pathlib.Path(out)) if str(out).strip() else None
     path = prepare_out(out)
     try:
-        probe = tempfile.NamedTemporaryFile(dir=path, prefix=STAGING_PREFIX)
-        probe.close()
-        staging = pathlib.Path(tempfile.mkdtemp(
-            dir=path.absolute().parent, prefix=f"{STAGING_PREFIX}{path.name}-"))
-    except OSError as exc:
-        raise PermissionError(f"--out {str(out)!r} is not writable: "
-                              f"{exc.strerror or exc}") from None
-    try:
-        yield staging
-        _move_set(staging, path)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            probe = tempfile.NamedTemporaryFile(dir=path, prefix=STAGING_PREFIX)
+            probe.close()
+            staging = pathlib.Path(tempfile.mkdtemp(
+                dir=path.absolute().parent, prefix=f"{STAGING_PREFIX}{path.name}-"))
+        except OSError as exc:
+            raise OutDirError(f"--out {str(out)!r} is not writable "
+                              f"({exc.strerror or exc})") from None
+        try:
+            yield staging
+            _move_set(staging, path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        _remove_empty(path, created)
+        raise
+
+
+def _remove_empty(path: pathlib.Path, created: pathlib.Path | None) -> None:
+    """Remove the directories this run created for ``path`` (up to ``created``) if
+    a failed run left them empty: a failed run leaves no trace in the file system."""
+    if created is None:
+        return
+    for directory in (path, *path.parents):
+        try:
+            directory.rmdir()   # only ever removes an empty directory
+        except OSError:
+            return
+        if directory == created:
+            return
 
 
 def _move_set(staging: pathlib.Path, out: pathlib.Path) -> None:

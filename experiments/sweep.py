@@ -286,43 +286,12 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
     return out
 
 
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+# the converters live in experiments.arguments (one wording for every command)
+from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
+    int_at_least, int_in_range, nonnegative_int, positive_int)
 
-
-def int_at_least(minimum: int, what: str = "an integer"):
-    """An argparse ``type`` converter: an int >= ``minimum``; a bad value gives
-    argparse's ``error: argument --x: ...`` naming the option and the value."""
-    def convert(text: str) -> int:
-        value = _int(text)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not {what} (must be >= {minimum:,})")
-        return value
-    convert.__name__ = f"int>={minimum}"
-    return convert
-
-
-def int_in_range(lo: int, hi: int):
-    """An argparse ``type`` converter: an int in ``lo..hi``."""
-    def convert(text: str) -> int:
-        value = _int(text)
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{text!r} is not in {lo}..{hi}")
-        return value
-    convert.__name__ = f"int in {lo}..{hi}"
-    return convert
-
-
-#: a positive int (counts, token budgets, worker processes)
-positive_int = int_at_least(1, "a positive integer")
-#: a non-negative int (random seeds)
-nonnegative_int = int_at_least(0, "a non-negative integer")
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
-growth_tokens = int_at_least(1000, "a growth level in tokens")
+growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000")
 
 
 def families_arg():

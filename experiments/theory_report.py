@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pathlib
+from typing import TYPE_CHECKING
 
-from theory.proof import ProofError, ProofRecord
+if TYPE_CHECKING:  # sympy loads with theory.proof: only a check that runs needs it
+    from theory.proof import ProofRecord
 
 #: Every check, in the order of THEORY.md.
 CHECKS: list[str] = [
@@ -50,33 +53,85 @@ def load(spec: str):
     return getattr(importlib.import_module(module), func)
 
 
+def static_title(spec: str) -> str | None:
+    """The title (``ProofRecord.result``) a check will print, read from its source
+    without running it: the string literal its ``ProofRecord(...)`` call starts
+    with; None when the title is computed (then only running the check tells)."""
+    import ast
+    import importlib.util
+
+    module, func = spec.split(":")
+    found = importlib.util.find_spec(module)
+    if found is None or not found.origin:
+        return None
+    tree = ast.parse(pathlib.Path(found.origin).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == func:
+            for call in ast.walk(node):
+                if (isinstance(call, ast.Call) and getattr(call.func, "id", None)
+                        == "ProofRecord" and call.args
+                        and isinstance(call.args[0], ast.Constant)
+                        and isinstance(call.args[0].value, str)):
+                    return call.args[0].value
+    return None
+
+
 def run_all(names: list[str] | None = None
             ) -> list[tuple[str, ProofRecord | Exception]]:
     """Run the checks: all, or those whose spec or printed title (the record's
-    ``result``) contains one of ``names``, case-insensitively. A title is only
-    known once its check ran, so checks are run for title matching only when some
-    name matches no spec.
+    ``result``) contains one of ``names``, case-insensitively. Titles are read from
+    the checks' source (:func:`static_title`), so a filter that matches nothing is
+    known without running anything; a check whose title is computed is run to
+    learn it only when some name matches no spec or static title.
 
     Returns ``(spec, record-or-exception)`` pairs: a check that fails
     (:class:`ProofError`) or raises anything else does not stop the rest.
     """
     terms = [n.lower() for n in names or []]
-    by_title = [t for t in terms if not any(t in spec.lower() for spec in CHECKS)]
+    titles = {spec: static_title(spec) for spec in CHECKS} if terms else {}
+
+    def matches(spec: str, title: str | None) -> bool:
+        return any(t in spec.lower() or (title is not None and t in title.lower())
+                   for t in terms)
+
+    unmatched = [t for t in terms
+                 if not any(t in spec.lower() or t in (titles[spec] or "").lower()
+                            for spec in CHECKS)]
     results = []
     for spec in CHECKS:
-        hit = not terms or any(t in spec.lower() for t in terms)
-        if not hit and not by_title:
+        hit = not terms or matches(spec, titles.get(spec))
+        if not hit and not (unmatched and titles.get(spec) is None):
             continue
+        from theory.proof import ProofRecord
+
         try:
             outcome: ProofRecord | Exception = load(spec)()
         except Exception as exc:  # noqa: BLE001 - reported as this check's line
             outcome = exc
         if not hit:
             title = outcome.result.lower() if isinstance(outcome, ProofRecord) else ""
-            if not any(t in title for t in by_title):
+            if not any(t in title for t in unmatched):
                 continue
         results.append((spec, outcome))
     return results
+
+
+def numeric_summary(record: ProofRecord) -> str:
+    """How close the spot checks came to failing, in their own units: the worst
+    error as a fraction of its tolerance, and which check it was (a cross-check
+    against Monte Carlo measures its error in standard errors; its tolerance too)."""
+    points = sum(n for n, _, _ in record.numeric.values())
+    if not record.numeric:
+        return "no numeric points"
+    name, (_, worst, tol) = max(
+        record.numeric.items(),
+        key=lambda kv: kv[1][1] / kv[1][2] if kv[1][2] > 0 else (0.0 if kv[1][1] == 0
+                                                                  else float("inf")))
+    if tol > 0:
+        share = f"{worst / tol:.0%} of its tolerance: {worst:.2g} <= {tol:.2g}"
+    else:
+        share = "exact: 0 error allowed, 0 found"
+    return f"{points} numeric points within tolerance (worst {share}, in {name!r})"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,6 +153,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"ctxsim theory: no check matches {' '.join(args.only)!r} (names: "
               f"{', '.join(spec.split(':')[1] for spec in CHECKS)})", file=sys.stderr)
         return 2
+    from theory.proof import ProofError
+
     failed = 0
     for spec, outcome in results:
         if isinstance(outcome, ProofError):
@@ -108,8 +165,12 @@ def main(args: argparse.Namespace) -> int:
             failed += 1
             print(f"ERROR {spec}: {type(outcome).__name__}: {outcome}")
             continue
-        print(f"ok   {outcome.summary()}")
+        print(f"ok   {outcome.result}: {len(outcome.steps)} symbolic steps, "
+              f"{numeric_summary(outcome)} [{outcome.source}]")
         if args.verbose:
             for step in outcome.steps:
                 print(f"       - {step.description}: {step.evidence}")
+            for name, (n, worst, tol) in outcome.numeric.items():
+                print(f"       - spot check {name!r}: {n} points, worst error "
+                      f"{worst:.3g}, tolerance {tol:.3g}")
     return 1 if failed else 0

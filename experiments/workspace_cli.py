@@ -25,16 +25,7 @@ import warnings
 from pathlib import Path
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an int >= 1 (a clear message otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}"
-                                         ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (>= 1), got {value}")
-    return value
+from experiments.arguments import positive_int  # noqa: E402 - one wording everywhere
 
 
 def _dir_problem(directory: str) -> str | None:
@@ -157,10 +148,20 @@ def main(args: argparse.Namespace) -> int:
         print(f"dropped     {len(res.dropped)} empty assistant message(s) left off the "
               f"wire: {', '.join(res.dropped)}")
     print(f"workspace   {ws.directory}")
+    # the overhead and the pinned blocks never leave the context: below them no
+    # policy can fit a request, an impossible input rather than an over-budget replay
+    floor = req.overhead + sum(b.tokens for b in blocks if b.status.value == "pinned")
+    if res.over_budget and args.budget < floor:
+        print(f"ctxsim workspace: budget {args.budget:,} tokens is impossible: the fixed "
+              f"overhead ({req.overhead:,}) and the pinned blocks ({floor - req.overhead:,}"
+              f"), which are never archived, take {floor:,}; use a budget above "
+              f"{floor:,}", file=sys.stderr)
+        return 2
     if res.over_budget and not args.soft:
+        tries = [] if args.policy == "archive-oldest" else ["--policy archive-oldest"]
         print(f"ctxsim workspace: {res.over_budget} of {res.requests} requests were over "
               f"the budget {args.budget:,} (largest ~{res.max_total:,} tokens); try "
-              f"--policy archive-oldest, a larger --budget, or --soft", file=sys.stderr)
+              f"{', '.join([*tries, 'a larger --budget'])} or --soft", file=sys.stderr)
         return 3
     return 0
 

@@ -25,7 +25,6 @@ profile, replicate 0).
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections import defaultdict
 
@@ -69,18 +68,8 @@ def defaults(quick: bool) -> dict:
             "program": "vista_no_dashboard"}
 
 
-def _nonneg(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
-    return v
-
-
-def _pos(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}")
-    return v
+from experiments.arguments import nonnegative_int as _nonneg  # noqa: E402
+from experiments.arguments import positive_int as _pos  # noqa: E402
 
 
 def add_arguments(parser) -> None:
@@ -95,7 +84,7 @@ def add_arguments(parser) -> None:
                         help="base seed of tasks and agent draws (default: %(default)s)")
     parser.add_argument("--reps", type=_pos, default=None,
                         help="stream replicates (default: 3; --quick 1)")
-    parser.add_argument("--b", type=int, default=None,
+    parser.add_argument("--b", type=_nonneg, default=None,
                         help="skills selected per task, >= 0 (default: 3)")
     parser.add_argument("--batch", type=_pos, default=None,
                         help="tasks per harness update |B_i| (default: 1, per-task)")

@@ -180,17 +180,22 @@ def _figure(ordered: list[dict], cfg: dict):
         if r["solved_diff_vs_vista"] != "" and r["program"] != "vista":
             label += (f"\n{r['solved_diff_vs_vista']:+g} "
                       f"[{r['solved_diff_lo']:+g}, {r['solved_diff_hi']:+g}]")
-        ax1.annotate(label, (i, 100 * r["accuracy"]), ha="center", va="bottom",
-                     fontsize=7, xytext=(0, 2), textcoords="offset points")
+        # above the bar; inside its top when the label would cross the 100% line
+        inside = r["accuracy"] > 0.86
+        ax1.annotate(label, (i, 100 * r["accuracy"]), ha="center",
+                     va="top" if inside else "bottom", fontsize=7,
+                     color="white" if inside else "black",
+                     xytext=(0, -3 if inside else 2), textcoords="offset points")
     paper = [(i, r["paper_solved"]) for i, r in zip(x, ordered) if r["paper_solved"] != ""]
     if paper:
         ax1.scatter([i for i, _ in paper], [100 * v / 75 for _, v in paper], marker="_",
                     s=300, color="k", zorder=3, label="paper (of 75 tasks)")
-        ax1.legend(fontsize=7, loc="upper right")
+        ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3),
+                   frameon=False)   # below the axes, clear of the bars
     ax1.set_xticks(x, names)
     ax1.set_ylabel("solved (%); label: solved, paired diff. vs vista [95% CI]",
                    fontsize=8)
-    ax1.set_ylim(0, 125)
+    ax1.set_ylim(0, 100)
     ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
     w = 0.27
     series = (("archive_calls", "archive calls", "C1"),

@@ -39,7 +39,10 @@ COLUMNS = ("trajectory", "dashboard", "setting", "registered", "ledger_rows", "v
 def add_arguments(parser) -> None:
     """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
     the first 200 blocks of the others), ``--max-blocks``."""
+    from experiments.arguments import add_no_progress
     from experiments.sweep import dashboard_cap, nonnegative_int, positive_int
+
+    add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")

@@ -15,7 +15,7 @@ Conditions: ``-dash`` shows the transcript only; ``+dash`` adds the factual ledg
 (the workspace's ledger dashboard of the snapshot). The ledger is placed after the
 transcript, where the live harness shows it, rather than before it as in the paper,
 so both conditions share the transcript as a cached prefix (one prompt evaluation per
-snapshot on a CPU). Scores: median relative error |est - true| / true of the size
+snapshot on a CPU). Scores: median relative error ``|est - true| / true`` of the size
 answers (bootstrap 95% interval), and pairwise accuracy (Wilson 95% interval).
 
 Writes ``perception.csv`` (one row per answer), ``perception.png`` and
@@ -251,7 +251,10 @@ def add_arguments(parser) -> None:
     """Options: ``--snapshots``, ``--cap`` (tokens), ``--pairs``, ``--base-url``
     (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
     ``--seed``."""
+    from experiments.arguments import add_no_progress
     from experiments.sweep import nonnegative_int, positive_int
+
+    add_no_progress(parser)
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
@@ -319,7 +322,8 @@ def run(args) -> list:
                 return None
 
         rows = probe(snaps, ask, args.seed, n_pairs=args.pairs,
-                     progress=lambda s: print(f"[perception] {s}", flush=True))
+                     progress=None if args.no_progress else
+                     lambda s: print(f"[perception] {s}", flush=True))
     wall = time.perf_counter() - t0
     summary = summarize(rows)
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]

@@ -190,7 +190,10 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
 def add_arguments(parser) -> None:
     """Options: ``--trials``, ``--pairs``, ``--base-url``, ``--model``, ``--quick``,
     ``--out``, ``--seed``."""
+    from experiments.arguments import add_no_progress
     from experiments.sweep import nonnegative_int, positive_int
+
+    add_no_progress(parser)
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
@@ -242,7 +245,8 @@ def run(args) -> list:
                 return None
 
         rows = probe(ask, trials, args.seed, args.pairs,
-                     progress=lambda s: print(f"[presentation] {s}", flush=True),
+                     progress=None if args.no_progress else
+                     lambda s: print(f"[presentation] {s}", flush=True),
                      plain=args.plain_schema, conditions=conds)
     wall = time.perf_counter() - t0
     summary = summarize(rows, conds)

@@ -30,7 +30,10 @@ QUICK = {"trials": 2_000, "windows": [0, 1, 2, 4, 8, 16, 100]}
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
+    from experiments.arguments import add_no_progress
     from experiments.sweep import nonnegative_int, positive_int
+
+    add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")

@@ -111,7 +111,9 @@ def run(args, executor=None) -> list:
     ax1.axvline(MEDIAN_DEPTH / 1e3, label=f"median depth of the first gold document "
                 f"({MEDIAN_DEPTH / 1000:g}K)", **REFERENCE)
     ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
-    ax1.legend(fontsize=8)
+    # below the axes: inside, it covers the curves wherever it goes
+    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
+               frameon=False)
     fig.supxlabel(CRN_NOTE + "; paired differences vs vista in window.csv.", fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {

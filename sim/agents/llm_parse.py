@@ -30,7 +30,7 @@ class ParseError(ValueError):
 
 
 def extract_json(text: str | None) -> Any:
-    """The JSON value of ``text``: the whole text, or one fenced ```json block.
+    """The JSON value of ``text``: the whole text, or one fenced code block marked ``json``.
 
     Raises:
         ParseError: ``reason="empty"`` for no text, ``"json"`` when it does not decode

@@ -93,11 +93,11 @@ def Z_variance(n: int, kappa: int, channel: Channel, order: str = "bayes") -> fl
 
 def mc_halfwidth(variance: float, trials: int, value_range: float,
                  alpha: float = 6.3e-5) -> float:
-    """Half-width t with P(|mean - E| >= t) <= alpha for the mean of ``trials`` iid
+    """Half-width t with ``P(|mean - E| >= t) <= alpha`` for the mean of ``trials`` iid
     draws of known variance confined to an interval of length ``value_range``.
 
-    Bernstein's inequality P(|mean - E| >= t) <= 2 exp(-N t^2 / (2 var + 2 b t / 3))
-    with b = value_range bounds |draw - E|; solving for t gives
+    Bernstein's inequality ``P(|mean - E| >= t) <= 2 exp(-N t^2 / (2 var + 2 b t / 3))``
+    with b = value_range bounds ``|draw - E|``; solving for t gives
     t = (b L / 3 + sqrt((b L / 3)^2 + 2 N var L)) / N, L = ln(2 / alpha). For
     common events this is about sqrt(2 L) ~ 4.6 standard errors at the default alpha
     (the two-sided 4-sigma normal level); for rare ones the b L / N term keeps the

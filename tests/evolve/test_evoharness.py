@@ -50,9 +50,12 @@ def test_unknown_feedback_level_is_refused_naming_it():
 
 
 def test_cli_bad_b_is_one_line_naming_the_value(capsys):
-    assert main(["run", "evoharness", "--quick", "--b", "-2", "--out", "/tmp/_x"]) == 1
+    with pytest.raises(SystemExit) as stop:   # a usage error naming the option
+        main(["run", "evoharness", "--quick", "--b", "-2", "--out", "/tmp/_x"])
+    assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[0].startswith("ctxsim: error: ValueError") and "got -2" in err[0]
+    assert err[-1] == ("ctxsim run evoharness: error: argument --b: expected an integer "
+                       ">= 0, got '-2'")
 
 
 def test_without_a_skill_block_the_skill_agent_is_its_base_agent():

@@ -41,3 +41,21 @@ def test_llm_status_exits_non_zero_when_the_endpoint_is_unreachable(capsys):
     captured = capsys.readouterr()
     assert '"reachable": false' in captured.out
     assert captured.err.strip() == f"ctxsim llm: endpoint {url} is not reachable"
+
+
+def test_llm_status_exits_non_zero_when_nothing_of_the_model_is_installed(
+        monkeypatch, capsys):
+    from sim.agents import llm_server as ls
+
+    monkeypatch.delenv("CTXSIM_LLM_BASE_URL", raising=False)
+    monkeypatch.setattr(ls, "_llama_version", lambda: "not installed")
+    monkeypatch.setattr(ls, "parts_installed", lambda: False)
+    monkeypatch.setattr(ls, "is_verified", lambda path: False)
+    assert main(["llm", "status"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ctxsim llm: no model to serve: llama-cpp-python is not "
+                          "installed, neither the model parts") and "\n" not in err
+    # with everything present it is a normal status (exit 0)
+    monkeypatch.setattr(ls, "_llama_version", lambda: "0.3.36")
+    monkeypatch.setattr(ls, "is_verified", lambda path: True)
+    assert main(["llm", "status"]) == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
-from experiments.output import STAGING_PREFIX, dumps_strict
+from experiments.output import STAGING_PREFIX, OutDirError, dumps_strict
 
 SMALL = ["run", "window", "--windows", "8000", "--queries", "2", "--no-progress"]
 
@@ -98,7 +98,7 @@ def test_two_runs_into_one_out_leave_one_consistent_set(tmp_path):
 def test_empty_out_is_an_error_and_writes_nothing(tmp_path):
     proc = ctxsim(*SMALL, "--out", "", cwd=tmp_path)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # an impossible input, like a usage error
     assert "--out is empty" in err.splitlines()[0]
     assert list(tmp_path.iterdir()) == []
 
@@ -106,7 +106,7 @@ def test_empty_out_is_an_error_and_writes_nothing(tmp_path):
 def test_out_that_is_a_file_or_under_a_file_is_refused(tmp_path):
     (tmp_path / "f").write_text("x")
     for bad in (tmp_path / "f", tmp_path / "f" / "sub"):
-        with pytest.raises(NotADirectoryError, match="is a file"):
+        with pytest.raises(OutDirError, match="is a file"):
             cli.run_command([*SMALL, "--out", str(bad)])
 
 
@@ -126,7 +126,7 @@ def test_read_only_out_is_found_before_computing(tmp_path, monkeypatch):
     import experiments.vista.window as window
 
     monkeypatch.setattr(window, "run_sweep", lambda *a, **k: pytest.fail("computed"))
-    with pytest.raises(PermissionError, match="not writable"):
+    with pytest.raises(OutDirError, match="not writable"):
         cli.run_command([*SMALL, "--out", str(ro)])
 
 
@@ -150,3 +150,45 @@ def test_sidecar_writes_non_finite_numbers_as_null_and_lists_them(tmp_path):
     record = json.loads(text)
     assert record["summary"] == {"median": None, "acc": [0.5, None]}
     assert record["non_finite_as_null"] == ["summary.median=inf", "summary.acc[1]=nan"]
+
+
+def test_a_failed_run_leaves_no_out_directory_it_created(tmp_path, monkeypatch, capsys):
+    import experiments.vista.window as window
+
+    def fail(*a, **k):
+        raise RuntimeError("late failure")
+
+    monkeypatch.setattr(window, "run_sweep", fail)
+    out = tmp_path / "new" / "out"
+    assert cli.main([*SMALL, "--out", str(out)]) == 1
+    assert not (tmp_path / "new").exists()      # both levels it made are gone
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0                 # one line, the debug hint on it
+    assert err.startswith("ctxsim run window: error: RuntimeError: late failure")
+    assert "CTXSIM_DEBUG=1" in err
+    existing = tmp_path / "kept"
+    existing.mkdir()
+    assert cli.main([*SMALL, "--out", str(existing)]) == 1
+    assert existing.is_dir()                    # a directory it did not make stays
+
+
+def test_out_that_cannot_be_created_is_a_usage_error_naming_the_reason(capsys):
+    assert cli.main([*SMALL, "--out", "/proc/ctxsim-x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ctxsim run window: error: --out '/proc/ctxsim-x' cannot be "
+                          "created (")
+    assert "PermissionError" not in err and "\n" not in err
+
+
+def test_sidecar_names_the_command_that_redoes_it(tmp_path):
+    import json
+
+    out = tmp_path / "o"
+    assert cli.main([*SMALL, "--out", str(out)]) == 0
+    record = json.loads((out / "window.json").read_text())
+    assert record["experiment"] == "window"
+    assert record["argv"] == SMALL[2:]
+    assert record["command"] == ("ctxsim run window --windows 8000 --queries 2 "
+                                 f"--no-progress --out {out}")
+    assert record["run_seconds"] >= 0
+    assert record["git_dirty"] in (True, False, None)

@@ -63,7 +63,7 @@ def test_every_sweep_refuses_an_impossible_budget_before_computing(name, tmp_pat
                                                                    capsys):
     budget = ["--windows", "300"] if name == "window" else ["--budget", "300"]
     assert cli.main(["run", name, "--quick", *budget, "--no-progress",
-                     "--out", str(tmp_path)]) == 1
+                     "--out", str(tmp_path)]) == 2  # impossible input
     err = capsys.readouterr().err.splitlines()
     assert "300 tokens is impossible" in err[0] and "fixed overhead" in err[0]
     assert not list(tmp_path.iterdir())

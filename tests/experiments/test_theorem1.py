@@ -110,9 +110,9 @@ def test_cli_reports_errors_in_one_line(tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
     cfg.write_text("[quick]\nkapas = [2]\n")
     assert main(["run", "theorem1", "--quick", "--config", str(cfg), "--out",
-                 str(tmp_path)]) == 1
+                 str(tmp_path)]) == 2   # an impossible input, like a usage error
     err = capsys.readouterr().err
-    assert err.startswith("ctxsim: error: ValueError: unknown key(s) ['kapas']")
+    assert err.startswith("ctxsim run theorem1: error: unknown key(s) ['kapas']")
     assert "Traceback" not in err
 
 

@@ -41,3 +41,32 @@ def test_a_check_that_raises_prints_its_line_and_the_rest_run(monkeypatch, capsy
 
 def boom():
     return 1 / 0
+
+
+def test_no_match_is_known_without_running_a_check(monkeypatch, capsys):
+    def ran(spec):
+        raise AssertionError(f"ran {spec}")
+
+    monkeypatch.setattr(report, "load", ran)
+    assert main(["theory", "no-such-result"]) == 2
+    assert "no check matches" in capsys.readouterr().err
+
+
+def test_every_check_title_is_readable_from_its_source():
+    # the static titles are those the checks print (a check whose title were computed
+    # would make a non-matching filter run it)
+    for spec in report.CHECKS:
+        assert report.static_title(spec), spec
+    assert report.static_title("theory.blind:check_blind_closed_form") == \
+        report.load("theory.blind:check_blind_closed_form")().result
+
+
+def test_numeric_summary_states_the_error_against_its_tolerance():
+    from theory.proof import ProofRecord
+
+    rec = ProofRecord("r", "s", "x")
+    rec.numeric["monte carlo (in SE)"] = (10, 1.9, 5.0)
+    rec.numeric["identity"] = (5, 1e-15, 1e-12)
+    line = report.numeric_summary(rec)
+    assert line == ("15 numeric points within tolerance (worst 38% of its tolerance: "
+                    "1.9 <= 5, in 'monte carlo (in SE)')")

@@ -362,11 +362,11 @@ TRAJ = "sim/data/trajectories/sweagent_function_calling_simple.traj"
 
 
 @pytest.mark.parametrize("flags, needle", [
-    (["--budget", "0"], "--budget: must be a positive integer (>= 1), got 0"),
-    (["--budget", "-5"], "--budget: must be a positive integer (>= 1), got -5"),
-    (["--budget", "8k"], "--budget: expected a positive integer, got '8k'"),
-    (["--budget", "8000", "--top", "-1"], "--top: must be a positive integer"),
-    (["--budget", "8000", "--top", "0"], "--top: must be a positive integer"),
+    (["--budget", "0"], "--budget: expected an integer >= 1, got '0'"),
+    (["--budget", "-5"], "--budget: expected an integer >= 1, got '-5'"),
+    (["--budget", "8k"], "--budget: expected an integer >= 1, got '8k'"),
+    (["--budget", "8000", "--top", "-1"], "--top: expected an integer >= 1, got '-1'"),
+    (["--budget", "8000", "--top", "0"], "--top: expected an integer >= 1, got '0'"),
 ])
 def test_cli_rejects_bad_numbers(flags, needle, capsys):
     from experiments.cli import main

@@ -1,0 +1,395 @@
+"""``ctxsim figures``: which committed figure is current, and redo one to check it.
+
+Every figure ``figures/NAME.png`` has a JSON sidecar ``NAME.json``
+(:func:`experiments.output.write_sidecar`) naming the commit it was made at and,
+for runs started by ``ctxsim run``, the command line that redoes it. A figure is
+*current* when no file it depends on changed between that commit and ``HEAD``:
+the experiment's module and everything of ``sim/``, ``theory/`` and
+``experiments/`` it imports, directly or not (:func:`import_closure`, read from the
+source with :mod:`ast`, imports inside functions included), plus the shipped
+configs and sample trajectories.
+
+``ctxsim figures`` lists them; ``--check`` exits 1 when a synthetic figure is not
+current; ``--verify NAME`` reruns NAME's command into a temporary directory and
+compares its CSV files byte for byte with the committed ones (exit 1 on any
+difference, naming the first differing line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import datetime as _dt
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+from experiments.arguments import UsageError
+from experiments.output import ROOT
+
+#: what each committed figure shows (the gallery's captions); a figure missing here
+#: is captioned by its experiment's one-line help
+CAPTIONS: dict[str, str] = {
+    "theorem1": "Theorem 1: recovery burden E[Z]/kappa against the rate I(J*;Y) in bits "
+                "for every channel (ledger, blind, content-only, list, windowed ledger), "
+                "with the sum-form bound, the affine floor and the achievability curve.",
+    "proposition2": "Proposition 2: the content channel's rate (bits) against n, with the "
+                    "paper's and the centroid bound, and E[Z]/kappa as n grows.",
+    "proposition1": "Proposition 1: success probability of lossy compressors against the "
+                    "bound B/(Nk) + 1/k, beside a recoverable archive, in the recovery "
+                    "game T(N, k, B).",
+    "pressure": "VISTA Fig. 4: accuracy of each context program against context growth "
+                "(8K-256K tokens) with synthetic agents; paired bootstrap intervals.",
+    "pressure_llm": "VISTA Fig. 4 with the embedded real model (Qwen2.5-Coder-1.5B) on "
+                    "small LOCA-like tasks.",
+    "window": "VISTA Fig. 6: retrieval-then-synthesis accuracy against the context "
+              "window W, VISTA against ReAct.",
+    "ablations": "VISTA Fig. 8: the six mechanism ablations, tasks solved and archive / "
+                 "recovery counts.",
+    "cost": "VISTA Table 2: cache-aware dollar cost per task for each context program.",
+    "overhead": "VISTA Fig. 10: dashboard tokens against registered blocks on real "
+                "trajectories, full ledger and bounded ledger.",
+    "perception": "VISTA Table 5: the perception probe with a real model, with and "
+                  "without the dashboard.",
+    "presentation": "Does the ledger's layout change a real model's archive choice? "
+                    "(four layouts, paired trials).",
+    "presentation_plain": "The presentation probe with a plain tool schema.",
+    "presentation_plain_sorted_unpinned-bounded_ledger":
+        "The presentation probe: sorted unpinned ledger against the bounded ledger, "
+        "plain tool schema.",
+    "sorted_window": "The bounded ledger as a sorted window: E[blocks archived] against "
+                     "the listed rows w, beside the full ledger, content-only and blind "
+                     "agents.",
+    "evoharness": "Evo-Harness: held-out pass rate per feedback level and mode, and "
+                  "skills against ContextEvo's evolved context policy (synthetic agents).",
+    "evoharness_llm": "Evo-Harness with the embedded real model: no-evolve against "
+                      "online-standard on three small tasks.",
+    "contextevo": "ContextEvo: held-in, held-out and all-task scores of the frozen start "
+                  "and the evolved programs, with the stage ablations and random-search "
+                  "baselines.",
+    "contextevo_llm": "ContextEvo with the embedded real model as annotator and editor "
+                      "(quick grid).",
+}
+
+#: experiments that always need a real model
+REAL_MODEL_EXPERIMENTS = frozenset({"perception", "presentation"})
+#: data every figure may read besides its import closure (and its experiment's
+#: shipped config, ``experiments/configs/NAME.toml``)
+SHARED_INPUTS = ("sim/data",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """One committed figure and what its sidecar says about it."""
+
+    name: str                       #: file stem: ``figures/NAME.png``
+    experiment: str | None          #: the ``ctxsim run`` name that makes it
+    sidecar: dict | None            #: the parsed ``NAME.json`` (None: missing)
+
+    @property
+    def commit(self) -> str | None:
+        """The git commit the figure was made at."""
+        return (self.sidecar or {}).get("git_commit")
+
+    @property
+    def command(self) -> str | None:
+        """The command line that redoes it (sidecars written since ``ctxsim figures``)."""
+        return (self.sidecar or {}).get("command")
+
+    @property
+    def real_model(self) -> bool:
+        """True if the figure needs the real model (not redone before a merge)."""
+        config = (self.sidecar or {}).get("config") or {}
+        return (self.experiment in REAL_MODEL_EXPERIMENTS or "_llm" in self.name
+                or "llm" in (config.get("backend"), config.get("agent")))
+
+    @property
+    def redo_seconds(self) -> float | None:
+        """How long the run that made it took (wall seconds), if recorded."""
+        record = self.sidecar or {}
+        value = record.get("run_seconds", record.get("wall_seconds"))
+        return float(value) if isinstance(value, (int, float)) else None
+
+
+def figure_dir() -> pathlib.Path:
+    """``./figures`` if the current directory has one, else this checkout's."""
+    here = pathlib.Path("figures")
+    return here if here.is_dir() else ROOT / "figures"
+
+
+def experiment_of(name: str, sidecar: dict | None) -> str | None:
+    """The experiment that makes figure ``name``: the sidecar's ``experiment``, else
+    the longest experiment name that ``name`` is or starts with (``pressure_llm`` ->
+    ``pressure``)."""
+    from experiments.cli import EXPERIMENTS
+
+    if sidecar and sidecar.get("experiment") in EXPERIMENTS:
+        return sidecar["experiment"]
+    matches = [e for e in EXPERIMENTS if name == e or name.startswith(e + "_")]
+    return max(matches, key=len) if matches else None
+
+
+def committed_figures(directory: pathlib.Path | None = None) -> list[Figure]:
+    """Every ``*.png`` under ``directory`` (default :func:`figure_dir`), sorted by name."""
+    directory = figure_dir() if directory is None else pathlib.Path(directory)
+    figures = []
+    for png in sorted(directory.glob("*.png")):
+        sidecar_path = png.with_suffix(".json")
+        try:
+            sidecar = json.loads(sidecar_path.read_text())
+        except (OSError, ValueError):
+            sidecar = None
+        figures.append(Figure(png.stem, experiment_of(png.stem, sidecar), sidecar))
+    return figures
+
+
+def _module_file(module: str) -> pathlib.Path | None:
+    base = ROOT.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported(path: pathlib.Path, module: str) -> set[str]:
+    """Every module name ``path`` (module ``module``) imports, at any depth of the
+    code: ``from a import b`` yields ``a`` and ``a.b`` (``b`` may be a module)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_closure(module: str) -> list[str]:
+    """The repository files (relative paths) that ``module`` runs: itself, every
+    module of ``sim``/``theory``/``experiments`` it imports transitively, and the
+    ``__init__.py`` of each package on the way. Third-party imports are left out.
+
+    Raises:
+        UsageError: if ``module`` is not a file of this checkout.
+    """
+    if _module_file(module) is None:
+        raise UsageError(f"module {module!r} is not in this checkout ({ROOT})")
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or name.split(".")[0] not in ("sim", "theory", "experiments"):
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # parent packages
+        todo.extend(_imported(path, name))
+    return sorted(str(_module_file(m).relative_to(ROOT)) for m in seen)
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+
+
+def dependencies(experiment: str) -> list[str]:
+    """The repository paths figure-making ``experiment`` depends on: its module's
+    :func:`import_closure`, its shipped config and :data:`SHARED_INPUTS`."""
+    from experiments.cli import EXPERIMENTS
+
+    if experiment not in EXPERIMENTS:
+        raise UsageError(f"unknown experiment {experiment!r}; known: {sorted(EXPERIMENTS)}")
+    return [*import_closure(EXPERIMENTS[experiment][0]),
+            f"experiments/configs/{experiment}.toml", *SHARED_INPUTS]
+
+
+def changed_since(commit: str, files: list[str]) -> list[str] | None:
+    """The paths among ``files`` that differ between
+    ``commit`` and ``HEAD`` (a file added or moved since counts as changed), or
+    None if ``commit`` is not in this repository."""
+    if not commit or _git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        return None
+    diff = _git("diff", "--name-only", commit, "HEAD", "--", *files)
+    if diff.returncode != 0:
+        return None
+    return sorted(line for line in diff.stdout.splitlines() if line)
+
+
+@dataclasses.dataclass(frozen=True)
+class Status:
+    """Whether a figure is current at HEAD."""
+
+    figure: Figure
+    state: str                      #: current | code changed | dirty | unknown commit | no sidecar
+    changed: tuple[str, ...] = ()   #: the dependency files that changed since its commit
+
+    @property
+    def current(self) -> bool:
+        """True when no file the figure depends on changed since its commit."""
+        return self.state == "current"
+
+
+def status(figure: Figure) -> Status:
+    """Compare ``figure``'s commit with HEAD over its import closure."""
+    if figure.sidecar is None:
+        return Status(figure, "no sidecar")
+    if figure.experiment is None:
+        return Status(figure, "unknown experiment")
+    changed = changed_since(figure.commit or "", dependencies(figure.experiment))
+    if changed is None:
+        return Status(figure, "unknown commit")
+    if changed:
+        return Status(figure, "code changed", tuple(changed))
+    if figure.sidecar.get("git_dirty"):
+        return Status(figure, "dirty")   # made from uncommitted code
+    return Status(figure, "current")
+
+
+def _made(figure: Figure) -> str:
+    made = (figure.sidecar or {}).get("created_utc") or ""
+    try:
+        return _dt.datetime.fromisoformat(made).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return "?"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options: --dir, --check, --json, --verify NAME."""
+    parser.add_argument("--dir", default=None, metavar="DIR",
+                        help="the figure directory (default: ./figures if present, else "
+                             "this checkout's figures/)")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if a synthetic figure is not current at HEAD "
+                             "(default: off, list only)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the list as JSON (default: off, a table)")
+    parser.add_argument("--verify", default=None, metavar="NAME",
+                        help="rerun figure NAME from its sidecar's command into a "
+                             "temporary directory and compare its CSV files "
+                             "(default: none)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """List the figures (exit 0; with ``--check`` 1 if a synthetic one is stale) or
+    verify one (exit 0 same CSVs, 1 different)."""
+    directory = pathlib.Path(args.dir) if args.dir else figure_dir()
+    if not directory.is_dir():
+        raise UsageError(f"--dir {str(directory)!r} is not a directory")
+    if args.verify:
+        return verify(args.verify, directory)
+    statuses = [status(f) for f in committed_figures(directory)]
+    if args.json:
+        print(json.dumps([{
+            "name": s.figure.name, "experiment": s.figure.experiment,
+            "commit": s.figure.commit, "made_utc": (s.figure.sidecar or {}).get(
+                "created_utc"), "state": s.state, "changed": list(s.changed),
+            "real_model": s.figure.real_model, "redo_seconds": s.figure.redo_seconds,
+            "command": s.figure.command} for s in statuses], indent=2))
+    else:
+        _print_table(statuses, directory)
+    stale = [s for s in statuses if not s.current and not s.figure.real_model]
+    return 1 if args.check and stale else 0
+
+
+def _print_table(statuses: list[Status], directory: pathlib.Path) -> None:
+    head = _git("rev-parse", "--short", "HEAD").stdout.strip() or "?"
+    print(f"figures in {directory} against HEAD {head} "
+          f"(current: no code it imports changed since its commit)")
+    width = max([len(s.figure.name) for s in statuses] + [4])
+    print(f"{'name':<{width}}  commit    made (UTC)        redo     state")
+    for s in statuses:
+        f = s.figure
+        redo = f"{f.redo_seconds:.0f} s" if f.redo_seconds is not None else "?"
+        state = s.state
+        if s.changed:
+            shown = ", ".join(s.changed[:3])
+            more = f" +{len(s.changed) - 3}" if len(s.changed) > 3 else ""
+            state += f" ({len(s.changed)} files: {shown}{more})"
+        if f.real_model:
+            state += " [real model]"
+        print(f"{f.name:<{width}}  {(f.commit or '?')[:8]:<8}  {_made(f):<16}  "
+              f"{redo:>7}  {state}")
+    n_current = sum(s.current for s in statuses)
+    print(f"{n_current} of {len(statuses)} current")
+
+
+def verify(name: str, directory: pathlib.Path) -> int:
+    """Rerun figure ``name`` from its sidecar's ``argv`` into a temporary directory
+    and compare each CSV it writes with the one in ``directory``.
+
+    Returns 0 if every CSV is byte-identical, 1 otherwise (the differing files and
+    their first differing line are printed).
+
+    Raises:
+        UsageError: no such figure, or its sidecar names no command (made before
+            sidecars recorded one).
+    """
+    figures = {f.name: f for f in committed_figures(directory)}
+    if name not in figures:
+        raise UsageError(f"no figure {name!r} in {directory}; known: {sorted(figures)}")
+    figure = figures[name]
+    argv = (figure.sidecar or {}).get("argv")
+    if figure.experiment is None or not isinstance(argv, list):
+        raise UsageError(f"{directory / (name + '.json')} names no command (it was made "
+                         f"before sidecars recorded one); regenerate it with "
+                         f"ctxsim run {figure.experiment or '...'} to verify it later")
+    if figure.redo_seconds:
+        print(f"ctxsim figures: rerunning {name} (took {figure.redo_seconds:.0f} s when "
+              f"made{', needs the real model' if figure.real_model else ''})",
+              file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="ctxsim-verify-") as tmp:
+        out = pathlib.Path(tmp) / "out"
+        proc = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", "run", figure.experiment, *argv,
+             "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+            print(f"ctxsim figures: the rerun of {name} failed (exit {proc.returncode}): "
+                  f"{tail}", file=sys.stderr)
+            return 1
+        differ = []
+        compared = 0
+        for fresh in sorted(out.glob("*.csv")):
+            committed = directory / fresh.name
+            if not committed.exists():
+                continue
+            compared += 1
+            line = _first_difference(committed, fresh)
+            if line is not None:
+                differ.append(f"{fresh.name}: {line}")
+    if compared == 0:
+        print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
+              file=sys.stderr)
+        return 1
+    if differ:
+        print(f"ctxsim figures: {name} differs from its rerun at HEAD:", *differ,
+              sep="\n  ")
+        return 1
+    print(f"{name}: {compared} CSV file(s) identical to a rerun of "
+          f"`{figure.command or name}`")
+    return 0
+
+
+def _first_difference(a: pathlib.Path, b: pathlib.Path) -> str | None:
+    """``line N: 'committed' != 'rerun'`` for the first line that differs, else None."""
+    left, right = a.read_text().splitlines(), b.read_text().splitlines()
+    for i, (x, y) in enumerate(zip(left, right), start=1):
+        if x != y:
+            return f"line {i}: {x[:80]!r} != {y[:80]!r}"
+    if len(left) != len(right):
+        return f"{len(left)} lines committed, {len(right)} in the rerun"
+    return None

@@ -1,0 +1,86 @@
+"""Every ``ctxsim`` command reports errors the same way (issue 24, item 4): one line,
+the debug hint on it; 2 for usage errors and impossible inputs, 1 for failures, 3 for
+an over-budget replay; the same bad value worded the same by every command."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments.cli import EXPERIMENTS, build_parser, main
+
+TRAJ = "sim/data/trajectories/sweagent_marshmallow-1867.traj"
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_experiment_takes_no_progress(name):
+    argv = ["run", name, "--no-progress"]
+    assert build_parser(argv).parse_args(argv).no_progress is True
+
+
+def test_an_unknown_option_shows_the_commands_own_usage(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "sorted_window", "--bogus"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ctxsim run sorted_window")
+    assert err.strip().endswith("ctxsim run sorted_window: error: unrecognized "
+                                "arguments: --bogus")
+
+
+def _usage_error(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_a_bad_budget_is_worded_the_same_by_replay_and_pressure(capsys):
+    replay = _usage_error(["workspace", "replay", TRAJ, "--budget", "-5"], capsys)
+    pressure = _usage_error(["run", "pressure", "--budget", "-5"], capsys)
+    assert replay.split(": error: ")[1] == pressure.split(": error: ")[1] == \
+        "argument --budget: expected an integer >= 1, got '-5'"
+
+
+def test_an_unknown_start_program_is_a_usage_error(capsys):
+    line = _usage_error(["run", "contextevo", "--start", "nosuch"], capsys)
+    assert "argument --start: invalid choice: 'nosuch'" in line
+
+
+def test_a_sweep_budget_below_the_overhead_exits_2_in_one_line(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "pressure", "--quick", "--budget", "100", "--no-progress",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ctxsim run pressure: error: budget for program")
+    assert "\n" not in err and "CTXSIM_DEBUG" not in err
+    assert not out.exists()
+
+
+def test_replay_below_overhead_plus_pinned_blocks_exits_2(tmp_path, capsys):
+    assert main(["workspace", "replay", TRAJ, "--budget", "600",
+                 "--dir", str(tmp_path / "ws")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "budget 600 tokens is impossible" in err and "pinned blocks" in err
+
+
+def test_replay_hint_does_not_suggest_the_policy_in_use(tmp_path, capsys):
+    assert main(["workspace", "replay", TRAJ, "--budget", "2000", "--policy",
+                 "archive-oldest", "--dir", str(tmp_path / "a")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert "over the budget" in err and "--policy archive-oldest" not in err
+    assert main(["workspace", "replay", TRAJ, "--budget", "2000",
+                 "--dir", str(tmp_path / "b")]) == 3
+    assert "try --policy archive-oldest" in capsys.readouterr().err
+
+
+def test_a_failure_is_one_line_with_the_hint_on_it(monkeypatch, capsys):
+    import experiments.figures_cli as figures
+
+    def boom(args):
+        raise RuntimeError("disk\nfull")
+
+    monkeypatch.setattr(figures, "main", boom)
+    assert main(["figures"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("ctxsim figures: error: RuntimeError: disk full "
+                   "(CTXSIM_DEBUG=1 shows the traceback)\n")

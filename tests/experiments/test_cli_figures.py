@@ -1,0 +1,102 @@
+"""``ctxsim figures``: a figure is current iff no file it imports changed since its
+commit, and ``--verify`` reruns a figure from its sidecar and compares its CSVs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from experiments import cli
+from experiments.figures_cli import (committed_figures, dependencies, experiment_of,
+                                     import_closure, status)
+from experiments.output import ROOT
+
+SMALL = ["--windows", "8000", "--queries", "2", "--no-progress"]
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_import_closure_follows_imports_inside_functions_and_stops_at_the_repo():
+    closure = import_closure("experiments.vista.window")
+    assert "experiments/vista/window.py" in closure
+    assert "sim/harness.py" in closure               # imported through experiments.sweep
+    assert "sim/__init__.py" in closure              # parent packages run too
+    assert all(p.split("/")[0] in ("sim", "theory", "experiments") for p in closure)
+    # the games' closure does not pull in the workspace: the walk is not "everything"
+    assert not any(p.startswith("sim/workspace/")
+                   for p in import_closure("sim.games.eviction"))
+    assert "experiments/configs/theorem1.toml" in dependencies("theorem1")
+
+
+def test_experiment_of_a_variant_is_the_longest_prefix():
+    assert experiment_of("pressure_llm", None) == "pressure"
+    assert experiment_of("presentation_plain_sorted_unpinned-bounded_ledger",
+                         None) == "presentation"
+    assert experiment_of("sorted_window", None) == "sorted_window"
+    assert experiment_of("x", {"experiment": "window"}) == "window"
+
+
+def _figure_dir(tmp_path, commit, **extra):
+    d = tmp_path / "figs"
+    d.mkdir(exist_ok=True)
+    (d / "window.png").write_bytes(b"")
+    (d / "window.json").write_text(json.dumps(
+        {"git_commit": commit, "experiment": "window", "config": {}, **extra}))
+    return d
+
+
+def test_status_is_current_at_head_and_stale_at_a_commit_before_its_code(tmp_path):
+    head = _git("rev-parse", "HEAD")
+    [fig] = committed_figures(_figure_dir(tmp_path, head))
+    assert status(fig).state == "current"
+    root = _git("rev-list", "--max-parents=0", "HEAD").splitlines()[0]
+    [fig] = committed_figures(_figure_dir(tmp_path, root))
+    stale = status(fig)
+    assert stale.state == "code changed" and "experiments/vista/window.py" in stale.changed
+    [fig] = committed_figures(_figure_dir(tmp_path, "0" * 40))
+    assert status(fig).state == "unknown commit"
+    [fig] = committed_figures(_figure_dir(tmp_path, head, git_dirty=True))
+    assert status(fig).state == "dirty"
+
+
+def test_listing_and_check_exit_status(tmp_path, capsys):
+    root = _git("rev-list", "--max-parents=0", "HEAD").splitlines()[0]
+    d = _figure_dir(tmp_path, root)
+    assert cli.main(["figures", "--dir", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "window" in out and "code changed" in out and "0 of 1 current" in out
+    assert cli.main(["figures", "--dir", str(d), "--check"]) == 1
+    capsys.readouterr()
+    assert cli.main(["figures", "--dir", str(d), "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["state"] == "code changed" and row["commit"] == root
+
+
+def test_verify_reruns_from_the_sidecar_and_names_the_first_difference(tmp_path, capsys):
+    out = tmp_path / "figs"
+    assert cli.main(["run", "window", *SMALL, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["figures", "--dir", str(out), "--verify", "window"]) == 0
+    assert "identical" in capsys.readouterr().out
+    csv = out / "window.csv"
+    lines = csv.read_text().splitlines()
+    lines[1] = lines[1].replace(",", ";", 1)
+    csv.write_text("\n".join(lines) + "\n")
+    assert cli.main(["figures", "--dir", str(out), "--verify", "window"]) == 1
+    assert "window.csv: line 2:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, message", [
+    ("nosuch", "no figure 'nosuch'"),
+    ("window", "names no command"),
+])
+def test_verify_refuses_what_it_cannot_rerun(tmp_path, capsys, name, message):
+    d = _figure_dir(tmp_path, "0" * 40)   # a sidecar without argv (an old one)
+    assert cli.main(["figures", "--dir", str(d), "--verify", name]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
