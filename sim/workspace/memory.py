@@ -164,7 +164,10 @@ class ScratchWorkspace(Workspace):
     def __init__(self, directory: str | Path, **kwargs: Any):
         kwargs.pop("sync", None)
         super().__init__(directory, sync=False, _lock=(_NoLock(), object()), **kwargs)
-        self.assembler = FrameCachingAssembler(self, kwargs.get("dashboard", "ledger"))
+        from .incremental import DirtyVersions, IncrementalAssembler
+
+        self.versions = DirtyVersions(self.versions)
+        self.assembler = IncrementalAssembler(self, kwargs.get("dashboard", "ledger"))
 
     def _checkpoint(self) -> None:
         self._checkpointed = self.journal_lines  # the journal is the memory itself

@@ -1,0 +1,134 @@
+"""Incremental request assembly for scratch workspaces: re-render only the top-level
+items an operation changed, not every item of the stream.
+
+The workspace bumps ``versions[id]`` of every block or group an operation touches
+(and of a result's call block: :func:`sim.workspace.ops._touch`); the plain
+:class:`~sim.workspace.assembly.Assembler` compares every item's version on every
+request. Here :class:`DirtyVersions` records which ids were touched since the last
+request, so :class:`IncrementalAssembler` keeps each top-level item's rendering
+(its messages, their exact token count and its dashboard row) and re-renders only
+those ids, plus the results of a touched call (a result renders as plain context
+once its call leaves the stream). Everything else of a request (order, totals,
+dashboard) is gathered from the kept renderings, so every count stays exact: the
+same :meth:`Assembler._render_block` / :meth:`Assembler._render_group` produce
+each item, and ``tests/workspace/test_incremental.py`` checks the request equals a
+fresh assembly after random operation sequences.
+
+Used by :class:`sim.workspace.memory.ScratchWorkspace` only (the durable path keeps
+the plain assembler). A workspace with corrupt items, and ``incremental=False``,
+fall back to the plain assembly.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Any
+
+from .blocks import BlockStatus
+from .assembly import _IN_STREAM, _STATUS, _TYPE, Request
+from .dashboard import BudgetFacts, Row
+from .memory import FrameCachingAssembler
+
+
+class DirtyVersions(dict):
+    """``ws.versions`` that also records every id set or removed since the last
+    :meth:`take` (a set of ids)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.dirty: set[str] = set(self)
+
+    def __setitem__(self, key: str, value: int) -> None:
+        self.dirty.add(key)
+        dict.__setitem__(self, key, value)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.dirty.add(key)
+        return dict.pop(self, key, *default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        other = dict(*args, **kwargs)
+        self.dirty.update(other)
+        dict.update(self, other)
+
+    def take(self) -> set[str]:
+        """The ids touched since the last call (and forget them)."""
+        dirty, self.dirty = self.dirty, set()
+        return dirty
+
+
+class IncrementalAssembler(FrameCachingAssembler):
+    """The assembler with per-item renderings kept between requests and refreshed
+    only for ids the workspace touched (see the module doc)."""
+
+    def __init__(self, ws, dashboard: str):
+        super().__init__(ws, dashboard)
+        #: id -> (messages, tokens or None when answered inside its call, row)
+        self._items: dict[str, tuple[list[dict], int | None, Row]] = {}
+
+    def _refresh(self) -> None:
+        ws = self.ws
+        dirty = ws.versions.take()
+        if not dirty:
+            return
+        items, blocks, results = self._items, ws.blocks, ws.results
+        todo = set(dirty)
+        for ident in dirty:  # a result's rendering depends on its call's state
+            answers = results.get(ident)
+            if answers:
+                todo.update(answers.values())
+        for ident in todo:
+            if ident[0] == "G":
+                g = ws.groups.get(ident)
+                if g is None or g.status != "archived" or g.parent:
+                    items.pop(ident, None)
+                    continue
+                msgs, n = self._render_group(g)
+                items[ident] = (msgs, n, Row(ident, g.tokens, g.turn, "group", g.level,
+                                             "-", "archived"))
+                continue
+            b = blocks.get(ident)
+            # top-level: neither deleted nor inside a group (sim.workspace.toplevel)
+            if b is None or ident in ws.group_of or b.status is BlockStatus.DELETED:
+                items.pop(ident, None)
+                continue
+            row = Row(ident, b.tokens, b.turn, _TYPE[b.type], b.level, b.parent or "-",
+                      _STATUS[b.status])
+            cb = b.call_block
+            if cb is not None and b.recovered_from is None \
+                    and blocks[cb].status in _IN_STREAM:
+                items[ident] = ((), None, row)  # answered right after its call
+                continue
+            msgs, n = self._render_block(b, False)
+            items[ident] = (msgs, n, row)
+
+    def assemble(self, incremental: bool = True) -> Request:
+        """The request of the current state, equal to the plain assembly's."""
+        ws = self.ws
+        if not incremental or ws.corrupt:
+            ws.versions.take()
+            self._items.clear()
+            for ident in ws.versions:
+                ws.versions.dirty.add(ident)
+            return super().assemble(incremental)
+        self._refresh()
+        items = self._items
+        order = list(ws.top)
+        kept = [items[i] for i in order]
+        rows = [e[2] for e in kept]
+        item_tokens = {i: e[1] for i, e in zip(order, kept) if e[1] is not None}
+        conversation = sum(item_tokens.values())
+        dropped = tuple(i for i, e in zip(order, kept) if e[1] is not None and not e[0])
+        system, tools = self._frame()
+        messages = [system]
+        messages += chain.from_iterable(e[0] for e in kept)
+        overhead = self.overhead()
+        facts = BudgetFacts(ws.budget, overhead, conversation, ws.turn)
+        dash = self.dashboard.render(rows, facts, ws.tokenizer)
+        if dash.text:
+            messages.append({"role": "user", "content": dash.text})
+        return Request(messages, tools, overhead, conversation, dash.tokens, ws.budget,
+                       dash.text, item_tokens, dropped)
+
+    def forget(self, ident: str) -> None:
+        """Nothing to drop: a tried item's removal is a touched id."""

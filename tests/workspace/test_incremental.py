@@ -1,0 +1,130 @@
+"""The scratch workspace's incremental assembly (sim.workspace.incremental) against a
+full re-render: after random sequences of every operation (register, tool calls and
+results under a budget that offloads, archive, nested archive, delete, recover,
+pin, unpin, expand, new turns, refused operations), the kept renderings give the
+request a fresh plain assembly gives, message for message and token for token."""
+
+from __future__ import annotations
+
+import warnings
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from sim.workspace.assembly import Assembler
+from sim.workspace.errors import WorkspaceError
+from sim.workspace.memory import scratch_workspace
+
+TEXT = st.one_of(st.text(max_size=40), st.sampled_from(["", "word " * 120, "é✓\ud800"]))
+DASHBOARDS = ["ledger", "status_board", "none", "bounded_ledger:300"]
+
+
+def _fields(req):
+    return (req.messages, req.tools, req.overhead, req.conversation, req.dashboard,
+            req.total, req.dashboard_text, req.item_tokens, req.dropped)
+
+
+@settings(max_examples=12, stateful_step_count=30, deadline=None,
+          suppress_health_check=list(HealthCheck))
+class IncrementalMachine(RuleBasedStateMachine):
+    """Random operations on a scratch workspace; the invariant compares requests."""
+
+    @initialize(dashboard=st.sampled_from(DASHBOARDS),
+                budget=st.sampled_from([None, 900, 3000]))
+    def start(self, dashboard, budget):
+        self.ws = scratch_workspace(budget=budget, dashboard=dashboard, strict=False,
+                                    tokenizer="cl100k_base")
+        self.dashboard = dashboard
+        self.open_calls: list[str] = []
+        self.n = 0
+        self.ws.register({"role": "user", "content": "the task"}, pinned=True)
+
+    def _ids(self):
+        return list(self.ws.blocks) + list(self.ws.groups)
+
+    def _try(self, fn, *args):
+        try:
+            fn(*args)
+        except WorkspaceError:
+            pass  # a refused operation changes nothing; the invariant checks that too
+
+    @rule(text=TEXT, role=st.sampled_from(["user", "assistant"]))
+    def message(self, text, role):
+        self._try(self.ws.register, {"role": role, "content": text})
+
+    @rule(k=st.integers(1, 2), text=TEXT)
+    def call(self, k, text):
+        ids = []
+        for _ in range(k):
+            self.n += 1
+            ids.append(f"c{self.n}")
+        self.ws.register({"role": "assistant", "content": text, "tool_calls": [
+            {"id": c, "type": "function", "function": {"name": "read", "arguments": "{}"}}
+            for c in ids]})
+        self.open_calls += ids
+
+    @rule(text=TEXT, pick=st.integers(0, 5))
+    def result(self, text, pick):
+        if self.open_calls:
+            cid = self.open_calls.pop(pick % len(self.open_calls))
+            self.ws.register({"role": "tool", "tool_call_id": cid, "content": text})
+
+    @rule(pick=st.lists(st.integers(0, 60), min_size=1, max_size=3), text=TEXT)
+    def archive(self, pick, text):
+        ids = self._ids()
+        if ids:
+            spec = ",".join(sorted({ids[p % len(ids)] for p in pick}))
+            self._try(self.ws.archive, spec, text)
+
+    @rule(pick=st.integers(0, 60))
+    def delete(self, pick):
+        ids = self._ids()
+        self._try(self.ws.delete, ids[pick % len(ids)], "gone")
+
+    @rule(pick=st.integers(0, 60))
+    def recover(self, pick):
+        ids = self._ids()
+        self._try(self.ws.recover, ids[pick % len(ids)])
+
+    @rule(pick=st.integers(0, 60), pin=st.booleans())
+    def pin(self, pick, pin):
+        ids = self._ids()
+        self._try(self.ws.pin if pin else self.ws.unpin, ids[pick % len(ids)])
+
+    @rule(pick=st.integers(0, 60))
+    def expand(self, pick):
+        ids = self._ids()
+        self._try(self.ws.expand, ids[pick % len(ids)])
+
+    @rule()
+    def turn(self):
+        self.ws.next_turn()
+
+    @invariant()
+    def same_request_as_a_full_render(self):
+        if not hasattr(self, "ws"):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fast = self.ws.assemble(strict=False)
+            plain = Assembler(self.ws, self.dashboard).assemble(incremental=False)
+        assert _fields(fast) == _fields(plain)
+
+
+TestIncremental = IncrementalMachine.TestCase
+
+
+def test_dirty_versions_record_every_touched_id():
+    """A new block, a result (and so its call), an archive and a what-if measure that
+    is undone all leave their ids to re-render; nothing else is re-rendered."""
+    ws = scratch_workspace(budget=None, strict=False)
+    ws.assemble()
+    assert ws.versions.take() == set()
+    ws.register({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+    assert ws.versions.take() == {"B1"}
+    ws.register({"role": "tool", "tool_call_id": "c1", "content": "r"})
+    assert ws.versions.take() == {"B1", "B2"}
+    ws.archive("B1-B2", "x")
+    assert ws.versions.take() == {"B1", "B2", "G1"}
