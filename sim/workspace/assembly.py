@@ -157,9 +157,14 @@ class Assembler:
     def native_tokens(self, btype: BlockType, data: bytes, meta: dict[str, Any],
                       recovered_from: str | None, bid: str) -> int:
         """Tokens of a block's native message."""
-        text = data.decode("utf-8", errors="replace")
-        msg = native_message(btype, text, meta, recovered_from, bid)
+        msg = self._new_native(btype, data, meta, recovered_from, bid)
         return 0 if is_empty_assistant(msg) else message_tokens(msg, self.ws.tokenizer)
+
+    def _new_native(self, btype: BlockType, data: bytes, meta: dict[str, Any],
+                    recovered_from: str | None, bid: str) -> dict[str, Any]:
+        """The native message of a block about to be registered."""
+        return native_message(btype, data.decode("utf-8", errors="replace"), meta,
+                              recovered_from, bid)
 
     def overhead(self, fresh: bool = False) -> int:
         """System prompt + tool schemas + reply priming, in tokens."""
@@ -175,6 +180,10 @@ class Assembler:
         return self._overhead[1]
 
     # -- per-item rendering -------------------------------------------------------
+    def _native(self, b) -> dict[str, Any]:
+        """Block ``b``'s native message (:func:`native_message`)."""
+        return native_message(b.type, b.content, b.message, b.recovered_from, b.id)
+
     def _path(self, handle) -> str:
         return self.ws.display_path(handle)
 
@@ -190,7 +199,7 @@ class Assembler:
                               "content": "[no result registered]"}), None
         r = ws.blocks[rid]
         if r.in_stream:
-            return native_message(r.type, r.content, r.message, None, rid), r.tokens
+            return self._native(r), r.tokens
         if r.status is BlockStatus.DELETED:
             text = f"[{rid} deleted: {r.reason}]" if r.reason else f"[{rid} deleted]"
         elif rid in ws.group_of:
@@ -212,7 +221,7 @@ class Assembler:
                                  f"call {b.message['tool_call_id']} of {where}]\n"
                                  f"{render_parts(b.content)}"})
                 return [msg], message_tokens(msg, tok)
-            msg = native_message(b.type, b.content, b.message, b.recovered_from, b.id)
+            msg = self._native(b)
             if is_empty_assistant(msg):
                 return [], 0  # strict providers reject it; Request.dropped records it
             msgs, n = [msg], (message_tokens(msg, tok) if fresh else b.tokens)
