@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .safefs import create_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -78,13 +79,9 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     digest.update(blob)
     target = ws.directory / NAME
     tmp = ws.directory / f".{NAME}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta)))
-        fh.write(meta)
-        fh.write(blob)
-        fh.flush()
-        if ws.store.sync:
-            os.fsync(fh.fileno())
+    head_line = b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta))
+    create_file(tmp, b"".join((head_line, meta, blob)), ws.store.sync,
+                f"checkpoint {str(tmp)!r}")
     os.replace(tmp, target)
 
 

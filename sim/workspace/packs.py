@@ -95,7 +95,9 @@ class Packs:
         self.index: dict[str, list[tuple[str, int, int]]] = {}
         self._end: dict[str, int] = {}  # pack -> bytes covered by intact records
         self._damage: dict[tuple[str, int], Unindexed] = {}
-        self._fh = None                 # the pack being appended to
+        self._fh: int | None = None     # descriptor of the pack being appended to
+        #: why appends are refused (a failed write that could not be cut back)
+        self.failed = ""
         self._fh_name = ""
         self._scanned = False
 
@@ -211,55 +213,76 @@ class Packs:
     def append(self, sha: str, data: bytes) -> None:
         """Append one record for ``data`` (sha256 ``sha``) and, with ``sync``, fsync
         it. A pack whose tail is not an intact record, or that another handle
-        has grown, is never appended to: a new pack is started."""
+        has grown, is never appended to: a new pack is started. A failed write is
+        cut back off the pack (:class:`WriteFailedError` says whether that worked;
+        if not, every later append is refused until the workspace is reopened)."""
+        from .errors import WriteFailedError
+        from .safefs import raise_failed, write_all
+
+        if self.failed:
+            raise WriteFailedError(self.failed, truncated=False)
         self._ensure()
         rec = record(bytes.fromhex(sha), data)
-        fh = self._fh
-        if fh is not None:
-            size = os.fstat(fh.fileno()).st_size
+        fd = self._fh
+        if fd is not None:
+            size = os.fstat(fd).st_size
             if size != self._end.get(self._fh_name, 0) or size + len(rec) > PACK_MAX:
-                fh.close()
-                fh = self._fh = None
-        if fh is None:
-            fh = self._open_for_append(len(rec))
+                self.close()
+                fd = None
+        if fd is None:
+            fd = self._open_for_append(len(rec))
         offset = self._end.get(self._fh_name, 0)
-        fh.write(rec)
-        fh.flush()
-        if self.sync:
-            os.fsync(fh.fileno())
+        what = f"{FOLDER}/{self._fh_name}"
+        try:
+            write_all(fd, rec, offset, what)
+            if self.sync:
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    raise_failed(fd, offset, what, exc)
+        except WriteFailedError as exc:
+            if not exc.truncated:
+                self.failed = str(exc)
+            self.close()  # the next append reopens (and checks the size) afresh
+            raise
         self._end[self._fh_name] = offset + len(rec)
         self.index.setdefault(sha, []).append((self._fh_name, offset + HEADER, len(data)))
 
-    def _open_for_append(self, need: int):
+    def _open_for_append(self, need: int) -> int:
+        from .errors import PlantedLinkError
+        from .safefs import open_fd, real_dir
+
+        real_dir(self.dir.parent)
+        real_dir(self.dir)
         names = self.names()
         if names:
             last = names[-1]
             size = os.lstat(self.dir / last).st_size
             if size == self._end.get(last, 0) and size + need <= PACK_MAX and \
                     not any(d.pack == last for d in self._damage.values()):
-                self._fh, self._fh_name = open(self.dir / last, "ab"), last
+                self._fh = open_fd(self.dir / last, os.O_WRONLY | os.O_APPEND)
+                self._fh_name = last
                 return self._fh
-        self.dir.mkdir(exist_ok=True)
         number = int(names[-1][5:]) + 1 if names else 1
         while True:
             name = f"pack-{number:06d}"
             try:
-                fh = open(self.dir / name, "xb")
+                fd = open_fd(self.dir / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                             | os.O_EXCL)
                 break
-            except FileExistsError:  # not a regular file: never ours to append to
-                number += 1
+            except (FileExistsError, PlantedLinkError):  # not a regular file (a
+                number += 1                            # link): never ours to append to
         if self.sync:
             from .store import _fsync_dir
 
             _fsync_dir(self.dir)
             _fsync_dir(self.dir.parent)
         self._end[name] = 0
-        self._fh, self._fh_name = fh, name
-        return fh
+        self._fh, self._fh_name = fd, name
+        return fd
 
     def close(self) -> None:
         """Close the pack being appended to (its records are already durable)."""
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-
+            fd, self._fh = self._fh, None
+            os.close(fd)

@@ -50,7 +50,8 @@ class Workspace(Durable):
     would break the budget). ``sync``: fsync payloads and journal. ``read_only``
     (set by ``open``): refuse every change with :class:`ReadOnlyError`.
     A writer holds the directory's lock (:mod:`sim.workspace.lock`) until
-    :meth:`close` or its process ends.
+    :meth:`close` (or the end of a ``with`` block) or its process ends; with
+    ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
     or dashboard name or if ``directory`` already holds a journal,
@@ -77,10 +78,15 @@ class Workspace(Durable):
             if journal.is_file() and journal.stat().st_size:
                 raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
                                      " use Workspace.open")
+        #: a directory this object made (``directory=None``): removed on close
+        self._temporary: Path | None = None
         try:
-            self.directory = Path(directory) if directory is not None else Path(
-                tempfile.mkdtemp(prefix="ctxsim-ws-"))
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if directory is None:
+                self.directory = self._temporary = Path(
+                    tempfile.mkdtemp(prefix="ctxsim-ws-"))
+            else:
+                self.directory = Path(directory)
+                self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
@@ -118,6 +124,7 @@ class Workspace(Durable):
         self.journal_lines = 0
         self._checkpointed = 0
         self.torn = None
+        self.checkpoint_error = ""
         self._next_block = 1
         self._next_group = 1
         if not _replay:
