@@ -1,0 +1,293 @@
+"""Issue 22, the second hardening round: each fault is built with real files, real
+processes, real forks, real symlinks and a real file-size limit
+(``setrlimit(RLIMIT_FSIZE)`` in a child with SIGXFSZ ignored), and must not recur."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from sim.workspace import JournalError, Workspace, WorkspaceError
+from sim.workspace.errors import (PlantedLinkError, ReadOnlyError, WorkspaceLockedError,
+                                  WriteFailedError)
+from sim.workspace.journal import encode_line
+from sim.workspace.repair import check, repair
+from sim.workspace.reopen import reopen
+
+from .test_durability import _env, all_bytes, build
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], env=_env(),
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def _full_replay(directory: Path) -> Workspace:
+    return reopen(Workspace, directory, None, {"sync": False}, read_only=True,
+                  use_checkpoint=False)
+
+
+# ---------------------------------------------------------------- 1, 2: disk full
+FSIZE = """
+import json, resource, signal, sys
+from sim.workspace import Workspace
+from sim.workspace.errors import WriteFailedError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death
+d, limit, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ws = Workspace(d, tokenizer="char", sync=False)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+out = {"ok": [], "errors": []}
+def reg(i):
+    msg = {"role": "user", "content": f"m{i:05d} " + "p" * size}
+    try:
+        out["ok"].append([ws.register(msg).id, i])
+        return True
+    except WriteFailedError as exc:
+        out["errors"].append([i, exc.errno, exc.truncated, str(exc)])
+        return False
+i = 0
+while reg(i):
+    i += 1
+reg(i)                       # the caller's retry, still over the limit
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
+reg(i)                       # space is back: the same message again
+reg(i + 1)
+ws.close()
+again = Workspace.open(d, sync=False)  # a fresh flock: close() released the lock
+again.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("size,where", [(20, "journal"), (3000, "packs/pack-")])
+def test_a_real_file_size_limit_leaves_journal_and_packs_as_they_were(tmp_path, size,
+                                                                       where):
+    """Faults 1 and 2: EFBIG in a journal append (small payloads) or a pack append
+    (3 KB payloads) is cut back, retrying neither duplicates a line nor wedges the
+    writer, close releases the lock, and every open agrees."""
+    d = tmp_path / "w"
+    res = _run(FSIZE, d, 20_000, size)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    n = len(out["ok"]) - 2
+    assert n >= 5 and len(out["errors"]) == 2
+    for i, errno_, truncated, text in out["errors"]:
+        assert i == n and errno_ == 27 and truncated  # EFBIG, cut back
+        assert where in text and "truncated back to byte" in text
+    assert [b for b, _ in out["ok"]] == [f"B{k}" for k in range(1, n + 3)]
+    rep = check(d)
+    assert not rep.damaged, rep.lines()
+    full = _full_replay(d)
+    assert sorted(full.blocks, key=lambda b: int(b[1:])) == [b for b, _ in out["ok"]]
+    for bid, i in out["ok"]:
+        assert full.blocks[bid].data.startswith(f"m{i:05d} ".encode())
+    assert repair(d) == []
+
+
+def test_a_write_that_cannot_be_cut_back_refuses_until_reopened(tmp_path, monkeypatch):
+    """The other branch of faults 1-2: the truncation fails too (EIO); the writer
+    says so, refuses every later write, still releases its lock on close, and the
+    next open cuts the torn tail into quarantine."""
+    ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "kept"})
+    real_write, real_trunc = os.write, os.ftruncate
+
+    def short_then_fail(fd, data):
+        if bytes(data[8:10]) == b" {":  # a journal line (the pack record is whole)
+            real_write(fd, bytes(data[:20]))
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    def eio(fd, n):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "write", short_then_fail)
+    monkeypatch.setattr(os, "ftruncate", eio)
+    with pytest.raises(WriteFailedError, match="refuses further writes") as err:
+        ws.register({"role": "user", "content": "lost"})
+    assert not err.value.truncated
+    monkeypatch.setattr(os, "write", real_write)
+    monkeypatch.setattr(os, "ftruncate", real_trunc)
+    with pytest.raises(WriteFailedError, match="refuses further writes"):
+        ws.register({"role": "user", "content": "after"})
+    ws.close()
+    again = Workspace.open(tmp_path / "w", sync=False)
+    assert [b.data for b in again.blocks.values()] == [b"kept"]
+    assert any("torn" in why for _, _, why in again.quarantine.moved)
+    again.register({"role": "user", "content": "after"})
+    again.close()
+    assert not check(tmp_path / "w").damaged
+
+
+# ---------------------------------------------------------------- 3, 4: one writer
+HOLDER = """
+import sys
+from sim.workspace import Workspace
+ws = Workspace.open(sys.argv[1], sync=False)
+print("locked", flush=True)
+sys.stdin.readline()
+for i in range(5):
+    ws.register({"role": "user", "content": f"holder {i}"})
+ws.close()
+print("done", flush=True)
+"""
+
+
+def test_removing_the_lock_file_lets_no_second_writer_in(tmp_path):
+    """Fault 3: the directory itself is locked."""
+    d = tmp_path / "w"
+    build(d)
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(d)], env=_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        os.unlink(d / "lock")
+        with pytest.raises(WorkspaceLockedError, match="locked by another writer"):
+            Workspace.open(d, sync=False)
+        out, _ = proc.communicate("go\n", timeout=30)
+        assert out.strip() == "done"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert len(_full_replay(d).blocks) == 18
+    assert not check(d).damaged
+
+
+FORK = """
+import json, os, sys, time
+from sim.workspace import Workspace
+from sim.workspace.errors import ReadOnlyError
+ws = Workspace(sys.argv[1], tokenizer="char", sync=False)
+ws.register({"role": "user", "content": "parent before"})
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    try:
+        ws.register({"role": "user", "content": "child"})
+        said = "wrote"
+    except ReadOnlyError as exc:
+        said = str(exc)
+    os.write(w, said.encode())
+    if sys.argv[2] == "orphan":
+        os.write(w, b"|%d" % os.getpid())
+        os.close(w)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 1), os.dup2(null, 2)  # let the test's pipe end with the parent
+        time.sleep(60)
+    os._exit(0)
+os.close(w)
+said = b""
+while chunk := os.read(r, 4096):
+    said += chunk
+said = said.decode()
+if sys.argv[2] == "orphan":
+    print(said, flush=True)
+    os.kill(os.getpid(), 9)  # the parent dies holding the lock; the child lives on
+os.waitpid(pid, 0)
+ws.register({"role": "user", "content": "parent after"})
+ws.close()
+print(said)
+"""
+
+
+def test_a_forked_child_never_writes(tmp_path):
+    """Fault 4: the child's copy of the writer refuses, the parent goes on."""
+    res = _run(FORK, tmp_path / "w", "child")
+    assert res.returncode == 0, res.stderr
+    assert "forked child never writes" in res.stdout
+    full = _full_replay(tmp_path / "w")
+    assert [b.data for b in full.blocks.values()] == [b"parent before", b"parent after"]
+    assert not check(tmp_path / "w").damaged
+
+
+def test_an_orphaned_child_does_not_keep_the_lock(tmp_path):
+    """Fault 4: the parent is SIGKILLed while its forked child lives on."""
+    res = _run(FORK, tmp_path / "w", "orphan")
+    said, pid = res.stdout.strip().rsplit("|", 1)
+    try:
+        assert "forked child never writes" in said
+        assert os.path.exists(f"/proc/{pid}")  # the orphan is still alive
+        ws = Workspace.open(tmp_path / "w", sync=False)
+        ws.register({"role": "user", "content": "next writer"})
+        ws.close()
+    finally:
+        os.kill(int(pid), signal.SIGKILL)
+    assert len(_full_replay(tmp_path / "w").blocks) == 2
+
+
+# ---------------------------------------------------------------- 12, 13
+DROP = """
+import gc, os, subprocess, sys
+from sim.workspace import Workspace
+ws = Workspace(sys.argv[1], sync=False)
+ws.register({"role": "user", "content": "x"})
+real = os.close
+def interrupted(fd):
+    raise KeyboardInterrupt
+os.close = interrupted
+del ws
+gc.collect()
+os.close = real
+probe = subprocess.run([sys.executable, "-c",
+    "import sys\\nfrom sim.workspace import Workspace\\n"
+    "try:\\n    Workspace.open(sys.argv[1])\\nexcept Exception as e:\\n"
+    "    print(type(e).__name__)", sys.argv[1]], capture_output=True, text=True)
+print("alive", probe.stdout.strip())
+"""
+
+CLOSE_SIGINT = """
+import os, signal, sys, time
+from sim.workspace import Workspace, checkpoint
+def write(ws, head):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+real, checkpoint.write = checkpoint.write, write
+try:
+    with Workspace(sys.argv[1], sync=False) as ws:
+        ws.register({"role": "user", "content": "x"})
+except KeyboardInterrupt:
+    checkpoint.write = real
+    again = Workspace.open(sys.argv[1], sync=False)  # a fresh flock: released
+    again.close()
+    print("interrupted and released", flush=True)
+    raise
+"""
+
+
+def test_a_dropped_writer_runs_no_lock_code_at_garbage_collection(tmp_path):
+    """Fault 12: no ``__del__`` can swallow a Ctrl-C; the lock is held until an
+    explicit close (or the process ends)."""
+    res = _run(DROP, tmp_path / "w")
+    assert "Exception ignored" not in res.stderr, res.stderr
+    assert res.stdout.split() == ["alive", "WorkspaceLockedError"]
+
+
+def test_ctrl_c_during_close_propagates_and_the_lock_is_released(tmp_path):
+    """Fault 12: a SIGINT inside close() ends the run (not exit 0)."""
+    res = _run(CLOSE_SIGINT, tmp_path / "w")
+    assert res.returncode in (1, -signal.SIGINT) and "KeyboardInterrupt" in res.stderr
+    assert "interrupted and released" in res.stdout
+
+
+def test_a_temporary_workspace_removes_its_directory_on_close():
+    """Fault 13."""
+    ws = Workspace(None, sync=False)
+    ws.register({"role": "user", "content": "x"})
+    made = ws.directory
+    assert made.is_dir() and made.name.startswith("ctxsim-ws-")
+    ws.close()
+    assert not made.exists()
+    with Workspace(sync=False) as ws:
+        made = ws.directory
+    assert not made.exists()
