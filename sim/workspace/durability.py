@@ -11,7 +11,7 @@ import os
 import shutil
 from typing import Any
 
-from .errors import ReadOnlyError
+from .errors import PlantedLinkError, ReadOnlyError
 
 #: journal lines between checkpoints (at least; more for a large state)
 CHECKPOINT_EVERY = 10_000
@@ -61,7 +61,8 @@ class Durable:
             return
         try:
             checkpoint.write(self, self.head)
-        except OSError as exc:  # disk full: the journal has it all; try again later
+        except (OSError, PlantedLinkError) as exc:  # disk full, a planted link: the
+            # journal has it all (a checkpoint only speeds an open up)
             self.checkpoint_error = str(exc)
             self._checkpointed = self.journal_lines
             return

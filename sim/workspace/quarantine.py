@@ -36,7 +36,7 @@ class Quarantine:
         try:
             real_dir(self.root)
         except WorkspaceError as exc:
-            raise WorkspaceError(f"cannot quarantine {name!r}: {exc}") from None
+            raise type(exc)(f"cannot quarantine {name!r}: {exc}") from None
         target = self.root / name
         n = 1
         while os.path.lexists(target):

@@ -125,6 +125,8 @@ class Workspace(Durable):
         self._checkpointed = 0
         self.torn = None
         self.checkpoint_error = ""
+        #: why an open did not use the checkpoint file there (a writer quarantines it)
+        self.checkpoint_rejected = ""
         self._next_block = 1
         self._next_group = 1
         if not _replay:

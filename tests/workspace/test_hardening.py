@@ -4,6 +4,7 @@ processes, real forks, real symlinks and a real file-size limit
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -291,3 +292,256 @@ def test_a_temporary_workspace_removes_its_directory_on_close():
     with Workspace(sync=False) as ws:
         made = ws.directory
     assert not made.exists()
+
+
+# ---------------------------------------------------------------- 5, 7: checkpoint
+def _forge_checkpoint(d: Path, edit) -> None:
+    """Rewrite ``checkpoint.bin`` through ``edit(meta dict, blob bytearray)`` with
+    a fresh, valid sha256: a forgery the checkpoint's own digest cannot catch."""
+    import hashlib
+
+    from sim.workspace.checkpoint import MAGIC
+
+    raw = (d / "checkpoint.bin").read_bytes()
+    head, _, rest = raw.partition(b"\n")
+    n = int(head.split(b" ")[3])
+    meta, blob = json.loads(rest[:n]), bytearray(rest[n:])
+    edit(meta, blob)
+    body = json.dumps(meta, separators=(",", ":")).encode()
+    digest = hashlib.sha256(body + bytes(blob)).hexdigest()
+    (d / "checkpoint.bin").write_bytes(b"%s %s %d\n" % (MAGIC, digest.encode(), len(body))
+                                       + body + bytes(blob))
+
+
+def test_a_forged_checkpoint_copy_is_never_served_and_check_names_it(tmp_path):
+    """Fault 5: the inline copy of B1 replaced by other bytes of its length."""
+    d = tmp_path / "w"
+    _, expected = build(d)
+
+    def forge(meta, blob):
+        size = meta["blocks"][0][-1]
+        blob[:size] = b"X" * size
+
+    _forge_checkpoint(d, forge)
+    ro = Workspace.open(d, read_only=True)
+    assert ro.blocks["B1"].data == expected["B1"]
+    assert "B1 fails its sha256" in ro.open_notes[0]
+    assert expected["B1"].decode() in json.dumps(ro.assemble(strict=False).to_openai())
+    rep = check(d)
+    assert rep.damaged and any("copy of B1" in w for w in rep.checkpoint_damage)
+    actions = repair(d)
+    assert any("checkpoint.bin" in a and "fails its sha256" in a for a in actions)
+    assert not check(d).damaged
+
+
+def test_a_checkpoint_whose_block_is_not_the_journals_is_damage(tmp_path):
+    """Fault 5: handle and copy forged together (both consistent): ``check``
+    compares the checkpoint with a full replay."""
+    import hashlib
+
+    d = tmp_path / "w"
+    build(d)
+
+    def forge(meta, blob):
+        size = meta["blocks"][0][-1]
+        blob[:size] = b"Y" * size
+        meta["blocks"][0][7] = hashlib.sha256(b"Y" * size).hexdigest()
+
+    _forge_checkpoint(d, forge)
+    rep = check(d)
+    assert rep.damaged and any("not the journal's B1" in w for w in rep.checkpoint_damage)
+
+
+@pytest.mark.parametrize("cut", ["line", "mid-line"])
+def test_a_journal_cut_to_a_tenth_under_an_intact_checkpoint_is_damage(tmp_path, cut):
+    """Fault 7: the open refuses (naming the gap), ``check`` exits 1, ``repair``
+    sets the checkpoint aside and re-attaches every lost block's bytes."""
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(300):
+        ws.register({"role": "user", "content": f"block {i}"})
+    ws.close()
+    before = all_bytes(d)
+    journal = d / "journal.jsonl"
+    raw = journal.read_bytes()
+    end = raw.index(b"\n", len(raw) // 10) + 1
+    journal.write_bytes(raw[:end + (7 if cut == "mid-line" else 0)])
+    with pytest.raises(JournalError, match="shorter than the .* checkpoint covers"):
+        Workspace.open(d)
+    rep = check(d)
+    assert rep.damaged and "shorter than" in rep.checkpoint_damage[0]
+    res = subprocess.run([sys.executable, "-m", "experiments.cli", "workspace", "check",
+                          str(d)], capture_output=True, text=True, env=_env(), cwd=ROOT)
+    assert res.returncode == 1, res.stdout
+    actions = repair(d)
+    assert any("checkpoint.bin" in a for a in actions)
+    assert sum("re-attached orphan" in a for a in actions) >= 260
+    after = Workspace.open(d, read_only=True)
+    datas = {b.data for b in after.blocks.values()}
+    assert {f"block {i}".encode() for i in range(300)} <= datas
+    assert set(before) - {k for k, v in before.items() if v == raw} <= set(all_bytes(d))
+    assert not check(d).damaged
+
+
+# ---------------------------------------------------------------- 8, 10: journal lines
+def _crashed_with_tail(d: Path, extra: int = 1) -> None:
+    """13 blocks checkpointed, then ``extra`` registrations after the checkpoint
+    and a crash (no close)."""
+    build(d)
+    ws = Workspace.open(d, sync=False)
+    for i in range(extra):
+        ws.register({"role": "user", "content": f"after {i}"})
+    ws.journal.close()
+    ws._lock.release(ws._lock_token)
+
+
+def test_a_damaged_complete_last_line_is_damage_not_a_torn_tail(tmp_path):
+    """Fault 8: one flipped byte in the last, complete line."""
+    d = tmp_path / "w"
+    _crashed_with_tail(d)
+    journal = d / "journal.jsonl"
+    raw = bytearray(journal.read_bytes())
+    last = raw.rindex(b"\n", 0, len(raw) - 1) + 1
+    raw[last + 20] ^= 0x01
+    journal.write_bytes(bytes(raw))
+    before = all_bytes(d)
+    with pytest.raises(JournalError, match=f"line 16 \\(byte {last}\\).*checksum"):
+        Workspace.open(d)
+    with pytest.raises(JournalError, match="checksum"):
+        Workspace.open(d, read_only=True)
+    assert all_bytes(d) == before
+    assert check(d).damaged
+    actions = repair(d)
+    assert any("set aside damaged journal line 16" in a for a in actions)
+    after = Workspace.open(d, read_only=True)
+    assert b"after 0" in {b.data for b in after.blocks.values()}  # re-attached
+    ck = (d / "checkpoint.bin").read_bytes()  # rewritten on close, as on every close
+    assert set(before) - set(all_bytes(d)) <= {hashlib.sha256(ck).hexdigest()} | {
+        k for k, v in before.items() if v.startswith(b"ctxsim-checkpoint")}
+    assert not check(d).damaged
+
+
+def test_a_torn_last_line_is_still_a_note(tmp_path):
+    """Fault 8's other half: bytes after the last newline are an append cut short."""
+    d = tmp_path / "w"
+    _crashed_with_tail(d)
+    journal = d / "journal.jsonl"
+    raw = journal.read_bytes()
+    journal.write_bytes(raw[:-9])
+    rep = check(d)
+    assert not rep.damaged and rep.torn
+    assert len(Workspace.open(d, read_only=True).blocks) == 13
+
+
+def test_repair_sets_a_damaged_middle_line_aside_and_rebuilds_the_rest(tmp_path):
+    """Fault 10: a damaged ``turn`` line in the middle."""
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(5):
+        ws.register({"role": "user", "content": f"first {i}"})
+    ws.next_turn()
+    for i in range(5):
+        ws.register({"role": "user", "content": f"second {i}"})
+    ws.close()
+    journal = d / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert b'"op":"turn"' in lines[6]
+    offset = sum(map(len, lines[:6]))
+    lines[6] = lines[6][:12] + b"#" + lines[6][13:]
+    journal.write_bytes(b"".join(lines))
+    before = all_bytes(d)
+    with pytest.raises(JournalError):
+        Workspace.open(d)
+    actions = repair(d)
+    assert f"set aside damaged journal line 7 (byte {offset}, " in actions[0]
+    again = Workspace.open(d, read_only=True)
+    assert [b.data for b in again.blocks.values()] == \
+        [f"first {i}".encode() for i in range(5)] + [f"second {i}".encode()
+                                                       for i in range(5)]
+    q = d / "quarantine"
+    assert (q / f"journal-line-7-at-{offset}").read_bytes() == lines[6]
+    assert set(before) <= set(all_bytes(d))  # the old journal is in quarantine
+    assert not check(d).damaged
+
+
+def test_repair_refuses_a_middle_line_the_rest_depends_on(tmp_path):
+    """Fault 10: a damaged register line; every later register needs it."""
+    d = tmp_path / "w"
+    build(d)
+    (d / "checkpoint.bin").unlink()
+    journal = d / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    lines[3] = lines[3][:12] + b"#" + lines[3][13:]
+    journal.write_bytes(b"".join(lines))
+    before = all_bytes(d)
+    with pytest.raises(JournalError, match="cannot set the damaged line 4 .* aside: "
+                                           "line 5 .* does not follow"):
+        repair(d)
+    assert all_bytes(d) == before
+
+
+# ---------------------------------------------------------------- 9: quarantine file
+def test_a_file_named_quarantine_is_a_named_error(tmp_path):
+    d = tmp_path / "w"
+    build(d, storage="file")
+    (d / "quarantine").write_bytes(b"not a folder")
+    stray = next((d / "payloads").glob("??/*"))
+    (stray.parent / ".tmp-interrupted").write_bytes(b"half")
+    for act in (lambda: Workspace.open(d), lambda: repair(d)):
+        with pytest.raises(WorkspaceError, match="quarantine.* is not a directory "
+                                                 "\\(a regular file"):
+            act()
+    assert (d / "quarantine").read_bytes() == b"not a folder"
+    Workspace.open(d, read_only=True).close()  # a reader needs no quarantine
+
+
+# ---------------------------------------------------------------- 6: planted links
+@pytest.mark.parametrize("where", ["lock", ".checkpoint.bin.tmp", "journal.jsonl",
+                                   "payloads", "payloads/packs", "quarantine",
+                                   "payloads/xx"])
+def test_a_planted_symlink_is_never_written_through(tmp_path, where):
+    d = tmp_path / "w"
+    build(d, storage="file")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_bytes(b"keep me")
+    link = d / where
+    if where == "payloads/xx":  # the folder of a payload about to be written
+        data = b"q" * 5000
+        while True:
+            import hashlib
+
+            sha = hashlib.sha256(data).hexdigest()
+            if not (d / "payloads" / sha[:2]).exists():
+                break
+            data += b"q"
+        link = d / "payloads" / sha[:2]
+    if link.is_dir() and not link.is_symlink():
+        os.rename(link, outside / "moved")  # its contents, now outside
+    elif os.path.lexists(link):
+        os.rename(link, outside / "moved")
+    target = outside / ("moved" if (outside / "moved").exists() else "victim")
+    os.symlink(target, link)
+    before = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+
+    def act():
+        ws = Workspace.open(d, sync=False)
+        try:
+            if where == "quarantine":
+                sub = next(p for p in (d / "payloads").iterdir() if p.name != "packs")
+                (sub / ".tmp-x").write_bytes(b"stray")
+                ws.close()
+                ws = Workspace.open(d, sync=False)
+            ws.register({"role": "user", "content": "small"})
+            ws.register({"role": "user", "content": "b" * 5000})
+            if where == "payloads/xx":
+                ws.register({"role": "user", "content": data.decode()})
+        finally:
+            ws.close()
+        if where == ".checkpoint.bin.tmp":
+            raise PlantedLinkError(ws.checkpoint_error)
+
+    with pytest.raises(PlantedLinkError, match="symlink"):
+        act()
+    after = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    assert after == before
