@@ -541,7 +541,59 @@ def test_a_planted_symlink_is_never_written_through(tmp_path, where):
         if where == ".checkpoint.bin.tmp":
             raise PlantedLinkError(ws.checkpoint_error)
 
-    with pytest.raises(PlantedLinkError, match="symlink"):
+    with pytest.raises(PlantedLinkError, match="is a symlink; the workspace writer"):
         act()
     after = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
     assert after == before
+
+
+# ---------------------------------------------------------------- 11: flat guard
+@pytest.mark.parametrize("dashboard", ["ledger", "none"])
+def test_the_guard_decided_by_bounds_agrees_with_exact_assemblies(tmp_path, dashboard):
+    """Fault 11: with a budget and no policy the guard decides from a lower bound
+    and the result's local saving, without assembling. Checked against two exact
+    assemblies (inline, offloaded) of every observation: the lower bound never
+    exceeds the exact total, an offload always shrinks the request, and a result
+    kept inline costs at most 2 * LOCAL_SLACK more than its placeholder would."""
+    import random
+
+    from sim.workspace.accounting import LOCAL_SLACK
+
+    rng = random.Random(7)
+    ws = Workspace(tmp_path / "w", budget=3000, sync=False, strict=False,
+                   dashboard=dashboard)
+    decided = {"bound": 0, "exact": 0, "offloaded": 0}
+    real_guard = ws._guard
+
+    def checked(op, data):
+        inline = ws._measure_with(op, data)
+        off = ws._measure_with(dict(op, status="offloaded_placeholder"), data)
+        floor = ws.bound.floor_after(op)
+        assert floor is None or floor <= inline
+        calls = []
+        real = ws._measure_with
+        ws._measure_with = lambda *a: calls.append(1) or real(*a)
+        try:
+            chosen = real_guard(op, data)
+        finally:
+            ws._measure_with = real
+        decided["exact" if calls else "bound"] += 1
+        if chosen["status"] == "offloaded_placeholder":
+            decided["offloaded"] += 1
+            assert off < inline
+        elif inline > ws.budget:
+            assert inline - off <= 2 * LOCAL_SLACK
+        return chosen
+
+    ws._guard = checked
+    for i in range(160):
+        ws.register({"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"c{i}", "type": "function",
+             "function": {"name": "bash", "arguments": "{}"}}]})
+        size = rng.choice([1, 20, 60, 120, 160, 200, 400, 2000])
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": " ".join(f"w{rng.randrange(999)}" for _ in range(size // 4))})
+        if i % 40 == 39:
+            ws.next_turn()
+    ws.close()
+    assert decided["bound"] > 100 and decided["offloaded"] > 10, decided
