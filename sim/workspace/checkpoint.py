@@ -4,7 +4,8 @@ only the journal's tail (as a database with a write-ahead log does).
 ``checkpoint.bin`` holds one header line ``ctxsim-checkpoint 2 <sha256> <meta bytes>``,
 then the state as compact JSON (every block and group field, counters, the top-level
 items, the journal length it covers and the sha256 of the last 64 KiB of that
-journal prefix), then the bytes of every
+journal prefix), then the pack index (:meth:`sim.workspace.packs.Packs.export`: one
+header scan less at an open), then the bytes of every
 live block up to :data:`INLINE` bytes, so a reopen reads one file instead of one per
 block. The sha256 covers everything after the header; a checkpoint that fails it is
 ignored (full replay). It is an accelerator, never an authority (issue 22): every
@@ -61,6 +62,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     """Write ``ws``'s state (journal ``head`` = its init entry) atomically."""
     journal = ws.journal.path
     length = ws.journal.size()
+    ends, index = ws.store.packs.export()
     blob = bytearray()
     blocks = []
     for b in ws.blocks.values():
@@ -82,13 +84,15 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
         "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
         "results": ws.results, "refs": ws._refs, "top": list(ws.top),
+        "pack_ends": ends, "pack_index_bytes": len(index),
     }, separators=(",", ":")).encode()
     digest = hashlib.sha256(meta)
+    digest.update(index)
     digest.update(blob)
     target = ws.directory / NAME
     tmp = ws.directory / f".{NAME}.tmp"
     head_line = b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta))
-    create_file(tmp, b"".join((head_line, meta, blob)), ws.store.sync,
+    create_file(tmp, b"".join((head_line, meta, index, blob)), ws.store.sync,
                 f"checkpoint {str(tmp)!r}")
     os.replace(tmp, target)
 
@@ -127,7 +131,9 @@ def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
                           "differ from those the checkpoint recorded")
     except (ValueError, KeyError, TypeError, OSError):
         return None, "checkpoint unreadable"
-    state["blob"] = memoryview(rest)[n:]
+    view = memoryview(rest)
+    k = n + state.get("pack_index_bytes", 0)
+    state["pack_index"], state["blob"] = view[n:k], view[k:]
     return state, "ok"
 
 
@@ -210,6 +216,8 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     ws._call_owner.update(state["call_owner"])
     ws.results.update(state["results"])
     ws._refs.update(state["refs"])
+    if "pack_ends" in state:
+        ws.store.packs.adopt(state["pack_ends"], state["pack_index"])
     for ident in state["top"]:
         ws.top.add(int(ident[1:]) if ident[0] == "B" else ws.groups[ident].first, ident)
     return missing

@@ -100,6 +100,7 @@ class Packs:
         self.failed = ""
         self._fh_name = ""
         self._scanned = False
+        self._adopted = False  # the index came from a checkpoint (see adopt)
 
     # ---------------------------------------------------------------- scanning
     def names(self) -> list[str]:
@@ -158,6 +159,51 @@ class Packs:
                 pos = covered = nxt
             self._end[name] = start + covered
 
+    # ---------------------------------------------------------------- checkpoint
+    _REC = struct.Struct(">III32s")  # pack number, payload offset, length, sha256
+
+    def export(self) -> tuple[dict[str, int], bytes]:
+        """(pack -> bytes covered, the index as packed records): what a checkpoint
+        stores so that an open need not scan every header again (issue 22)."""
+        self._ensure()
+        rec = self._REC.pack
+        out = bytearray()
+        for sha, places in self.index.items():
+            raw = bytes.fromhex(sha)
+            for name, offset, length in places:
+                out += rec(int(name[5:]), offset, length, raw)
+        return dict(self._end), bytes(out)
+
+    def adopt(self, ends: dict[str, int], records: bytes | memoryview) -> None:
+        """Take a checkpoint's index (see :meth:`export`); the next lookup scans
+        only what the packs gained since. Never an authority: a pack shorter than
+        its recorded end, or a read whose bytes fail their sha256, rescans every
+        pack from its start."""
+        sizes = {}
+        for name in ends:
+            try:
+                sizes[name] = os.lstat(self.dir / name).st_size
+            except OSError:
+                sizes[name] = -1
+        if any(sizes[n] < end for n, end in ends.items()):
+            return  # the packs changed under the checkpoint: scan them all
+        index: dict[str, list[tuple[str, int, int]]] = {}
+        for number, offset, length, raw in self._REC.iter_unpack(records):
+            key = raw.hex()
+            place = (f"pack-{number:06d}", offset, length)
+            found = index.get(key)
+            if found is None:
+                index[key] = [place]
+            else:
+                found.append(place)
+        self.index, self._end = index, dict(ends)
+        self._adopted = True
+
+    def _rescan_all(self) -> None:
+        self.index, self._end, self._damage = {}, {}, {}
+        self._adopted = False
+        self.scan()
+
     def _ensure(self) -> None:
         if not self._scanned:
             self.scan()
@@ -207,6 +253,9 @@ class Packs:
                 return data
             why = (f"its record in {FOLDER}/{name} at byte {offset} ({len(data)} "
                    "bytes) no longer matches its sha256")
+        if self._adopted:  # the checkpoint's index may be wrong: the packs decide
+            self._rescan_all()
+            return self.get(sha, shown)
         raise CorruptPayloadError(f"payload {shown!r} is corrupt: {why}")
 
     # ---------------------------------------------------------------- writing

@@ -305,11 +305,14 @@ def _forge_checkpoint(d: Path, edit) -> None:
     raw = (d / "checkpoint.bin").read_bytes()
     head, _, rest = raw.partition(b"\n")
     n = int(head.split(b" ")[3])
-    meta, blob = json.loads(rest[:n]), bytearray(rest[n:])
+    meta = json.loads(rest[:n])
+    k = n + meta["pack_index_bytes"]
+    index, blob = rest[n:k], bytearray(rest[k:])
     edit(meta, blob)
-    body = json.dumps(meta, separators=(",", ":")).encode()
+    body = json.dumps(meta, separators=(",", ":")).encode() + index
     digest = hashlib.sha256(body + bytes(blob)).hexdigest()
-    (d / "checkpoint.bin").write_bytes(b"%s %s %d\n" % (MAGIC, digest.encode(), len(body))
+    (d / "checkpoint.bin").write_bytes(b"%s %s %d\n" % (MAGIC, digest.encode(),
+                                                         len(body) - len(index))
                                        + body + bytes(blob))
 
 
@@ -597,3 +600,35 @@ def test_the_guard_decided_by_bounds_agrees_with_exact_assemblies(tmp_path, dash
             ws.next_turn()
     ws.close()
     assert decided["bound"] > 100 and decided["offloaded"] > 10, decided
+
+
+def test_the_checkpoints_pack_index_is_never_an_authority(tmp_path):
+    """Fault 11's reopen: the pack-header scan is stored in the checkpoint; a
+    forged entry (wrong offset) is caught by the sha256 of the read and the packs
+    are scanned again."""
+    import struct
+
+    d = tmp_path / "w"
+    _, expected = build(d)
+    raw = (d / "checkpoint.bin").read_bytes()
+    head, _, rest = raw.partition(b"\n")
+    n = int(head.split(b" ")[3])
+    meta = json.loads(rest[:n])
+    assert meta["pack_index_bytes"] >= 13 * 44
+    index = bytearray(rest[n:n + meta["pack_index_bytes"]])
+    rec = struct.Struct(">III32s")
+    for at in range(0, len(index), rec.size):  # every record off by 3 bytes
+        number, offset, length, sha = rec.unpack_from(index, at)
+        rec.pack_into(index, at, number, offset + 3, length, sha)
+
+    def edit(meta, blob):
+        pass
+
+    (d / "checkpoint.bin").write_bytes(head + b"\n" + rest[:n] + bytes(index)
+                                       + rest[n + len(index):])
+    _forge_checkpoint(d, edit)  # a fresh, valid sha256 over the forged index
+    ws = Workspace.open(d, read_only=True)
+    assert ws.store.packs._adopted
+    for bid, data in expected.items():
+        assert ws.read_payload(ws.blocks[bid].handle) == data
+    assert not ws.store.packs._adopted and not ws.corrupt
