@@ -55,6 +55,7 @@ class PayloadStore:
         self.pack_below = pack_below
         self.packs = Packs(self.root, sync=sync, read_only=read_only)
         if not read_only:
+            self.root.parent.mkdir(parents=True, exist_ok=True)
             real_dir(self.root)
 
     @staticmethod
