@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import JournalError, WriteFailedError
-from .safefs import open_fd, raise_failed, write_all
+from .safefs import open_fd, owned, raise_failed, write_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -139,6 +139,7 @@ class Journal:
             raise WriteFailedError(self.failed, truncated=False)
         if self._fh is None:
             self._fh = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            self._file = owned(self._fh)
             self._end = os.fstat(self._fh).st_size
         line = encode_line(entry)
         what = f"journal {str(self.path)!r}"
@@ -165,8 +166,8 @@ class Journal:
     def close(self) -> None:
         """Close the file handle (entries are already durable)."""
         if self._fh is not None:
-            fd, self._fh = self._fh, None
-            os.close(fd)
+            self._fh = None
+            self._file.close()
 
 
 # ---------------------------------------------------------------- entry contents

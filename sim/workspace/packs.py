@@ -299,7 +299,7 @@ class Packs:
 
     def _open_for_append(self, need: int) -> int:
         from .errors import PlantedLinkError
-        from .safefs import open_fd, real_dir
+        from .safefs import open_fd, owned, real_dir
 
         real_dir(self.dir.parent)
         real_dir(self.dir)
@@ -310,7 +310,7 @@ class Packs:
             if size == self._end.get(last, 0) and size + need <= PACK_MAX and \
                     not any(d.pack == last for d in self._damage.values()):
                 self._fh = open_fd(self.dir / last, os.O_WRONLY | os.O_APPEND)
-                self._fh_name = last
+                self._file, self._fh_name = owned(self._fh), last
                 return self._fh
         number = int(names[-1][5:]) + 1 if names else 1
         while True:
@@ -327,11 +327,11 @@ class Packs:
             _fsync_dir(self.dir)
             _fsync_dir(self.dir.parent)
         self._end[name] = 0
-        self._fh, self._fh_name = fd, name
+        self._fh, self._fh_name, self._file = fd, name, owned(fd)
         return fd
 
     def close(self) -> None:
         """Close the pack being appended to (its records are already durable)."""
         if self._fh is not None:
-            fd, self._fh = self._fh, None
-            os.close(fd)
+            self._fh = None
+            self._file.close()

@@ -14,6 +14,7 @@ file back to its last good offset: the error says whether that worked.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from pathlib import Path
@@ -61,6 +62,13 @@ def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
                                    "never opens a file through a link (remove it)"
                                    ) from None
         raise
+
+
+def owned(fd: int) -> io.FileIO:
+    """A file object owning ``fd`` (closed with it): a writer dropped without
+    ``close()`` leaks no descriptor, and the C-level finalizer runs no Python code
+    that a Ctrl-C could interrupt."""
+    return io.FileIO(fd, "w", closefd=True)
 
 
 def write_all(fd: int, data: bytes | memoryview, good: int, what: str) -> None:
