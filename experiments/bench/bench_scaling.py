@@ -10,10 +10,15 @@ ten groups of one level into one a level up), then measures in the same process:
 * one agent step: register a tool call, register its result (budget-checked by the
   incremental bound of :mod:`sim.workspace.accounting`), assemble; and the same with
   the exact what-if assembly forced (the budget check as it was before);
+* with the budget and no policy (``ctxsim workspace replay``'s default; a second
+  workspace of N blocks): one registration, half a call-and-result pair, the
+  result decided by the wire-payload guard (issue 22: 11/19/40 ms at 2k/4k/6k
+  blocks before its lower bound; goal: within 2x from 1k to 100k);
 * recover by handle: the owner lookup of an archived block's payload path (every
   result's bytes are distinct here: a lookup costs O(blocks sharing those bytes));
-* at the largest N: reopen in a fresh process from the checkpoint, and by full
-  journal replay; the disk space (allocated: st_blocks * 512, directories included)
+* at the largest N: reopen in a fresh process from the checkpoint (as a reader
+  and as the writer; goal: under 1 s at 100k blocks), and by full journal
+  replay; the disk space (allocated: st_blocks * 512, directories included)
   the blocks' small payloads take against their bytes, stored one file each (as
   before packs) and packed (:mod:`sim.workspace.packs`), as ratios (goal: packed at
   most 2x); and the sizes of the whole payload store, the checkpoint and the journal.
@@ -86,6 +91,35 @@ def build(directory: Path, n: int, texts: list[str]) -> Workspace:
     return ws
 
 
+def build_plain(directory: Path, n: int, texts: list[str]) -> Workspace:
+    """A workspace of ``n`` blocks with the budget and no policy (soft mode), as
+    ``ctxsim workspace replay`` runs by default: the request soon stays over
+    budget and the wire-payload guard decides every result."""
+    ws = Workspace(directory, budget=BUDGET, sync=False, strict=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    i = 0
+    while len(ws.blocks) < n:
+        ws.register(_call(i))
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": f"step {i}\n" + texts[i % len(texts)][:200]})
+        i += 1
+    return ws
+
+
+def registration_times(ws: Workspace, texts: list[str], steps: int) -> float:
+    """Median seconds of one registration (a call, then its guarded result: half
+    a step each), no assembly and no policy."""
+    times = []
+    for k in range(steps):
+        i = len(ws.blocks) + 10_000_000
+        t = time.perf_counter()
+        ws.register(_call(i))
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": texts[k % len(texts)][:200]})
+        times.append((time.perf_counter() - t) / 2)
+    return statistics.median(times)
+
+
 def step_times(ws: Workspace, texts: list[str], steps: int, exact: bool) -> float:
     """Median seconds of one step (call + result + assemble)."""
     times = []
@@ -121,17 +155,19 @@ import sys, time
 from sim.workspace import Workspace, get_tokenizer
 get_tokenizer("cl100k_base")  # loaded before the clock starts, as in a warm process
 t = time.perf_counter()
-ws = Workspace.open(sys.argv[1], read_only=True)
+ws = Workspace.open(sys.argv[1], read_only=sys.argv[2] == "reader")
 print(time.perf_counter() - t, len(ws.blocks))
+ws.close()
 """
 
 
-def reopen_time(directory: Path, repeats: int = 3) -> float:
-    """Median seconds a fresh process takes to open ``directory`` (read-only), as
-    after a crash: imports and the tokenizer's ranks are loaded before timing."""
+def reopen_time(directory: Path, repeats: int = 3, mode: str = "reader") -> float:
+    """Median seconds a fresh process takes to open ``directory`` (``mode``
+    "reader": read-only, "writer": taking the lock), as after a crash: imports
+    and the tokenizer's ranks are loaded before timing."""
     times = []
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", REOPEN, str(directory)],
+        out = subprocess.run([sys.executable, "-c", REOPEN, str(directory), mode],
                              check=True, capture_output=True, text=True)
         times.append(float(out.stdout.split()[0]))
     return round(statistics.median(times), 3)
@@ -188,14 +224,22 @@ def main(argv: list[str] | None = None) -> dict:
             step = step_times(ws, texts, args.steps, exact=False)
             exact = step_times(ws, texts, args.steps, exact=True)
             rec = recover_time(ws)
+            plain = build_plain(tmp / f"p{n}", n, texts)
+            registration_times(plain, texts, 50)  # warm-up
+            reg = registration_times(plain, texts, args.steps)
+            plain.close()
+            shutil.rmtree(plain.directory)
             rows.append({"blocks": len(ws.blocks), "top_level": len(ws.top),
                          "build_s": round(build_s, 1), "step_ms": step * 1e3,
-                         "step_exact_whatif_ms": exact * 1e3, "recover_us": rec * 1e6})
+                         "step_exact_whatif_ms": exact * 1e3, "recover_us": rec * 1e6,
+                         "no_policy_register_ms": reg * 1e3})
             if n == sizes[-1]:
                 small = {b.handle.sha256: b.data for b in ws.blocks.values()
                          if len(b.data) < PACK_BELOW}
                 ws.close()
                 out["reopen_checkpoint_s"] = reopen_time(ws.directory)
+                out["reopen_writer_checkpoint_s"] = reopen_time(ws.directory,
+                                                                mode="writer")
                 os.rename(ws.directory / "checkpoint.bin", tmp / "ck")
                 out["reopen_full_replay_s"] = reopen_time(ws.directory)
                 os.rename(tmp / "ck", ws.directory / "checkpoint.bin")
@@ -220,7 +264,10 @@ def main(argv: list[str] | None = None) -> dict:
         r["step_exact_ratio"] = round(r["step_exact_whatif_ms"]
                                       / base["step_exact_whatif_ms"], 2)
         r["recover_ratio"] = round(r["recover_us"] / base["recover_us"], 2)
-        for k in ("step_ms", "step_exact_whatif_ms", "recover_us"):
+        r["no_policy_register_ratio"] = round(r["no_policy_register_ms"]
+                                              / base["no_policy_register_ms"], 2)
+        for k in ("step_ms", "step_exact_whatif_ms", "recover_us",
+                  "no_policy_register_ms"):
             r[k] = round(r[k], 3)
     out["rows"] = rows
     print(f"{'blocks':>8} {'top':>5} {'build s':>8} {'step ms':>8} {'ratio':>6} "
@@ -229,7 +276,11 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{r['blocks']:>8} {r['top_level']:>5} {r['build_s']:>8} {r['step_ms']:>8}"
               f" {r['step_ratio']:>6} {r['step_exact_whatif_ms']:>9} "
               f"{r['step_exact_ratio']:>6} {r['recover_us']:>11} {r['recover_ratio']:>6}")
-    for k in ("reopen_checkpoint_s", "reopen_full_replay_s", "small_payloads",
+    print(f"{'blocks':>8} {'register ms (budget, no policy)':>32} {'ratio':>6}")
+    for r in rows:
+        print(f"{r['blocks']:>8} {r['no_policy_register_ms']:>32} "
+              f"{r['no_policy_register_ratio']:>6}")
+    for k in ("reopen_checkpoint_s", "reopen_writer_checkpoint_s", "reopen_full_replay_s", "small_payloads",
               "small_payload_bytes", "files_disk_bytes", "files_disk_over_bytes",
               "packs_disk_bytes", "packs_disk_over_bytes", "store_bytes",
               "store_disk_bytes", "group_transcript_file_bytes", "checkpoint_bytes",

@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> dict:
     turn = timed(new_turn, args.repeats)
     req = ws.assemble()
     assert req.total == ws.assemble(incremental=False).total  # same answer both ways
+    ws.close()  # a temporary workspace: its directory goes with it
 
     tok = BPETokenizer()
     blob = "\n".join(texts)

@@ -17,6 +17,28 @@ the registration is decided without an assembly; otherwise (near the budget, aft
 a new turn, another operation, or a foreign tokenizer) the exact what-if assembly
 runs as before, so every decision is the one the exact count gives. The property
 test checks bound >= exact after random sessions.
+
+With a budget and no policy the request soon stays over budget, and every tool
+result used to need two exact assemblies (inline and offloaded: O(blocks) each, 11
+to 40 ms a registration at 2k-6k blocks; issue 22). The guard is decided instead by
+a *lower* bound and a local difference:
+
+* ``floor``: the last exact total. Registering a block never lowers the total (its
+  ledger row alone outweighs the few tokens by which its call's answer can shrink
+  from ``[no result registered]``), nor does a new turn (an age ``<n>r`` never
+  takes fewer tokens as n grows: checked for cl100k_base up to 10^6); only the
+  header's numbers (used, conversation and dashboard totals, percentage, the
+  bar's fill and the fixed point's padding) may lose tokens, by at most
+  ``HEADER_SLACK``. So ``floor - HEADER_SLACK`` bounds every later total from below
+  until an operation other than register or turn. The ledger and "none"
+  dashboards only: a bounded ledger may drop a row.
+* when the request is surely over budget, the inline and offloaded requests differ
+  only in the result's own message (its tokens against its placeholder's) and
+  ledger row (status and level), both counted exactly, and the header's numbers.
+  The guard offloads when that local saving exceeds ``LOCAL_SLACK`` (the request
+  then surely shrinks) and keeps the result inline otherwise: offloading never
+  makes a request larger, and a result whose placeholder would save 16 tokens or
+  fewer stays readable in place. No assembly, whatever the workspace's size.
 """
 
 from __future__ import annotations
@@ -27,6 +49,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
 
 SLACK = 128 + 64 + 384 + 128
+#: tokens the dashboard header's numbers, percentage, bar and padding can lose
+HEADER_SLACK = 32
+#: what besides the result's message and ledger row can differ between its inline
+#: and offloaded requests: the header's numbers (used, conversation, dashboard: 2
+#: tokens each where one crosses a power of 1,000), percentage (1), bar (2) and the
+#: fixed point's padding (3), with room to spare
+LOCAL_SLACK = 16
+_FLOOR_DASHBOARDS = frozenset({"ledger", "none"})
 #: tokenizers whose token count of ASCII text never exceeds its length
 CHAR_BOUNDED = frozenset({"cl100k_base", "whitespace", "char"})
 
@@ -38,12 +68,15 @@ class TotalBound:
     def __init__(self, ws: "Workspace"):
         self.ws = ws
         self.total: int | None = None
+        #: lower bound on the current total (the last exact one), or None
+        self.floor: int | None = None
         self._turn = -1
         self._tried: tuple[str, str, int] | None = None
 
     def exact(self, total: int) -> None:
         """An assembly of the current state measured ``total`` tokens."""
         self.total, self._turn = total, self.ws.turn
+        self.floor = total
 
     def tried(self, op: dict[str, Any], total: int) -> None:
         """The exact what-if of register ``op`` measured ``total``."""
@@ -63,7 +96,45 @@ class TotalBound:
         tried, self._tried = self._tried, None
         if op["op"] != "register":
             self.total = None
+            if op["op"] != "turn":
+                self.floor = None
         elif tried is not None and tried[:2] == (op["id"], op["status"]):
             self.exact(tried[2])
         else:
             self.total = self.after(op)
+
+    def floor_after(self, op: dict[str, Any]) -> int | None:
+        """Lower bound on the total once register ``op`` is applied, or None."""
+        ws = self.ws
+        if self.floor is None or ws.tokenizer.name not in CHAR_BOUNDED or \
+                ws.assembler.dashboard.name not in _FLOOR_DASHBOARDS:
+            return None
+        return self.floor - HEADER_SLACK
+
+    def saving(self, op: dict[str, Any], ws: "Workspace") -> int | None:
+        """Tokens offloading register ``op`` saves in its own message and ledger row
+        (exact), or None where that is not all that differs but the header (a
+        result rendered with its call's prefix, a recovered block, a foreign
+        tokenizer, a bounded ledger): then assemble both. Above
+        :data:`LOCAL_SLACK` the whole request surely shrinks."""
+        from .assembly import message_tokens
+        from .blocks import BlockStatus
+
+        if ws.tokenizer.name not in CHAR_BOUNDED or op.get("recovered_from") or \
+                ws.assembler.dashboard.name not in _FLOOR_DASHBOARDS:
+            return None
+        cb = op.get("call_block")
+        if cb is not None and not ws.blocks[cb].in_stream:
+            return None  # rendered with a prefix naming its call: assemble
+        handle = op["handle"]
+        off = BlockStatus.OFFLOADED.value
+        text = (f"[{off} {op['id']}: {op['type']}, ~{op['tokens']:,} tokens; "
+                f"payload {ws.store.root.name}/{handle['path']}]")
+        tok = ws.tokenizer
+        placeholder = message_tokens({"role": "user", "content": text}, tok)
+        saving = op["tokens"] - placeholder
+        if ws.assembler.dashboard.name == "ledger":  # the row's status and level
+            row = f" | {op['type']} | L{{}} | {cb or '-'} | {{}}\n"
+            saving += tok.count(row.format(0, op["status"])) - \
+                tok.count(row.format(1, off))
+        return saving

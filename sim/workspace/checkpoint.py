@@ -4,10 +4,17 @@ only the journal's tail (as a database with a write-ahead log does).
 ``checkpoint.bin`` holds one header line ``ctxsim-checkpoint 2 <sha256> <meta bytes>``,
 then the state as compact JSON (every block and group field, counters, the top-level
 items, the journal length it covers and the sha256 of the last 64 KiB of that
-journal prefix), then the bytes of every
+journal prefix), then the pack index (:meth:`sim.workspace.packs.Packs.export`: one
+header scan less at an open), then the bytes of every
 live block up to :data:`INLINE` bytes, so a reopen reads one file instead of one per
-block. The sha256 covers everything after the header; a checkpoint that fails it,
-or whose journal prefix no longer ends as it did, is ignored (full replay). It is written
+block. The sha256 covers everything after the header; a checkpoint that fails it is
+ignored (full replay). It is an accelerator, never an authority (issue 22): every
+inline copy it restores is checked against its block's own sha256 and length (a
+copy that fails: full replay), and a checkpoint that passes its sha256 but covers
+more journal than there is, or whose journal prefix no longer ends as it did, is
+damage (:data:`MISMATCH`: an open refuses, ``check`` reports it, ``repair`` sets
+it aside); ``check`` also compares it block by block with a full replay
+(:func:`compare`). It is written
 to a temp file and renamed into place, so a crash leaves the old or the new one.
 The payload files stay the source of truth: ``ctxsim workspace check`` reads them.
 """
@@ -21,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .safefs import create_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -29,6 +37,8 @@ NAME = "checkpoint.bin"
 MAGIC = b"ctxsim-checkpoint 2"
 #: live blocks up to this many bytes are copied into the checkpoint
 INLINE = 16_384
+#: the start of every reason a checkpoint that passes its own sha256 is refused
+MISMATCH = "checkpoint does not match the journal"
 #: journal bytes before the tail whose sha256 ties a checkpoint to its journal
 WITNESS = 65_536
 
@@ -52,6 +62,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     """Write ``ws``'s state (journal ``head`` = its init entry) atomically."""
     journal = ws.journal.path
     length = ws.journal.size()
+    ends, index = ws.store.packs.export()
     blob = bytearray()
     blocks = []
     for b in ws.blocks.values():
@@ -73,18 +84,16 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
         "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
         "results": ws.results, "refs": ws._refs, "top": list(ws.top),
+        "pack_ends": ends, "pack_index_bytes": len(index),
     }, separators=(",", ":")).encode()
     digest = hashlib.sha256(meta)
+    digest.update(index)
     digest.update(blob)
     target = ws.directory / NAME
     tmp = ws.directory / f".{NAME}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta)))
-        fh.write(meta)
-        fh.write(blob)
-        fh.flush()
-        if ws.store.sync:
-            os.fsync(fh.fileno())
+    head_line = b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta))
+    create_file(tmp, b"".join((head_line, meta, index, blob)), ws.store.sync,
+                f"checkpoint {str(tmp)!r}")
     os.replace(tmp, target)
 
 
@@ -107,13 +116,53 @@ def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
     n = int(parts[3])
     try:
         state = json.loads(rest[:n])
-        if _prefix_sha(directory / "journal.jsonl", state["journal_bytes"]) \
-                != state["journal_sha256"]:
-            return None, "checkpoint does not match the journal"
+        covered = state["journal_bytes"]
+        try:
+            size = os.stat(directory / "journal.jsonl").st_size
+        except FileNotFoundError:
+            size = 0
+        if size < covered:
+            return None, (f"{MISMATCH}: the journal is {size} bytes, shorter than the "
+                          f"{covered} bytes ({state['lines']} lines, "
+                          f"{len(state['blocks'])} blocks) the checkpoint covers: "
+                          "acknowledged operations are missing from the journal")
+        if _prefix_sha(directory / "journal.jsonl", covered) != state["journal_sha256"]:
+            return None, (f"{MISMATCH}: the journal's bytes before byte {covered} "
+                          "differ from those the checkpoint recorded")
     except (ValueError, KeyError, TypeError, OSError):
         return None, "checkpoint unreadable"
-    state["blob"] = memoryview(rest)[n:]
+    view = memoryview(rest)
+    k = n + state.get("pack_index_bytes", 0)
+    state["pack_index"], state["blob"] = view[n:k], view[k:]
     return state, "ok"
+
+
+def compare(state: dict[str, Any], ws: "Workspace") -> list[str]:
+    """Where the verified checkpoint ``state`` disagrees with ``ws``, a workspace
+    replayed from the whole journal (``ctxsim workspace check``): the checkpoint
+    may cover no line the journal lacks, every block it holds must be the journal's
+    block of that id (type, sha256, length) and every inline copy must match that
+    sha256. Empty if they agree."""
+    out = []
+    if state["lines"] > ws.journal_lines:
+        out.append(f"the checkpoint covers {state['lines']} journal lines, the journal "
+                   f"has {ws.journal_lines}")
+    blob, pos = state["blob"], 0
+    for (bid, btype, _, _, _, _, _, sha, length, *_, size) in state["blocks"]:
+        b = ws.blocks.get(bid)
+        if b is None or (b.type.value, b.handle.sha256, b.handle.length) != \
+                (btype, sha, length):
+            out.append(f"checkpoint block {bid} is not the journal's {bid}")
+        if size >= 0:
+            data = blob[pos:pos + size]
+            pos += size
+            if size != length or hashlib.sha256(data).hexdigest() != sha:
+                out.append(f"checkpoint copy of {bid} ({size} bytes) fails its sha256")
+    journal_blocks = sum(int(b[1:]) < state["next"][0] for b in ws.blocks)
+    if journal_blocks != len(state["blocks"]):
+        out.append(f"the checkpoint holds {len(state['blocks'])} blocks, the journal's "
+                   f"first {state['lines']} lines register {journal_blocks}")
+    return out[:20]
 
 
 def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
@@ -127,6 +176,7 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     types = {t.value: t for t in BlockType}
     statuses = {s.value: s for s in BlockStatus}
     new = object.__new__  # records built field by field: 100k of them at a reopen
+    sha256 = hashlib.sha256  # every inline copy checked: an accelerator, no authority
     blocks, by_sha = ws.blocks, ws._by_sha
     for (bid, btype, tokens, turn, parent, level, status, sha, length, message,
          rfrom, cb, replacement, reason, size) in state["blocks"]:
@@ -136,6 +186,8 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
         if size >= 0:
             data = blob[pos:pos + size].tobytes()
             pos += size
+            if size != length or sha256(data).hexdigest() != sha:
+                raise ValueError(f"the checkpoint's copy of {bid} fails its sha256")
         elif status != "deleted":
             missing.append(bid)
         b = new(Block)
@@ -164,6 +216,8 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     ws._call_owner.update(state["call_owner"])
     ws.results.update(state["results"])
     ws._refs.update(state["refs"])
+    if "pack_ends" in state:
+        ws.store.packs.adopt(state["pack_ends"], state["pack_index"])
     for ident in state["top"]:
         ws.top.add(int(ident[1:]) if ident[0] == "B" else ws.groups[ident].first, ident)
     return missing

@@ -7,9 +7,11 @@ live operations and replay, so a reopened workspace is the one that crashed.
 
 from __future__ import annotations
 
+import os
+import shutil
 from typing import Any
 
-from .errors import ReadOnlyError
+from .errors import PlantedLinkError, ReadOnlyError
 
 #: journal lines between checkpoints (at least; more for a large state)
 CHECKPOINT_EVERY = 10_000
@@ -20,13 +22,32 @@ class Durable:
 
     def close(self) -> None:
         """Write a checkpoint, close the journal and release the writer lock
-        (everything is already durable)."""
-        if self._lock is not None and self._lock.owner is self._lock_token:
-            if self.journal_lines > self._checkpointed:
+        (everything is already durable); a temporary workspace (``directory=None``)
+        is removed. The lock is released even if the checkpoint fails or an
+        interrupt lands meanwhile (which then propagates); a checkpoint that cannot
+        be written is skipped (it is an accelerator: the journal holds every
+        operation) and named in ``checkpoint_error``."""
+        try:
+            if self._lock is not None and self._lock.owner is self._lock_token and \
+                    self._lock.pid == os.getpid() and self.journal_lines > \
+                    self._checkpointed and not self.journal.failed:
                 self._checkpoint()
-            self._lock.release(self._lock_token)
-        self.journal.close()
-        self.store.close()
+        finally:
+            try:
+                if self._lock is not None:
+                    self._lock.release(self._lock_token)
+            finally:
+                self.journal.close()
+                self.store.close()
+                if self._temporary is not None:
+                    tmp, self._temporary = self._temporary, None
+                    shutil.rmtree(tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _check_writer(self) -> None:
         if self.read_only:
@@ -38,7 +59,14 @@ class Durable:
 
         if self.corrupt:  # marked blocks carry marker sizes: keep the old checkpoint
             return
-        checkpoint.write(self, self.head)
+        try:
+            checkpoint.write(self, self.head)
+        except (OSError, PlantedLinkError) as exc:  # disk full, a planted link: the
+            # journal has it all (a checkpoint only speeds an open up)
+            self.checkpoint_error = str(exc)
+            self._checkpointed = self.journal_lines
+            return
+        self.checkpoint_error = ""
         self._checkpointed = self.journal_lines
 
     def mark_corrupt(self, ident: str, why: str) -> None:

@@ -104,6 +104,29 @@ class ReadOnlyError(WorkspaceError):
     writer that a later open in the same process took the lock from."""
 
 
+class WriteFailedError(WorkspaceError, OSError):
+    """A write into the workspace failed (disk full ``ENOSPC``, file-size limit
+    ``EFBIG``, ``EIO``). ``errno`` is the OS error. ``truncated``: True if the file
+    was cut back to its last good offset (nothing of the failed write remains: retry
+    once space is back), False if that failed too and this writer refuses every
+    further write until the workspace is reopened. The message says which."""
+
+    def __init__(self, message: str, errno_: int | None = None, truncated: bool = True):
+        WorkspaceError.__init__(self, message)
+        self.errno = errno_
+        self.strerror = message
+        self.truncated = truncated
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+class PlantedLinkError(ConfinementError):
+    """A path the writer was about to create or open inside the workspace is a
+    symlink (or a directory on it is): writes never follow links out of the
+    workspace. The message names the path."""
+
+
 class TrajectoryFormatError(WorkspaceError):
     """A trajectory file is in no supported format, or is malformed for its format."""
 

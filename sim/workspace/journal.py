@@ -2,8 +2,8 @@
 
 Version 2 lines are ``<crc32 as 8 hex digits> <compact JSON>\\n``: each is appended and
 fsynced, and its checksum catches a damaged byte anywhere in it. Version 1 lines
-(bare JSON, no checksum) are still read. A torn last line (a crash mid-append) is
-tolerated: a writer moves its bytes to the quarantine folder and truncates it, a
+(bare JSON, no checksum) are still read. A torn last line (bytes after the last
+newline: a crash mid-append) is tolerated: a writer moves its bytes to the quarantine folder and truncates it, a
 reader ignores it. Any other bad line is a :class:`JournalError` naming its line
 number and byte offset, and so is a line whose JSON is valid but whose contents are
 not (:func:`check_entry`): an unknown op or id, or a string where a count belongs.
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .errors import JournalError
+from .errors import JournalError, WriteFailedError
+from .safefs import open_fd, owned, raise_failed, write_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -68,20 +69,26 @@ class Journal:
         self.path = Path(path)
         self.sync = sync
         self.read_only = read_only
-        self._fh = None
+        self._fh: int | None = None  # the append descriptor (unbuffered)
+        self._end = 0                 # bytes of the journal known good
+        #: why this journal refuses appends (a failed write it could not cut back)
+        self.failed = ""
         #: (offset, bytes) of a torn last line seen by the last :meth:`lines` call
         self.torn: tuple[int, bytes] | None = None
 
     def lines(self, start: int = 0, number: int = 1,
               keep_torn: Callable[[int, bytes], None] | None = None) -> list[Line]:
-        """Every complete line from byte ``start`` (line ``number``). A torn or
-        damaged *last* line is left out; a writer passes it to ``keep_torn`` (which
-        must keep its bytes) and then truncates it away. A bad line before the last
-        raises :class:`JournalError` naming the line and byte offset."""
+        """Every complete line from byte ``start`` (line ``number``). A torn last
+        line (bytes after the last newline: an append cut short) is left out; a
+        writer passes it to ``keep_torn`` (which must keep its bytes) and then
+        truncates it away. A complete line that fails its checksum, the last one
+        included, is damage (an acknowledged operation), never torn: it raises :class:`JournalError` naming the line and byte offset."""
         self.torn = None
-        if not self.path.exists():
+        try:
+            fd = open_fd(self.path, os.O_RDONLY)
+        except FileNotFoundError:
             return []
-        with open(self.path, "rb") as fh:
+        with os.fdopen(fd, "rb") as fh:
             fh.seek(start)
             raw = fh.read()
         out: list[Line] = []
@@ -96,7 +103,9 @@ class Journal:
                     raise ValueError("no newline")
                 out.append(Line(decode_line(line), number + i, offset))
             except ValueError as exc:
-                if last or all(not rest for rest in parts[i + 1:]):
+                # only bytes after the last newline are torn (an append cut short);
+                # a complete line that fails is damage, wherever it is
+                if last:
                     self.torn = (offset, raw[offset - start:])
                     if not self.read_only:
                         if keep_torn is not None:
@@ -114,19 +123,38 @@ class Journal:
         return [ln.entry for ln in self.lines()]
 
     def _truncate(self, offset: int) -> None:
-        with open(self.path, "r+b") as fh:
-            fh.truncate(offset)
+        fd = open_fd(self.path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, offset)
             if self.sync:
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def append(self, entry: dict[str, Any]) -> None:
-        """Append one checksummed entry and (with ``sync``) fsync it."""
+        """Append one checksummed entry and (with ``sync``) fsync it. A failed write
+        is cut back off (:class:`WriteFailedError` says whether that worked; if not,
+        every later append is refused until the journal is reopened)."""
+        if self.failed:
+            raise WriteFailedError(self.failed, truncated=False)
         if self._fh is None:
-            self._fh = open(self.path, "ab")
-        self._fh.write(encode_line(entry))
-        self._fh.flush()
-        if self.sync:
-            os.fsync(self._fh.fileno())
+            self._fh = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            self._file = owned(self._fh)
+            self._end = os.fstat(self._fh).st_size
+        line = encode_line(entry)
+        what = f"journal {str(self.path)!r}"
+        try:
+            write_all(self._fh, line, self._end, what)
+            if self.sync:
+                try:
+                    os.fsync(self._fh)
+                except OSError as exc:  # not known durable: cut it off again
+                    raise_failed(self._fh, self._end, what, exc)
+        except WriteFailedError as exc:
+            if not exc.truncated:
+                self.failed = str(exc)
+            raise
+        self._end += len(line)
 
     def size(self) -> int:
         """Bytes in the journal file now (0 if there is none)."""
@@ -138,8 +166,8 @@ class Journal:
     def close(self) -> None:
         """Close the file handle (entries are already durable)."""
         if self._fh is not None:
-            self._fh.close()
             self._fh = None
+            self._file.close()
 
 
 # ---------------------------------------------------------------- entry contents

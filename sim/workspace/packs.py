@@ -95,9 +95,12 @@ class Packs:
         self.index: dict[str, list[tuple[str, int, int]]] = {}
         self._end: dict[str, int] = {}  # pack -> bytes covered by intact records
         self._damage: dict[tuple[str, int], Unindexed] = {}
-        self._fh = None                 # the pack being appended to
+        self._fh: int | None = None     # descriptor of the pack being appended to
+        #: why appends are refused (a failed write that could not be cut back)
+        self.failed = ""
         self._fh_name = ""
         self._scanned = False
+        self._adopted = False  # the index came from a checkpoint (see adopt)
 
     # ---------------------------------------------------------------- scanning
     def names(self) -> list[str]:
@@ -156,6 +159,51 @@ class Packs:
                 pos = covered = nxt
             self._end[name] = start + covered
 
+    # ---------------------------------------------------------------- checkpoint
+    _REC = struct.Struct(">III32s")  # pack number, payload offset, length, sha256
+
+    def export(self) -> tuple[dict[str, int], bytes]:
+        """(pack -> bytes covered, the index as packed records): what a checkpoint
+        stores so that an open need not scan every header again (issue 22)."""
+        self._ensure()
+        rec = self._REC.pack
+        out = bytearray()
+        for sha, places in self.index.items():
+            raw = bytes.fromhex(sha)
+            for name, offset, length in places:
+                out += rec(int(name[5:]), offset, length, raw)
+        return dict(self._end), bytes(out)
+
+    def adopt(self, ends: dict[str, int], records: bytes | memoryview) -> None:
+        """Take a checkpoint's index (see :meth:`export`); the next lookup scans
+        only what the packs gained since. Never an authority: a pack shorter than
+        its recorded end, or a read whose bytes fail their sha256, rescans every
+        pack from its start."""
+        sizes = {}
+        for name in ends:
+            try:
+                sizes[name] = os.lstat(self.dir / name).st_size
+            except OSError:
+                sizes[name] = -1
+        if any(sizes[n] < end for n, end in ends.items()):
+            return  # the packs changed under the checkpoint: scan them all
+        index: dict[str, list[tuple[str, int, int]]] = {}
+        for number, offset, length, raw in self._REC.iter_unpack(records):
+            key = raw.hex()
+            place = (f"pack-{number:06d}", offset, length)
+            found = index.get(key)
+            if found is None:
+                index[key] = [place]
+            else:
+                found.append(place)
+        self.index, self._end = index, dict(ends)
+        self._adopted = True
+
+    def _rescan_all(self) -> None:
+        self.index, self._end, self._damage = {}, {}, {}
+        self._adopted = False
+        self.scan()
+
     def _ensure(self) -> None:
         if not self._scanned:
             self.scan()
@@ -205,61 +253,85 @@ class Packs:
                 return data
             why = (f"its record in {FOLDER}/{name} at byte {offset} ({len(data)} "
                    "bytes) no longer matches its sha256")
+        if self._adopted:  # the checkpoint's index may be wrong: the packs decide
+            self._rescan_all()
+            return self.get(sha, shown)
         raise CorruptPayloadError(f"payload {shown!r} is corrupt: {why}")
 
     # ---------------------------------------------------------------- writing
     def append(self, sha: str, data: bytes) -> None:
         """Append one record for ``data`` (sha256 ``sha``) and, with ``sync``, fsync
         it. A pack whose tail is not an intact record, or that another handle
-        has grown, is never appended to: a new pack is started."""
+        has grown, is never appended to: a new pack is started. A failed write is
+        cut back off the pack (:class:`WriteFailedError` says whether that worked;
+        if not, every later append is refused until the workspace is reopened)."""
+        from .errors import WriteFailedError
+        from .safefs import raise_failed, write_all
+
+        if self.failed:
+            raise WriteFailedError(self.failed, truncated=False)
         self._ensure()
         rec = record(bytes.fromhex(sha), data)
-        fh = self._fh
-        if fh is not None:
-            size = os.fstat(fh.fileno()).st_size
+        fd = self._fh
+        if fd is not None:
+            size = os.fstat(fd).st_size
             if size != self._end.get(self._fh_name, 0) or size + len(rec) > PACK_MAX:
-                fh.close()
-                fh = self._fh = None
-        if fh is None:
-            fh = self._open_for_append(len(rec))
+                self.close()
+                fd = None
+        if fd is None:
+            fd = self._open_for_append(len(rec))
         offset = self._end.get(self._fh_name, 0)
-        fh.write(rec)
-        fh.flush()
-        if self.sync:
-            os.fsync(fh.fileno())
+        what = f"{FOLDER}/{self._fh_name}"
+        try:
+            write_all(fd, rec, offset, what)
+            if self.sync:
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    raise_failed(fd, offset, what, exc)
+        except WriteFailedError as exc:
+            if not exc.truncated:
+                self.failed = str(exc)
+            self.close()  # the next append reopens (and checks the size) afresh
+            raise
         self._end[self._fh_name] = offset + len(rec)
         self.index.setdefault(sha, []).append((self._fh_name, offset + HEADER, len(data)))
 
-    def _open_for_append(self, need: int):
+    def _open_for_append(self, need: int) -> int:
+        from .errors import PlantedLinkError
+        from .safefs import open_fd, owned, real_dir
+
+        real_dir(self.dir.parent)
+        real_dir(self.dir)
         names = self.names()
         if names:
             last = names[-1]
             size = os.lstat(self.dir / last).st_size
             if size == self._end.get(last, 0) and size + need <= PACK_MAX and \
                     not any(d.pack == last for d in self._damage.values()):
-                self._fh, self._fh_name = open(self.dir / last, "ab"), last
+                self._fh = open_fd(self.dir / last, os.O_WRONLY | os.O_APPEND)
+                self._file, self._fh_name = owned(self._fh), last
                 return self._fh
-        self.dir.mkdir(exist_ok=True)
         number = int(names[-1][5:]) + 1 if names else 1
         while True:
             name = f"pack-{number:06d}"
             try:
-                fh = open(self.dir / name, "xb")
+                fd = open_fd(self.dir / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                             | os.O_EXCL)
                 break
-            except FileExistsError:  # not a regular file: never ours to append to
-                number += 1
+            except (FileExistsError, PlantedLinkError):  # not a regular file (a
+                number += 1                            # link): never ours to append to
         if self.sync:
             from .store import _fsync_dir
 
             _fsync_dir(self.dir)
             _fsync_dir(self.dir.parent)
         self._end[name] = 0
-        self._fh, self._fh_name = fh, name
-        return fh
+        self._fh, self._fh_name, self._file = fd, name, owned(fd)
+        return fd
 
     def close(self) -> None:
         """Close the pack being appended to (its records are already durable)."""
         if self._fh is not None:
-            self._fh.close()
             self._fh = None
-
+            self._file.close()

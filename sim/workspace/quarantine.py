@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .errors import WorkspaceError
+from .safefs import create_file, open_fd, real_dir, write_all
+
 FOLDER = "quarantine"
 LOG = "log.jsonl"
 
@@ -30,10 +33,13 @@ class Quarantine:
         self.moved: list[tuple[str, str, str]] = []
 
     def _target(self, name: str) -> Path:
-        self.root.mkdir(exist_ok=True)
+        try:
+            real_dir(self.root)
+        except WorkspaceError as exc:
+            raise type(exc)(f"cannot quarantine {name!r}: {exc}") from None
         target = self.root / name
         n = 1
-        while target.exists():
+        while os.path.lexists(target):
             target = self.root / f"{name}.{n}"
             n += 1
         return target
@@ -50,10 +56,7 @@ class Quarantine:
         """Write ``data`` (bytes about to be cut from a file) into quarantine, durably."""
         target = self._target(name)
         tmp = target.with_name(target.name + ".partial")
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        create_file(tmp, data, True, f"quarantine file {str(tmp)!r}")
         os.replace(tmp, target)
         self._log(None, target, reason)
         return target
@@ -62,10 +65,13 @@ class Quarantine:
         rel = str(source.relative_to(self.directory)) if source is not None else ""
         record = {"from": rel, "to": target.name, "reason": reason,
                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(self.root / LOG, "ab") as fh:
-            fh.write(json.dumps(record).encode() + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        fd = open_fd(self.root / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            write_all(fd, json.dumps(record).encode() + b"\n", os.fstat(fd).st_size,
+                      f"quarantine log {str(self.root / LOG)!r}")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         self.moved.append((rel, str(target.relative_to(self.directory)), reason))
 
 

@@ -11,6 +11,7 @@ the reader's journal read and its payload read, the reader reads both again.
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +31,13 @@ _READ_TRIES = 5
 
 
 def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, Any],
-           read_only: bool = False, use_checkpoint: bool = True) -> "Workspace":
+           read_only: bool = False, use_checkpoint: bool = True,
+           set_aside: bool = False) -> "Workspace":
     """See :meth:`Workspace.open`; ``use_checkpoint=False`` replays (and so checks)
-    every journal line and reads every payload file."""
+    every journal line and reads every payload file. A checkpoint that passes its
+    sha256 but disagrees with the journal (:data:`checkpoint.MISMATCH`) is a
+    :class:`JournalError` unless ``set_aside`` (``repair``). A writer moves a
+    checkpoint it did not use (damaged, disagreeing, forged copies) to quarantine."""
     directory = Path(directory)
     if not (directory / "journal.jsonl").is_file():
         raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
@@ -42,10 +47,13 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     try:
         for attempt in range(1, _READ_TRIES + 1):
             ws, missing = _replay(cls, directory, tokenizer, dict(kwargs), lock,
-                                  use_checkpoint)
+                                  use_checkpoint, set_aside)
             if _load_bytes(ws, missing, final=not read_only or attempt == _READ_TRIES):
                 break
         if not read_only:
+            unused = directory / checkpoint.NAME
+            if ws.checkpoint_rejected and os.path.lexists(unused):
+                ws.quarantine.move(unused, ws.checkpoint_rejected)
             _quarantine_strays(ws)
         return ws
     except BaseException:
@@ -58,7 +66,7 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
 
 
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
-            lock: Any, use_checkpoint: bool = True
+            lock: Any, use_checkpoint: bool = True, set_aside: bool = False
             ) -> tuple["Workspace", list[str] | None]:
     read_only = lock is None
     journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
@@ -70,6 +78,10 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
                "mid-append), cut from the journal")
 
     state, why = checkpoint.load(directory) if use_checkpoint else (None, "not used")
+    if state is None and why.startswith(checkpoint.MISMATCH) and not set_aside:
+        raise JournalError(f"journal {str(journal.path)!r}: {why}; run `ctxsim "
+                           "workspace repair` (it sets the checkpoint aside in "
+                           "quarantine and re-attaches payloads no line references)")
     if state is not None:
         head = state["head"]
         tail = journal.lines(state["journal_bytes"], state["lines"] + 1, keep_torn)
@@ -88,10 +100,17 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     ws.open_notes.append(f"checkpoint: {why}")
     if q is not None:
         ws.quarantine = q
+    if use_checkpoint and why not in ("ok", "no checkpoint"):
+        ws.checkpoint_rejected = f"checkpoint not used: {why}"
     try:
         missing = checkpoint.restore(ws, state) if state is not None else []
-    except (KeyError, ValueError, TypeError, IndexError):  # verified, yet not ours
-        return _replay(cls, directory, tokenizer, kwargs, lock, use_checkpoint=False)
+    except (KeyError, ValueError, TypeError, IndexError) as exc:  # verified, not ours
+        ws, missing = _replay(cls, directory, tokenizer, kwargs, lock,
+                              use_checkpoint=False)
+        why = str(exc) if isinstance(exc, ValueError) else "its state is malformed"
+        ws.open_notes[0] = f"checkpoint: {why} (not used: full replay)"
+        ws.checkpoint_rejected = f"checkpoint not used: {why}"
+        return ws, missing
     if state is None:
         missing = None  # every live block: nothing came with its bytes
     ws.journal_lines = state["lines"] if state is not None else 1

@@ -49,13 +49,17 @@ class CheckReport:
     packed_unreferenced: int = 0
     unindexed: list[str] = field(default_factory=list)
     checkpoint: str = ""
+    #: where an intact checkpoint disagrees with the journal or its blocks' sha256
+    checkpoint_damage: list[str] = field(default_factory=list)
     blocks: int = 0
     groups: int = 0
 
     @property
     def damaged(self) -> bool:
-        """True if a payload or the journal is damaged."""
-        return self.journal_error is not None or bool(self.corrupt)
+        """True if a payload or the journal is damaged, or the checkpoint disagrees
+        with them."""
+        return self.journal_error is not None or bool(self.corrupt) or \
+            bool(self.checkpoint_damage)
 
     def lines(self) -> list[str]:
         """The report as printable lines."""
@@ -65,6 +69,7 @@ class CheckReport:
         out.append(f"blocks      {self.blocks}; groups {self.groups}; "
                    f"payloads verified against sha256 and journal")
         out += [f"DAMAGED     {i}: {why}" for i, why in sorted(self.corrupt.items())]
+        out += [f"DAMAGED     checkpoint: {why}" for why in self.checkpoint_damage]
         out.append(f"checkpoint  {self.checkpoint} (reopen "
                    + ("replays the journal's tail only)" if self.checkpoint == "ok"
                       else "replays the whole journal)"))
@@ -109,7 +114,11 @@ def check(directory: str | Path) -> CheckReport:
     except JournalError as exc:
         rep.journal_error = str(exc)
         return rep
-    _, rep.checkpoint = checkpoint.load(Path(directory))
+    state, rep.checkpoint = checkpoint.load(Path(directory))
+    if state is not None:
+        rep.checkpoint_damage = checkpoint.compare(state, ws)
+    elif rep.checkpoint.startswith(checkpoint.MISMATCH):
+        rep.checkpoint_damage = [rep.checkpoint]
     try:
         rep.corrupt = _verify(ws)
         rep.blocks, rep.groups = len(ws.blocks), len(ws.groups)
@@ -134,8 +143,14 @@ def repair(directory: str | Path) -> list[str]:
     """Repair ``directory`` (see module doc); returns one line per action. Raises
     :class:`JournalError` if the journal itself cannot be read (nothing to rebuild
     on), :class:`WorkspaceLockedError` if a writer is running."""
-    ws = Workspace.open(directory)
-    actions = [f"quarantined {src} -> {dst}: {why}" for src, dst, why in ws.quarantine.moved]
+    actions: list[str] = []
+    try:
+        ws = reopen(Workspace, directory, None, {}, set_aside=True)
+    except JournalError as exc:
+        actions = _set_aside_damaged_lines(Path(directory), exc)
+        ws = reopen(Workspace, directory, None, {}, set_aside=True)
+    actions += [f"quarantined {src} -> {dst}: {why}"
+                for src, dst, why in ws.quarantine.moved]
     qroot = Path(directory) / FOLDER
     found: dict[str, Path] = {}
     for f in sorted(qroot.iterdir()) if qroot.is_dir() else ():
@@ -186,6 +201,65 @@ def repair(directory: str | Path) -> list[str]:
     finally:
         ws.close()
     return actions
+
+
+def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
+    """Set complete journal lines that fail their checksum aside (their bytes, and
+    the whole journal as it was, into quarantine, logged) and write the journal
+    without them, if every other line then replays; else raise ``error`` (nothing
+    changed). A torn last line is left for the open to cut."""
+    from .journal import check_entry, decode_line
+    from .lock import WriterLock
+    from .quarantine import Quarantine
+    from .safefs import create_file
+
+    lock, token = WriterLock.acquire(directory)
+    try:
+        path = directory / "journal.jsonl"
+        raw = path.read_bytes()
+        parts = raw.split(b"\n")
+        tail = parts.pop()  # b"" or a torn last line
+        kept, bad, offset = [], [], 0
+        for number, line in enumerate(parts, 1):
+            try:
+                entry = decode_line(line)
+                kept.append((number, offset, entry, line))
+            except ValueError:
+                bad.append((number, offset, line))
+            offset += len(line) + 1
+        if not bad or not kept or kept[0][2].get("op") != "init":
+            raise error
+        head = kept[0][2]
+        scratch = Workspace(directory, tokenizer=head.get("tokenizer", "cl100k_base"),
+                            sync=False, _replay=True, _lock=(lock, token))
+        for number, off, entry, _ in kept[1:]:
+            try:
+                check_entry(scratch, entry)
+                scratch._apply(entry, replay=True)
+            except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+                first = bad[0]
+                raise JournalError(
+                    f"{error}; repair cannot set the damaged line {first[0]} (byte "
+                    f"{first[1]}) aside: line {number} (byte {off}) does not follow "
+                    f"without it ({exc}); nothing changed") from None
+        q = Quarantine(directory)
+        q.keep("journal-before-repair", raw, "the journal as it was before repair set "
+               f"{len(bad)} damaged line(s) aside")
+        actions = []
+        for number, off, line in bad:
+            q.keep(f"journal-line-{number}-at-{off}", line + b"\n",
+                   f"journal line {number} (byte {off}) fails its checksum; set aside by "
+                   "repair, the lines after it replayed without it")
+            actions.append(f"set aside damaged journal line {number} (byte {off}, "
+                           f"{len(line) + 1} bytes) into quarantine")
+        tmp = directory / ".journal.jsonl.repair"
+        body = b"".join(line + b"\n" for *_, line in kept) + tail
+        create_file(tmp, body, True, f"journal {str(tmp)!r}")
+        os.replace(tmp, path)
+        return actions + [f"quarantined {src or '(bytes)'} -> {dst}: {why}"
+                          for src, dst, why in q.moved]
+    finally:
+        lock.release(token)
 
 
 def _rebuild(ws: Workspace, ident: str) -> bytes | None:

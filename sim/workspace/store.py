@@ -24,6 +24,7 @@ from typing import Callable, Iterator
 from .blocks import Handle
 from .errors import ConfinementError, CorruptPayloadError, HandleError
 from .packs import PACK_BELOW, Packs
+from .safefs import create_file, real_dir
 
 _REL = re.compile(r"^[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -54,7 +55,8 @@ class PayloadStore:
         self.pack_below = pack_below
         self.packs = Packs(self.root, sync=sync, read_only=read_only)
         if not read_only:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.parent.mkdir(parents=True, exist_ok=True)
+            real_dir(self.root)
 
     @staticmethod
     def handle_for(data: bytes) -> Handle:
@@ -83,13 +85,10 @@ class PayloadStore:
                 pass  # every copy is damaged: append a good one
             self.packs.append(handle.sha256, data)
             return handle
-        target.parent.mkdir(exist_ok=True)
+        real_dir(self.root)
+        real_dir(target.parent)
         tmp = target.parent / f".tmp-{handle.sha256[:16]}-{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if self.sync:
-                os.fsync(fh.fileno())
+        create_file(tmp, data, self.sync, f"payload {handle.path!r}")
         os.replace(tmp, target)
         if self.sync:
             _fsync_dir(target.parent)

@@ -32,7 +32,7 @@ from .ops import unapply_register
 from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
 from .toplevel import TopLevel, top_group
-from .accounting import TotalBound
+from .accounting import LOCAL_SLACK, TotalBound
 
 
 class Workspace(Durable):
@@ -50,7 +50,8 @@ class Workspace(Durable):
     would break the budget). ``sync``: fsync payloads and journal. ``read_only``
     (set by ``open``): refuse every change with :class:`ReadOnlyError`.
     A writer holds the directory's lock (:mod:`sim.workspace.lock`) until
-    :meth:`close` or its process ends.
+    :meth:`close` (or the end of a ``with`` block) or its process ends; with
+    ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
     or dashboard name or if ``directory`` already holds a journal,
@@ -82,10 +83,15 @@ class Workspace(Durable):
             if journal.is_file() and journal.stat().st_size:
                 raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
                                      " use Workspace.open")
+        #: a directory this object made (``directory=None``): removed on close
+        self._temporary: Path | None = None
         try:
-            self.directory = Path(directory) if directory is not None else Path(
-                tempfile.mkdtemp(prefix="ctxsim-ws-"))
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if directory is None:
+                self.directory = self._temporary = Path(
+                    tempfile.mkdtemp(prefix="ctxsim-ws-"))
+            else:
+                self.directory = Path(directory)
+                self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
@@ -123,6 +129,9 @@ class Workspace(Durable):
         self.journal_lines = 0
         self._checkpointed = 0
         self.torn = None
+        self.checkpoint_error = ""
+        #: why an open did not use the checkpoint file there (a writer quarantines it)
+        self.checkpoint_rejected = ""
         self._next_block = 1
         self._next_group = 1
         if not _replay:
@@ -226,8 +235,9 @@ class Workspace(Durable):
         An assistant message starts a new root turn unless ``new_turn=False``. Tool
         results pass preflight: if they exceed ``guard_threshold`` or the resulting
         request would exceed the budget, the wire-payload guard offloads them to a
-        payload and a placeholder (never truncated), unless the placeholder would
-        cost more than the result itself. ``observation``: pass the guard (default:
+        payload and a placeholder (never truncated), unless offloading would not
+        make the request smaller (or, decided without an assembly, would save at
+        most ``accounting.LOCAL_SLACK`` tokens). ``observation``: pass the guard (default:
         only tool results; importers set it for observations a format records as
         user messages). Raises :class:`ToolCallError` for
         a malformed message, :class:`UnknownBlockError` for a result whose
@@ -289,18 +299,11 @@ class Workspace(Durable):
               "tokens": tokens, "status": status.value, "message": meta,
               "handle": handle.to_json(), "call_block": call_block,
               "recovered_from": recovered_from}
-        if observation or check_budget:
+        if observation:
+            op = self._guard(op, data)
+        elif check_budget:
             over = self._what_if(op, data)
-            if observation and (over > 0 or (self.guard_threshold is not None
-                                              and tokens > self.guard_threshold)):
-                # offloading must never make the request larger (a tiny result
-                # costs less inline than its placeholder)
-                offloaded = dict(op, status=BlockStatus.OFFLOADED.value)
-                # over > 0 came from the exact measure (the bound only answers "fits")
-                inline = self.budget + over if over > 0 else self._measure_with(op, data)
-                if self._measure_with(offloaded, data) < inline:
-                    op = offloaded
-            elif check_budget and over > 0 and self.strict:
+            if over > 0 and self.strict:
                 raise BudgetExceededError(
                     f"recovering {recovered_from} ({tokens} tokens) would put the "
                     f"request {over} tokens over the budget {self.budget}",
@@ -308,6 +311,40 @@ class Workspace(Durable):
         self.store.put(data)
         self._commit(op, data=data)
         return self.blocks[bid]
+
+    def _guard(self, op: dict, data: bytes) -> dict:
+        """The wire-payload guard: ``op`` or its offloaded twin, whichever the exact
+        count says (offload when the request would be over budget or the result over
+        ``guard_threshold``, unless the placeholder costs more than the result).
+        Decided without an assembly where bounds settle it (:mod:`.accounting`):
+        the request is surely over (its lower bound) or the threshold crossed, and
+        the result's own message and ledger row are all that differs but the
+        header: offload if that saves more than ``LOCAL_SLACK`` tokens (the request
+        then surely shrinks), else keep it inline. Otherwise both requests are
+        assembled and the smaller one is kept."""
+        threshold = self.guard_threshold is not None and op["tokens"] > self.guard_threshold
+        inline = None
+        if not threshold:
+            if self.budget is None:
+                return op
+            floor = self.bound.floor_after(op)
+            if floor is None or floor <= self.budget:
+                over = self._what_if(op, data)
+                if over <= 0:
+                    return op  # fits (bound or exact measure)
+                inline = self.budget + over  # the exact measure (bounds only say fits)
+        offloaded = dict(op, status=BlockStatus.OFFLOADED.value)
+        saving = self.bound.saving(op, self)
+        if saving is not None:
+            return offloaded if saving > LOCAL_SLACK else op
+        if inline is None:
+            inline = self._measure_with(op, data)
+        off = self._measure_with(offloaded, data)
+        # offloading must never make the request larger (a tiny result costs less
+        # inline than its placeholder)
+        chosen, total = (offloaded, off) if off < inline else (op, inline)
+        self.bound.tried(chosen, total)
+        return chosen
 
     def _what_if(self, op: dict, data: bytes) -> int:
         """Tokens over budget if ``op`` were applied (0 or less: fits)."""

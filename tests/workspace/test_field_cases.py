@@ -25,11 +25,23 @@ TRAJ = Path(__file__).resolve().parents[2] / "sim" / "data" / "trajectories"
 SURROGATES = ("\ud800", "\udc80", "\udfff", "\udbff")
 
 
+_REPLAYED: list = []
+
+
+@pytest.fixture(autouse=True)
+def _close_replays():
+    """Close every replay's workspace after its test: a temporary one is removed."""
+    yield
+    while _REPLAYED:
+        _REPLAYED.pop().close()
+
+
 def replay(path, budget, **kw):
     bodies = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BudgetWarning)
         res = replay_trajectory(path, budget=budget, on_request=bodies.append, **kw)
+    _REPLAYED.append(res.workspace)
     return res, bodies
 
 
@@ -41,8 +53,13 @@ def wire_ok(body) -> None:
 
 
 def cli(*argv, cwd=None):
-    return subprocess.run([sys.executable, "-m", "experiments.cli", *argv],
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ctxsim-test-") as tmp:
+        if argv[:2] == ("workspace", "replay") and "--dir" not in argv:
+            argv = (*argv, "--dir", f"{tmp}/ws")  # leaves no temp workspace behind
+        return subprocess.run([sys.executable, "-m", "experiments.cli", *argv],
+                              capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 # -- 1. every string in every request is valid Unicode --------------------------------

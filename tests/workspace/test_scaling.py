@@ -184,6 +184,7 @@ before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 b = ws.register({"role": "tool", "tool_call_id": "c1", "content": text})
 grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 print(b.status.value, b.tokens, grew // 1024)
+ws.close()
 """
 
 

@@ -183,11 +183,11 @@ def test_ages_and_turns(ws):
     assert "| 4r |" in ws.assemble().dashboard_text
 
 
-def test_cli_replay(capsys):
+def test_cli_replay(capsys, tmp_path):
     from experiments.cli import main
 
     rc = main(["workspace", "replay", "sim/data/trajectories/sweagent_marshmallow-1867.traj",
-               "--budget", "8000"])
+               "--budget", "8000", "--dir", str(tmp_path / "replay")])
     out = capsys.readouterr().out
     assert rc == 0
     assert "<context_workspace_status>" in out and "largest blocks:" in out
@@ -395,9 +395,10 @@ def test_cli_dir_errors_are_clean(tmp_path, capsys):
     assert rc == 2 and "already holds a workspace" in err and "Workspace.open" not in err
 
 
-def test_cli_top_lists_exactly_top_blocks(capsys):
+def test_cli_top_lists_exactly_top_blocks(capsys, tmp_path):
     from experiments.cli import main
 
-    assert main(["workspace", "replay", TRAJ, "--budget", "8000", "--top", "2"]) == 0
+    assert main(["workspace", "replay", TRAJ, "--budget", "8000", "--top", "2",
+                 "--dir", str(tmp_path / "w")]) == 0
     out = capsys.readouterr().out.split("largest blocks:\n", 1)[1]
     assert len([ln for ln in out.splitlines() if " tok " in ln]) == 2

@@ -1,0 +1,122 @@
+"""File operations a writer uses inside a workspace: never through a symlink, and
+never leaving a failed write's bytes behind (issue 22).
+
+Every file the writer creates or opens is opened with ``O_NOFOLLOW`` after checking
+with ``lstat`` that each directory between the workspace and it is a real directory,
+so a link planted at ``lock``, ``journal.jsonl``, ``.checkpoint.bin.tmp``,
+``payloads/``, ``payloads/packs/`` or ``quarantine/`` is a
+:class:`~sim.workspace.errors.PlantedLinkError` naming it, never a write elsewhere.
+:func:`write_all` appends with ``os.write`` (no user-space buffer that a retry could
+flush twice) and, when a write fails (``ENOSPC``, ``EFBIG``, ``EIO``), truncates the
+file back to its last good offset: the error says whether that worked.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+from pathlib import Path
+
+from .errors import PlantedLinkError, WorkspaceError, WriteFailedError
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def real_dir(path: Path, create: bool = True) -> Path:
+    """``path`` as a real directory (made if missing and ``create``): a symlink there
+    is a :class:`PlantedLinkError`, a file a :class:`WorkspaceError` naming it."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        if not create:
+            raise
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            pass
+        mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        raise PlantedLinkError(f"{str(path)!r} is a symlink; the workspace writer "
+                               "never writes through a link (remove it)")
+    if not stat.S_ISDIR(mode):
+        raise WorkspaceError(f"{str(path)!r} is not a directory (a "
+                             f"{_kind(mode)} is in the way); move it aside")
+    return path
+
+
+def _kind(mode: int) -> str:
+    return "regular file" if stat.S_ISREG(mode) else "special file"
+
+
+def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags | O_NOFOLLOW | O_CLOEXEC)``; a symlink at ``path`` is a
+    :class:`PlantedLinkError`."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | _CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and
+                                        os.path.islink(path)):
+            raise PlantedLinkError(f"{str(path)!r} is a symlink; the workspace writer "
+                                   "never opens a file through a link (remove it)"
+                                   ) from None
+        raise
+
+
+def owned(fd: int) -> io.FileIO:
+    """A file object owning ``fd`` (closed with it): a writer dropped without
+    ``close()`` leaks no descriptor, and the C-level finalizer runs no Python code
+    that a Ctrl-C could interrupt."""
+    return io.FileIO(fd, "w", closefd=True)
+
+
+def write_all(fd: int, data: bytes | memoryview, good: int, what: str) -> None:
+    """Write all of ``data`` at the end of ``fd`` (which holds ``good`` bytes). On an
+    OS error the file is truncated back to ``good`` bytes and
+    :class:`WriteFailedError` (``truncated=True``) is raised; if the truncation fails
+    too, ``truncated=False`` (the caller must refuse further writes)."""
+    view = memoryview(data)
+    try:
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except OSError as exc:
+        raise_failed(fd, good, what, exc)
+
+
+def raise_failed(fd: int, good: int, what: str, exc: OSError) -> None:
+    """Truncate ``fd`` back to ``good`` bytes after ``exc`` and raise
+    :class:`WriteFailedError` saying whether that worked."""
+    why = f"{what}: write failed ({exc.strerror or exc})"
+    try:
+        os.ftruncate(fd, good)
+    except OSError as again:
+        raise WriteFailedError(
+            f"{why}, and truncating back to byte {good} failed too "
+            f"({again.strerror or again}); this writer refuses further writes "
+            "until the workspace is reopened (the next open cuts the torn tail)",
+            exc.errno, truncated=False) from None
+    raise WriteFailedError(f"{why}; truncated back to byte {good}, the operation "
+                           "was not applied (retry once space is available)",
+                           exc.errno, truncated=True) from None
+
+
+def create_file(path: Path, data: bytes | memoryview, sync: bool, what: str) -> None:
+    """Write a new file ``path`` (a temp file: any old one of the name is replaced,
+    a link there is refused) with ``data``, fsynced with ``sync``; on a failed write
+    the partial file is removed (the bytes are still the caller's) and
+    :class:`WriteFailedError` raised."""
+    fd = open_fd(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        write_all(fd, data, 0, what)
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise
+    os.close(fd)
