@@ -53,6 +53,7 @@ class ProgramContext:
         self._request = None     # (state, Request, dashboard rows shown, remainder)
         self._items = None       # (state, every top-level item)
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
+        self._cursor = 0                          # how much of the touched-id log is seen
         self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden/call, Entry)
         self._row_cache: dict[str, tuple] = {}    # block id -> (fields, LedgerRow)
 
@@ -107,26 +108,40 @@ class ProgramContext:
         """Every top-level item, as :meth:`_stream` lists them with no filter, from
         the workspace's top-level index (archived groups in place of their members,
         deleted blocks absent: :mod:`sim.workspace.toplevel`); an item is rebuilt
-        only when a field it shows changed."""
-        ws, cache, out = self.ws, self._item_cache, []
-        for ident in ws.top:
-            hit = cache.get(ident)
-            if ident[0] == "G":
-                g = ws.groups[ident]
-                key = (g.replacement, g.turn)
-                if hit is None or hit[0] != key:
-                    hit = cache[ident] = (key, Item(ident, "group", "archived", g.replacement,
-                                                    count_tokens(g.replacement) + 30, g.turn))
-            else:
-                b = ws.blocks[ident]
-                key = (b.status, b.tokens, b.replacement, b.turn)
-                if hit is None or hit[0] != key:
-                    text, tokens = ((b.content, b.tokens) if b.in_stream else
-                                    (b.replacement, count_tokens(b.replacement) + 30))
-                    hit = cache[ident] = (key, Item(b.id, b.type.value, b.status.value, text,
-                                                    tokens, b.turn))
-            out.append(hit[1])
-        return out
+        only when a field it shows changed. On a workspace that logs the ids each
+        operation touches (:class:`sim.workspace.incremental.DirtyVersions`) only
+        those ids are looked at."""
+        ws = self.ws
+        since = getattr(ws.versions, "since", None)
+        if since is None:
+            return [self._item(ident) for ident in ws.top]
+        touched, self._cursor = since(self._cursor)
+        for ident in touched:
+            if ident in ws.blocks or ident in ws.groups:
+                self._item(ident)
+        cache = self._item_cache
+        return [cache[ident][1] for ident in ws.top]
+
+    def _item(self, ident: str) -> Item:
+        """Block or group ``ident`` as an :class:`Item` (the same object while the
+        fields it shows are unchanged)."""
+        ws, cache = self.ws, self._item_cache
+        hit = cache.get(ident)
+        if ident[0] == "G":
+            g = ws.groups[ident]
+            key = (g.replacement, g.turn)
+            if hit is None or hit[0] != key:
+                hit = cache[ident] = (key, Item(ident, "group", "archived", g.replacement,
+                                                count_tokens(g.replacement) + 30, g.turn))
+        else:
+            b = ws.blocks[ident]
+            key = (b.status, b.tokens, b.replacement, b.turn)
+            if hit is None or hit[0] != key:
+                text, tokens = ((b.content, b.tokens) if b.in_stream else
+                                (b.replacement, count_tokens(b.replacement) + 30))
+                hit = cache[ident] = (key, Item(b.id, b.type.value, b.status.value, text,
+                                                tokens, b.turn))
+        return hit[1]
 
     def _stream(self, types, statuses, unpinned: bool) -> list[Item]:
         ws, out, emitted = self.ws, [], set()

@@ -31,30 +31,30 @@ from .memory import FrameCachingAssembler
 
 
 class DirtyVersions(dict):
-    """``ws.versions`` that also records every id set or removed since the last
-    :meth:`take` (a set of ids)."""
+    """``ws.versions`` that also logs every id set or removed, in order
+    (``log``); each reader keeps its own place in the log (:meth:`since`)."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.dirty: set[str] = set(self)
+        self.log: list[str] = list(self)
 
     def __setitem__(self, key: str, value: int) -> None:
-        self.dirty.add(key)
+        self.log.append(key)
         dict.__setitem__(self, key, value)
 
     def pop(self, key: str, *default: Any) -> Any:
-        self.dirty.add(key)
+        self.log.append(key)
         return dict.pop(self, key, *default)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         other = dict(*args, **kwargs)
-        self.dirty.update(other)
+        self.log.extend(other)
         dict.update(self, other)
 
-    def take(self) -> set[str]:
-        """The ids touched since the last call (and forget them)."""
-        dirty, self.dirty = self.dirty, set()
-        return dirty
+    def since(self, cursor: int) -> tuple[set[str], int]:
+        """The ids touched after position ``cursor`` of the log, and the new position."""
+        log = self.log
+        return set(log[cursor:]), len(log)
 
 
 class IncrementalAssembler(FrameCachingAssembler):
@@ -68,6 +68,7 @@ class IncrementalAssembler(FrameCachingAssembler):
         #: block id -> (bytes, type, recovered_from, message fields, native message):
         #: made once when the block's tokens are counted at registration
         self._natives: dict[str, tuple] = {}
+        self._cursor = 0  # how much of ws.versions.log is rendered
 
     def _new_native(self, btype, data: bytes, meta: dict[str, Any],
                     recovered_from: str | None, bid: str) -> dict[str, Any]:
@@ -86,7 +87,7 @@ class IncrementalAssembler(FrameCachingAssembler):
 
     def _refresh(self) -> None:
         ws = self.ws
-        dirty = ws.versions.take()
+        dirty, self._cursor = ws.versions.since(self._cursor)
         if not dirty:
             return
         items, blocks, results = self._items, ws.blocks, ws.results
@@ -124,10 +125,8 @@ class IncrementalAssembler(FrameCachingAssembler):
         """The request of the current state, equal to the plain assembly's."""
         ws = self.ws
         if not incremental or ws.corrupt:
-            ws.versions.take()
             self._items.clear()
-            for ident in ws.versions:
-                ws.versions.dirty.add(ident)
+            self._cursor = 0  # the log names every id: the next request renders all
             return super().assemble(incremental)
         self._refresh()
         items = self._items

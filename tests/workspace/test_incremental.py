@@ -12,6 +12,7 @@ import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from sim.program_context import ProgramContext
 from sim.workspace.assembly import Assembler
 from sim.workspace.errors import WorkspaceError
 from sim.workspace.memory import scratch_workspace
@@ -39,6 +40,7 @@ class IncrementalMachine(RuleBasedStateMachine):
         self.open_calls: list[str] = []
         self.n = 0
         self.ws.register({"role": "user", "content": "the task"}, pinned=True)
+        self.ctx = ProgramContext(self.ws, None, None, budget, None, None, memo=True)
 
     def _ids(self):
         return list(self.ws.blocks) + list(self.ws.groups)
@@ -111,20 +113,36 @@ class IncrementalMachine(RuleBasedStateMachine):
             plain = Assembler(self.ws, self.dashboard).assemble(incremental=False)
         assert _fields(fast) == _fields(plain)
 
+    @invariant()
+    def same_stream_as_a_full_walk(self):
+        """The program's stream from the touched-id log equals the walk over every
+        block (:meth:`ProgramContext._stream`), for each filter the programs use."""
+        if not hasattr(self, "ws"):
+            return
+        for types, statuses, unpinned in ((None, None, False), (None, ("visible",), True),
+                                          (("tool_result",), ("visible",), True)):
+            got = self.ctx.stream(types, statuses, unpinned)
+            want = self.ctx._stream(types, statuses, unpinned)
+            assert [vars(i) for i in got] == [vars(i) for i in want]
+
 
 TestIncremental = IncrementalMachine.TestCase
 
 
-def test_dirty_versions_record_every_touched_id():
+def test_dirty_versions_log_every_touched_id():
     """A new block, a result (and so its call), an archive and a what-if measure that
     is undone all leave their ids to re-render; nothing else is re-rendered."""
     ws = scratch_workspace(budget=None, strict=False)
     ws.assemble()
-    assert ws.versions.take() == set()
+    cursor = len(ws.versions.log)
+    assert ws.versions.since(cursor) == (set(), cursor)
     ws.register({"role": "assistant", "content": None, "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
-    assert ws.versions.take() == {"B1"}
+    touched, cursor = ws.versions.since(cursor)
+    assert touched == {"B1"}
     ws.register({"role": "tool", "tool_call_id": "c1", "content": "r"})
-    assert ws.versions.take() == {"B1", "B2"}
+    touched, cursor = ws.versions.since(cursor)
+    assert touched == {"B1", "B2"}
     ws.archive("B1-B2", "x")
-    assert ws.versions.take() == {"B1", "B2", "G1"}
+    touched, cursor = ws.versions.since(cursor)
+    assert touched == {"B1", "B2", "G1"}
