@@ -69,6 +69,10 @@ class IncrementalAssembler(FrameCachingAssembler):
         #: made once when the block's tokens are counted at registration
         self._natives: dict[str, tuple] = {}
         self._cursor = 0  # how much of ws.versions.log is rendered
+        #: what-ifs of registrations since the last commit: (op, journal lines,
+        #: request, bounded-ledger rows shown, remainder)
+        self._tries: list[tuple] = []
+        self._measured: tuple = ()
 
     def _new_native(self, btype, data: bytes, meta: dict[str, Any],
                     recovered_from: str | None, bid: str) -> dict[str, Any]:
@@ -121,9 +125,43 @@ class IncrementalAssembler(FrameCachingAssembler):
             msgs, n = self._render_block(b, False)
             items[ident] = (msgs, n, row)
 
+    def measure(self) -> int:
+        """Total tokens of the request that would be assembled now; the request is
+        kept for :meth:`tried` (a what-if of a registration)."""
+        req = self.assemble()
+        dash = self.dashboard
+        self._measured = (req, getattr(dash, "shown", None), getattr(dash, "remainder", None))
+        return req.total
+
+    def tried(self, op: dict[str, Any]) -> None:
+        """The last :meth:`measure` was of the state with register ``op`` applied (then
+        undone): if ``op`` itself is committed next, that is the next request."""
+        if self._tries and self._tries[0][1] != self.ws.journal_lines:
+            self._tries.clear()
+        self._tries.append((op, self.ws.journal_lines, *self._measured))
+
+    def _committed_try(self) -> Request | None:
+        """The request measured for the operation just committed, if it is the only
+        change since (the same op object, one journal line later)."""
+        tries, self._tries = self._tries, []
+        ws = self.ws
+        if not tries or tries[0][1] + 1 != ws.journal_lines:
+            return None
+        last = ws.journal.entries[-1]
+        for op, _, req, shown, remainder in tries:
+            if op is last:
+                if hasattr(self.dashboard, "shown"):  # the rows that request showed
+                    self.dashboard.shown, self.dashboard.remainder = shown, remainder
+                return req
+        return None
+
     def assemble(self, incremental: bool = True) -> Request:
         """The request of the current state, equal to the plain assembly's."""
         ws = self.ws
+        if self._tries and incremental and not ws.corrupt:
+            req = self._committed_try()
+            if req is not None:
+                return req
         if not incremental or ws.corrupt:
             self._items.clear()
             self._cursor = 0  # the log names every id: the next request renders all

@@ -169,5 +169,12 @@ class ScratchWorkspace(Workspace):
         self.versions = DirtyVersions(self.versions)
         self.assembler = IncrementalAssembler(self, kwargs.get("dashboard", "ledger"))
 
+    def _measure_with(self, op: dict[str, Any], data: bytes) -> int:
+        """The what-if measure; its request is kept, and is the next request when
+        ``op`` is the operation committed next (:meth:`IncrementalAssembler.tried`)."""
+        total = super()._measure_with(op, data)
+        self.assembler.tried(op)
+        return total
+
     def _checkpoint(self) -> None:
         self._checkpointed = self.journal_lines  # the journal is the memory itself
