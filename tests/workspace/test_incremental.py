@@ -14,10 +14,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from sim.program_context import ProgramContext
 from sim.workspace.assembly import Assembler
-from sim.workspace.errors import WorkspaceError
+from sim.workspace.errors import BudgetExceededError, WorkspaceError
 from sim.workspace.memory import scratch_workspace
 
-TEXT = st.one_of(st.text(max_size=40), st.sampled_from(["", "word " * 120, "é✓\ud800"]))
+TEXT = st.one_of(st.text(max_size=40),
+                 st.sampled_from(["", "word " * 120, "word " * 400, "é✓\ud800"]))
 DASHBOARDS = ["ledger", "status_board", "none", "bounded_ledger:300"]
 
 
@@ -26,13 +27,13 @@ def _fields(req):
             req.total, req.dashboard_text, req.item_tokens, req.dropped)
 
 
-@settings(max_examples=12, stateful_step_count=30, deadline=None,
+@settings(max_examples=20, stateful_step_count=30, deadline=None,
           suppress_health_check=list(HealthCheck))
 class IncrementalMachine(RuleBasedStateMachine):
     """Random operations on a scratch workspace; the invariant compares requests."""
 
     @initialize(dashboard=st.sampled_from(DASHBOARDS),
-                budget=st.sampled_from([None, 900, 3000]))
+                budget=st.sampled_from([None, 700, 1500]))
     def start(self, dashboard, budget):
         self.ws = scratch_workspace(budget=budget, dashboard=dashboard, strict=False,
                                     tokenizer="cl100k_base")
@@ -146,3 +147,40 @@ def test_dirty_versions_log_every_touched_id():
     ws.archive("B1-B2", "x")
     touched, cursor = ws.versions.since(cursor)
     assert touched == {"B1", "B2", "G1"}
+
+
+def test_a_committed_what_if_is_the_next_request():
+    """A tool result near the budget is measured inline and offloaded; the request of
+    the variant committed is returned as is (same object) and equals a full render,
+    bounded-ledger rows shown included; after any other change it is not reused."""
+    for dashboard in ("status_board", "bounded_ledger:300"):
+        ws = scratch_workspace(budget=700, dashboard=dashboard, strict=False)
+        ws.register({"role": "user", "content": "task"}, pinned=True)
+        ws.register({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+        ws.register({"role": "tool", "tool_call_id": "c1", "content": "word " * 900})
+        tries = list(ws.assembler._tries)
+        assert tries, "the guard measured the result"
+        committed = next(t for t in tries if t[0] is ws.journal.entries[-1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            req = ws.assemble(strict=False)
+            plain_dash = Assembler(ws, dashboard)
+            plain = plain_dash.assemble(incremental=False)
+        assert req is committed[2]
+        assert _fields(req) == _fields(plain)
+        assert getattr(ws.assembler.dashboard, "shown", None) == \
+            getattr(plain_dash.dashboard, "shown", None)
+        # a refused recovery is measured but never committed: the next operation
+        # is another one, so that measure is not the next request
+        ws.strict = True
+        try:
+            ws.recover("B3")
+        except BudgetExceededError:
+            pass
+        assert ws.assembler._tries
+        ws.register({"role": "user", "content": "more"})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _fields(ws.assemble(strict=False)) == _fields(
+                Assembler(ws, dashboard).assemble(incremental=False))
