@@ -45,6 +45,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
+# one way to place lines in a result, shared with the LOCA-like generator
+from sim.tasks.loca import _insert
 from sim.tasks.tokens import count_tokens, default_vocab
 
 #: the Fig. 6 window sweep (tokens)
@@ -98,14 +100,6 @@ class BrowseParams:
 MEDIAN_DEPTH = int(BrowseParams().depth_median)
 #: median retrieval after the last gold document (tokens)
 MEDIAN_AFTER = int(BrowseParams().after_median)
-
-
-def _insert(rng: np.random.Generator, body: str, lines: list[str]) -> str:
-    """``body`` with each of ``lines`` at a random line boundary."""
-    rows = body.splitlines(keepends=True)
-    for line in lines:
-        rows.insert(int(rng.integers(0, len(rows) + 1)), line)
-    return "".join(rows)
 
 
 def browse_task(query: int, seed: int = 0, base_seed: int = 0,
