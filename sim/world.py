@@ -6,8 +6,8 @@ DESIGN.md "The synthetic world"; ``ctxsim world`` prints it).
 ``"agent.<Profile field>"``, ``"task.<TaskParams field>"`` (the LOCA-like families)
 and ``"browse.<BrowseParams field>"`` (the BrowseComp-like generator). A robustness
 analysis samples a point ``values`` (a mapping from some of these names to numbers,
-each inside its ``[low, high]``) and builds the world there with :func:`world_at`; a name not in
-``values`` keeps its default. Integer parameters (``integer=True``) are rounded.
+each inside its ``[low, high]``) and builds the world there with :func:`world_at`; a
+name not in ``values`` keeps its default. Integer parameters (``integer=True``) are rounded.
 
 A prior's width says what is known: a narrow range cites a measurement (a paper's
 number or a benchmark); a range marked "guess" is wide (a probability over most of

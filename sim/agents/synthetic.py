@@ -38,8 +38,9 @@ what tells the agent which handle holds a value is the index text it wrote when
 archiving (block ids, calls and the evidence keys it read there; each key it read is
 listed with probability ``p_index``, so an index can be incomplete), or a
 placeholder's call when the task says which call produced the value (a family
-parameter; none does by default). Then it reads that one handle. Otherwise it searches the archived candidates in a random order, up to
-``max_attempts`` reads per needed value; every failed read is a real recovery through
+parameter; none does by default). Then it reads that one handle. Otherwise it
+searches the archived candidates in a random order, up to ``max_attempts`` reads per
+needed value; every failed read is a real recovery through
 the workspace (a call, and the recovered block's tokens in every later request), so
 the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
 the workspace refuses (it would not fit) makes the agent free the overshoot the
