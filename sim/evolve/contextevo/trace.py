@@ -196,8 +196,8 @@ class RecordingAgent:
         task, agent = self.task, self._agent
         wrong = []
         for k, v in action.values.items():
-            if action.kind == ANSWER and agent.failed_base and v.endswith("?"):
-                v = v[:-1]  # the base error's mark: judge the value the agent found
+            if action.kind == ANSWER and agent.failed_base:
+                v = agent.found_values.get(k, v)  # judge the value the agent found
             if v != task.facts[k].value:
                 wrong.append(k)
         if not wrong:
