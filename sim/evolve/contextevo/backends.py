@@ -50,11 +50,16 @@ from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseRe
 from sim.evolve.contextevo.spec import POINTS
 from sim.evolve.contextevo.trace import CAUSES
 
-_CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) left the request -> (\S+)(?: \[(.*)\])?$",
-                  re.M)
+_CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) (no longer in the request|replaced in "
+                  r"the request by \[(.*)\]( with a handle)?)$", re.M)
 _WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)", re.M)
+_HEADER = re.compile(r"^\[call \d+\] [^\n]*\(request ([\d,]+) of ([\d,]+) tokens\)\n"
+                     r"((?:  context: [^\n]*\n)+)", re.M)
 KINDS = ("gone", "hidden", "notes", "fold", "recoverable", "refused", "offloaded",
-         "loss", "marked")
+         "loss", "marked", "early", "late")
+#: a shrink at a request under this share of the budget counts as an early one (our
+#: threshold: a maintenance trigger at the default 0.8 B never fires this low)
+EARLY_FILL = 0.6
 _BLAME = {"gone": "request_assembly", "hidden": "representation_update",
           "notes": "memory_update", "fold": "child_to_parent"}
 
@@ -70,10 +75,10 @@ def _counts(notes: str) -> dict[str, int]:
     return out
 
 
-def _removal_kind(status: str, text: str) -> str:
-    if "+handle" in status:
+def _removal_kind(what: str, text: str, handle: str) -> str:
+    if handle:
         return "recoverable"
-    if status == "gone":
+    if what.startswith("no longer"):
         return "gone"
     if text.startswith("Knowledge so far"):
         return "notes"
@@ -113,8 +118,11 @@ class SyntheticBackend:
         self.pages_read += 1
         c = _counts(notes)
         events = [ln for ln in notes.split("\n") if ln and not ln.startswith("counts:")]
-        for status, text in _CTX.findall(page):
-            c[_removal_kind(status, text or "")] += 1
+        for what, text, handle in _CTX.findall(page):
+            c[_removal_kind(what, text or "", handle)] += 1
+        for used, budget, _ in _HEADER.findall(page):
+            fill = int(used.replace(",", "")) / max(1, int(budget.replace(",", "")))
+            c["early" if fill < EARLY_FILL else "late"] += 1
         c["refused"] += page.count("notice: recovery refused")
         c["offloaded"] += len(re.findall(r"notice: result \S+ offloaded", page))
         for call, args in _WRITE.findall(page):
@@ -132,7 +140,8 @@ class SyntheticBackend:
             body = "\n".join(events)
         return head + ("\n" + body if body else "")
 
-    def _finish(self, card, label: str, surface: str, evidence: str, pages: int):
+    def _finish(self, card, label: str, surface: str, evidence: str, pages: int,
+                direction: str = ""):
         self.reports += 1
         if card.reward == 0:
             rng = self._rng("label", card.task_id)
@@ -141,25 +150,37 @@ class SyntheticBackend:
                 label = others[int(rng.integers(len(others)))]
                 surface = POINTS[int(rng.integers(len(POINTS)))] \
                     if label != "agent_error" else ""
+                direction = ""
                 evidence += " (relabelled)"
-        return CaseReport(card.task_id, label, surface, evidence, pages)
+        return CaseReport(card.task_id, label, surface, evidence, pages, direction)
 
     def case_report(self, card, notes: str, pages: int) -> CaseReport:
-        if card.reward == 1:
-            return CaseReport(card.task_id, "none", "", "solved", pages)
+        """The report rule over the notes (module docstring). A solved case gets the
+        same reading (the pathology whose events its pages show, else ``none``), so
+        both reward groups carry annotations and the annotation screen can reject a
+        pathology that is as common in solved cases as in failed ones."""
         c = _counts(notes)
-        if not c["loss"]:
-            return self._finish(card, "agent_error", "", "no written value was lost", pages)
+        lost = c["loss"] or getattr(card, "score", card.reward) < 1
+        early = c["early"] > c["late"]
         if c["refused"] or c["offloaded"]:
             return self._finish(card, "budget_overflow", "maintenance_planning",
-                                f"refused={c['refused']} offloaded={c['offloaded']}", pages)
+                                f"refused={c['refused']} offloaded={c['offloaded']}", pages,
+                                "trigger_later" if early else "trigger_earlier")
         gone = {k: c[k] for k in _BLAME if c[k]}
         if gone:
             worst = max(gone, key=lambda k: (gone[k], k))
-            return self._finish(card, "evidence_removed", _BLAME[worst],
-                                f"irreversible removals {gone}", pages)
-        return self._finish(card, "agent_error", "", "loss with the evidence reachable",
-                            pages)
+            surface, direction = _BLAME[worst], ""
+            if worst == "gone":
+                direction = "trim_less"
+            elif worst in ("hidden", "notes"):
+                surface, direction = (("maintenance_planning", "trigger_later") if early
+                                      else (surface, "keep_more"))
+            return self._finish(card, "evidence_removed", surface,
+                                f"irreversible removals {gone}", pages, direction)
+        if card.reward == 1:
+            return CaseReport(card.task_id, "none", "", "solved", pages)
+        return self._finish(card, "agent_error", "", "no irreversible removal seen" if lost
+                            else "no written value was lost", pages)
 
     def card_report(self, card) -> CaseReport:
         if card.reward == 1:
@@ -171,7 +192,7 @@ class SyntheticBackend:
         return self._finish(card, "agent_error", "", "card shows no context clue", 0)
 
     def propose(self, judgement, spec, n: int) -> list[tuple[str, list]]:
-        menus = [list(moves(spec, h.pathology, h.surface).items())
+        menus = [list(moves(spec, h.pathology, h.surface, h.direction).items())
                  for h in judgement.accepted]
         out: list[tuple[str, list]] = []
         seen = set()
