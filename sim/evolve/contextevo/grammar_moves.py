@@ -39,6 +39,9 @@ _UP = {"at": "trigger_later", "window": "keep_more", "keep": "keep_more",
        "keep_last": "keep_more", "to": "keep_more", "stub_chars": "keep_more",
        "p_exact": "keep_more", "p_approx": "keep_more", "max_lines": "keep_more",
        "fraction": "keep_fewer", "trim_to": "trim_less"}
+#: a knob whose sense depends on its point: a results-count trigger's window is when
+#: maintenance fires, not how much an update keeps
+_UP_AT = {("maintenance_planning", "window"): "trigger_later"}
 _OPPOSITE = {"trigger_later": "trigger_earlier", "trigger_earlier": "trigger_later",
              "keep_more": "keep_fewer", "keep_fewer": "keep_more", "trim_less": ""}
 #: a surface whose knob changes pair with the blamed one (the trigger that fires a
@@ -91,6 +94,20 @@ def _with(spec: ProgramSpec, **changes) -> ProgramSpec:
     return ProgramSpec.from_dict(d)
 
 
+def _tied(spec: ProgramSpec, surface: str, knob: str, old, new) -> dict:
+    """The other half of masking's window pair: a results-count trigger and the mask
+    it fires share one window (the masking program's single knob), so moving one
+    moves the other when they were equal."""
+    if knob != "window":
+        return {}
+    other = {"maintenance_planning": "representation_update",
+             "representation_update": "maintenance_planning"}.get(surface)
+    m = getattr(spec, other) if other else None
+    if m is None or m.name not in ("results_over", "mask") or m.get("window") != old:
+        return {}
+    return {other: Mechanism.make(other, m.name, **{**dict(m.knobs), "window": new})}
+
+
 def knob_moves(spec: ProgramSpec, surface: str, direction: str = "") -> list[tuple[str, ProgramSpec]]:
     """``(label, spec)`` for each knob step of ``surface``'s current mechanism; with a
     ``direction``, only the steps in that sense (labels ``surface.knob=value``)."""
@@ -101,11 +118,12 @@ def knob_moves(spec: ProgramSpec, surface: str, direction: str = "") -> list[tup
     for knob, v in m.knobs:
         if knob not in _UP or isinstance(v, bool):
             continue
+        up_dir = _UP_AT.get((surface, knob), _UP[knob])
         senses = [True, False]
         if direction:
-            if _UP[knob] == direction:
+            if up_dir == direction:
                 senses = [True]
-            elif _OPPOSITE.get(_UP[knob]) == direction and direction:
+            elif _OPPOSITE.get(up_dir) == direction:
                 senses = [False]
             else:
                 continue
@@ -113,7 +131,8 @@ def knob_moves(spec: ProgramSpec, surface: str, direction: str = "") -> list[tup
             for x in _steps(knob, v, up):
                 try:
                     new = Mechanism.make(surface, m.name, **{**dict(m.knobs), knob: x})
-                    out.append((f"{surface}.{knob}={x}", _with(spec, **{surface: new})))
+                    changes = {surface: new, **_tied(spec, surface, knob, v, x)}
+                    out.append((f"{surface}.{knob}={x}", _with(spec, **changes)))
                 except SpecError:
                     continue
     return out
