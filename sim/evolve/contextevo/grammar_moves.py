@@ -25,7 +25,8 @@ sense in which the blamed surface is wrong:
 (a moderate and a large step), then the same direction on the coupled surface
 (a representation update's trigger and vice versa), then mechanism swaps at the
 blamed surface (a trim blamed: representation-update swaps too, since the trim is
-the last resort), then ``make_recoverable``. Nothing here reads a simulator cause.
+the last resort; for an irreversible removal the reversible ones first: archiving
+with handles and recovery, then ``make_recoverable``), then ``make_recoverable``. Nothing here reads a simulator cause.
 """
 
 from __future__ import annotations
@@ -229,10 +230,18 @@ def guided_moves(spec: ProgramSpec, pathology: str, surface: str,
         coupled = _COUPLED.get(surface)
         if coupled:
             cands += knob_moves(spec, coupled, direction)
-        cands += swap_moves(spec, surface)
+        swaps = swap_moves(spec, surface)
         if surface == "request_assembly":
             # the trim is the last resort: what keeps a request under it is an update
-            cands += swap_moves(spec, "representation_update")
+            swaps += swap_moves(spec, "representation_update")
+        if pathology == "evidence_removed":
+            # the pathology is an irreversible removal: the reversible swap (archive
+            # with handles and recovery) goes first, then the rest in grammar order
+            rev = [(f"{lab}+recoverable", make_recoverable(s)) for lab, s in swaps
+                   if s.representation_update.name == "archive_oldest"
+                   and spec.representation_update.name != "archive_oldest"]
+            swaps = rev + [("make_recoverable", make_recoverable(spec))] + swaps
+        cands += swaps
     cands.append(("make_recoverable", make_recoverable(spec)))
     if not surface:
         cands += grammar_moves(spec)

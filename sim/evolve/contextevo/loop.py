@@ -232,6 +232,8 @@ class EvolveResult:
     held_out: tuple[str, ...]
     solved: dict[str, dict[str, int]]
     episodes: int = 0
+    #: stage -> ``{"task_id", "error"}`` of each task on which its spec raised
+    errors: dict[str, list[dict]] = field(default_factory=dict)
 
 
 def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
@@ -265,6 +267,7 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     spec = start
     specs = {"start": start}
     log = []
+    tried = {_unnamed(start)}
     if cfg.mode == "best_of_n":
         cands = []
         for j in range(cfg.iterations * cfg.candidates):
@@ -282,22 +285,26 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
                     "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored}})
     elif cfg.mode in ("ef_moves", "ef_steps"):
         for i in range(1, cfg.iterations + 1):
-            spec, entry = _blind_iteration(i, spec, start.name, held_in, runner, cfg, rng)
+            spec, entry = _blind_iteration(i, spec, start.name, held_in, runner, cfg, rng,
+                                           tried)
             specs[f"iter{i}"] = spec
             log.append(entry)
     else:
         for i in range(1, cfg.iterations + 1):
             if hasattr(backend, "round"):
                 backend.round = i
-            entry, spec = _iteration(i, spec, start.name, held_in, runner, backend, cfg, rng)
+            entry, spec = _iteration(i, spec, start.name, held_in, runner, backend, cfg, rng,
+                                     tried)
             specs[f"iter{i}"] = spec
             log.append(entry)
-    solved = {}
+    solved, errors = {}, {}
     for stage, s in specs.items():
         rows, _ = runner.run(s, taskset.names)
         solved[stage] = {r["task_id"]: int(r["solved"]) for r in rows}
+        errors[stage] = [{"task_id": r["task_id"], "error": r["error"]} for r in rows
+                         if r.get("error")]
     return EvolveResult(specs, log, split.held_in, split.held_out, solved,
-                        runner.episodes - played)
+                        runner.episodes - played, errors)
 
 
 def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
@@ -305,20 +312,25 @@ def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
     return runner.run(spec, held_in)[0]
 
 
-def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg, rng):
+def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg, rng,
+                     tried: set):
     """One evidence-free iteration: ``candidates`` random grammar moves (``ef_moves``)
     or multi-surface steps (``ef_steps``) from ``spec``, best on held-in."""
     cur = _mean(runner.run(spec, held_in)[0])
     cands = []
+    pool = [m for m in grammar_moves(spec, cfg.exposed) if _unnamed(m[1]) not in tried]
     for j in range(cfg.candidates):
         if cfg.mode == "ef_moves":
-            pool = grammar_moves(spec, cfg.exposed)
-            s = pool[int(rng.integers(len(pool)))][1] if pool else spec
+            # drawn without replacement, never a spec evaluated before (as the editor)
+            s = spec
+            if pool:
+                s = pool.pop(int(rng.integers(len(pool))))[1]
         else:
             s = random_changeset(spec, rng, cfg.step_surfaces, cfg.exposed)
         cands.append((f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
                                                             "name": f"{base}+ef{i}"})))
     scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
+    tried.update(_unnamed(s) for _, s, _ in scored)
     label, chosen, score = select_candidate(("keep", spec), scored, cur)
     entry = {"iteration": i, "mode": cfg.mode, "held_in_score_before": cur,
              "candidates": {lab: sc for lab, _, sc in scored}, "selected": label,
@@ -327,7 +339,13 @@ def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg,
     return (spec if label == "keep" else chosen), entry
 
 
-def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng):
+def _unnamed(spec: ProgramSpec) -> ProgramSpec:
+    return ProgramSpec.from_dict({**spec.to_dict(), "name": "spec"})
+
+
+def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng,
+               tried: set | None = None):
+    tried = set() if tried is None else tried
     entry: dict = {"iteration": i, "mode": cfg.mode}
     rows, trajs = runner.run(spec, held_in, trajectories=cfg.mode == "contextevo")
     cur = _mean(rows)
@@ -373,7 +391,12 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
         entry["annotation"] = attribution_scores(
             {r.task_id: r.label for r in reports if r.task_id in failed}, truths)
         if cfg.update:
-            proposals = backend.propose(verdict, spec, cfg.candidates)
+            # a changeset whose result was evaluated in an earlier iteration is not
+            # proposed again: the budget goes to the next-ranked move
+            proposals = [(lab, e) for lab, e in backend.propose(
+                verdict, spec, cfg.candidates + len(tried))
+                if _unnamed(apply_changeset(spec, e, cfg.exposed).spec) not in tried]
+            proposals = proposals[:cfg.candidates]
         new_specs, entry["changesets"] = [], []
         for lab, edits in proposals:
             out = apply_changeset(spec, edits, cfg.exposed)
@@ -385,6 +408,7 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
                 new_specs.append((lab, ProgramSpec.from_dict(
                     {**out.spec.to_dict(), "name": f"{base}+evo{i}"})))
     scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in new_specs]
+    tried.update(_unnamed(s) for _, s, _ in scored)
     label, chosen, score = select_candidate(("keep", spec), scored, cur)
     entry.update(candidates={lab: sc for lab, _, sc in scored}, selected=label,
                  held_in_score=score, diff=[list(d) for d in diff(spec, chosen)])
