@@ -282,8 +282,6 @@ def run_all(args, client=None, progress=print) -> dict:
                          f"(steps of {size} surfaces)")
     seed_rows, comparison = [], {}
     if args.ef_seeds and not args.no_ablations and args.backend == "synthetic":
-        if args.ef_seeds < 2:
-            raise ValueError(f"--ef-seeds must be 0 or at least 2, got {args.ef_seeds}")
         seeds = list(range(args.seed, args.seed + args.ef_seeds))
         kw = {"iterations": args.iterations, "candidates": args.candidates,
               "exposed": _exposed(args), **_split_options(args)}
@@ -498,6 +496,9 @@ def run(args) -> list:
     from sim.evolve.contextevo.spec import ProgramSpec
     from sim.evolve.split import split_tasks
 
+    if getattr(args, "ef_seeds", 0) == 1:
+        raise ValueError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
+                         "needs two), got 1")
     out = prepare_out(args.out)
     starts(args)  # bad --start / --spec fail before any work
     if args.backend == "llm":
