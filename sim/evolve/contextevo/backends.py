@@ -8,27 +8,35 @@ and the same for both back-ends.
 
 :class:`SyntheticBackend` (LLM-free). Error model, explicitly:
 
-* it sees only what a reviewer would see: page text (calls, results, the context
-  lines saying which blocks left the request and what replaced them, harness
-  notices) and the card; never the simulator's true cause;
-* page reading is deterministic: it counts, in its notes, blocks dropped from the
-  request (``gone``), replaced by a placeholder without a handle (``hidden``; a
-  knowledge block ``notes``; a fold summary ``fold``), archived with a handle
-  (``recoverable``), refused recoveries and entry offloads, and written values it can
-  see are lost (``=unknown``, a paraphrase ``=about ...``) or marked unsure (``?``);
-* its report applies one rule to those notes: no visible loss -> ``agent_error``;
-  a refusal or offload -> ``budget_overflow``; an irreversible removal ->
-  ``evidence_removed``, blaming the point of the most frequent removal kind
-  (gone: request_assembly, hidden: representation_update, notes: memory_update,
-  fold: child_to_parent); otherwise ``agent_error``;
-* then it mislabels at rate ``mislabel`` (default 0.2): the label becomes one of the
-  other two causes, uniformly, with a uniformly random point blamed; the draw is
-  keyed by (seed, task id, round), so it is reproducible and independent of order;
+* it sees only what a reviewer would see: page text (calls, results, the request size
+  against the budget, context lines saying what the agent's own request showed in
+  place of a block that left it: nothing, or the replacement text and whether a
+  handle was shown; harness notices) and the card; never the simulator's true cause
+  nor the harness's internal block status;
+* page reading is deterministic: it counts, in its notes, blocks that left the
+  request with nothing in their place (``gone``), behind a placeholder without a
+  handle (``hidden``; a knowledge block ``notes``; a fold summary ``fold``), behind a
+  handle (``recoverable``), refused recoveries and entry offloads, shrinks below and
+  above :data:`EARLY_FILL` of the budget (``early``/``late``), and written values it
+  can see are lost (``=unknown``, ``=about ...``) or marked unsure (``?``);
+* its report applies one rule to those notes, for every case (a solved case too, so
+  both reward groups carry annotations): a refusal or offload -> ``budget_overflow``
+  at maintenance_planning, direction ``trigger_later`` when most shrinks were early,
+  else ``trigger_earlier``; an irreversible removal -> ``evidence_removed``, blaming
+  the point of the most frequent removal kind (gone: request_assembly, direction
+  ``trim_less``; hidden: representation_update, notes: memory_update, direction
+  ``keep_more``, or maintenance_planning ``trigger_later`` when most shrinks were
+  early; fold: child_to_parent); otherwise ``agent_error`` (failed) or ``none``;
+* then it mislabels failed cases at rate ``mislabel`` (default 0.2): the label becomes
+  one of the other two causes, uniformly, with a uniformly random point blamed and no
+  direction; the draw is keyed by (seed, task id, round), so it is reproducible and
+  independent of order;
 * from the card alone it cannot see removals' kinds or handles: a self-reported loss
   after a compaction -> ``evidence_removed`` with no point; a loss with notices ->
   ``budget_overflow``; else ``agent_error``; the same mislabel rate applies;
-* it proposes the grammar's moves (:func:`sim.evolve.contextevo.editor.moves`) for the accepted
-  hypotheses, largest support first, interleaved, at most ``n`` changesets.
+* it proposes the grammar's moves ranked by each accepted hypothesis's localisation
+  (:func:`sim.evolve.contextevo.editor.moves`), largest support first, interleaved,
+  at most ``n`` changesets.
 
 :class:`LLMBackend` asks the real model through :class:`sim.agents.llm.ChatClient`
 with schema-constrained answers (labels, points and move names are enums from the
@@ -320,7 +328,8 @@ class LLMBackend:
     def propose(self, judgement, spec, n: int) -> list[tuple[str, list]]:
         out = []
         for h in judgement.accepted:
-            menu = moves(spec, h.pathology, h.surface)
+            # the top of the localised ranking: an enum the small model can read
+            menu = dict(list(moves(spec, h.pathology, h.surface, h.direction).items())[:8])
             if not menu or len(out) >= n:
                 continue
             schema = {"type": "object", "properties": {
