@@ -24,7 +24,8 @@ import numpy as np
 #: CSV ``baseline`` value -> loop mode
 BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n"}
 SEED_COLUMNS = ("setting", "start", "seed", "variant", "baseline", "n_held_out",
-                "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces")
+                "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces",
+                "candidates_evaluated")
 LEVEL = 0.95
 
 
@@ -99,7 +100,11 @@ def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=p
                              "heldout_accuracy": round(acc, 4),
                              "heldout_gain_vs_start": round(
                                  acc - _held_out_acc(res, "start"), 4),
-                             "step_surfaces": size if base == "steps" else ""})
+                             "step_surfaces": size if base == "steps" else "",
+                             # the budget is a ceiling: ContextEvo evaluates fewer when
+                             # its judge rejects every hypothesis (an empty changeset)
+                             "candidates_evaluated": sum(len(e.get("candidates", {}))
+                                                         for e in res.log)})
                 if variant == "evidence_free":
                     diffs.setdefault(ts.name, {}).setdefault(base, []).append(ce - acc)
             progress(f"[contextevo] seed {seed} {ts.name}: ContextEvo held-out {ce:.3f}; "
