@@ -61,7 +61,8 @@ def _held_out_acc(res, stage: str) -> float:
     return float(np.mean([res.solved[stage][t] for t in res.held_out]))
 
 
-def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=print):
+def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=print,
+              done: dict | None = None):
     """ContextEvo and every baseline of :data:`BASELINES` from ``start`` for each seed.
 
     Args:
@@ -71,6 +72,8 @@ def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=p
         make_backend: seed -> a back-end.
         config_kw: :class:`~sim.evolve.contextevo.loop.EvolveConfig` keywords shared by
             every arm (iterations, candidates, exposed surfaces, split).
+        done: ``(seed, setting) -> (ContextEvo result, {baseline: result})`` already
+            run with exactly these settings (the main run's seed), reused as they are.
 
     Returns:
         ``(rows, comparison)``: per-seed rows (:data:`SEED_COLUMNS`) and, per setting
@@ -81,15 +84,22 @@ def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=p
     rows, diffs = [], {}
     for seed in seeds:
         for ts in make_sets(seed):
-            runner = Runner(ts)
-            full = evolve(start, ts, make_backend(seed),
-                          EvolveConfig(seed=seed, **config_kw), runner)
-            size = median_changeset(full)
-            arms = {("full", ""): full}
-            for name, mode in BASELINES.items():
-                arms[("evidence_free", name)] = evolve(
-                    start, ts, None, EvolveConfig(seed=seed, mode=mode, step_surfaces=size,
-                                                  **config_kw), runner)
+            if (seed, ts.name) in (done or {}):
+                full, base_res = done[(seed, ts.name)]
+                size = median_changeset(full)
+                arms = {("full", ""): full, **{("evidence_free", b): r
+                                               for b, r in base_res.items()}}
+            else:
+                runner = Runner(ts)
+                full = evolve(start, ts, make_backend(seed),
+                              EvolveConfig(seed=seed, **config_kw), runner)
+                size = median_changeset(full)
+                arms = {("full", ""): full}
+                for name, mode in BASELINES.items():
+                    arms[("evidence_free", name)] = evolve(
+                        start, ts, None, EvolveConfig(seed=seed, mode=mode,
+                                                      step_surfaces=size, **config_kw),
+                        runner)
             last = list(full.solved)[-1]
             ce = _held_out_acc(full, last)
             for (variant, base), res in arms.items():

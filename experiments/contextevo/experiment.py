@@ -292,8 +292,11 @@ def run_all(args, client=None, progress=print) -> dict:
         def backend_of(seed):
             return make_backend(_with_seed(args, seed))
 
+        # the main run's seed is the first: its loops from the first start are reused
+        done = {(args.seed, ts.name): (ablations[ts.name]["full"], baselines[ts.name])
+                for ts in sets if ts.name in baselines}
         seed_rows, comparison = run_seeds(make_sets, sts[0], seeds, backend_of, kw,
-                                          progress)
+                                          progress, done)
     return {"results": results, "ablations": ablations, "ledgers": ledgers,
             "sets": sets, "starts": sts, "baselines": baselines,
             "seed_rows": seed_rows, "comparison": comparison}
