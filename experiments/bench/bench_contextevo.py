@@ -136,8 +136,9 @@ def main(argv: list[str] | None = None) -> dict:
               f"[{x['lo']:+.3f}, {x['hi']:+.3f}] excludes 0: {x['excludes_0']}; "
               f"iter2 >= iter1 on held-in: {x['iter2_not_worse_held_in']}")
     k = sum(x["excludes_0"] for x in s)
-    print(f"held-out CI excludes 0 for {k} of {len(s)} seeds; bar >= 4 of 5: "
-          f"{'PASS' if k >= 4 else 'FAIL'}")
+    if s:
+        print(f"held-out CI excludes 0 for {k} of {len(s)} seeds; bar >= 4 of 5: "
+              f"{'PASS' if k >= 4 else 'FAIL'}")
     r["seeds"] = s
     if args.mislabel_sweep:
         r["mislabel"] = mislabel_sweep()
