@@ -85,7 +85,9 @@ def build_task(spec: JobSpec):
                          params=w.tasks if w else None)
     if spec.generator == "browse":
         from sim.tasks.browse import browse_task
-        return browse_task(spec.family, spec.seed, base_seed=spec.base_seed)
+        w = _world(spec)
+        return browse_task(spec.family, spec.seed, base_seed=spec.base_seed,
+                           params=w.browse if w else None)
     raise ValueError(f"unknown generator {spec.generator!r}")
 
 

@@ -3,10 +3,11 @@ of the task families, with a default, a prior range, a unit and a source (issue 
 DESIGN.md "The synthetic world"; ``ctxsim world`` prints it).
 
 :data:`TABLE` maps a parameter name to its :class:`Param`. Names are
-``"agent.<Profile field>"`` and ``"task.<TaskParams field>"``. A robustness analysis
-samples a point ``values`` (a mapping from some of these names to numbers, each inside
-its ``[low, high]``) and builds the world there with :func:`world_at`; a name not in
-``values`` keeps its default. Integer parameters (``integer=True``) are rounded.
+``"agent.<Profile field>"``, ``"task.<TaskParams field>"`` (the LOCA-like families)
+and ``"browse.<BrowseParams field>"`` (the BrowseComp-like generator). A robustness
+analysis samples a point ``values`` (a mapping from some of these names to numbers,
+each inside its ``[low, high]``) and builds the world there with :func:`world_at`; a
+name not in ``values`` keeps its default. Integer parameters (``integer=True``) are rounded.
 
 A prior's width says what is known: a narrow range cites a measurement (a paper's
 number or a benchmark); a range marked "guess" is wide (a probability over most of
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from sim.agents.profiles import Profile
+from sim.tasks.browse import BrowseParams
 from sim.tasks.families import TaskParams
 
 #: the long-context evaluations the degradation curve's prior comes from
@@ -37,7 +39,7 @@ class Param:
     """One parameter of the synthetic world.
 
     Attributes:
-        name: ``"agent.<field>"`` or ``"task.<field>"``.
+        name: ``"agent.<field>"``, ``"task.<field>"`` or ``"browse.<field>"``.
         default: the value of the default world.
         low, high: the prior range (``low < high``; the default lies inside).
         unit: ``"probability"``, ``"tokens"``, ``"fraction of B"``, ...
@@ -134,6 +136,42 @@ _PARAMS = (
     Param("task.distractors_per_fact", 3.0, 0.5, 10.0, "lines per fact",
           "guess: the same field for other entities in bulky results",
           "mean number of distractor lines (same field, other entity)"),
+    # -- the BrowseComp-like generator (sim/tasks/browse.py) ----------------------
+    Param("browse.depth_median", 17_000.0, 12_000.0, 24_000.0, "tokens",
+          "VISTA §3.3: the first gold document is retrieved at a median depth of "
+          "~17K tokens on BrowseComp-Plus; the range allows for the paper's rounding "
+          "and backbone differences",
+          "median tokens retrieved before the first gold document"),
+    Param("browse.depth_sd", 0.5, 0.2, 1.0, "sd of ln tokens",
+          "guess: the paper reports a median depth only", "spread of that depth"),
+    Param("browse.after_median", 14_000.0, 5_000.0, 30_000.0, "tokens",
+          "guess: retrieval goes on after the last gold document until the agent "
+          "synthesises; no measurement", "median tokens retrieved after the last gold "
+          "document"),
+    Param("browse.after_sd", 0.4, 0.1, 0.8, "sd of ln tokens",
+          "guess: no measurement", "spread of that tail"),
+    Param("browse.max_gap", 3, 1, 6, "documents",
+          "guess: gold documents of one question are found close together",
+          "gold documents lie 1..max_gap documents apart", integer=True),
+    Param("browse.doc_median", 900.0, 300.0, 2_500.0, "tokens",
+          "guess: BrowseComp-Plus documents are web pages of a few K tokens; 900 "
+          "gives the previous generator's mean document (~2.3K tokens) under the "
+          "size law", "median document size"),
+    Param("browse.size_sd", 1.64, 1.0, 2.2, "sd of ln tokens",
+          "the lognormal fit of the 418 tool results in the shipped trajectories "
+          "(experiments/vista/size_law.py: sd 1.64); the range allows for web pages "
+          "differing from those tools", "spread of every document's size, gold "
+          "included"),
+    Param("browse.max_doc_ratio", 12.0, 4.0, 50.0, "ratio",
+          "guess: retrievers truncate long pages; the shipped trajectories' largest "
+          "result is ~400x their median, so this clip is a choice",
+          "largest document relative to the median"),
+    Param("browse.p_superseded", 0.15, 0.02, 0.5, _P,
+          "guess: how often a later page revises a value an earlier one gave",
+          "a gold value is revised by a later document (the revision is right)"),
+    Param("browse.distractors_per_fact", 3.0, 0.5, 10.0, "lines per fact",
+          "guess: pages on similar entities list the same attribute",
+          "mean number of distractor lines (same attribute, other entity)"),
 )
 
 #: name -> :class:`Param`, in the order ``ctxsim world`` prints them
@@ -142,16 +180,18 @@ TABLE: dict[str, Param] = {p.name: p for p in _PARAMS}
 
 def table() -> list[dict]:
     """Every parameter as a dict (name, default, low, high, unit, source, doc,
-    integer), agent first, then tasks."""
+    integer): the agent, then the LOCA-like tasks, then the BrowseComp-like ones."""
     return [p.as_dict() for p in TABLE.values()]
 
 
 @dataclass(frozen=True)
 class World:
-    """A point of the table: the agent profile and the task parameters."""
+    """A point of the table: the agent profile, the LOCA-like task parameters and
+    the BrowseComp-like generator's."""
 
     profile: Profile
     tasks: TaskParams
+    browse: BrowseParams = BrowseParams()
 
 
 def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> World:
@@ -159,12 +199,14 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
     defaults).
 
     Args:
-        values: e.g. ``{"agent.p_index": 0.3, "task.size_sd": 2.0}``.
+        values: e.g. ``{"agent.p_index": 0.3, "task.size_sd": 2.0,
+            "browse.p_superseded": 0.3}``.
         name: the profile's label.
 
     Returns:
         a :class:`World`; ``world_at().profile`` equals the ``"medium"`` profile
-        (except its name) and ``world_at().tasks`` equals ``TaskParams()``.
+        (except its name), ``world_at().tasks`` equals ``TaskParams()`` and
+        ``world_at().browse`` equals ``BrowseParams()``.
 
     Raises:
         KeyError: naming an unknown parameter (and the known ones).
@@ -174,7 +216,7 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
     unknown = sorted(set(values) - set(TABLE))
     if unknown:
         raise KeyError(f"unknown world parameter(s) {unknown}; known: {list(TABLE)}")
-    agent, tasks = {}, {}
+    groups: dict[str, dict] = {"agent": {}, "task": {}, "browse": {}}
     for pname, p in TABLE.items():
         v = values.get(pname, p.default)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -184,5 +226,6 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
                              f"[{p.low}, {p.high}]")
         v = int(round(v)) if p.integer else float(v)
         group, field = pname.split(".", 1)
-        (agent if group == "agent" else tasks)[field] = v
-    return World(Profile(name=name, **agent), TaskParams(**tasks))
+        groups[group][field] = v
+    return World(Profile(name=name, **groups["agent"]), TaskParams(**groups["task"]),
+                 BrowseParams(**groups["browse"]))

@@ -10,6 +10,7 @@ import pytest
 
 from experiments.cli import run_command
 from sim.agents.profiles import PROFILES, Profile
+from sim.tasks.browse import BrowseParams, browse_task
 from sim.tasks.families import TaskParams
 from sim.world import TABLE, table, world_at
 
@@ -29,14 +30,21 @@ def test_every_parameter_has_a_prior_and_a_source():
 def test_the_table_covers_every_field_of_the_profile_and_the_task_parameters():
     agent = {f.name for f in dataclasses.fields(Profile)} - {"name"}
     tasks = {f.name for f in dataclasses.fields(TaskParams)}
+    # every number of the browse generator (source_named is a switch, not a number)
+    browse = {f.name for f in dataclasses.fields(BrowseParams)} - {"source_named"}
     assert {n[6:] for n in TABLE if n.startswith("agent.")} == agent
     assert {n[5:] for n in TABLE if n.startswith("task.")} == tasks
+    assert {n[7:] for n in TABLE if n.startswith("browse.")} == browse
+    assert {n.split(".")[0] for n in TABLE} == {"agent", "task", "browse"}
 
 
 def test_default_world_is_the_medium_profile_and_default_tasks():
     w = world_at()
     assert w.profile == PROFILES["medium"].with_(name="world")
     assert w.tasks == TaskParams()
+    assert w.browse == BrowseParams()
+    for name in ("depth_median", "size_sd", "p_superseded", "doc_median"):
+        assert TABLE[f"browse.{name}"].default == getattr(BrowseParams(), name)
 
 
 def test_no_default_probability_is_certain():
@@ -59,7 +67,8 @@ def test_world_at_builds_the_point_it_is_given():
     w = world_at(values)
     for n, p in TABLE.items():
         group, field = n.split(".", 1)
-        got = getattr(w.profile if group == "agent" else w.tasks, field)
+        got = getattr({"agent": w.profile, "task": w.tasks, "browse": w.browse}[group],
+                      field)
         want = round(values[n]) if p.integer else values[n]
         assert got == want and (isinstance(got, int) == p.integer), n
 
@@ -131,3 +140,19 @@ def test_a_sweep_runs_at_a_point_of_the_world():
     assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
     other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
     assert other[0]["total_tokens"] != run_job(spec)[0]["total_tokens"]
+
+
+def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
+    """``--world browse.<name>=...`` reaches the BrowseComp-like generator; the
+    default point builds the default task."""
+    import dataclasses
+
+    from experiments.sweep import JobSpec, build_task
+
+    spec = JobSpec("browse", 3, 0, 16_000, 16_000, ("vista",))
+    defaults = tuple((n, p.default) for n, p in TABLE.items())
+    assert build_task(dataclasses.replace(spec, world=defaults)) == build_task(spec)
+    assert build_task(spec) == browse_task(3, 0)
+    other = build_task(dataclasses.replace(spec, world=(("browse.doc_median", 2_000.0),)))
+    assert other.observation_tokens != build_task(spec).observation_tokens
+    assert other == browse_task(3, 0, params=BrowseParams(doc_median=2_000.0))

@@ -8,15 +8,22 @@ iteration 2 on held-in, held-out and all tasks, with paired-bootstrap 95% interv
 the difference from the start over tasks (common random numbers: every spec runs each
 task with the same episode seed). From the first start, on both task sets, the
 leave-one-stage-out ablations (no paginated review, no cross-case aggregation, no
-replay, no policy update) and two baselines at the same evaluation budget (random
-grammar edits, best-of-N random specs) stand beside the paper's Table 5 numbers; we
-reproduce orderings, not sizes.
+replay, no policy update) stand beside the paper's Table 5 numbers (we reproduce
+orderings, not sizes), and three evidence-free baselines at the same evaluation
+budget (``variant = evidence_free``; ``baseline``: ``moves``, random moves from the
+editor's own move set; ``steps``, random multi-surface grammar steps the size of the
+editor's median changeset; ``best_of_n``, random specs) run from the first start on
+both task sets for ``--ef-seeds`` seeds (default 5;
+:mod:`experiments.contextevo.evidence_free`): the paired per-seed difference of
+held-out accuracy, ContextEvo minus each baseline, with its 95% t-interval over seeds.
 
-Writes ``contextevo.csv`` (one row per setting x variant x stage x split),
-``contextevo.png``, ``contextevo.json`` (config, per-iteration judge logs with the
-attribution precision and recall against the simulator's true causes, the
-back-end's call ledger) and ``contextevo_spec.json`` (each evolved spec and its diff
-from the start). ``--backend llm`` uses the real model as annotator and editor
+Writes ``contextevo.csv`` (one row per setting x variant x stage x split; accuracies
+and paper values are fractions), ``contextevo_seeds.csv`` (seed, variant, baseline,
+held-out accuracy per seed), ``contextevo.png``, ``contextevo.json`` (config,
+per-iteration judge logs with the attribution precision and recall against the
+simulator's true causes at the set mislabel rate and at 0, hypotheses rejected by each
+screen, the evidence-free comparison, the back-end's call ledger) and
+``contextevo_spec.json`` (each evolved spec and its diff from the start). ``--backend llm`` uses the real model as annotator and editor
 (``--base-url``, else the embedded model served locally) and writes the same files
 with the suffix ``_llm``.
 """
@@ -28,19 +35,28 @@ import time
 
 import numpy as np
 
-from experiments.claims.registry.contextevo import table5
+from experiments.contextevo.evidence_free import BASELINES
+from experiments.contextevo.paper import PAPER, PAPER_HELD_OUT_NOTES
 
 NAME = "contextevo"
-#: ContextEvo Table 5 (LHTB-46, DeepSeek-V4-Flash): all-task score (%) and held-out,
-#: held once in the claims registry
-PAPER = table5()
 ABLATIONS = {"full": {}, "no_review": {"review": False},
              "no_aggregation": {"aggregate": False}, "no_replay": {"replay": False},
-             "no_update": {"update": False}, "random_edits": {"mode": "random_edits"},
-             "best_of_n": {"mode": "best_of_n"}}
-COLUMNS = ("setting", "start", "variant", "stage", "split", "n", "accuracy",
+             "no_update": {"update": False}}
+#: accuracy, diffs and paper_accuracy are fractions of tasks solved; the
+#: hyp_* / rejected_* columns count the judge's hypotheses in that iteration
+COLUMNS = ("setting", "start", "variant", "baseline", "stage", "split", "n", "accuracy",
            "diff_vs_start", "diff_lo", "diff_hi", "diff_vs_full", "full_lo", "full_hi",
-           "paper_accuracy", "backend")
+           "paper_accuracy", "hyp_considered", "hyp_accepted", "rejected_support",
+           "rejected_screens", "rejected_replay", "error_episodes", "backend")
+#: the paper's evidence bases (App. B.2) and what this package builds of each
+EVIDENCE_BASES = {
+    "raw": "covered: low/high graded-reward medians of a card metric (judge.raw_screen)",
+    "annotation": "covered: annotated rate, low vs high group; solved cases annotated too",
+    "stratified": "covered: high-work split at median final context, gap >= 0.4",
+    "bootstrap": "missing: no inert-control / resource-pressure claim",
+    "local": "partial: anchored decision-point replay with a hypothesis-derived "
+             "treatment (replay.restore), used as a screen, not as its own basis",
+    "prospective": "missing: no untested-mechanism proposals"}
 SPLITS = ("held_in", "held_out", "all")
 QUICK = {"families": 15, "seeds": 2, "queries": 15, "browse_seeds": 1}
 FULL = {"families": 15, "seeds": 5, "queries": 25, "browse_seeds": 2}
@@ -56,7 +72,6 @@ def add_arguments(parser) -> None:
     from sim.evolve.contextevo.spec import SURFACES
 
     add_no_progress(parser)
-
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
                         help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1; with "
@@ -88,6 +103,10 @@ def add_arguments(parser) -> None:
                         help="surfaces the harness adapter exposes to the editor; edits "
                              "to others are discarded and counted (default: all): "
                              + ", ".join(SURFACES))
+    parser.add_argument("--ef-seeds", type=nonnegative_int, default=5,
+                        help="seeds of the ContextEvo vs evidence-free comparison from "
+                             "the first start on both task sets (0: skip; the llm "
+                             "back-end skips it; default: %(default)s)")
     parser.add_argument("--llm-calls", type=positive_int, default=150,
                         help="model-call budget of the llm back-end (default: %(default)s)")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default: the embedded model, "
@@ -101,10 +120,14 @@ def starts(args) -> list:
     Raises:
         KeyError: naming the known programs, for an unknown ``--start``.
         SpecError: for a malformed ``--spec`` file.
+        ValueError: when both ``--spec`` and ``--start`` are given.
     """
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.spec import load_spec
 
+    if args.spec and args.start:
+        raise ValueError(f"--spec {args.spec!r} and --start {args.start!r} both name the "
+                         "start; give one")
     if args.spec:
         return [load_spec(args.spec)]
     if args.start:
@@ -141,20 +164,32 @@ def paired(solved: dict, stage: str, ref: str, tasks) -> tuple[float, float, flo
 
 
 def rows_of(setting: str, start: str, variant: str, res, backend: str,
-            full=None) -> list[dict]:
+            full=None, baseline: str = "") -> list[dict]:
     """CSV rows of one loop result: every stage on every split."""
     sides = {"held_in": list(res.held_in), "held_out": list(res.held_out),
              "all": sorted(res.held_in + res.held_out)}
     out = []
     for stage in res.solved:
+        it = int(stage[4:]) if stage.startswith("iter") else 0
+        entry = res.log[it - 1] if 0 < it <= len(res.log) else {}
+        rej = entry.get("rejections", {})
         for split, tasks in sides.items():
             acc = float(np.mean([res.solved[stage][t] for t in tasks]))
             d = paired(res.solved, stage, "start", tasks)
-            row = {"setting": setting, "start": start, "variant": variant, "stage": stage,
+            row = {"setting": setting, "start": start, "variant": variant,
+                   "baseline": baseline, "stage": stage,
                    "split": split, "n": len(tasks), "accuracy": round(acc, 4),
                    "diff_vs_start": round(d[0], 4), "diff_lo": round(d[1], 4),
                    "diff_hi": round(d[2], 4), "diff_vs_full": "", "full_lo": "",
-                   "full_hi": "", "paper_accuracy": "", "backend": backend}
+                   "full_hi": "", "paper_accuracy": "",
+                   "hyp_considered": rej.get("considered", ""),
+                   "hyp_accepted": rej.get("accepted", ""),
+                   "rejected_support": rej.get("support", ""),
+                   "rejected_screens": rej.get("screens", ""),
+                   "rejected_replay": rej.get("replay", ""),
+                   "error_episodes": sum(1 for e in res.errors.get(stage, [])
+                                         if e["task_id"] in set(tasks)),
+                   "backend": backend}
             if full is not None and stage == _last(res):
                 both = {"v": res.solved[stage], "f": full.solved[_last(full)]}
                 f = paired(both, "v", "f", tasks)
@@ -192,6 +227,16 @@ def _split_options(args) -> dict:
     return {} if f is None else {"held_in_fraction": f}
 
 
+def _config(args, **over):
+    from sim.evolve.contextevo.loop import EvolveConfig
+
+    kw = {"iterations": args.iterations, "candidates": args.candidates,
+          "seed": args.seed, "exposed": _exposed(args), **_split_options(args)}
+    if args.backend == "synthetic":
+        kw["reference_mislabel"] = 0.0  # attribution also scored at mislabel 0
+    return EvolveConfig(**{**kw, **over})
+
+
 def _progress(args):
     """``print`` for the loop's progress lines, or a no-op under ``--no-progress``."""
     return (lambda line: None) if getattr(args, "no_progress", False) else print
@@ -199,23 +244,21 @@ def _progress(args):
 
 def run_all(args, client=None, progress=print) -> dict:
     """Every loop the options ask for; returns the raw results (for :func:`run`)."""
-    from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve
+    from experiments.contextevo.evidence_free import median_changeset, run_seeds
+    from sim.evolve.contextevo.loop import Runner, evolve
     from sim.evolve.split import split_tasks
 
     sts = starts(args)
     sets = tasksets(args)
     for ts in sets:  # a bad split fails before any episode runs
         split_tasks(ts.names, **_split_options(args))
-    results, ablations, ledgers = [], {}, []
+    results, ablations, ledgers, baselines = [], {}, [], {}
     for si, ts in enumerate(sets):
         runner = Runner(ts)
         for sj, start in enumerate(sts):
             backend = make_backend(args, client)
-            cfg = EvolveConfig(iterations=args.iterations, candidates=args.candidates,
-                               seed=args.seed, exposed=_exposed(args),
-                               **_split_options(args))
             t0 = time.perf_counter()
-            res = evolve(start, ts, backend, cfg, runner)
+            res = evolve(start, ts, backend, _config(args), runner)
             progress(f"[contextevo] {ts.name} from {start.name}: "
                      f"{time.perf_counter() - t0:.1f} s")
             results.append((ts.name, start, res))
@@ -233,43 +276,92 @@ def run_all(args, client=None, progress=print) -> dict:
                         abl[var] = res
                         continue
                     b = make_backend(args, client)
-                    c = EvolveConfig(**{"iterations": args.iterations,
-                                        "candidates": args.candidates, "seed": args.seed,
-                                        "exposed": _exposed(args),
-                                        **_split_options(args), **over})
-                    abl[var] = evolve(start, ts, b, c, runner)
+                    abl[var] = evolve(start, ts, b, _config(args, **over), runner)
                     progress(f"[contextevo] {ts.name} ablation {var} done")
                     ledgers.append({"setting": ts.name, "start": start.name,
                                     "variant": var, **b.ledger()})
+                size = median_changeset(res)
+                for name, mode in BASELINES.items():
+                    baselines.setdefault(ts.name, {})[name] = evolve(
+                        start, ts, None, _config(args, mode=mode, step_surfaces=size),
+                        runner)
+                progress(f"[contextevo] {ts.name} evidence-free baselines done "
+                         f"(steps of {size} surfaces)")
+    seed_rows, comparison = [], {}
+    if args.ef_seeds and not args.no_ablations and args.backend == "synthetic":
+        seeds = list(range(args.seed, args.seed + args.ef_seeds))
+        kw = {"iterations": args.iterations, "candidates": args.candidates,
+              "exposed": _exposed(args), **_split_options(args)}
+
+        def make_sets(seed):
+            return tasksets(_with_seed(args, seed))
+
+        def backend_of(seed):
+            return make_backend(_with_seed(args, seed))
+
+        # the main run's seed is the first: its loops from the first start are reused
+        done = {(args.seed, ts.name): (ablations[ts.name]["full"], baselines[ts.name])
+                for ts in sets if ts.name in baselines}
+        seed_rows, comparison = run_seeds(make_sets, sts[0], seeds, backend_of, kw,
+                                          progress, done)
     return {"results": results, "ablations": ablations, "ledgers": ledgers,
-            "sets": sets, "starts": sts}
+            "sets": sets, "starts": sts, "baselines": baselines,
+            "seed_rows": seed_rows, "comparison": comparison}
 
 
-def attribution_summary(logs: dict) -> dict:
+def _with_seed(args, seed: int):
+    import argparse
+
+    return argparse.Namespace(**{**vars(args), "seed": seed})
+
+
+def _pool(entries, get) -> dict:
+    tot = {"attributed": 0, "correct": 0, "true": 0}
+    for e in entries:
+        a = get(e)
+        if a:
+            for k in tot:
+                tot[k] += a[k]
+    return {**tot,
+            "precision": tot["correct"] / tot["attributed"] if tot["attributed"] else None,
+            "recall": tot["correct"] / tot["true"] if tot["true"] else None}
+
+
+def attribution_summary(logs: dict, mislabel: float | None = None) -> dict:
     """Judge attribution precision/recall (and the annotator's) against the
-    simulator's true causes, pooled over the iterations of each setting."""
+    simulator's true causes, pooled over the iterations of each setting, at the run's
+    mislabel rate and (synthetic back-end) at mislabel 0 on the same trajectories."""
     table, lines = {}, []
-    for key, entries in logs.items():
-        rec = {}
-        for who in ("attribution", "annotation"):
-            tot = {"attributed": 0, "correct": 0, "true": 0}
-            for e in entries:
-                a = e.get(who, {}).get("all")
-                if a:
-                    for k in tot:
-                        tot[k] += a[k]
-            rec[who] = {**tot,
-                        "precision": tot["correct"] / tot["attributed"] if tot["attributed"] else None,
-                        "recall": tot["correct"] / tot["true"] if tot["true"] else None}
-        table[key] = rec
 
-        def f(x):
-            return "n/a" if x is None else f"{x:.2f}"
-        j, a = rec["attribution"], rec["annotation"]
-        lines.append(f"{key}: judge precision {f(j['precision'])} ({j['correct']}/"
-                     f"{j['attributed']}), recall {f(j['recall'])} ({j['correct']}/{j['true']}); "
-                     f"annotator precision {f(a['precision'])}, recall {f(a['recall'])}")
+    def f(x):
+        return "n/a" if x is None else f"{x:.2f}"
+    for key, entries in logs.items():
+        rec = {"attribution": _pool(entries, lambda e: e.get("attribution", {}).get("all")),
+               "annotation": _pool(entries, lambda e: e.get("annotation", {}).get("all")),
+               "attribution_mislabel0": _pool(entries, lambda e: e.get(
+                   "attribution_reference", {}).get("judge", {}).get("all")),
+               "annotation_mislabel0": _pool(entries, lambda e: e.get(
+                   "attribution_reference", {}).get("annotation", {}).get("all"))}
+        table[key] = rec
+        j, a, j0 = rec["attribution"], rec["annotation"], rec["attribution_mislabel0"]
+        rate = "" if mislabel is None else f" at mislabel {mislabel:g}"
+        line = (f"{key}: judge precision {f(j['precision'])} ({j['correct']}/"
+                f"{j['attributed']}), recall {f(j['recall'])} ({j['correct']}/{j['true']})"
+                f"{rate}; annotator {f(a['precision'])}/{f(a['recall'])}")
+        if j0["true"]:
+            line += (f"; at mislabel 0: judge {f(j0['precision'])}/{f(j0['recall'])}, "
+                     f"annotator {f(rec['annotation_mislabel0']['precision'])}/"
+                     f"{f(rec['annotation_mislabel0']['recall'])}")
+        lines.append(line)
     return {"table": table, "lines": lines}
+
+
+def _rejections(entries) -> dict:
+    out: dict = {}
+    for e in entries:
+        for k, v in e.get("rejections", {}).items():
+            out[k] = out.get(k, 0) + v
+    return out
 
 
 def _spec_record(start, res) -> dict:
@@ -281,95 +373,130 @@ def _spec_record(start, res) -> dict:
                      for s, a, b in diff(start, final)]}
 
 
-def _delta_labels(ax, ys, xs, ref, extra=None, names=None) -> None:
-    """Write each bar's difference from ``ref`` in percentage points beside it."""
-    if ref is None:
-        return
-    for k, (y, x) in enumerate(zip(ys, xs)):
-        if x is None or np.isnan(x):
-            continue
-        tail = (extra or {}).get(names[k], "") if names else ""
-        ax.text(x + 0.01, y, f"{100 * (x - ref):+.2f} pp{tail}", va="center", fontsize=5)
-
-
-def figure(rows: list[dict], path, backend: str, notes=()):
-    """Panel (a): accuracy per stage and split per setting, with the paired interval
-    of the difference from the start; panel (b): ablations, ours beside the paper."""
-    from experiments.output import new_figure, save_figure
-    from experiments.paired import CRN_NOTE
-
+def _panel_stages(ax, rows, backend: str) -> None:
+    """Accuracy per stage and split for each setting; the held-out paired difference
+    of the final iteration from the start, with its 95% interval, above each group."""
     full = [r for r in rows if r["variant"] == "full"]
     settings = list(dict.fromkeys((r["setting"], r["start"]) for r in full))
-    abl = [r for r in rows if r["variant"] != "full" and r["split"] == "all"
-           and r["stage"] == "iter2"]
-    fig, axes = new_figure(1, 2, figsize=(13, 4.6),
-                           gridspec_kw={"width_ratios": [1.6, 1]})
-    ax = axes[0]
-    stages = ("start", "iter1", "iter2")
+    stages = list(dict.fromkeys(r["stage"] for r in full))
     width = 0.8 / (len(SPLITS) * len(stages))
     for k, (setting, start) in enumerate(settings):
         for a, split in enumerate(SPLITS):
             for b, stage in enumerate(stages):
-                r = next((x for x in full if x["setting"] == setting and x["start"] == start
-                          and x["split"] == split and x["stage"] == stage), None)
+                r = next((x for x in full if (x["setting"], x["start"], x["split"],
+                                              x["stage"]) == (setting, start, split, stage)),
+                         None)
                 if r is None:
                     continue
                 x = k + (a * len(stages) + b - (len(SPLITS) * len(stages) - 1) / 2) * width
-                ax.bar(x, r["accuracy"], width, color=f"C{b}", alpha=(1.0, 0.75, 0.5)[a],
-                       label=f"{stage}" if k == 0 and a == 0 else None,
+                ax.bar(x, r["accuracy"], width, color=f"C{b}", alpha=(0.45, 1.0, 0.7)[a],
+                       label=stage if k == 0 and a == 0 else None,
                        edgecolor="k" if split == "held_out" else "none", linewidth=0.6)
-                if stage != "start":
-                    ax.text(x, r["accuracy"] + 0.01, f"{r['diff_vs_start']:+.2f}\n"
-                            f"[{r['diff_lo']:+.2f},{r['diff_hi']:+.2f}]", ha="center",
-                            fontsize=4.5, rotation=90, va="bottom")
-    ax.set_xticks(range(len(settings)),
-                  [f"{s}\nfrom {st}\n(in | out | all)" for s, st in settings], fontsize=7)
-    ax.set_ylim(0, 1.25)
+        last = next((x for x in full if (x["setting"], x["start"], x["split"], x["stage"])
+                     == (setting, start, "held_out", stages[-1])), None)
+        if last is not None:
+            ax.text(k, 1.04, f"held-out {last['diff_vs_start']:+.2f}\n"
+                    f"[{last['diff_lo']:+.2f}, {last['diff_hi']:+.2f}]", ha="center",
+                    fontsize=7)
+    ax.set_xticks(range(len(settings)), [f"{s}\nfrom {st}" for s, st in settings],
+                  fontsize=8)
+    ax.set_ylim(0, 1.2)
     ax.set_ylabel("solved fraction")
-    ax.legend(fontsize=7, loc="upper left", ncol=3)
-    ax.set_title(f"ContextEvo ({backend} back-end): start, iter 1, iter 2 on held-in | "
-                 "held-out (outlined) | all;\nlabels: paired difference from start "
-                 "[95% CI]", fontsize=8)
-    ax2 = axes[1]
-    names = ["native/start"] + list(ABLATIONS)
+    ax.legend(fontsize=7, loc="upper left", ncol=len(stages))
+    ax.set_title(f"(a) ContextEvo, {backend} back-end: bars per group = held-in | "
+                 "held-out (outlined) | all;\nabove: held-out paired difference, final "
+                 "iteration minus start [95% CI]", fontsize=8)
+
+
+def _panel_variants(ax, rows, first: str) -> None:
+    """Final-iteration accuracy on all tasks: full, ablations, evidence-free baselines
+    (ours, per task set) beside the paper's Table 5 (fractions)."""
+    def name(r):
+        return f"evidence-free: {r['baseline']}" if r["variant"] == "evidence_free" \
+            else r["variant"]
+    last = {r["setting"]: r["stage"] for r in rows if r["variant"] == "full"}
+    pick = [r for r in rows if r["split"] == "all" and r["start"] == first
+            and r["stage"] == last.get(r["setting"])]
+    starts_ = {r["setting"]: r for r in rows if r["variant"] == "full" and r["split"] == "all"
+               and r["stage"] == "start" and r["start"] == first}
+    names = ["start"] + list(ABLATIONS) + [f"evidence-free: {b}" for b in BASELINES]
+    settings = list(dict.fromkeys(r["setting"] for r in pick))
     ys = np.arange(len(names))
-    abl_settings = list(dict.fromkeys(r["setting"] for r in abl))
-    first = settings[0][1] if settings else ""
-    h = 0.8 / (len(abl_settings) + 1)
-    for i, setting in enumerate(abl_settings):
-        vals = {r["variant"]: r["accuracy"] for r in abl if r["setting"] == setting}
-        for r in full:
-            if (r["setting"], r["start"], r["split"]) == (setting, first, "all"):
-                if r["stage"] == "iter2":
-                    vals["full"] = r["accuracy"]
-                elif r["stage"] == "start":
-                    vals["native/start"] = r["accuracy"]
-        y = ys + (i - len(abl_settings) / 2) * h
-        xs = [vals.get(n, np.nan) for n in names]
-        ax2.barh(y, xs, h, color=f"C{i}", label=f"ours: {setting} from {first} "
-                 "(synthetic agent)")
-        _delta_labels(ax2, y, xs, vals.get("full"))
-    paper = [PAPER["native"]["all"] / 100] + [PAPER[n]["all"] / 100 if n in PAPER else np.nan
-                                             for n in list(ABLATIONS)]
-    y = ys + (len(abl_settings) / 2) * h
-    ax2.barh(y, paper, h, color="C7", label="paper: LHTB-46, Table 5 (no baselines there)")
-    _delta_labels(ax2, y, paper, PAPER["full"]["all"] / 100,
-                  extra={"no_review": " (held-out -16.93)",
-                         "no_replay": " (held-out 43.12 -> 35.29)"}, names=names)
-    ax2.set_yticks(ys, names, fontsize=7)
-    ax2.invert_yaxis()
-    ax2.set_xlim(0, 1.3)
-    ax2.set_xlabel("solved fraction, all tasks (final iteration); labels: pp from full")
-    ax2.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)
-    # the title says what the panel holds: without ablation rows (the llm back-end
-    # skips them) it shows the paper's bars only
-    ax2.set_title(f"Ablations and baselines, {backend} back-end (orderings, not sizes)"
-                  if abl else f"The paper's Table 5 ablations only: not run with the "
-                  f"{backend} back-end", fontsize=8)
-    fig.text(0.5, -0.04, CRN_NOTE, ha="center", fontsize=6)
+    h = 0.8 / (len(settings) + 1)
+    for i, setting in enumerate(settings):
+        vals = {name(r): r["accuracy"] for r in pick if r["setting"] == setting}
+        if setting in starts_:
+            vals["start"] = starts_[setting]["accuracy"]
+        ax.barh(ys + (i - len(settings) / 2) * h, [vals.get(n, np.nan) for n in names], h,
+                color=f"C{i}", label=f"ours: {setting} from {first}")
+    paper = [PAPER["native"]["all"]] + [PAPER.get(n, {}).get("all", np.nan)
+                                        for n in names[1:]]
+    ax.barh(ys + (len(settings) / 2) * h, paper, h, color="C7",
+            label="paper: LHTB-46, Table 5 (no evidence-free baseline there)")
+    for y, n in zip(ys, names):
+        if n in PAPER_HELD_OUT_NOTES:
+            ax.text(1.01, y + (len(settings) / 2) * h, PAPER_HELD_OUT_NOTES[n], fontsize=6,
+                    va="center", transform=ax.get_yaxis_transform())
+    ax.set_yticks(ys, names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.0)
+    ax.set_xlabel("solved fraction, all tasks, final iteration")
+    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+    ax.set_title("(b) ablations and evidence-free baselines at equal budget\n"
+                 "(paper: orderings, not sizes)", fontsize=8)
+
+
+def _panel_seeds(ax, seed_rows, comparison) -> None:
+    """Held-out accuracy per seed, ContextEvo and each evidence-free baseline, with
+    the paired interval of ContextEvo minus each over seeds."""
+    if not seed_rows:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "evidence-free seeds not run (--ef-seeds 0)", ha="center")
+        return
+    settings = list(dict.fromkeys(r["setting"] for r in seed_rows))
+    arms = [("full", "")] + [("evidence_free", b) for b in BASELINES]
+    lines = []
+    for k, setting in enumerate(settings):
+        for a, (var, base) in enumerate(arms):
+            ys = [r["heldout_accuracy"] for r in seed_rows if r["setting"] == setting
+                  and r["variant"] == var and r["baseline"] == base]
+            x = k + (a - (len(arms) - 1) / 2) * 0.18
+            ax.scatter(np.full(len(ys), x), ys, s=12, color=f"C{a}",
+                       label=("ContextEvo" if var == "full" else f"evidence-free: {base}")
+                       if k == 0 else None)
+            ax.plot([x - 0.07, x + 0.07], [np.mean(ys)] * 2, color=f"C{a}", lw=2)
+        for base, c in comparison.get(setting, {}).items():
+            lines.append(f"{setting}, ContextEvo - {base}: {c['mean']:+.3f} "
+                         f"[{c['lo']:+.3f}, {c['hi']:+.3f}] ({c['verdict']})")
+    ax.set_xticks(range(len(settings)), settings, fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("held-out solved fraction (one dot per seed; bar: mean)")
+    ax.legend(fontsize=6, loc="lower left")
+    n = comparison and next(iter(next(iter(comparison.values())).values()))["n_seeds"]
+    ax.set_title(f"(c) ContextEvo vs evidence-free search, {n} seeds, equal budget",
+                 fontsize=8)
+    ax.text(0.0, -0.16, "paired per-seed difference, 95% t-interval over seeds:\n"
+            + "\n".join(lines), transform=ax.transAxes, fontsize=6, va="top")
+
+
+def figure(rows: list[dict], path, backend: str, notes=(), seed_rows=(), comparison=None):
+    """(a) accuracy per stage and split per setting with the held-out paired interval;
+    (b) ablations and evidence-free baselines, ours beside the paper; (c) ContextEvo
+    vs evidence-free search per seed."""
+    from experiments.output import new_figure, save_figure
+    from experiments.paired import CRN_NOTE
+
+    fig, axes = new_figure(1, 3, figsize=(17, 5.4),
+                           gridspec_kw={"width_ratios": [1.3, 1.1, 1.0]})
+    _panel_stages(axes[0], rows, backend)
+    first = next((r["start"] for r in rows if r["variant"] == "full"), "")
+    _panel_variants(axes[1], rows, first)
+    _panel_seeds(axes[2], list(seed_rows), comparison or {})
+    fig.text(0.5, -0.02, CRN_NOTE, ha="center", fontsize=7)
     if notes:
-        fig.text(0.02, -0.06, "attribution vs the simulator's true causes, pooled over "
-                 "iterations:\n" + "\n".join(notes), ha="left", va="top", fontsize=6)
+        fig.text(0.01, -0.05, "attribution vs the simulator's true causes, pooled over "
+                 "iterations (precision/recall):\n" + "\n".join(notes), ha="left",
+                 va="top", fontsize=6.5)
     return save_figure(fig, path)
 
 
@@ -379,6 +506,9 @@ def run(args) -> list:
     from sim.evolve.contextevo.spec import ProgramSpec
     from sim.evolve.split import split_tasks
 
+    if getattr(args, "ef_seeds", 0) == 1:
+        raise ValueError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
+                         "needs two), got 1")
     out = prepare_out(args.out)
     starts(args)  # bad --start / --spec fail before any work
     if args.backend == "llm":
@@ -407,6 +537,12 @@ def run(args) -> list:
                 rows += [r for r in rows_of(setting, raw["starts"][0].name, var, res,
                                             args.backend, abl["full"])
                          if r["stage"] != "start"]
+    for setting, per in raw["baselines"].items():
+        full = raw["ablations"][setting]["full"]
+        for base, res in per.items():
+            rows += [r for r in rows_of(setting, raw["starts"][0].name, "evidence_free", res,
+                                        args.backend, full, baseline=base)
+                     if r["stage"] != "start"]
     specs = {f"{s}/{st.name}": _spec_record(st, res) for s, st, res in raw["results"]}
     for key, rec in specs.items():
         print(f"[contextevo] evolved spec {key}:\n"
@@ -414,15 +550,26 @@ def run(args) -> list:
         changes = "; ".join(f"{d['surface']}: {json.dumps(d['start'])} -> "
                             f"{json.dumps(d['evolved'])}" for d in rec["diff"])
         print(f"[contextevo] diff from start: {changes or 'none (empty changesets)'}")
+    from experiments.contextevo.evidence_free import SEED_COLUMNS
+
     paths = [write_csv(out / f"{NAME}{suffix}.csv", COLUMNS, rows)]
+    if raw["seed_rows"]:
+        paths.append(write_csv(out / f"{NAME}{suffix}_seeds.csv", SEED_COLUMNS,
+                               raw["seed_rows"]))
+    for setting, per in raw["comparison"].items():
+        for base, c in per.items():
+            print(f"[contextevo] {setting}: ContextEvo minus evidence-free {base}, held-out,"
+                  f" {c['n_seeds']} seeds: {c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}]"
+                  f" -> {c['verdict']}")
     spec_path = out / f"{NAME}{suffix}_spec.json"
     spec_path.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
     logs = {f"{s}/{st.name}": res.log for s, st, res in raw["results"]}
-    attribution = attribution_summary(logs)
+    attribution = attribution_summary(
+        logs, args.mislabel if args.backend == "synthetic" else None)
     for line in attribution["lines"]:
         print(f"[contextevo] {line}")
     paths.append(figure(rows, out / f"{NAME}{suffix}.png", args.backend,
-                        attribution["lines"]))
+                        attribution["lines"], raw["seed_rows"], raw["comparison"]))
     abl_logs = {f"{s}/{v}": r.log for s, abl in raw["ablations"].items()
                 for v, r in abl.items() if v != "full"}
     cfg = {"quick": bool(args.quick), "backend": args.backend, "seed": args.seed,
@@ -431,12 +578,27 @@ def run(args) -> list:
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],
            "split": "split_tasks(sorted names, held_in_fraction=76/174, seed=15)",
-           "spec_file": args.spec, "surfaces": list(_exposed(args)), "held_in_fraction": args.held_in_fraction or 76 / 174}
+           "spec_file": args.spec, "surfaces": list(_exposed(args)),
+           "held_in_fraction": args.held_in_fraction or 76 / 174,
+           "ef_seeds": args.ef_seeds}
     episodes = sum(r.episodes for _, _, r in raw["results"])
     paths.append(write_sidecar(out / f"{NAME}{suffix}.json", cfg, {
         **record, "attribution": attribution["table"], "logs": logs,
         "ablation_logs": abl_logs, "call_ledger": raw["ledgers"],
         "paper_table5": PAPER, "episodes_played_main": episodes,
+        "evidence_free_comparison": {
+            "claim": "CE-diagnosis-vs-evidence-free: diagnosis-guided edits beat "
+                     "evidence-free edits at equal budget on held-out tasks",
+            "measure": "per seed: held-out accuracy of ContextEvo's final spec minus the "
+                       "baseline's (same tasks, split and episode seeds); mean over seeds "
+                       "with a 95% Student-t interval",
+            "start": raw["starts"][0].name, "by_setting": raw["comparison"],
+            "seeds_csv": f"{NAME}{suffix}_seeds.csv" if raw["seed_rows"] else None},
+        "hypotheses_rejected": {key: _rejections(entries) for key, entries in logs.items()},
+        "evidence_bases": EVIDENCE_BASES,
+        "support_threshold": "MIN_SUPPORT = 2 failed cases per hypothesis (ours; the "
+                             "paper states no count)",
+        "candidate_errors": {f"{s}/{st.name}": res.errors for s, st, res in raw["results"]},
         "wall_seconds": round(wall, 1),
         "measured": "synthetic agent (one profile) acting; back-end as annotator/editor",
         "evolved_diffs": {k: [d["surface"] for d in v["diff"]] for k, v in specs.items()}}))

@@ -38,8 +38,9 @@ what tells the agent which handle holds a value is the index text it wrote when
 archiving (block ids, calls and the evidence keys it read there; each key it read is
 listed with probability ``p_index``, so an index can be incomplete), or a
 placeholder's call when the task says which call produced the value (a family
-parameter; none does by default). Then it reads that one handle. Otherwise it searches the archived candidates in a random order, up to
-``max_attempts`` reads per needed value; every failed read is a real recovery through
+parameter; none does by default). Then it reads that one handle. Otherwise it
+searches the archived candidates in a random order, up to ``max_attempts`` reads per
+needed value; every failed read is a real recovery through
 the workspace (a call, and the recovered block's tokens in every later request), so
 the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
 the workspace refuses (it would not fit) makes the agent free the overshoot the
@@ -54,8 +55,9 @@ left in view after the update was archived is answered confidently. A value in v
 is used correctly with probability ``Profile.p_use(request tokens)``, a curve falling
 with the length of what it reads (long-context degradation). A value it cannot use,
 out of view or missed, is answered with a plausible wrong value (one digit off) with
-probability ``p_confabulate`` and abstained (``unknown``) otherwise: neither answer
-says which of the two causes it had.
+probability ``p_confabulate`` and abstained (``unknown``) otherwise. A failure
+unrelated to context (``base_error``, drawn once per episode) spoils one answered value
+in exactly that way: no answer says which cause it had.
 
 Every random decision is a common random number keyed by ``(seed, purpose, item)``,
 so two programs run on the same task face the same agent luck and differ only by
@@ -186,6 +188,7 @@ class SyntheticAgent:
         self._eps = np.random.default_rng([self.seed, 1]).standard_normal(8192)
         self._urow = np.random.default_rng([self.seed, 2]).random(8192)
         self.failed_base = self._u("base") < self.profile.base_error
+        self.found_values: dict[str, str] = {}
         self._sources = {k: call_text(task.steps[f.source].tool, task.steps[f.source].args)
                          for k, f in task.facts.items()}
 
@@ -428,15 +431,22 @@ class SyntheticAgent:
         (out of view, or missed in a long request) is answered with a plausible wrong
         value with probability ``p_confabulate`` and abstained (``"unknown"``)
         otherwise, so a wrong or abstained answer does not name its cause."""
-        p = self.profile
-        if seen is not None and self._u("use", key, self.pos) < p.p_use(
+        if seen is not None and self._u("use", key, self.pos) < self.profile.p_use(
                 self.request_tokens(view)):
             return seen
+        return self._wrong(key, seen)
+
+    def _wrong(self, key: str, seen: str | None) -> str:
+        """A failed value for ``key``, whatever the cause (out of view, missed, or a
+        base error): a plausible wrong value of the right form with probability
+        ``p_confabulate`` (one digit off what it saw, else off the true value), else
+        ``"unknown"``. The one form every cause shares, so the answer does not name
+        its cause."""
+        p, truth = self.profile, self.task.facts[key].value
         u = self._u("confabulate", key, self.pos)
         if u < p.p_confabulate:
-            wrong = perturb(seen if seen is not None else self.task.facts[key].value,
-                            u / p.p_confabulate)
-            return wrong if wrong != self.task.facts[key].value else perturb(wrong, 0.5)
+            wrong = perturb(seen if seen is not None else truth, u / p.p_confabulate)
+            return wrong if wrong != truth else perturb(wrong, 0.5)
         return "unknown"
 
     # -- the protocol --------------------------------------------------------------
@@ -488,7 +498,14 @@ class SyntheticAgent:
         self.pos += 1
         self.context_actions = 0
         kind = ANSWER if step.kind == "final" else TASK
-        if kind == ANSWER and self.failed_base:
-            values = {k: v + "?" for k, v in values.items()}
+        #: the values as the agent found them, before a base error (ground truth for
+        #: a failure's cause, never shown in the trajectory)
+        self.found_values = dict(values)
+        if kind == ANSWER and self.failed_base and values:
+            # a failure unrelated to context spoils one value, in the same form as
+            # any other failure (no marker of its cause)
+            keys = list(values)
+            k = keys[int(self._u("base-key") * len(keys))]
+            values[k] = self._wrong(k, values[k] if values[k] != "unknown" else None)
         args = ", ".join(f"{k}={v}" for k, v in values.items())
         return Action(kind, tool=step.tool, args=args, values=values)

@@ -36,6 +36,10 @@ class ActiveCompression(ContextProgram):
     def memory_update(self, ctx) -> None:
         items = ctx.stream(statuses=None, unpinned=True)
         old = items[: max(0, len(items) - self.keep_last)]
+        # a block another mechanism already archived on its own (a mask, an archive
+        # placeholder, an entry offload) cannot join a new group: its placeholder stays
+        # where it is and only visible blocks and earlier groups are folded
+        old = [i for i in old if i.status == "visible" or i.id[0] == "G"]
         if not old:
             return
         self.rounds += 1

@@ -4,6 +4,7 @@ number seeds against the parameter with a tolerance of 4 binomial standard error
 and a wrong or abstained answer does not say why."""
 
 import math
+import re
 
 import pytest
 
@@ -119,3 +120,47 @@ def test_perturb_gives_a_different_value_of_the_same_form(value):
         if any(c.isdigit() for c in value):
             assert len(w) == len(value) and [c.isdigit() for c in w] == \
                 [c.isdigit() for c in value]
+
+
+def _form(value: str) -> str:
+    """An answer's form: ``unknown``, or the value with every digit written ``d``."""
+    return value if value == "unknown" else re.sub(r"\d", "d", value)
+
+
+def test_answers_from_different_causes_are_indistinguishable_in_form():
+    """A failed answer has the same forms, in the same proportions, whatever its
+    cause: a value out of view, a visible value missed in a long request, or a base
+    error (a failure unrelated to context) with the value in view. The base error
+    leaves no marker (the agent once appended ``?``); its found value stays in the
+    agent's state, never in the action."""
+    task = loca_task(5, 0, 16_000)  # two facts of different forms
+    final = len(task.steps) - 1
+    prof = get_profile("medium")
+    causes = {"out of view": (8_000, False, False), "missed": (400_000, True, False),
+              "base error": (8_000, True, True)}
+    forms, abstain, n_failed = {}, {}, {}
+    truth_forms = {_form(f.value) for f in task.facts.values()}
+    for cause, (tokens, visible, base) in causes.items():
+        text = "".join(f.line for f in task.facts.values()) if visible else "x=1\n"
+        view = View((Entry("B1", "user_message", "pinned", task.statement, 100),
+                     Entry("B2", "tool_result", "visible", text, tokens - 100)),
+                    budget=500_000)
+        agent = SyntheticAgent(prof)
+        got = []
+        for s in range(600):
+            agent.reset(task, s)
+            agent.pos, agent.failed_base = final, base
+            action = agent.act(view)
+            assert action.kind == "answer" and "?" not in action.args
+            wrong = [v for k, v in action.values.items() if v != task.facts[k].value]
+            if base:
+                assert len(wrong) >= 1  # a base error always spoils one value
+                assert set(agent.found_values) == set(action.values)
+            got += wrong
+        forms[cause] = {_form(v) for v in got}
+        abstain[cause] = sum(v == "unknown" for v in got)
+        n_failed[cause] = len(got)
+    for cause in causes:
+        assert forms[cause] == truth_forms | {"unknown"}, cause
+        # P(abstain | failed) = 1 - p_confabulate for every cause (4 binomial se)
+        assert _close(abstain[cause], n_failed[cause], 1 - prof.p_confabulate), cause

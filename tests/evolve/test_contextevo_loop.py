@@ -135,6 +135,8 @@ def _cli(*args, tmp_path):
     (["--spec", "{missing}"], "missing.json"),
     (["--spec", "{bad}"], "bad.json"),
     (["--held-in-fraction", "0.999"], "0.999"),
+    (["--start", "react", "--spec", "{bad}"], "--spec"),
+    (["--ef-seeds", "1"], "--ef-seeds"),
 ])
 def test_cli_bad_input_is_one_line(args, needle, tmp_path):
     bad = tmp_path / "bad.json"
@@ -149,14 +151,29 @@ def test_cli_bad_input_is_one_line(args, needle, tmp_path):
 
 @pytest.mark.slow
 def test_quick_experiment_writes_its_files(tmp_path):
-    p = _cli("--quick", "--start", "react", tmp_path=tmp_path)
+    p = _cli("--quick", "--start", "react", "--ef-seeds", "2", "--iterations", "1",
+             tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
-    for f in ("contextevo.csv", "contextevo.png", "contextevo.json", "contextevo_spec.json"):
+    for f in ("contextevo.csv", "contextevo.png", "contextevo.json", "contextevo_spec.json",
+              "contextevo_seeds.csv"):
         assert (tmp_path / f).exists()
+    import csv
+    rows = list(csv.DictReader(open(tmp_path / "contextevo.csv")))
+    ef = {(r["setting"], r["baseline"]) for r in rows if r["variant"] == "evidence_free"}
+    assert {b for _, b in ef} == {"moves", "steps", "best_of_n"}
+    assert all(0 <= float(r["paper_accuracy"]) <= 1 for r in rows if r["paper_accuracy"])
+    seeds = list(csv.DictReader(open(tmp_path / "contextevo_seeds.csv")))
+    assert {r["seed"] for r in seeds} == {"0", "1"}
     specs = json.loads((tmp_path / "contextevo_spec.json").read_text())
     assert set(specs) == {"loca128k/react", "browse16k/react"}
     side = json.loads((tmp_path / "contextevo.json").read_text())
     assert side["logs"]["loca128k/react"][0]["attribution"]["all"]["true"] >= 0
+    comp = side["evidence_free_comparison"]["by_setting"]
+    assert set(comp) == {"loca128k", "browse16k"}
+    for per in comp.values():
+        for c in per.values():
+            assert c["n_seeds"] == 2 and c["lo"] <= c["mean"] <= c["hi"]
+    assert "attribution_mislabel0" in side["attribution"]["loca128k/react"]
 
 
 def test_llm_backend_path_runs_within_its_call_budget():
@@ -177,7 +194,8 @@ def test_llm_backend_path_runs_within_its_call_budget():
 
     args = argparse.Namespace(backend="llm", quick=True, start=None, spec=None, seed=0,
                               iterations=2, candidates=2, mislabel=0.2, no_ablations=False,
-                              llm_calls=40, surfaces=None, held_in_fraction=None)
+                              llm_calls=40, surfaces=None, held_in_fraction=None,
+                              ef_seeds=5)
     raw = run_all(args, Client(), progress=lambda s: None)
     assert [s.name for s in raw["starts"]] == ["react"] and not raw["ablations"]
     (ledger,) = raw["ledgers"]

@@ -240,9 +240,14 @@ def test_editor_applies_exact_edits_and_discards_unexposed():
 
 
 def test_moves_change_the_spec():
-    m = moves(spec_of("react"), "evidence_removed", "request_assembly")
-    assert "recoverable_archive" in m and all(m.values())
-    assert "exact_sizes" in moves(spec_of("auto_archive"), "budget_overflow", "recovery")
+    from sim.evolve.contextevo.spec import Mechanism, ProgramSpec
+    hard = ProgramSpec.from_dict({**spec_of("react").to_dict(), "request_assembly":
+                                  {"mechanism": "trim", "trim_to": 0.3}})
+    m = moves(hard, "evidence_removed", "request_assembly", "trim_less")
+    assert "make_recoverable" in m and all(m.values())
+    # the blamed knob in the stated direction comes first, and only upwards
+    assert list(m)[:2] == ["request_assembly.trim_to=0.65", "request_assembly.trim_to=0.825"]
+    assert Mechanism.make("request_assembly", "trim", trim_to=0.65)
     assert moves(spec_of("react"), "agent_error", "") == {}
 
 
@@ -250,7 +255,11 @@ def test_synthetic_backend_error_model(masked_failure):
     traj, truth = masked_failure
     card = make_card(traj)
     exact = review_case(traj, card, SyntheticBackend(0, mislabel=0.0))
-    assert exact.label == "evidence_removed" and exact.surface == "representation_update"
+    # masks hide blocks (representation_update); they fire far below the budget here,
+    # so the reviewer localises the trigger and says "later" (else "keep more")
+    assert exact.label == "evidence_removed"
+    assert (exact.surface, exact.direction) in {("representation_update", "keep_more"),
+                                                ("maintenance_planning", "trigger_later")}
     # at mislabel 1 every failed case gets another label
     wrong = review_case(traj, card, SyntheticBackend(0, mislabel=1.0))
     assert wrong.label != exact.label

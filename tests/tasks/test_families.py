@@ -1,21 +1,25 @@
-"""The LOCA-like families (issue 17): difficulty from structure, never a hint.
+"""The LOCA-like families and the BrowseComp-like queries (issue 17): difficulty from
+structure, never a hint.
 
-Walks every task of the default suite (15 families x 5 seeds x the six growth levels)
-and checks that no call or question names where a value is, that superseded values
-and distractors are there, and that evidence sizes follow the size law."""
+Walks every task of the default LOCA suite (15 families x 5 seeds x the six growth
+levels) and of the window sweep (50 queries; the window does not change a query) and
+checks that no call or question names where a value is, that superseded values and
+distractors are there, and that evidence sizes follow the size law."""
 
 import numpy as np
 import pytest
 
 import sim.tasks.loca as loca
+from sim.tasks.browse import BrowseParams, browse_task
 from sim.evolve.split import split_tasks
 from sim.tasks.families import ARCHETYPES, FAMILIES, TaskParams, family_spec
 from sim.tasks.loca import GROWTH_LEVELS, SEEDS_PER_FAMILY, loca_task
 
 
 def names_source(task) -> list[str]:
-    """Where the task's text names the call or record holding a value: the record id
-    in any call's arguments or tool name, or a call's arguments in the statement."""
+    """Where the task's text names the call or record holding a value: the record
+    (or entity) id in any call's arguments or tool name, or a call's arguments in the
+    statement."""
     found = []
     records = {k.split()[1] for k in task.facts}
     for i, s in enumerate(task.steps):
@@ -105,3 +109,63 @@ def test_a_family_can_be_held_out_whole():
     assert set(sp.held_in) | set(sp.held_out) == set(names)
     with pytest.raises(ValueError, match="match no task"):
         split_tasks(names, held_out_families={"nope"})
+
+
+@pytest.fixture(scope="module")
+def queries():
+    from experiments.vista.window import defaults
+
+    return [browse_task(q, 0) for q in range(defaults()["queries"])]
+
+
+def test_no_browse_query_names_the_document_that_holds_an_answer(queries):
+    assert len(queries) == 50
+    for task in queries:
+        task.validate()
+        assert names_source(task) == [], task.task_id
+        assert not any(f.source_known for f in task.facts.values())
+
+
+def test_the_check_catches_a_browse_query_that_names_its_source():
+    task = browse_task(2, 0, params=BrowseParams(source_named=True))
+    task.validate()
+    assert names_source(task) and all(f.source_known for f in task.facts.values())
+
+
+def test_browse_superseded_values_latest_right_and_distractors(queries):
+    """A revised value: two answer lines, the later right; distractors: the same
+    attribute for another entity of the same kind. Rates against their parameters:
+    the revised count is binomial(n facts, p_superseded), the distractor count
+    Poisson(n facts x distractors_per_fact), each checked within 4 sd."""
+    bp = BrowseParams()
+    revised = distractors = n = 0
+    for task in queries:
+        for key, fact in task.facts.items():
+            n += 1
+            occ = _lines(task, key)
+            assert occ[-1][0] == fact.source and len(occ) in (1, 2)
+            if len(occ) == 2:
+                revised += 1
+                assert fact.extract(occ[0][1]) != fact.value
+            subject, _, attr = key.split(" ", 2)
+            distractors += sum(1 for s in task.steps for line in s.content.split("\n")
+                               if line.startswith(subject + " ")
+                               and f" {attr}: " in line and not line.startswith(key))
+    assert abs(revised - n * bp.p_superseded) < 4 * np.sqrt(
+        n * bp.p_superseded * (1 - bp.p_superseded))
+    # the facts of one query have distinct attributes, so each line counts once
+    assert abs(distractors - n * bp.distractors_per_fact) < 4 * np.sqrt(
+        n * bp.distractors_per_fact)
+
+
+def test_browse_document_sizes_follow_the_size_law(queries):
+    """Every document, gold included, is drawn from the lognormal of the size law:
+    the ln-size spread of the gold documents is near ``size_sd`` (the clip narrows
+    it) and some gold documents are several times the median."""
+    bp = BrowseParams()
+    ratios = [task.steps[i].tokens / bp.doc_median for task in queries
+              for i, s in enumerate(task.steps) if s.facts]
+    logs = np.log(ratios)
+    assert max(ratios) > 4 and min(ratios) < 0.5
+    assert 0.6 * bp.size_sd < logs.std() < 1.2 * bp.size_sd
+    assert browse_task(0, 0, params=bp.with_(size_sd=1.0)) != browse_task(0, 0)

@@ -36,10 +36,25 @@ def test_loca_suite_is_75_and_errors():
 
 
 def test_browse_depth_median():
+    """The first gold document (the first result showing any answer line) sits at
+    a median depth near ``MEDIAN_DEPTH``; step tokens are exact."""
     depths = []
     for q in range(40):
         t = browse_task(q)
         t.validate()
-        f = next(iter(t.facts.values()))
-        depths.append(sum(s.tokens for s in t.steps[: f.source]))
+        first = min(i for i, s in enumerate(t.steps)
+                    if any(f.line.split(": ")[0] + ": " in s.content
+                           for f in t.facts.values()))
+        depths.append(sum(s.tokens for s in t.steps[:first]))
+        if q < 4:
+            assert all(s.tokens == count_tokens(s.content) for s in t.steps)
     assert 0.6 * MEDIAN_DEPTH < np.median(depths) < 1.6 * MEDIAN_DEPTH
+
+
+def test_browse_errors_and_determinism():
+    assert browse_task(5, 1) == browse_task(5, 1) != browse_task(5, 2)
+    with pytest.raises(ValueError, match="query"):
+        browse_task(-1)
+    from sim.tasks.browse import BrowseParams
+    with pytest.raises(ValueError, match="doc_median"):
+        browse_task(0, params=BrowseParams(doc_median=10))

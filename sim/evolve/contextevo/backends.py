@@ -8,27 +8,35 @@ and the same for both back-ends.
 
 :class:`SyntheticBackend` (LLM-free). Error model, explicitly:
 
-* it sees only what a reviewer would see: page text (calls, results, the context
-  lines saying which blocks left the request and what replaced them, harness
-  notices) and the card; never the simulator's true cause;
-* page reading is deterministic: it counts, in its notes, blocks dropped from the
-  request (``gone``), replaced by a placeholder without a handle (``hidden``; a
-  knowledge block ``notes``; a fold summary ``fold``), archived with a handle
-  (``recoverable``), refused recoveries and entry offloads, and written values it can
-  see are lost (``=unknown``, a paraphrase ``=about ...``) or marked unsure (``?``);
-* its report applies one rule to those notes: no visible loss -> ``agent_error``;
-  a refusal or offload -> ``budget_overflow``; an irreversible removal ->
-  ``evidence_removed``, blaming the point of the most frequent removal kind
-  (gone: request_assembly, hidden: representation_update, notes: memory_update,
-  fold: child_to_parent); otherwise ``agent_error``;
-* then it mislabels at rate ``mislabel`` (default 0.2): the label becomes one of the
-  other two causes, uniformly, with a uniformly random point blamed; the draw is
-  keyed by (seed, task id, round), so it is reproducible and independent of order;
+* it sees only what a reviewer would see: page text (calls, results, the request size
+  against the budget, context lines saying what the agent's own request showed in
+  place of a block that left it: nothing, or the replacement text and whether a
+  handle was shown; harness notices) and the card; never the simulator's true cause
+  nor the harness's internal block status;
+* page reading is deterministic: it counts, in its notes, blocks that left the
+  request with nothing in their place (``gone``), behind a placeholder without a
+  handle (``hidden``; a knowledge block ``notes``; a fold summary ``fold``), behind a
+  handle (``recoverable``), refused recoveries and entry offloads, shrinks below and
+  above :data:`EARLY_FILL` of the budget (``early``/``late``), and written values it
+  can see are lost (``=unknown``, ``=about ...``) or marked unsure (``?``);
+* its report applies one rule to those notes, for every case (a solved case too, so
+  both reward groups carry annotations): a refusal or offload -> ``budget_overflow``
+  at maintenance_planning, direction ``trigger_later`` when most shrinks were early,
+  else ``trigger_earlier``; an irreversible removal -> ``evidence_removed``, blaming
+  the point of the most frequent removal kind (gone: request_assembly, direction
+  ``trim_less``; hidden: representation_update, notes: memory_update, direction
+  ``keep_more``, or maintenance_planning ``trigger_later`` when most shrinks were
+  early; fold: child_to_parent); otherwise ``agent_error`` (failed) or ``none``;
+* then it mislabels failed cases at rate ``mislabel`` (default 0.2): the label becomes
+  one of the other two causes, uniformly, with a uniformly random point blamed and no
+  direction; the draw is keyed by (seed, task id, round), so it is reproducible and
+  independent of order;
 * from the card alone it cannot see removals' kinds or handles: a self-reported loss
   after a compaction -> ``evidence_removed`` with no point; a loss with notices ->
   ``budget_overflow``; else ``agent_error``; the same mislabel rate applies;
-* it proposes the grammar's moves (:func:`sim.evolve.contextevo.editor.moves`) for the accepted
-  hypotheses, largest support first, interleaved, at most ``n`` changesets.
+* it proposes the grammar's moves ranked by each accepted hypothesis's localisation
+  (:func:`sim.evolve.contextevo.editor.moves`), largest support first, interleaved,
+  at most ``n`` changesets.
 
 :class:`LLMBackend` asks the real model through :class:`sim.agents.llm.ChatClient`
 with schema-constrained answers (labels, points and move names are enums from the
@@ -50,11 +58,16 @@ from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseRe
 from sim.evolve.contextevo.spec import POINTS
 from sim.evolve.contextevo.trace import CAUSES
 
-_CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) left the request -> (\S+)(?: \[(.*)\])?$",
-                  re.M)
+_CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) (no longer in the request|replaced in "
+                  r"the request by \[(.*)\]( with a handle)?)$", re.M)
 _WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)", re.M)
+_HEADER = re.compile(r"^\[call \d+\] [^\n]*\(request ([\d,]+) of ([\d,]+) tokens\)\n"
+                     r"((?:  context: [^\n]*\n)+)", re.M)
 KINDS = ("gone", "hidden", "notes", "fold", "recoverable", "refused", "offloaded",
-         "loss", "marked")
+         "loss", "marked", "early", "late")
+#: a shrink at a request under this share of the budget counts as an early one (our
+#: threshold: a maintenance trigger at the default 0.8 B never fires this low)
+EARLY_FILL = 0.6
 _BLAME = {"gone": "request_assembly", "hidden": "representation_update",
           "notes": "memory_update", "fold": "child_to_parent"}
 
@@ -70,10 +83,10 @@ def _counts(notes: str) -> dict[str, int]:
     return out
 
 
-def _removal_kind(status: str, text: str) -> str:
-    if "+handle" in status:
+def _removal_kind(what: str, text: str, handle: str) -> str:
+    if handle:
         return "recoverable"
-    if status == "gone":
+    if what.startswith("no longer"):
         return "gone"
     if text.startswith("Knowledge so far"):
         return "notes"
@@ -113,8 +126,11 @@ class SyntheticBackend:
         self.pages_read += 1
         c = _counts(notes)
         events = [ln for ln in notes.split("\n") if ln and not ln.startswith("counts:")]
-        for status, text in _CTX.findall(page):
-            c[_removal_kind(status, text or "")] += 1
+        for what, text, handle in _CTX.findall(page):
+            c[_removal_kind(what, text or "", handle)] += 1
+        for used, budget, _ in _HEADER.findall(page):
+            fill = int(used.replace(",", "")) / max(1, int(budget.replace(",", "")))
+            c["early" if fill < EARLY_FILL else "late"] += 1
         c["refused"] += page.count("notice: recovery refused")
         c["offloaded"] += len(re.findall(r"notice: result \S+ offloaded", page))
         for call, args in _WRITE.findall(page):
@@ -132,7 +148,8 @@ class SyntheticBackend:
             body = "\n".join(events)
         return head + ("\n" + body if body else "")
 
-    def _finish(self, card, label: str, surface: str, evidence: str, pages: int):
+    def _finish(self, card, label: str, surface: str, evidence: str, pages: int,
+                direction: str = ""):
         self.reports += 1
         if card.reward == 0:
             rng = self._rng("label", card.task_id)
@@ -141,25 +158,37 @@ class SyntheticBackend:
                 label = others[int(rng.integers(len(others)))]
                 surface = POINTS[int(rng.integers(len(POINTS)))] \
                     if label != "agent_error" else ""
+                direction = ""
                 evidence += " (relabelled)"
-        return CaseReport(card.task_id, label, surface, evidence, pages)
+        return CaseReport(card.task_id, label, surface, evidence, pages, direction)
 
     def case_report(self, card, notes: str, pages: int) -> CaseReport:
-        if card.reward == 1:
-            return CaseReport(card.task_id, "none", "", "solved", pages)
+        """The report rule over the notes (module docstring). A solved case gets the
+        same reading (the pathology whose events its pages show, else ``none``), so
+        both reward groups carry annotations and the annotation screen can reject a
+        pathology that is as common in solved cases as in failed ones."""
         c = _counts(notes)
-        if not c["loss"]:
-            return self._finish(card, "agent_error", "", "no written value was lost", pages)
+        lost = c["loss"] or getattr(card, "score", card.reward) < 1
+        early = c["early"] > c["late"]
         if c["refused"] or c["offloaded"]:
             return self._finish(card, "budget_overflow", "maintenance_planning",
-                                f"refused={c['refused']} offloaded={c['offloaded']}", pages)
+                                f"refused={c['refused']} offloaded={c['offloaded']}", pages,
+                                "trigger_later" if early else "trigger_earlier")
         gone = {k: c[k] for k in _BLAME if c[k]}
         if gone:
             worst = max(gone, key=lambda k: (gone[k], k))
-            return self._finish(card, "evidence_removed", _BLAME[worst],
-                                f"irreversible removals {gone}", pages)
-        return self._finish(card, "agent_error", "", "loss with the evidence reachable",
-                            pages)
+            surface, direction = _BLAME[worst], ""
+            if worst == "gone":
+                direction = "trim_less"
+            elif worst in ("hidden", "notes"):
+                surface, direction = (("maintenance_planning", "trigger_later") if early
+                                      else (surface, "keep_more"))
+            return self._finish(card, "evidence_removed", surface,
+                                f"irreversible removals {gone}", pages, direction)
+        if card.reward == 1:
+            return CaseReport(card.task_id, "none", "", "solved", pages)
+        return self._finish(card, "agent_error", "", "no irreversible removal seen" if lost
+                            else "no written value was lost", pages)
 
     def card_report(self, card) -> CaseReport:
         if card.reward == 1:
@@ -171,7 +200,7 @@ class SyntheticBackend:
         return self._finish(card, "agent_error", "", "card shows no context clue", 0)
 
     def propose(self, judgement, spec, n: int) -> list[tuple[str, list]]:
-        menus = [list(moves(spec, h.pathology, h.surface).items())
+        menus = [list(moves(spec, h.pathology, h.surface, h.direction).items())
                  for h in judgement.accepted]
         out: list[tuple[str, list]] = []
         seen = set()
@@ -299,7 +328,8 @@ class LLMBackend:
     def propose(self, judgement, spec, n: int) -> list[tuple[str, list]]:
         out = []
         for h in judgement.accepted:
-            menu = moves(spec, h.pathology, h.surface)
+            # the top of the localised ranking: an enum the small model can read
+            menu = dict(list(moves(spec, h.pathology, h.surface, h.direction).items())[:8])
             if not menu or len(out) >= n:
                 continue
             schema = {"type": "object", "properties": {

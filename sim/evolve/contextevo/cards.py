@@ -22,7 +22,7 @@ class CaseCard:
     """Deterministic facts of one episode (characters, tokens, counts).
 
     Attributes:
-        task_id, reward (0/1), model_calls.
+        task_id, reward (0/1, solved), score (graded, in [0, 1]), model_calls.
         chunks: ``(first call, last call, reason)`` with reason ``"shrink"``,
             ``"first_write"``, ``"fallback"`` or ``"end"``.
         tool_outputs, output_chars, large_outputs: entry statistics (results, their
@@ -56,6 +56,8 @@ class CaseCard:
     paging: int
     self_reported_loss: int
     notices: int
+    #: graded reward in [0, 1] (partial credit per needed value; 1.0 when solved)
+    score: float = 0.0
 
     def to_dict(self) -> dict:
         """JSON-ready dict."""
@@ -110,7 +112,8 @@ def make_card(traj) -> CaseCard:
         repeated_commands=len(tasks) - len(set(tasks)),
         paging=len(recovers),
         self_reported_loss=sum(c.text.count("=unknown") for c in traj.calls if c.writes),
-        notices=sum(1 for c in traj.calls if c.notice))
+        notices=sum(1 for c in traj.calls if c.notice),
+        score=max(float(getattr(traj, "score", 0.0)), float(traj.reward)))
 
 
 def make_cards(trajectories) -> list[CaseCard]:

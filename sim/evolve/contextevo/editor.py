@@ -9,16 +9,17 @@ spec's canonical JSON text (:meth:`~sim.evolve.contextevo.spec.ProgramSpec.to_js
 * an edit touching a surface the harness adapter does not expose is discarded and
   counted; the other edits still apply.
 
-:func:`moves` is the grammar's menu of updates for an accepted hypothesis (what the
-synthetic editor proposes, and the enumerated choices the real model picks from).
+:func:`moves` ranks the whole grammar's moves for an accepted hypothesis by its
+localisation (:mod:`sim.evolve.contextevo.grammar_moves`; what the synthetic editor
+proposes, and the enumerated choices the real model picks from);
+:func:`random_changeset` and :func:`random_spec_change` are the evidence-free steps.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim.evolve.contextevo.spec import (POINTS, SURFACES, Mechanism, ProgramSpec, SpecError,
-                             diff)
+from sim.evolve.contextevo.spec import POINTS, SURFACES, ProgramSpec, SpecError, diff
 
 
 @dataclass(frozen=True)
@@ -98,94 +99,36 @@ def changeset_between(a: ProgramSpec, b: ProgramSpec) -> list[Edit]:
             if la[k] != lb[k] and k.strip().strip('"') != "name"]
 
 
-def _with(spec: ProgramSpec, **changes) -> ProgramSpec:
-    d = spec.to_dict()
-    for k, v in changes.items():
-        d[k] = v.to_dict() if isinstance(v, Mechanism) else list(v) if isinstance(v, tuple) else v
-    return ProgramSpec.from_dict(d)
+def moves(spec: ProgramSpec, pathology: str, surface: str,
+          direction: str = "") -> dict[str, list[Edit]]:
+    """Move label -> changeset for the grammar's moves that change ``spec``, ranked by
+    the hypothesis's localisation (:func:`sim.evolve.contextevo.grammar_moves.guided_moves`:
+    the blamed surface's knobs in the stated direction first, then its coupled
+    surface, mechanism swaps, and the recoverable-archive compound). Empty for a
+    pathology that is not a context cause."""
+    from sim.evolve.contextevo.grammar_moves import guided_moves
+
+    return {label: changeset_between(spec, target)
+            for label, target in guided_moves(spec, pathology, surface, direction)}
 
 
-def _scaled(m: Mechanism, point: str, knob: str, f) -> Mechanism | None:
-    try:
-        v = m.get(knob)
-    except KeyError:
-        return None
-    return Mechanism.make(point, m.name, **{**dict(m.knobs), knob: f(v)})
+def random_changeset(spec: ProgramSpec, rng, surfaces_changed: int,
+                     exposed=SURFACES) -> ProgramSpec:
+    """An evidence-free multi-surface step: random grammar moves
+    (:func:`~sim.evolve.contextevo.grammar_moves.grammar_moves` on ``exposed``, each
+    drawn uniformly) applied in turn until at least ``surfaces_changed`` surfaces differ
+    from ``spec`` (at most 4 x that many moves). The size is the caller's: the
+    editor's typical changeset, so the comparison is at equal step size."""
+    from sim.evolve.contextevo.grammar_moves import grammar_moves
 
-
-def _recoverable(spec: ProgramSpec) -> ProgramSpec:
-    tools = tuple(sorted(set(spec.agent_tools) | {"archive", "recover"}))
-    return _with(spec, agent_tools=tools, show_handles=True,
-                 observation_entry=Mechanism.make("observation_entry", "offload"),
-                 recovery=Mechanism.make("recovery", "recover"))
-
-
-def _archive_instead(spec: ProgramSpec) -> ProgramSpec:
-    tools = tuple(sorted(set(spec.agent_tools) | {"recover"}))
-    at = spec.maintenance_planning
-    planning = at if at.name == "trigger" else Mechanism.make("maintenance_planning",
-                                                               "trigger", at=0.8)
-    return _with(spec, agent_tools=tools, show_handles=True,
-                 observation_entry=Mechanism.make("observation_entry", "offload"),
-                 recovery=Mechanism.make("recovery", "recover"),
-                 maintenance_planning=planning,
-                 representation_update=Mechanism.make("representation_update",
-                                                      "archive_oldest"),
-                 memory_update=Mechanism.make("memory_update", "none"))
-
-
-def _retain_longer(spec: ProgramSpec, surface: str) -> ProgramSpec | None:
-    rep, mem = spec.representation_update, spec.memory_update
-    if surface == "child_to_parent" and spec.child_to_parent.name == "fold":
-        return _with(spec, child_to_parent=Mechanism.make("child_to_parent", "all"))
-    if surface == "memory_update" and mem.name == "notes":
-        m = _scaled(mem, "memory_update", "keep_last", lambda v: min(10_000, 2 * v + 2))
-        return _with(spec, memory_update=m)
-    knob = {"mask": "window", "clear": "keep", "skeleton": "keep",
-            "summarize": "keep_last", "archive_oldest": "keep"}.get(rep.name)
-    if knob is None:
-        return None
-    m = _scaled(rep, "representation_update", knob, lambda v: min(10_000, 2 * v + 2))
-    planning = spec.maintenance_planning
-    if planning.name == "results_over":
-        planning = _scaled(planning, "maintenance_planning", "window",
-                           lambda v: min(10_000, 2 * v + 2))
-    return _with(spec, representation_update=m, maintenance_planning=planning)
-
-
-def _exact_sizes(spec: ProgramSpec) -> ProgramSpec | None:
-    return None if spec.dashboard == "ledger" else _with(spec, dashboard="ledger")
-
-
-def _earlier(spec: ProgramSpec) -> ProgramSpec | None:
-    p = spec.maintenance_planning
-    if p.name != "trigger" or p.get("at") > 1:
-        return None
-    return _with(spec, maintenance_planning=Mechanism.make(
-        "maintenance_planning", "trigger", at=round(max(0.3, p.get("at") - 0.15), 2)))
-
-
-#: pathology -> ordered move names (the editor's menu)
-MOVES = {
-    "evidence_removed": ("recoverable_archive", "archive_instead_of_drop",
-                         "retain_longer"),
-    "budget_overflow": ("exact_sizes", "earlier_maintenance", "recoverable_archive"),
-}
-_MOVE_FN = {"recoverable_archive": lambda s, surf: _recoverable(s),
-            "archive_instead_of_drop": lambda s, surf: _archive_instead(s),
-            "retain_longer": _retain_longer,
-            "exact_sizes": lambda s, surf: _exact_sizes(s),
-            "earlier_maintenance": lambda s, surf: _earlier(s)}
-
-
-def moves(spec: ProgramSpec, pathology: str, surface: str) -> dict[str, list[Edit]]:
-    """Move name -> changeset for every move of ``pathology`` that changes ``spec``
-    (in :data:`MOVES` order)."""
-    out = {}
-    for name in MOVES.get(pathology, ()):
-        target = _MOVE_FN[name](spec, surface)
-        if target is not None and diff(spec, target):
-            out[name] = changeset_between(spec, target)
+    out = spec
+    for _ in range(4 * max(1, surfaces_changed)):
+        cands = grammar_moves(out, exposed)
+        if not cands:
+            break
+        out = cands[int(rng.integers(len(cands)))][1]
+        if len(diff(spec, out)) >= surfaces_changed:
+            break
     return out
 
 

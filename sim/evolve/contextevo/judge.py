@@ -1,27 +1,42 @@
 """Stage 2, the judge: cross-case aggregation, the fixed screens, optional replay
 (ContextEvo §4.2, App. B.2 "Evidence record and screening").
 
-Candidate hypotheses are the ``(pathology, surface)`` pairs the case reports give for
-failed cases (``evidence_removed`` / ``budget_overflow``; ``agent_error`` is not a
-context attribution). A hypothesis is screened with the paper's fixed screens
-(exactly as stated there), any one of which suffices:
+Candidate hypotheses are the ``(pathology, surface, direction)`` triples the case
+reports give for failed cases (``evidence_removed`` / ``budget_overflow``;
+``agent_error`` is not a context attribution). Rewards are graded (the share of
+needed values written exactly, :attr:`CaseCard.score`): the low-reward group is the
+cases below the corpus median score, the high group the rest (when the median is
+the lowest score, the cases at it are low and those above it high; when every case
+has the same score there is no contrast and every screen rejects). A hypothesis is
+screened with the paper's fixed screens (exactly as stated there), any one of which
+suffices:
 
 * raw: the low- and high-reward groups' medians of the pathology's case metric differ
   by more than 25% of the high-group value (:func:`raw_screen`);
 * annotation: the share of cases annotated with the pathology is higher in the low
-  group and passes the same relative check (:func:`annotation_screen`);
+  group and passes the same relative check (:func:`annotation_screen`); solved cases
+  are annotated too, so a pathology as common in solved cases as in failed ones
+  is rejected;
 * stratified: high-work cases have at least the median number of model calls; split
   them at their median final-context size; the high-context half's failure rate
   must exceed the low half's by at least 0.4; needs >= 8 cases and >= 6 high-work
   cases (:func:`stratified_screen`; a case at the median goes to the low half, so
   the high half is strictly above it).
 
-With replay on, a screened hypothesis is then replayed at up to three anchor cases
-(their first wrong decision, with a recovery note of the lost lines): it is kept
-when most replays support it; a replay whose original request does not reproduce
-the recorded action is never support. Rewards are 0/1 here, so the low group is
-the failed cases. Without aggregation (ablation) the first failed case's report is
-taken as the hypothesis, unscreened (still replayed when replay is on).
+Support threshold: :data:`MIN_SUPPORT` = 2 failed cases reporting the hypothesis. The
+paper states no such count (its screens are contrasts); this one is ours, so that a
+single report cannot move the policy.
+
+With replay on, a screened hypothesis is replayed at up to three anchor cases (their
+first wrong decision). The treatment is derived from the hypothesis: the blocks the
+blamed point took away come back as the request showed them earlier
+(:func:`sim.evolve.contextevo.replay.restore_kinds`); a wrong surface restores the
+wrong blocks (or none) and the action does not change. It is kept when most replays
+support it; a replay whose original request does not reproduce the recorded action
+is never support. Each hypothesis records the stage that rejected it
+(``rejected_by``: support, screens, replay). Without aggregation (ablation) the
+first failed case's report is taken as the hypothesis, unscreened (still replayed
+when replay is on).
 """
 
 from __future__ import annotations
@@ -30,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.evolve.contextevo.replay import recovery_note, replay, treat
+from sim.evolve.contextevo.replay import replay, restore_kinds, treat
 from sim.evolve.contextevo.trace import CAUSES
 
 CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")
@@ -38,6 +53,7 @@ CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")
 METRIC = {"evidence_removed": "removed_blocks", "budget_overflow": "notices"}
 REL = 0.25
 STRAT_GAP, STRAT_MIN_CASES, STRAT_MIN_HIGH_WORK = 0.4, 8, 6
+#: failed cases that must report a hypothesis (ours; the paper gives no count)
 MIN_SUPPORT = 2
 ANCHORS = 3
 
@@ -86,11 +102,15 @@ class Hypothesis:
     bases: tuple[str, ...] = ()
     replays: list[dict] = field(default_factory=list)
     accepted: bool = False
+    direction: str = ""
+    #: "" (accepted) or the first stage that rejected it: support, screens, replay
+    rejected_by: str = ""
 
     def to_dict(self) -> dict:
         return {"pathology": self.pathology, "surface": self.surface,
-                "support": len(self.support), "bases": list(self.bases),
-                "replays": self.replays, "accepted": self.accepted}
+                "direction": self.direction, "support": len(self.support),
+                "bases": list(self.bases), "replays": self.replays,
+                "accepted": self.accepted, "rejected_by": self.rejected_by}
 
 
 @dataclass
@@ -117,23 +137,31 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
     trajs = {t.task_id: t for t in (trajectories or [])}
     if not aggregate:
         hyps = [Hypothesis(failed[0].label, failed[0].surface, (failed[0].task_id,),
-                           ("single_case",), accepted=True)] if failed else []
+                           ("single_case",), accepted=True,
+                           direction=failed[0].direction)] if failed else []
         for h in hyps:
             if use_replay:
                 _replay_check(h, trajs)
         return _finish(hyps)
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str, str], list[str]] = {}
     for r in failed:
-        groups.setdefault((r.label, r.surface), []).append(r.task_id)
-    low = [c for c in cards if c.reward == 0]
-    high = [c for c in cards if c.reward == 1]
+        groups.setdefault((r.label, r.surface, r.direction), []).append(r.task_id)
+    scores = [_score(c) for c in cards]
+    med = float(np.median(scores)) if scores else 0.0
+    low = [c for c in cards if _score(c) < med]
+    high = [c for c in cards if _score(c) >= med]
+    if not low:
+        # the median is the lowest score (ties): the cases above it are the high group
+        low = [c for c in cards if _score(c) <= med]
+        high = [c for c in cards if _score(c) > med]
     labels = {r.task_id: r.label for r in reports}
     strat = stratified_screen([c.model_calls for c in cards],
                               [c.final_context_tokens for c in cards],
                               [1 - c.reward for c in cards])
     hyps = []
-    for (path, surface), support in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        h = Hypothesis(path, surface, tuple(support))
+    for (path, surface, direction), support in sorted(groups.items(),
+                                                      key=lambda kv: -len(kv[1])):
+        h = Hypothesis(path, surface, tuple(support), direction=direction)
         bases = []
         m = METRIC[path]
         if raw_screen([getattr(c, m) for c in low], [getattr(c, m) for c in high]):
@@ -147,26 +175,49 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
             bases.append("stratified")
         h.bases = tuple(bases)
         h.accepted = bool(bases) and len(support) >= MIN_SUPPORT
+        h.rejected_by = ("support" if len(support) < MIN_SUPPORT
+                         else "screens" if not bases else "")
         if h.accepted and use_replay:
             _replay_check(h, trajs)
+            if not h.accepted:
+                h.rejected_by = "replay"
         hyps.append(h)
     return _finish(hyps)
 
 
 def _replay_check(h: Hypothesis, trajs: dict) -> None:
     """Replay ``h`` at up to :data:`ANCHORS` of its cases' recorded decision points
-    (treatment: a bounded recovery note of the lost lines); keep it only if most
-    replays support it. No recorded decision point: the verdict stands."""
+    (treatment: restore what the hypothesis says the blamed point took away); keep
+    it only if most replays support it. No recorded decision point: the verdict
+    stands."""
     anchors = [trajs[t] for t in h.support if t in trajs
                and trajs[t].decision is not None][:ANCHORS]
+    kinds = restore_kinds(h.pathology, h.surface)
     for tr in anchors:
         d = tr.decision
-        res = replay(d, treat(d.view, "recovery_note", note=recovery_note(tr, d)))
+        res = replay(d, treat(d.view, "restore", earlier=d.earlier, kinds=kinds))
         h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
                           "changed": res.changed, "supports": res.supports,
                           "samples": len(res.original)})
     if h.replays:
         h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
+
+
+def _score(card) -> float:
+    # a card built without a graded score (0.0 default) still counts as solved
+    return max(float(getattr(card, "score", 0.0)), float(card.reward))
+
+
+def rejection_counts(hypotheses) -> dict:
+    """Hypotheses considered and how many each stage rejected (``support``,
+    ``screens``, ``replay``) over hypothesis dicts (:meth:`Hypothesis.to_dict`)."""
+    out = {"considered": 0, "accepted": 0, "support": 0, "screens": 0, "replay": 0}
+    for h in hypotheses:
+        out["considered"] += 1
+        out["accepted"] += bool(h["accepted"])
+        if h.get("rejected_by"):
+            out[h["rejected_by"]] += 1
+    return out
 
 
 def _finish(hyps: list[Hypothesis]) -> Judgement:

@@ -15,10 +15,19 @@ module-level names below, called only with held-in data, and
 causes (:class:`sim.evolve.contextevo.trace.Truth`) are kept by the :class:`Runner` and read only
 by :func:`sim.evolve.contextevo.judge.attribution_scores` after the judge has committed.
 
-Baselines at the same evaluation budget (``mode``): ``random_edits`` (each iteration,
-``candidates`` random one-surface grammar steps from the current spec, best on
-held-in) and ``best_of_n`` (``iterations * candidates`` random specs of one to four
-grammar steps from the start, best on held-in).
+Evidence-free baselines at the same evaluation budget (``mode``; each evaluates
+``candidates`` specs per iteration on held-in, as the loop does, and reads no
+trajectory): ``ef_moves`` (each iteration, ``candidates`` moves drawn uniformly from
+the same grammar move set the editor ranks,
+:func:`sim.evolve.contextevo.grammar_moves.grammar_moves`), ``ef_steps`` (random
+multi-surface grammar steps changing ``step_surfaces`` surfaces, the editor's typical
+changeset size), ``best_of_n`` (``iterations * candidates`` random specs of one to
+four one-surface steps from the start) and ``random_edits`` (one-surface steps, the
+weakest). Best on held-in, ties keep the current spec.
+
+A candidate that raises at run time is scored as failed on that task (solved 0,
+score 0) with the error recorded in its row (``error``) and in :attr:`Runner.errors`;
+the loop never aborts on one.
 """
 
 from __future__ import annotations
@@ -31,7 +40,8 @@ import numpy as np
 from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
-from sim.evolve.contextevo.editor import apply_changeset, random_spec_change
+from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
+from sim.evolve.contextevo.grammar_moves import grammar_moves
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
 from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, split_tasks
 from sim.evolve.contextevo.trace import run_traced
@@ -42,7 +52,9 @@ review = _review.review
 judge = _judge.judge
 attribution_scores = _judge.attribution_scores
 
-MODES = ("contextevo", "random_edits", "best_of_n")
+MODES = ("contextevo", "ef_moves", "ef_steps", "best_of_n", "random_edits")
+#: the evidence-free modes (no trajectory read, no judge)
+EVIDENCE_FREE = ("ef_moves", "ef_steps", "best_of_n", "random_edits")
 
 
 def _episode_seed(base_seed: int, generator: str, family: int, seed: int) -> int:
@@ -135,6 +147,8 @@ class Runner:
         self.rows: dict[tuple[str, str], dict] = {}
         self.truths: dict[tuple[str, str], object] = {}
         self.episodes = 0
+        #: ``{"program", "task_id", "error"}`` for every episode that raised
+        self.errors: list[dict] = []
 
     def run(self, spec: ProgramSpec, task_ids, trajectories: bool = False):
         """``(rows, trajectories or None)`` of ``spec`` on ``task_ids`` (in order)."""
@@ -142,14 +156,29 @@ class Runner:
         rows, trajs = [], []
         for t in task_ids:
             if (k, t) not in self.rows or trajectories:
-                row, traj, truth = run_traced(
-                    self.ts.tasks[t], spec, budget=self.ts.budget, seed=self.ts.seeds[t],
-                    profile=self.ts.profile, tokenizer=self.ts.tokenizer(t))
+                row, traj, truth = self._play(spec, t)
                 self.episodes += 1
                 self.rows[(k, t)], self.truths[(k, t)] = row, truth
                 trajs.append(traj)
             rows.append({**self.rows[(k, t)], "program": spec.name})
         return rows, (trajs if trajectories else None)
+
+    def _play(self, spec: ProgramSpec, t: str):
+        """One traced episode; one that raises is a failed episode with its error."""
+        try:
+            return run_traced(self.ts.tasks[t], spec, budget=self.ts.budget,
+                              seed=self.ts.seeds[t], profile=self.ts.profile,
+                              tokenizer=self.ts.tokenizer(t))
+        except Exception as exc:  # noqa: BLE001 - a candidate's crash is its score
+            from sim.evolve.contextevo.trace import Trajectory, Truth
+
+            err = f"{type(exc).__name__}: {exc}"[:300]
+            self.errors.append({"program": spec.name, "task_id": t, "error": err})
+            row = {"task_id": t, "program": spec.name, "solved": 0, "score": 0.0,
+                   "requests": 0, "mean_active": 0.0, "total_tokens": 0, "error": err}
+            traj = Trajectory(t, self.ts.tasks[t].statement, 0, [], 0, spec.name,
+                              budget=self.ts.budget, error=err)
+            return row, traj, Truth(t, "run_error")
 
     def truths_of(self, spec: ProgramSpec, task_ids) -> list:
         """The true causes (scoring only)."""
@@ -175,6 +204,10 @@ class EvolveConfig:
     held_in_fraction: float = PAPER_HELD_IN_FRACTION
     split_seed: int = PAPER_SEED
     seed: int = 0
+    #: surfaces an ``ef_steps`` changeset changes (the editor's typical size)
+    step_surfaces: int = 4
+    #: also score attribution with an annotator at this mislabel rate (None: off)
+    reference_mislabel: float | None = None
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -199,6 +232,8 @@ class EvolveResult:
     held_out: tuple[str, ...]
     solved: dict[str, dict[str, int]]
     episodes: int = 0
+    #: stage -> ``{"task_id", "error"}`` of each task on which its spec raised
+    errors: dict[str, list[dict]] = field(default_factory=dict)
 
 
 def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
@@ -232,6 +267,7 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     spec = start
     specs = {"start": start}
     log = []
+    tried = {_unnamed(start)}
     if cfg.mode == "best_of_n":
         cands = []
         for j in range(cfg.iterations * cfg.candidates):
@@ -247,19 +283,28 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
             specs[f"iter{i + 1}"] = spec
         log.append({"iteration": 1, "mode": cfg.mode, "selected": label,
                     "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored}})
+    elif cfg.mode in ("ef_moves", "ef_steps"):
+        for i in range(1, cfg.iterations + 1):
+            spec, entry = _blind_iteration(i, spec, start.name, held_in, runner, cfg, rng,
+                                           tried)
+            specs[f"iter{i}"] = spec
+            log.append(entry)
     else:
         for i in range(1, cfg.iterations + 1):
             if hasattr(backend, "round"):
                 backend.round = i
-            entry, spec = _iteration(i, spec, start.name, held_in, runner, backend, cfg, rng)
+            entry, spec = _iteration(i, spec, start.name, held_in, runner, backend, cfg, rng,
+                                     tried)
             specs[f"iter{i}"] = spec
             log.append(entry)
-    solved = {}
+    solved, errors = {}, {}
     for stage, s in specs.items():
         rows, _ = runner.run(s, taskset.names)
         solved[stage] = {r["task_id"]: int(r["solved"]) for r in rows}
+        errors[stage] = [{"task_id": r["task_id"], "error": r["error"]} for r in rows
+                         if r.get("error")]
     return EvolveResult(specs, log, split.held_in, split.held_out, solved,
-                        runner.episodes - played)
+                        runner.episodes - played, errors)
 
 
 def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
@@ -267,7 +312,40 @@ def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
     return runner.run(spec, held_in)[0]
 
 
-def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng):
+def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg, rng,
+                     tried: set):
+    """One evidence-free iteration: ``candidates`` random grammar moves (``ef_moves``)
+    or multi-surface steps (``ef_steps``) from ``spec``, best on held-in."""
+    cur = _mean(runner.run(spec, held_in)[0])
+    cands = []
+    pool = [m for m in grammar_moves(spec, cfg.exposed) if _unnamed(m[1]) not in tried]
+    for j in range(cfg.candidates):
+        if cfg.mode == "ef_moves":
+            # drawn without replacement, never a spec evaluated before (as the editor)
+            s = spec
+            if pool:
+                s = pool.pop(int(rng.integers(len(pool))))[1]
+        else:
+            s = random_changeset(spec, rng, cfg.step_surfaces, cfg.exposed)
+        cands.append((f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
+                                                            "name": f"{base}+ef{i}"})))
+    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
+    tried.update(_unnamed(s) for _, s, _ in scored)
+    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    entry = {"iteration": i, "mode": cfg.mode, "held_in_score_before": cur,
+             "candidates": {lab: sc for lab, _, sc in scored}, "selected": label,
+             "held_in_score": score, "diff": [list(d) for d in diff(spec, chosen)],
+             "changeset_surfaces": [len(diff(spec, s)) for _, s in cands]}
+    return (spec if label == "keep" else chosen), entry
+
+
+def _unnamed(spec: ProgramSpec) -> ProgramSpec:
+    return ProgramSpec.from_dict({**spec.to_dict(), "name": "spec"})
+
+
+def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng,
+               tried: set | None = None):
+    tried = set() if tried is None else tried
     entry: dict = {"iteration": i, "mode": cfg.mode}
     rows, trajs = runner.run(spec, held_in, trajectories=cfg.mode == "contextevo")
     cur = _mean(rows)
@@ -289,6 +367,23 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
         entry["reports"] = {lab: sum(r.label == lab for r in reports)
                             for lab in _review.LABELS}
         entry["hypotheses"] = [h.to_dict() for h in verdict.hypotheses]
+        entry["rejections"] = _judge.rejection_counts(entry["hypotheses"])
+        if cfg.reference_mislabel is not None and hasattr(backend, "mislabel"):
+            # the same trajectories read by an annotator that mislabels at the
+            # reference rate (scoring only: its verdict is never used)
+            ref = type(backend)(backend.seed, cfg.reference_mislabel)
+            ref.round = getattr(backend, "round", 0)
+            rrep = review(trajs, cards, ref, paginated=cfg.review)
+            rver = judge(cards, rrep, trajs if cfg.replay else None,
+                         aggregate=cfg.aggregate, use_replay=cfg.replay)
+            rf = [c.task_id for c in cards if c.reward == 0]
+            entry["attribution_reference"] = {
+                "mislabel": cfg.reference_mislabel,
+                "judge": attribution_scores({t: a for t, a in rver.attributions.items()
+                                             if t in rf}, runner.truths_of(spec, rf)),
+                "annotation": attribution_scores({r.task_id: r.label for r in rrep
+                                                  if r.task_id in rf},
+                                                 runner.truths_of(spec, rf))}
         failed = [c.task_id for c in cards if c.reward == 0]
         truths = runner.truths_of(spec, failed)
         entry["attribution"] = attribution_scores(
@@ -296,17 +391,24 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
         entry["annotation"] = attribution_scores(
             {r.task_id: r.label for r in reports if r.task_id in failed}, truths)
         if cfg.update:
-            proposals = backend.propose(verdict, spec, cfg.candidates)
+            # a changeset whose result was evaluated in an earlier iteration is not
+            # proposed again: the budget goes to the next-ranked move
+            proposals = [(lab, e) for lab, e in backend.propose(
+                verdict, spec, cfg.candidates + len(tried))
+                if _unnamed(apply_changeset(spec, e, cfg.exposed).spec) not in tried]
+            proposals = proposals[:cfg.candidates]
         new_specs, entry["changesets"] = [], []
         for lab, edits in proposals:
             out = apply_changeset(spec, edits, cfg.exposed)
             entry["changesets"].append({"move": lab, "edits": len(edits),
+                                        "surfaces": len(diff(spec, out.spec)),
                                         "applied": out.applied, "discarded": out.discarded,
                                         "rejected": out.rejected})
             if not out.rejected and out.applied:
                 new_specs.append((lab, ProgramSpec.from_dict(
                     {**out.spec.to_dict(), "name": f"{base}+evo{i}"})))
     scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in new_specs]
+    tried.update(_unnamed(s) for _, s, _ in scored)
     label, chosen, score = select_candidate(("keep", spec), scored, cur)
     entry.update(candidates={lab: sc for lab, _, sc in scored}, selected=label,
                  held_in_score=score, diff=[list(d) for d in diff(spec, chosen)])

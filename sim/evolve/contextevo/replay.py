@@ -20,7 +20,35 @@ from sim.agents.protocol import Entry
 MAX_SAMPLES = 5
 #: characters of a recovery note
 NOTE_CHARS = 1_000
-TREATMENTS = ("remove_category", "keep_recent", "recovery_note")
+TREATMENTS = ("remove_category", "keep_recent", "recovery_note", "restore")
+#: what a request showed in place of a block, by the point that put it there
+#: (read from the request itself: no text, a handle, or the placeholder's words)
+KIND_OF_SURFACE = {"request_assembly": ("gone",), "representation_update": ("hidden",),
+                   "memory_update": ("notes",), "child_to_parent": ("fold",)}
+
+
+def shown_kind(entry) -> str:
+    """How the request showed a block that left it: ``recoverable`` (a handle),
+    ``notes`` (a knowledge block), ``fold`` (a branch summary) or ``hidden``."""
+    if entry.handle:
+        return "recoverable"
+    if entry.text.startswith("Knowledge so far"):
+        return "notes"
+    if entry.text.startswith("Branch"):
+        return "fold"
+    return "hidden"
+
+
+def restore_kinds(pathology: str, surface: str) -> tuple[str, ...]:
+    """The blocks a hypothesis says were wrongly taken away, as :func:`shown_kind`
+    kinds: a removal at the blamed point (a trigger blamed: the updates it fires);
+    a budget overflow: the recoverable ones. Empty (a treatment that restores
+    nothing, so it cannot support) for a surface that removes nothing."""
+    if pathology == "budget_overflow":
+        return ("recoverable",)
+    if surface == "maintenance_planning":
+        return ("hidden", "notes")
+    return KIND_OF_SURFACE.get(surface, ())
 
 
 def _signature(action) -> tuple:
@@ -28,7 +56,7 @@ def _signature(action) -> tuple:
 
 
 def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
-          note: str = ""):
+          note: str = "", earlier: dict | None = None, kinds: tuple = ()):
     """A treated copy of ``view``.
 
     Args:
@@ -37,6 +65,11 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
             (every non-visible entry).
         k: for ``keep_recent``, tool results kept (the newest).
         note: for ``recovery_note``, the note text (cut to :data:`NOTE_CHARS`).
+        earlier, kinds: for ``restore``, the texts earlier requests showed for blocks
+            (id -> text) and the :func:`shown_kind` kinds to put back: each such
+            placeholder becomes its earlier text again, and with ``"gone"`` in
+            ``kinds`` (or a restored knowledge/fold group) every block missing from
+            the request comes back at the end.
 
     Raises:
         ValueError: naming an unknown treatment.
@@ -50,6 +83,25 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
         results = [e.id for e in entries if e.type == "tool_result"]
         drop = set(results[: max(0, len(results) - k)])
         entries = [e for e in entries if e.id not in drop]
+    elif treatment == "restore":
+        earlier = earlier or {}
+        present = {e.id for e in entries}
+        out, folded = [], False
+        for e in entries:
+            if e.status != "visible" and e.id[:1] == "G" and shown_kind(e) in kinds:
+                # a knowledge block or fold summary stands for members the request no
+                # longer lists: the absent blocks come back with it (a trimmed block
+                # among them comes back too: the view does not say which was which)
+                folded = True
+                continue
+            if e.id in earlier and e.status != "visible" and shown_kind(e) in kinds:
+                text = earlier[e.id]
+                e = Entry(e.id, e.type, "visible", text, max(1, len(text) // 4))
+            out.append(e)
+        if "gone" in kinds or folded:
+            out += [Entry(b, "tool_result", "visible", t, max(1, len(t) // 4))
+                    for b, t in earlier.items() if b not in present]
+        entries = out
     elif treatment == "recovery_note":
         text = note[:NOTE_CHARS]
         entries.append(Entry("N0", "note", "visible", text, max(1, len(text) // 4)))

@@ -32,19 +32,31 @@ class CaseReport:
     surface: str
     evidence: str
     pages: int
+    #: the sense the blamed surface is wrong in (one of
+    #: :data:`sim.evolve.contextevo.grammar_moves.DIRECTIONS`; "" for none)
+    direction: str = ""
 
     def to_dict(self) -> dict:
         """JSON-ready dict."""
         return asdict(self)
 
 
-def render_call(call) -> str:
-    """One call as the reviewer reads it: header, context lines, notice, result."""
+def render_call(call, budget: int = 0) -> str:
+    """One call as the reviewer reads it: header (with the budget when known), the
+    context lines, notice, result. A context line says what the agent's own request
+    showed in place of a block that left it: nothing, or the replacement text (and
+    whether a handle was shown); never the harness's internal block status."""
+    of = f" of {budget:,}" if budget else ""
     lines = [f"[call {call.index}] {call.kind}: {call.text}  "
-             f"(request {call.request_tokens:,} tokens)"]
+             f"(request {call.request_tokens:,}{of} tokens)"]
     for bid, status, text, tokens in call.removed:
-        lines.append(f"  context: {bid} ({tokens:,} tokens) left the request -> {status}"
-                     + (f" [{text.splitlines()[0] if text else ''}]" if text else ""))
+        if status == "gone":
+            shown = "no longer in the request"
+        else:
+            first = text.splitlines()[0] if text else ""
+            shown = (f"replaced in the request by [{first}]"
+                     + (" with a handle" if "+handle" in status else ""))
+        lines.append(f"  context: {bid} ({tokens:,} tokens) {shown}")
     if call.notice:
         lines.append(f"  notice: {call.notice}")
     if call.result:
@@ -53,12 +65,12 @@ def render_call(call) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fit(call, limit: int) -> str:
-    text = render_call(call)
+def _fit(call, limit: int, budget: int = 0) -> str:
+    text = render_call(call, budget)
     if len(text) <= limit:
         return text
-    head = render_call(type(call)(**{**asdict(call), "result": ""}))
-    label = render_call(type(call)(**{**asdict(call), "result": "x"}))[len(head):-2]
+    head = render_call(type(call)(**{**asdict(call), "result": ""}), budget)
+    label = render_call(type(call)(**{**asdict(call), "result": "x"}), budget)[len(head):-2]
     marker = "\n  [result cut by the page renderer: {} characters not shown]\n"
     room = max(0, limit - len(head) - len(marker) - 20 - len(label))
     cut = len(call.result) - room
@@ -80,7 +92,7 @@ def paginate(traj, limit: int = PAGE_CHARS) -> list[str]:
     for first, last, _ in chunk_bounds(traj):
         page = ""
         for i in range(first, last + 1):
-            unit = _fit(calls[i], limit)
+            unit = _fit(calls[i], limit, getattr(traj, "budget", 0))
             if page and len(page) + len(unit) > limit:
                 pages.append(page)
                 page = ""
@@ -106,8 +118,8 @@ def cap_notes(notes: str, limit: int = NOTES_CHARS) -> str:
 def review_case(traj, card, backend, page_limit: int = PAGE_CHARS) -> CaseReport:
     """Read every page with rolling notes, then ask for the one case report. A
     back-end with ``review_solved = False`` reports a solved case as ``none``
-    without reading it (both back-ends report solved cases so; the real model's
-    calls are spent on failures)."""
+    without reading it (the real model's calls are spent on failures); the synthetic
+    back-end reads every case, so a solved case carries what its pages show too."""
     if card.reward == 1 and not getattr(backend, "review_solved", True):
         return CaseReport(card.task_id, "none", "", "solved (not read)", 0)
     pages = paginate(traj, page_limit)

@@ -30,6 +30,7 @@ Mechanisms per point (source program in brackets):
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -85,6 +86,10 @@ def _check_knob(point: str, mech: str, knob: str, value: Any) -> Any:
         value = float(value)
     if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
         raise SpecError(f"{point}.{mech}.{knob} must be {typ.__name__}, got {value!r}")
+    if typ is float and not math.isfinite(value):
+        # NaN compares false with every bound: it would pass the range check and then
+        # silently mean "never" (a trigger) or fail later naming no field
+        raise SpecError(f"{point}.{mech}.{knob} must be a finite number, got {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise SpecError(f"{point}.{mech}.{knob}={value!r} outside [{lo}, {hi}]")
     return value

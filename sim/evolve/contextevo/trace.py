@@ -79,6 +79,12 @@ class Trajectory:
     program: str = ""
     composition: dict[str, int] = field(default_factory=dict)
     decision: "DecisionPoint | None" = None
+    #: graded reward in [0, 1]: the share of needed values written correctly over
+    #: every use/answer step (partial credit per needed value; 1.0 iff all exact)
+    score: float = 0.0
+    budget: int = 0
+    #: the run-time error that ended the episode ("" for none)
+    error: str = ""
 
 
 @dataclass
@@ -91,6 +97,10 @@ class DecisionPoint:
     view: object
     action: object
     agent: object
+    #: block id -> the text an earlier request showed for it, for every block not
+    #: visible at this decision point (what the recorded requests held; replay's
+    #: restore treatment puts some of it back)
+    earlier: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,9 @@ class RecordingAgent:
         self.task = task
         self.calls, self._visible, self._truth, self._refused = [], {}, None, set()
         self.decision, self.composition = None, {}
+        self._texts: dict[str, str] = {}
+        self.needed = sum(len(s.needs) for s in task.steps if s.kind != "observe")
+        self.correct = 0
 
     def write_notes(self, view, round_: int) -> str:
         return self._agent.write_notes(view, round_)
@@ -151,6 +164,10 @@ class RecordingAgent:
         snapshot = _snapshot(ag) if deciding else None
         step = ag.task.steps[ag.pos]
         action = self._agent.act(view)
+        if step.kind != "observe" and action.kind not in (ARCHIVE, DELETE, RECOVER):
+            # the grader's partial credit: each needed value written exactly
+            self.correct += sum((action.values or {}).get(k) == self.task.facts[k].value
+                                for k in step.needs)
         # an observe step's output as the run's log records it
         raw = step.content if action.kind == TASK and step.kind == "observe" else ""
         self._record(view, action, snapshot, raw)
@@ -176,6 +193,9 @@ class RecordingAgent:
             elif new:
                 prev.result = "\n".join(new)
         self._visible = visible
+        for e in view.entries:
+            if e.status == "visible" and e.id:
+                self._texts[e.id] = e.text
         if action.kind in (ARCHIVE, DELETE):
             text = f"{action.kind}({action.block_ids})"
         elif action.kind == RECOVER:
@@ -189,15 +209,16 @@ class RecordingAgent:
         if action.values and self._truth is None:
             self._truth = self._cause(view, action)
             if self._truth is not None and snapshot is not None:
-                self.decision = DecisionPoint(len(self.calls), view, action, snapshot)
+                self.decision = DecisionPoint(len(self.calls), view, action, snapshot, {
+                    b: t for b, t in self._texts.items() if b not in visible})
 
     def _cause(self, view, action) -> str | None:
         """The true cause at a use/answer step whose values are wrong (None if right)."""
         task, agent = self.task, self._agent
         wrong = []
         for k, v in action.values.items():
-            if action.kind == ANSWER and agent.failed_base and v.endswith("?"):
-                v = v[:-1]  # the base error's mark: judge the value the agent found
+            if action.kind == ANSWER and agent.failed_base:
+                v = agent.found_values.get(k, v)  # judge the value the agent found
             if v != task.facts[k].value:
                 wrong.append(k)
         if not wrong:
@@ -241,10 +262,12 @@ def run_traced(task, spec, *, budget: int, seed: int, profile: str = "medium",
                     tokenizer=tokenizer)
     calls = agent.calls
     final = calls[-1].request_tokens if calls else 0
+    score = 1.0 if r.solved else (agent.correct / agent.needed if agent.needed else 0.0)
     traj = Trajectory(task.task_id, task.statement, int(r.solved), calls, final, spec.name,
-                      agent.composition, agent.decision)
+                      agent.composition, agent.decision, round(min(score, 1.0), 4), budget)
     cause = None if r.solved else (agent._truth or "agent_error")
     row = {"task_id": task.task_id, "program": spec.name, "solved": int(r.solved),
+           "score": traj.score,
            "requests": r.requests, "mean_active": round(r.mean_active, 1),
            "total_tokens": r.total_tokens}
     return row, traj, Truth(task.task_id, cause)
