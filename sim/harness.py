@@ -60,39 +60,6 @@ def scratch_dir() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
 
 
-class SharedCounts:
-    """``base`` (a workspace tokenizer) with the counts of short texts remembered
-    for the whole process, shared by every fast episode that counts with the same
-    ``base`` object: exact (each count is ``base``'s own), only not recomputed.
-
-    Why: the programs of a sweep play the same task, so their episodes count the
-    same dashboard rows, headers, placeholders and call messages again and again;
-    a per-episode memo (:class:`KnownCountTokenizer`) starts empty each time.
-    Texts over :data:`SHORT` characters are counted afresh (memory), and the memo
-    is emptied when it holds :data:`MEMO_LIMIT` texts."""
-
-    SHORT = 512
-    MEMO_LIMIT = 200_000
-    _memos: dict[int, tuple[object, dict[str, int]]] = {}
-
-    def __init__(self, base):
-        self.base = base
-        self.name = getattr(base, "name", "cl100k_base")
-        kept = self._memos.setdefault(id(base), (base, {}))
-        self.memo = kept[1]
-
-    def count(self, text: str) -> int:
-        """Tokens of ``text`` (``base.count``)."""
-        n = self.memo.get(text)
-        if n is None:
-            n = self.base.count(text)
-            if len(text) <= self.SHORT:
-                if len(self.memo) >= self.MEMO_LIMIT:
-                    self.memo.clear()
-                self.memo[text] = n
-        return n
-
-
 def _system_prompt(program, budget: int) -> str:
     from sim.workspace.assembly import default_system_prompt
 
@@ -122,9 +89,7 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
         fast: play on an in-memory :class:`sim.workspace.memory.ScratchWorkspace`
             and reuse the assembled request and stream while the workspace state is
             unchanged (:class:`ProgramContext` ``memo``): the same workspace core and
-            the same result, at a fraction of the cost; the default tokenizer
-            remembers short texts' counts across episodes (:class:`SharedCounts`)
-            (sweeps; checked
+            the same result, at a fraction of the cost (sweeps; checked
             byte-identical in ``tests/experiments/test_fast_episodes.py``).
 
     Returns:
@@ -134,8 +99,7 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
     from sim.workspace.tokenizer import get_tokenizer
 
     if tokenizer is None:
-        base = get_tokenizer("cl100k_base")
-        tokenizer = KnownCountTokenizer(SharedCounts(base) if fast else base,
+        tokenizer = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                                         {s.content: s.tokens for s in task.steps if s.content})
     result = EpisodeResult(task.task_id, program.name, solved=False)
     guard = bool(program.show_handles)

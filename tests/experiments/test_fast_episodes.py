@@ -34,19 +34,3 @@ def test_pressure_episode_csv_is_byte_identical(tmp_path):
 def test_other_jobs_are_byte_identical(tmp_path, spec):
     assert _csv(tmp_path, "fast", run_job(spec, fast=True)) == \
         _csv(tmp_path, "durable", run_job(spec, fast=False))
-
-
-def test_shared_counts_are_the_base_tokenizers_counts():
-    """The process-wide memo of fast episodes answers exactly what the base tokenizer
-    counts, short or long, and is shared only by tokenizers over the same base."""
-    from sim.harness import SharedCounts
-    from sim.workspace.tokenizer import get_tokenizer
-
-    base = get_tokenizer("cl100k_base")
-    texts = ["", "a", "B12 41210 3r result\n", "é✓ ü " * 40, "word " * 200, "x" * 600]
-    a, b = SharedCounts(base), SharedCounts(base)
-    assert [a.count(t) for t in texts] == [base.count(t) for t in texts]
-    assert b.memo is a.memo and "x" * 600 not in a.memo  # long texts are not kept
-    other = SharedCounts(get_tokenizer("whitespace"))
-    assert other.memo is not a.memo
-    assert other.count("word " * 200) == get_tokenizer("whitespace").count("word " * 200)
