@@ -57,6 +57,32 @@ class DirtyVersions(dict):
         return set(log[cursor:]), len(log)
 
 
+class NativeMemo:
+    """Native messages by everything they are made from, shared by the scratch
+    workspaces of a process: the programs of a sweep replay the same task, so they
+    register the same calls and results (:func:`~sim.workspace.assembly.native_message`
+    is a pure function; a message is never mutated once made). Emptied when the
+    bytes it keeps pass ``limit``."""
+
+    def __init__(self, limit: int = 64 << 20) -> None:
+        self.limit = limit
+        self.size = 0
+        self.messages: dict[tuple, dict[str, Any]] = {}
+
+    def get(self, key: tuple) -> dict[str, Any] | None:
+        return self.messages.get(key)
+
+    def put(self, key: tuple, message: dict[str, Any], size: int) -> None:
+        if self.size + size > self.limit:
+            self.messages.clear()
+            self.size = 0
+        self.messages[key] = message
+        self.size += size
+
+
+NATIVE_MEMO = NativeMemo()
+
+
 class IncrementalAssembler(FrameCachingAssembler):
     """The assembler with per-item renderings kept between requests and refreshed
     only for ids the workspace touched (see the module doc)."""
@@ -76,7 +102,15 @@ class IncrementalAssembler(FrameCachingAssembler):
 
     def _new_native(self, btype, data: bytes, meta: dict[str, Any],
                     recovered_from: str | None, bid: str) -> dict[str, Any]:
-        msg = super()._new_native(btype, data, meta, recovered_from, bid)
+        # everything native_message reads: a tool call's calls are in its bytes
+        # (the canonical message), the id only in a recovered block's header line
+        key = (btype, data, recovered_from, bid if recovered_from else None,
+               meta.get("role"), meta.get("name"), meta.get("tool_call_id"),
+               "tool_calls" in meta)
+        msg = NATIVE_MEMO.get(key)
+        if msg is None:
+            msg = super()._new_native(btype, data, meta, recovered_from, bid)
+            NATIVE_MEMO.put(key, msg, len(data))
         self._natives[bid] = (data, btype, recovered_from, meta, msg)
         return msg
 

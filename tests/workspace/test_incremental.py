@@ -184,3 +184,33 @@ def test_a_committed_what_if_is_the_next_request():
             warnings.simplefilter("ignore")
             assert _fields(ws.assemble(strict=False)) == _fields(
                 Assembler(ws, dashboard).assemble(incremental=False))
+
+
+def test_native_memo_is_the_pure_message_and_bounded():
+    """Two scratch workspaces registering the same messages share the message the
+    first one made, equal to a fresh native_message; the memo empties past its byte
+    limit."""
+    from sim.workspace.assembly import native_message
+    from sim.workspace.incremental import NATIVE_MEMO, NativeMemo
+
+    msgs = [{"role": "user", "content": "hello", "name": "ann"},
+            {"role": "assistant", "content": "x", "tool_calls": [
+                {"id": "k1", "type": "function", "function": {"name": "f",
+                                                              "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "k1", "content": "é\ud800 r"}]
+    a, b = scratch_workspace(budget=None), scratch_workspace(budget=None)
+    for ws in (a, b):
+        for m in msgs:
+            ws.register(m)
+        ws.archive("B3", "")
+        ws.recover("B3")
+    for bid in ("B1", "B2", "B3", "B4"):
+        x, y = a.blocks[bid], b.blocks[bid]
+        assert a.assembler._native(x) is b.assembler._native(y)
+        assert a.assembler._native(x) == native_message(x.type, x.content, x.message,
+                                                        x.recovered_from, bid)
+    assert NATIVE_MEMO.size <= NATIVE_MEMO.limit
+    small = NativeMemo(limit=10)
+    small.put(("a",), {}, 6)
+    small.put(("b",), {}, 6)
+    assert small.get(("a",)) is None and small.get(("b",)) == {} and small.size == 6
