@@ -87,6 +87,8 @@ class BoundedLedgerDashboard:
         self.shown: tuple[str, ...] = ()
         self.remainder: tuple[int, int, int] = (0, 0, 0)
         self._lines: dict[tuple[Row, int], tuple[str, int]] = {}
+        self._parts: dict[Row, int] = {}   # a row's head + tail tokens (_split_count)
+        self._ages: dict[int, int] = {}    # tokens of " <age>r"
 
     @classmethod
     def minimum_cap(cls, tokenizer: Tokenizer) -> int:
@@ -112,10 +114,35 @@ class BoundedLedgerDashboard:
         hit = None if fresh else self._lines.get(key)
         if hit is None:
             text = row_line(row, age)
-            hit = (text, tok.count(text))
+            parts = None if fresh else self._split_count(row, age, tok)
+            hit = (text, parts if parts is not None else tok.count(text))
             if not fresh:
                 self._lines[key] = hit
         return hit
+
+    def _split_count(self, row: Row, age: int, tok: Tokenizer) -> int | None:
+        """Tokens of ``row_line(row, age)`` as head + `` <age>r`` + tail, or None for a
+        tokenizer other than cl100k_base or a type not starting with a letter.
+
+        Why: a row's age changes every turn, so its line would be tokenized again on
+        every render. cl100k_base's pre-tokenizer always splits before the space
+        ahead of the age (a digit precedes it, a digit follows) and after the ``r``
+        (a letter run that stops at the space before the type's letters), and BPE
+        never merges across its pieces, so the counts of the three parts add up;
+        the head and tail are counted once per row, each age once
+        (``tests/workspace/test_bounded_ledger.py`` checks it against whole lines)."""
+        line_type = _SHORT_TYPE.get(row.type, row.type)
+        if tok.name != "cl100k_base" or not line_type[:1].isalpha():
+            return None
+        parts = self._parts.get(row)
+        if parts is None:
+            head = f"{row.id} {row.tokens}"
+            tail = row_line(row, 0)[len(head) + 3:]  # after " 0r"
+            parts = self._parts[row] = tok.count(head) + tok.count(tail)
+        n = self._ages.get(age)
+        if n is None:
+            n = self._ages[age] = tok.count(f" {age}r")
+        return parts + n
 
     def _candidates(self, rows: list[Row], k: int) -> list[Row]:
         """Up to ``k`` rows in display order: visible largest first, then archived."""
@@ -170,5 +197,6 @@ class BoundedLedgerDashboard:
         self.remainder = rem
         if len(self._lines) > 64 * max(1, self.cap // MIN_ROW_TOKENS):
             self._lines.clear()  # rows of past ages
+            self._parts.clear()
         body = "".join(text for _, text, _ in chosen)
         return Rendered(header + body + tail + CLOSE_TAG, total)

@@ -185,3 +185,15 @@ def test_workspace_replay_takes_the_cap(capsys):
                  "bounded_ledger", "--dashboard-tokens", "30"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"need at least {MIN_CAP} tokens" in err
+
+
+@settings(max_examples=1500, deadline=None)
+@given(row=_row, age=st.one_of(st.integers(0, 60), st.integers(0, 10**7)))
+def test_split_line_count_equals_the_whole_line(row, age):
+    """cl100k_base: a row line's tokens are its head's + `` <age>r``'s + its tail's
+    (the cached split the render uses), for any id, size, age, type, level, status."""
+    dash = BoundedLedgerDashboard(MIN_CAP)
+    assert dash._split_count(row, age, TOK) == TOK.count(row_line(row, age))
+    odd = row._replace(type="3d")  # a type not starting with a letter: no split
+    assert dash._split_count(odd, age, TOK) is None
+    assert dash._split_count(row, age, get_tokenizer("whitespace")) is None
