@@ -18,6 +18,12 @@ import numpy as np
 from sim.agents.protocol import Entry, LedgerRow, View
 from sim.cost import THINKING_TOKENS, EpisodeResult
 from sim.tasks.tokens import count_tokens
+from sim.workspace.blocks import BlockStatus, BlockType
+
+
+#: enum member -> its value (``.value`` is a slow property in a per-row loop)
+_VALUE = {e: e.value for e in (*BlockType, *BlockStatus)}
+_DELETED = BlockStatus.DELETED
 
 
 @dataclass
@@ -55,7 +61,6 @@ class ProgramContext:
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
         self._cursor = 0                          # how much of the touched-id log is seen
         self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden/call, Entry)
-        self._row_cache: dict[str, tuple] = {}    # block id -> (fields, LedgerRow)
 
     # -- reading -------------------------------------------------------------------
     def _state(self) -> int:
@@ -265,18 +270,9 @@ class ProgramContext:
         return text
 
     def _ledger_row(self, b) -> LedgerRow:
-        """The dashboard row of block ``b`` as the agent reads it (memoised per block
-        while its shown fields and age are the same)."""
-        age = self.ws.turn - b.turn
-        if not self.memo:
-            return LedgerRow(b.id, b.tokens, age, b.type.value, b.level, b.parent or "-",
-                             b.status.value)
-        key = (b.tokens, age, b.level, b.parent, b.status)
-        hit = self._row_cache.get(b.id)
-        if hit is None or hit[0] != key:
-            hit = self._row_cache[b.id] = (key, LedgerRow(
-                b.id, b.tokens, age, b.type.value, b.level, b.parent or "-", b.status.value))
-        return hit[1]
+        """The dashboard row of block ``b`` as the agent reads it."""
+        return LedgerRow(b.id, b.tokens, self.ws.turn - b.turn, b.type.value, b.level,
+                         b.parent or "-", b.status.value)
 
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
@@ -311,7 +307,14 @@ class ProgramContext:
                 cache[it.id] = (it, key, entries[-1])
         ledger = None
         if prog.dashboard != "none":
-            ledger = tuple(self._ledger_row(b) for b in ws.live_blocks())
+            if self.memo:
+                # a row shows its age, new every turn: built directly, no memo
+                turn = ws.turn
+                ledger = tuple(LedgerRow(b.id, b.tokens, turn - b.turn, _VALUE[b.type],
+                                         b.level, b.parent or "-", _VALUE[b.status])
+                               for b in ws.blocks.values() if b.status is not _DELETED)
+            else:
+                ledger = tuple(self._ledger_row(b) for b in ws.live_blocks())
         tools = frozenset(prog.agent_tools) | {"task"}
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read
