@@ -10,7 +10,10 @@ which path goes first, so load on a shared machine hits both alike:
   fresh assembly for every read of the request;
 * fast: ``fast=True``: the same workspace core on an in-memory
   :class:`sim.workspace.memory.ScratchWorkspace`, with the request and stream reused
-  while the workspace state is unchanged.
+  while the workspace state is unchanged, and each request assembled incrementally
+  (:mod:`sim.workspace.incremental`: only the items an operation touched are
+  re-rendered; a registration's what-if request is the next request when that
+  registration is committed; native messages made once per process).
 
 Checks that both give identical episode rows, and prints CPU seconds (process time,
 less sensitive to other processes than wall time) and milliseconds per episode of
