@@ -3,7 +3,8 @@
 :class:`Curator` decides ACCEPT, MERGE or SKIP for each proposal of a batch under the
 harness budget: it prefers merging over duplication (an ENHANCE of a named skill, or a
 proposal at least ``merge_threshold`` similar to a held skill of the same level and
-topic, is merged into it), never merges skills whose directives oppose
+topic that already holds its directive, is merged into it: a skill with another
+directive is another lesson, not a duplicate), never merges skills whose directives oppose
 (:func:`sim.evolve.evoharness.skills.conflict`), respects every cap (when a new skill
 does not fit, the two most similar non-opposing held skills are consolidated by a real
 MERGE that keeps every directive, else the proposal is skipped), and applies E.3's
@@ -145,14 +146,15 @@ class Curator:
 
     def _similar(self, h: SkillHarness, cand: Skill) -> str:
         """The held skill ``cand`` should merge into ("" if none): same name (ENHANCE),
-        else the most similar of the same level and topic at the threshold; never one
-        whose directives oppose ``cand``'s."""
+        else the most similar of the same level and topic holding one of its
+        directives, at the threshold; never one whose directives oppose ``cand``'s."""
         if cand.name in h:
             return "" if conflict(h[cand.name], cand) else cand.name
         corpus = [_text(s) for s in h.skills]
         best, score = "", self.merge_threshold
         for s in h.skills:
-            if s.level != cand.level or s.topic != cand.topic or conflict(s, cand):
+            if s.level != cand.level or s.topic != cand.topic or conflict(s, cand) \
+                    or not set(s.directives) & set(cand.directives):
                 continue
             sim = pair_similarity(_text(cand), _text(s), corpus)
             if sim >= score and (sim > score or not best):

@@ -3,7 +3,8 @@
 At most ``b`` skills are retrieved per task, ranked by BM25+ of the task text against
 each skill's trigger and topic (:func:`sim.evolve.evoharness.similarity.scores`, the
 measured winner for retrieval: MRR 0.941 against rapidfuzz's 0.506 on the labelled
-set); a skill sharing no word with the task (score 0) is never retrieved, ties are
+set); a skill sharing no word with the task is never retrieved (BM25+ gives
+every document a small floor, so the overlap is tested on the words), ties are
 broken by name so the choice is deterministic, and a topic skill is eligible only when
 the task text names its topic (a task-type procedure is for tasks of that type). The
 selected skills enter the workspace as ONE pinned block (:func:`skill_block`): they
@@ -36,7 +37,7 @@ def select(task_text: str, skills, b: int, method: str = RETRIEVAL) -> list[Skil
         method: the retrieval scorer (default: the measured winner).
 
     Returns:
-        skills in descending score order (ties by name); none with score 0.
+        skills in descending score order (ties by name); none sharing no word.
 
     Raises:
         ValueError: for ``b`` < 0 or not an int, or an unknown method.
@@ -46,7 +47,8 @@ def select(task_text: str, skills, b: int, method: str = RETRIEVAL) -> list[Skil
         return []
     words = set(tokens(task_text))
     eligible = [s for s in skills
-                if s.level != "topic" or set(tokens(s.topic)) <= words]
+                if (s.level != "topic" or set(tokens(s.topic)) <= words)
+                and set(tokens(f"{s.trigger} {s.topic}")) & words]
     if not eligible:
         return []
     sc = scores(task_text, [f"{s.trigger} {s.topic}" for s in eligible], method)

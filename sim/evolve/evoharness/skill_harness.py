@@ -336,15 +336,16 @@ class SkillHarness:
                              f"harness file never sets its own budget")
         if not isinstance(doc, dict):
             raise HarnessFileError(f"{where}: expected a JSON object, got {doc!r:.60}")
+        if doc.get("format") != FORMAT:
+            raise HarnessFileError(f"{where}: format {doc.get('format')!r} is not "
+                                   f"{FORMAT!r}")
+        if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):
+            raise HarnessFileError(f"{where}: unsupported version {doc.get('version')!r};"
+                                   f" this reader knows version {VERSION}")
         want = {"format", "version", "revision", "caps", "skills"}
         if set(doc) != want:
             raise HarnessFileError(f"{where}: fields must be {sorted(want)}, got "
                                    f"{sorted(doc)}")
-        if doc["format"] != FORMAT:
-            raise HarnessFileError(f"{where}: format {doc['format']!r} is not {FORMAT!r}")
-        if doc["version"] != VERSION or isinstance(doc["version"], bool):
-            raise HarnessFileError(f"{where}: unsupported version {doc['version']!r}; "
-                                   f"this reader knows version {VERSION}")
         rev = doc["revision"]
         if isinstance(rev, bool) or not isinstance(rev, int) or rev < 0:
             raise HarnessFileError(f"{where}: revision must be an int >= 0, got {rev!r}")
