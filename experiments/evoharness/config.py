@@ -68,7 +68,7 @@ def defaults(quick: bool) -> GridConfig:
                           growth=48_000, budget=16_000, long_growth=64_000,
                           long_budget=64_000, long_families=15, long_seeds=2,
                           quick=True, workers=workers)
-    return GridConfig(profiles=("strong", "medium", "weak"), families=6, seeds=30,
+    return GridConfig(profiles=("strong", "medium", "weak"), families=6, seeds=40,
                       reps=2, growth=48_000, budget=16_000, long_growth=128_000,
                       long_budget=128_000, long_families=15, long_seeds=4,
                       workers=workers)

@@ -9,11 +9,12 @@ the stream (every bullet variant merged in). :func:`proportional_caps` holds a
 fraction of it: ``ceil(fraction * n)`` skills, ``ceil(fraction * tokens)`` total
 tokens, and a per-skill cap of ``ceil((1 + fraction) * largest)`` tokens (room for a
 consolidated skill). ``fraction`` is a named parameter with prior range
-:data:`FRACTION_PRIOR` (our assumption). A 101-task held-out stream proposes only 3-5
-distinct lessons per arm (failures are ~20% of tasks and most share a cause), so the
-default 0.25 (3 skills, 199 tokens for the full harness; 1 skill, 63 tokens
-general-only) is what makes the caps bind in the evolving arms; at 0.5 they bind in
-none but ADD-only. Whatever the budget decides is therefore an input of this
+:data:`FRACTION_PRIOR` (our assumption). A stream of about a hundred tasks proposes only
+3-5 distinct lessons per arm (failures are 10-25% of tasks and most share a cause), so
+the default 0.25 (3 skills, 199 tokens for the full harness; 1 skill, 63 tokens
+general-only; 2 skills, 137 tokens topic-only) with the default streams of 240 tasks
+(about 105 held-in, 135 held-out) is what makes the caps bind in the evolving arms; at
+0.5 they bound in none but ADD-only (101-task streams, medium profile). Whatever the budget decides is therefore an input of this
 assumption, not a finding.
 """
 
