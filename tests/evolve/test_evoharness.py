@@ -448,3 +448,41 @@ def test_llm_skill_agent_puts_the_skill_block_in_the_prompt():
     assert "## skill g-verify" in seen[0][1]["content"]
     assert agent.skills_shown == ["g-verify"] and not r.solved
     assert agent.believes_solved and agent.slip == "verify"
+
+
+def test_experiment_table_pairs_tasks_and_counts_budget_decisions():
+    """The experiment's numbers from hand-made streams: the paired difference is the
+    mean over tasks of the per-task difference of replicate means, budget decisions are
+    summed per evolving arm, and resolution lists the intervals containing 0."""
+    from experiments.evoharness.arms import Arm
+    from experiments.evoharness.grid import StreamSummary
+    from experiments.evoharness.table import (budget_decisions, comparisons, paired,
+                                              resolution, table)
+
+    def stream(arm, rep, solved, budget):
+        rows = tuple({"task_id": f"t{i}", "solved": s, "tokens": 10, "skills_shown": 1,
+                      "skills_read": 1} for i, s in enumerate(solved))
+        return StreamSummary(arm, rep, rows, (), {"max_skills": 3,
+                             "max_total_tokens": 99, "max_skill_tokens": 50},
+                             {"ACCEPT": 1, "MERGE": 0, "SKIP": 0}, budget, 2, 40, {})
+    base = Arm("no-evolve", "medium", "none")
+    evo = Arm("online-standard", "medium", "online")
+    zero = {"ACCEPT": 0, "MERGE": 0, "SKIP": 0}
+    res = {("no-evolve", "medium"): [stream(base, 0, [1, 0, 0, 1], zero),
+                                     stream(base, 1, [1, 0, 1, 1], zero)],
+           ("online-standard", "medium"): [
+               stream(evo, 0, [1, 1, 0, 1], {"ACCEPT": 1, "MERGE": 0, "SKIP": 2}),
+               stream(evo, 1, [1, 1, 1, 1], {"ACCEPT": 0, "MERGE": 1, "SKIP": 0})]}
+    m, lo, hi = paired(res, "online-standard", "no-evolve", "medium", 0)
+    assert m == pytest.approx((0 + 1 + 0 + 0) / 4) and lo <= m <= hi
+    rows = table(res, [base, evo], 0)
+    assert rows[1]["diff_vs_no_evolve"] == round(m, 4)
+    assert (rows[1]["budget_accept"], rows[1]["budget_merge"], rows[1]["budget_skip"]) \
+        == (1, 1, 2)
+    assert budget_decisions(res) == {"online-standard/medium": {"ACCEPT": 1, "MERGE": 1,
+                                                                "SKIP": 2}}
+    comps = comparisons(res, ["medium"], 0)
+    assert [(c["arm"], c["reference"]) for c in comps] == [("online-standard",
+                                                             "no-evolve")]
+    r = resolution(comps)
+    assert r["total"] == 1 and r["resolved"] + len(r["unresolved"]) == 1
