@@ -19,25 +19,25 @@ import tempfile
 import time
 
 
-def _arm_time(arm: str, tasks, cfg) -> float:
-    from experiments.evoharness.experiment import _run_arm, arms
+from experiments.evoharness import experiment as ev
+from experiments.evoharness.arms import arms
+from experiments.evoharness.grid import run_arm, tasks as grid_tasks
 
-    a = next(x for x in arms(["medium"]) if x["arm"] == arm)
+
+def _arm_time(arm: str, tasks, cfg) -> float:
+    a = next(x for x in arms(["medium"]) if x.arm == arm)
     t0 = time.perf_counter()
-    _run_arm(a, [], tasks, cfg, cfg["program"], 0)
+    run_arm(a, [], tasks, cfg, cfg.program, 0)
     return time.perf_counter() - t0
 
 
 def main(argv: list[str] | None = None) -> dict:
     """Run both measurements and print one line each; returns them."""
-    from experiments.evoharness import experiment as ev
-
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="time the quick grid")
     args = p.parse_args(argv)
-    cfg = ev.defaults(args.quick)
-    cfg.update(seed=0, backend="synthetic", quick=args.quick)
-    tasks = ev._tasks(cfg["families"], 2, cfg["growth"], 0)
+    cfg = ev.defaults(args.quick).with_(seed=0)
+    tasks = grid_tasks(cfg.families, 2, cfg.growth, 0)
     _arm_time("no-evolve", tasks[:2], cfg)  # warm-up: imports, tokenizer, caches
     ref = min(_arm_time("no-evolve", tasks, cfg) for _ in range(2))
     evo = min(_arm_time("online-standard", tasks, cfg) for _ in range(2))
@@ -46,12 +46,13 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as d:
         ns = argparse.Namespace(out=d, quick=args.quick, backend="synthetic", seed=0,
                                 reps=None, b=None, batch=None, program=None,
-                                no_progress=True)
+                                workers=None, no_progress=True)
         t0 = time.perf_counter()
         ev.run(ns)
         wall = time.perf_counter() - t0
     grid = "quick" if args.quick else "default"
-    print(f"{grid} synthetic grid: {wall:.1f} s wall (bar: 600 s on 2 cores; includes the ContextEvo loop)")
+    print(f"{grid} synthetic grid: {wall:.1f} s wall with {cfg.workers} worker(s) "
+          f"(bar: 600 s on 2 cores; includes the ContextEvo loop)")
     return {"overhead_ratio": evo / ref, "grid_seconds": wall}
 
 

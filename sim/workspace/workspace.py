@@ -334,7 +334,10 @@ class Workspace(Durable):
                     return op  # fits (bound or exact measure)
                 inline = self.budget + over  # the exact measure (bounds only say fits)
         offloaded = dict(op, status=BlockStatus.OFFLOADED.value)
-        saving = self.bound.saving(op, self)
+        # the local saving decides only where the bounds settled it (surely over, or
+        # the threshold); near the budget the inline total is exact, and a placeholder
+        # saving a few tokens may be what brings the request back under the budget
+        saving = self.bound.saving(op, self) if inline is None else None
         if saving is not None:
             return offloaded if saving > LOCAL_SLACK else op
         if inline is None:

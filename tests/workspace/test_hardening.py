@@ -556,8 +556,9 @@ def test_the_guard_decided_by_bounds_agrees_with_exact_assemblies(tmp_path, dash
     """Fault 11: with a budget and no policy the guard decides from a lower bound
     and the result's local saving, without assembling. Checked against two exact
     assemblies (inline, offloaded) of every observation: the lower bound never
-    exceeds the exact total, an offload always shrinks the request, and a result
-    kept inline costs at most 2 * LOCAL_SLACK more than its placeholder would."""
+    exceeds the exact total, an offload always shrinks the request, a result kept
+    inline costs at most 2 * LOCAL_SLACK more than its placeholder would, and where
+    the guard assembled (near the budget) it chose as the exact totals say."""
     import random
 
     from sim.workspace.accounting import LOCAL_SLACK
@@ -581,6 +582,8 @@ def test_the_guard_decided_by_bounds_agrees_with_exact_assemblies(tmp_path, dash
         finally:
             ws._measure_with = real
         decided["exact" if calls else "bound"] += 1
+        if calls and inline > ws.budget:  # measured: the exact comparison decides
+            assert (chosen["status"] == "offloaded_placeholder") == (off < inline)
         if chosen["status"] == "offloaded_placeholder":
             decided["offloaded"] += 1
             assert off < inline
@@ -600,6 +603,72 @@ def test_the_guard_decided_by_bounds_agrees_with_exact_assemblies(tmp_path, dash
             ws.next_turn()
     ws.close()
     assert decided["bound"] > 100 and decided["offloaded"] > 10, decided
+
+
+def _session(result_words: int) -> list[dict]:
+    """A small constructed trajectory: a task, five commands with 40-word outputs,
+    then a sixth whose output has ``result_words`` words."""
+    msgs = [{"role": "user", "content": "Fix the failing test in the parser."}]
+    for i in range(6):
+        words = 40 if i < 5 else result_words
+        msgs.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"c{i}", "type": "function",
+             "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": " ".join(f"w{j}" for j in range(words))})
+    return msgs
+
+
+def _last_result_totals(msgs: list[dict], budget: int, tmp: Path) -> tuple[int, int]:
+    """Exact request totals (tokens) with the last tool result of ``msgs`` inline and
+    offloaded, in the workspace a replay at ``budget`` builds (two what-if assemblies
+    at its registration; the guard itself is bypassed)."""
+    from sim.workspace import replay_trajectory
+
+    ws = replay_trajectory(msgs[:-1], budget=budget, policy="none",
+                           directory=tmp).workspace
+    totals = []
+
+    def measure(op, data):
+        totals.extend(ws._measure_with(dict(op, status=s), data)
+                      for s in ("visible", "offloaded_placeholder"))
+        return op
+
+    ws._guard = measure
+    ws.register(msgs[-1], observation=True)
+    ws.close()
+    return totals[0], totals[1]
+
+
+def test_near_the_budget_the_guard_offloads_a_result_whenever_that_fits(tmp_path):
+    """Integration of the pi asides with the flat guard: near the budget (its lower
+    bound does not settle it) the guard has measured the inline request exactly, so
+    it must compare it with the offloaded one exactly. Before, the LOCAL_SLACK
+    shortcut still decided there: a result whose placeholder saved 16 tokens or
+    fewer stayed inline even when offloading it brought the request back under the
+    budget, so every such step went over budget and archive-oldest, archiving at
+    the wrong steps, ended the 914-block pi session 93 requests over budget."""
+    from sim.workspace import BlockStatus, replay_trajectory
+    from sim.workspace.accounting import LOCAL_SLACK
+
+    for words in range(10, 80, 2):  # a result whose offload saves 2..LOCAL_SLACK
+        budget, k = 1400, 0
+        for k in range(6):  # the header shows the budget: iterate to a fixed point
+            inline, off = _last_result_totals(_session(words), budget,
+                                              tmp_path / f"p{words}-{k}")
+            if off <= budget < inline:
+                break
+            budget = (inline + off) // 2
+        if off <= budget < inline and inline - off <= LOCAL_SLACK:
+            break
+    else:
+        pytest.fail("no result size with a local saving of at most LOCAL_SLACK")
+    res = replay_trajectory(_session(words), budget=budget, policy="none",
+                            directory=tmp_path / "ws")
+    last = list(res.workspace.blocks.values())[-1]
+    res.workspace.close()
+    assert last.status is BlockStatus.OFFLOADED, (words, budget, inline, off)
+    assert res.over_budget == 0 and res.max_total == off, (res.max_total, budget)
 
 
 def test_the_checkpoints_pack_index_is_never_an_authority(tmp_path):

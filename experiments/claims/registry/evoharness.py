@@ -34,9 +34,9 @@ TABLE2 = {"opus-4.7": 3.7, "opus-4.6": 4.5, "opus-4.5": 3.8, "kimi-k2.5": 1.1,
 def paper_tables() -> dict:
     """The numbers ``ctxsim run evoharness`` records in its sidecar (``"paper"``)."""
     return {"table4_swe": dict(TABLE4["swe"]), "table4_cl": dict(TABLE4["cl"]),
-            "table3_swe": {k: TABLE3["swe"][k] for k in ("no-evolve", "general-only",
-                                                          "topic-only", "full")},
-            "fig5_swe": dict(FIG5), "contextevo_table3": contextevo_table3()}
+            "table3_swe": dict(TABLE3["swe"]), "table3_cl": dict(TABLE3["cl"]),
+            "fig5_swe": dict(FIG5), "table2_cl_gain": dict(TABLE2),
+            "contextevo_table3": contextevo_table3()}
 
 
 _GRID = ("experiments.evoharness.experiment", "ctxsim run evoharness", "evoharness.png",

@@ -1,8 +1,10 @@
 """Evo-Harness: online harness learning that compiles executions into general and topic
 skills under a budget (Evo-Harness paper, §3-4).
 
-Skills and the capped harness (:mod:`.skills`, :mod:`.skill_harness`), retrieval
-(:mod:`.select`), proposal from executions (:mod:`.propose`), curation under the caps
-(:mod:`.curate`), the skill-following agents (:mod:`.skill_effects`,
-:mod:`.llm_skills`) and the online / train-split streams (:mod:`.online`).
+Skills and the capped harness file (:mod:`.skills`, :mod:`.skill_harness`), caps from
+the lesson catalogue (:mod:`.budget`), the measured similarity (:mod:`.similarity`),
+retrieval (:mod:`.select`), proposal from executions by level-free rules
+(:mod:`.propose`), curation under the caps (:mod:`.curate`), the skill-following agents
+(:mod:`.skill_effects`, :mod:`.llm_skills`) and the online / train-split streams
+(:mod:`.online`).
 """

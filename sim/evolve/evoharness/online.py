@@ -74,7 +74,8 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
 def run_stream(test_tasks, *, mode: str, feedback: str, profile: str, program_factory,
                budget: int, b: int, seed: int, curator, harness: SkillHarness,
                train_tasks=(), batch: int = 1, evolver: Evolver = Evolver(),
-               observer=None, agent_factory=None, run_episode=None) -> StreamResult:
+               observer=None, agent_factory=None, run_episode=None,
+               reflect: bool = True) -> StreamResult:
     """Evaluate ``test_tasks`` under ``mode`` (module docstring).
 
     Args:
@@ -94,6 +95,8 @@ def run_stream(test_tasks, *, mode: str, feedback: str, profile: str, program_fa
             ``"curate"`` (instrumentation).
         agent_factory: builds the agent (default :class:`SkillAwareAgent`).
         run_episode: the episode runner (default :func:`sim.harness.run_episode`).
+        reflect: solver-side proposal (False: the No-Propose ablation,
+            :func:`sim.evolve.evoharness.propose.propose`).
 
     Raises:
         ValueError: for an unknown mode or feedback level, ``b`` < 0, ``batch`` < 1.
@@ -119,14 +122,17 @@ def run_stream(test_tasks, *, mode: str, feedback: str, profile: str, program_fa
         for ex, shown in pending:
             ev = evaluate(ex, feedback, evolver)
             if shown:
-                harness.record([n for n in shown if n in harness], ev.verdict)
-            proposals += propose(ex, ev, [s.name for s in harness.skills], evolver)
+                harness.record([n for n in shown if n in harness], ev.verdict,
+                               ex.task_id)
+            proposals += propose(ex, ev, [s.name for s in harness.skills], evolver,
+                                 reflect=reflect)
         if observer:
             observer("curate", ids)
         for d in curator.curate(harness, proposals):
             out.decisions.append((ids, d))
         out.trace.append({"phase": phase, "step": len(out.trace) + 1,
-                          "skills": len(harness), "tokens": harness.total_tokens})
+                          "skills": len(harness), "tokens": harness.total_tokens,
+                          "budget_decisions": sum(d.budget for _, d in out.decisions)})
 
     def stream(tasks, phase, score):
         pending = []

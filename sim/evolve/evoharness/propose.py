@@ -1,42 +1,53 @@
 """Feedback and solver-side proposal (Evo-Harness §3.2 "Execution reflection", App. E.1,
 §4.6 feedback levels).
 
-After a task the evolver reads (i) the evaluation result at the chosen feedback level,
-(ii) trajectory signals and (iii) a compressed trajectory (:class:`Execution`), and
+After a task the evolver reads (i) the evaluation result at the chosen feedback level
+(:func:`evaluate`), (ii) the compressed trajectory (:meth:`Execution.compressed`, one
+line of counts, parsed back by :func:`read_trace`) and (iii) the answer's shape, and
 proposes, per distinct issue, NEW, ENHANCE (of a named skill) or NONE
 (:func:`propose`). Drafts that are generic advice or a replay of one task (they carry
 the task's exact values or record ids) are filtered to NONE (E.1 "filter
 aggressively").
 
-Feedback levels (:data:`FEEDBACK_LEVELS`):
+The feedback level decides only what the evaluation says, never which lesson is
+written (a test reads this module's source to hold that):
 
-* ``self``: the solver's own verdict (:attr:`Execution.believes_solved`: it found a
-  value for everything it answered), wrong at rate :attr:`Evolver.self_error`; no
-  diagnostics. A run it judges successful is reflected on as "what worked": with
-  probability :attr:`Evolver.confirm_rate` its own habits are codified as a lesson
-  (no recovery reads -> ``skip-recover``), ungrounded self-confirmation;
-* ``minimal``: the environment's solved bit only; the cause of a failure is guessed
-  from the trajectory signals (an ``unknown`` answer points at lost evidence; a
-  wrong exact value cannot tell a verification slip from a task-type rule, so the
-  guess is a keyed coin);
-* ``standard``: the simulator's diagnostics (verifier output): the failure's cause
-  (verification slip, rule slip, or evidence lost after a failed recovery / archived
-  by the agent / evicted by the program), or nothing to learn for a success.
+* ``self``: the solver's own verdict: it judges a run solved when it found a value
+  for everything it answered (:attr:`Execution.believes_solved`), and that judgement
+  is flipped at rate :attr:`Evolver.self_error` (the self-judge's errors); no
+  diagnostics;
+* ``minimal``: the environment's solved bit only; no diagnostics;
+* ``standard``: the solved bit and the verifier's diagnosis (:func:`true_causes`).
+
+The proposal rules are the same for every level (:func:`issues`): nothing is learned
+from a run the evaluation calls solved; for a run it calls failed, the diagnosed
+causes when the evaluation has them, else the cause the trace shows (values answered
+unknown: evidence lost, and where: after recovery reads that missed, after the agent
+archived, or never noted; values given but judged wrong: a verification or rule slip,
+which the trace cannot tell apart, so a keyed draw at :attr:`Evolver.rule_guess`;
+nothing readable at all: generic advice, which the filter drops). Self feedback can
+therefore only differ from minimal through the self-judge: it misses failures whose
+values look complete (no lesson) and reads a misjudged success as a failure (a lesson
+drawn from a run that needed none).
+
+``reflect=False`` is the No-Propose ablation (Table 3): no solver-side proposal, the
+evolver compiles from the verdict and the compressed trajectory alone (no diagnostics,
+no E.1 filter).
 """
 
 from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 FEEDBACK_LEVELS = ("self", "minimal", "standard")
 NEW, ENHANCE, NONE = "NEW", "ENHANCE", "NONE"
 
-#: general directive -> (trigger, bullet variants). Bullets vary by task so merging
-#: two proposals really combines content.
+#: cause -> (trigger, bullet variants) of the general lesson that addresses it. Bullets
+#: vary by task so merging two proposals really combines content.
 GENERAL = {
     "verify": ("Before the final answer of a workflow task: look up record values, "
                "later steps write them, report them exactly",
@@ -56,16 +67,15 @@ GENERAL = {
               "and report them exactly",
               ["restate each needed record value in your reasoning when you see it",
                "write found values into your notes before they scroll away"]),
-    "skip-recover": ("Work through a workflow task and report the record values "
-                     "exactly",
-                     ["answer from the values in view; recovery reads waste calls",
-                      "finish quickly instead of reopening archived results"]),
 }
 TOPIC_BULLETS = ["check the {t} field conventions before writing a value",
                  "{t}: the value to report is the record's own field, not a derived one",
                  "{t}: confirm the record id matches the one the task names"]
 _GENERIC = re.compile(r"\b(be careful|think step by step|double-check your work|"
                       r"do your best|pay attention)\b", re.I)
+_TRACE = re.compile(r"^(?P<task>\S+): (?P<requests>\d+) requests, (?P<archives>\d+) "
+                    r"archives, (?P<recoveries>\d+) recoveries \((?P<failed>\d+) failed\), "
+                    r"(?P<given>\d+) values given, (?P<unknown>\d+) values unknown$")
 
 
 @dataclass(frozen=True)
@@ -97,19 +107,43 @@ class Execution:
     seed: int = 0
 
     def compressed(self) -> str:
-        """The compressed trajectory (one line of counts and the answer's shape)."""
+        """The compressed trajectory E.1 gives the proposer: one line of counts
+        (requests, archives, recoveries and how many missed, values given and
+        answered unknown)."""
         s = self.signals
         unknown = sum(v == "unknown" for v in self.answer.values())
         return (f"{self.task_id}: {s.get('requests', 0)} requests, "
                 f"{s.get('archives', 0)} archives, {s.get('recoveries', 0)} recoveries "
-                f"({s.get('failed_reads', 0)} failed), {unknown} values unknown")
+                f"({s.get('failed_reads', 0)} failed), "
+                f"{len(self.answer) - unknown} values given, {unknown} values unknown")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What the compressed trajectory says (counts; see :meth:`Execution.compressed`)."""
+
+    requests: int
+    archives: int
+    recoveries: int
+    failed: int
+    given: int
+    unknown: int
+
+
+def read_trace(line: str) -> Trace:
+    """Parse :meth:`Execution.compressed`'s line. Raises ValueError naming the line."""
+    m = _TRACE.match(line)
+    if not m:
+        raise ValueError(f"not a compressed trajectory: {line!r}")
+    return Trace(*(int(m.group(k)) for k in ("requests", "archives", "recoveries",
+                                             "failed", "given", "unknown")))
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What the evolver is told at its feedback level: a verdict and diagnostics."""
+    """What the evolver is told: the feedback level, a verdict and diagnostics."""
 
-    level: str
+    feedback: str
     verdict: bool
     causes: tuple[str, ...] = ()
 
@@ -132,27 +166,46 @@ class Proposal:
     reason: str = ""
 
 
+#: prior ranges and sources of the :class:`Evolver` fields
+EVOLVER_PRIOR = {
+    # LLM judges agree with human verdicts about 80% of the time (Zheng et al. 2023,
+    # MT-Bench), and self-verification without external feedback is unreliable
+    # (Huang et al. 2024, "LLMs cannot self-correct reasoning yet")
+    "self_error": (0.1, 0.35),
+    # our assumption: a drafting model pastes task specifics into a fraction of drafts
+    "replay_rate": (0.1, 0.4),
+    # our assumption: with nothing readable, a drafting model often writes platitudes
+    "generic_rate": (0.1, 0.5),
+    # a wrong exact value reads the same whether a check or a task-type rule was
+    # missed: an uninformed guess (symmetric prior)
+    "rule_guess": (0.3, 0.7),
+}
+
+
 @dataclass(frozen=True)
 class Evolver:
-    """The evolver's own parameters (the reflecting model, not the solver).
+    """The evolver's own parameters (the reflecting model, not the solver); prior
+    ranges and sources in :data:`EVOLVER_PRIOR`.
 
     Attributes:
         self_error: P(the self-generated verdict is wrong).
-        confirm_rate: P(a self-judged success is codified as a lesson).
-        replay_rate: P(a diagnosed rule slip is drafted with the task's exact values,
-            a replay the filter drops).
-        generic_rate: P(an unexplained failure is drafted as generic advice).
+        replay_rate: P(a rule lesson is drafted with the task's exact values, a replay
+            the filter drops).
+        generic_rate: P(a failure the trace does not explain is drafted as generic
+            advice rather than a guessed slip).
+        rule_guess: P(a wrong value without diagnostics is read as a rule slip rather
+            than a verification slip).
     """
 
-    self_error: float = 0.3
-    confirm_rate: float = 0.5
+    self_error: float = 0.2
     replay_rate: float = 0.25
     generic_rate: float = 0.3
+    rule_guess: float = 0.5
 
     def __post_init__(self):
-        for f in ("self_error", "confirm_rate", "replay_rate", "generic_rate"):
+        for f in ("self_error", "replay_rate", "generic_rate", "rule_guess"):
             v = getattr(self, f)
-            if not 0.0 <= v <= 1.0:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
                 raise ValueError(f"Evolver.{f} must be in [0, 1], got {v!r}")
 
 
@@ -169,17 +222,20 @@ def _u(seed: int, *items) -> float:
     return float(np.random.default_rng(key).random())
 
 
+def _lost(t: Trace) -> str:
+    """Where lost evidence went, from the trace: recovery reads that missed, results
+    the agent archived, or values it never noted."""
+    return "recover" if t.recoveries else "keep" if t.archives else "notes"
+
+
 def true_causes(ex: Execution) -> tuple[str, ...]:
-    """The simulator's diagnosis of a failure: the directives that address it
-    (``verify``/``rule`` for slips; ``recover``/``keep``/``notes`` for lost evidence:
-    recovery reads that failed, evidence the agent archived, evidence evicted)."""
+    """The verifier's diagnosis of a failure: the directives that address it
+    (``verify``/``rule`` for slips; ``recover``/``keep``/``notes`` for lost evidence)."""
     if ex.solved:
         return ()
     causes = []
     if any(v == "unknown" for v in ex.answer.values()):
-        s = ex.signals
-        causes.append("recover" if s.get("recoveries", 0) else
-                      "keep" if s.get("archives", 0) else "notes")
+        causes.append(_lost(read_trace(ex.compressed())))
     if ex.slip:
         causes.append(ex.slip)
     return tuple(causes)
@@ -200,18 +256,27 @@ def evaluate(ex: Execution, level: str, evolver: Evolver = Evolver()) -> Evaluat
     return Evaluation(level, ex.solved, true_causes(ex))
 
 
-def _guess(ex: Execution, evolver: Evolver) -> str:
-    """A cause read from the trajectory alone (minimal / self feedback)."""
-    if any(v == "unknown" for v in ex.answer.values()):
-        s = ex.signals
-        return "recover" if s.get("recoveries", 0) else \
-            "keep" if s.get("archives", 0) else "notes"
-    if _u(ex.seed, "generic", ex.task_id) < evolver.generic_rate:
-        return "generic"
-    return "verify" if _u(ex.seed, "guess", ex.task_id) < 0.5 else "rule"
+def issues(ex: Execution, ev: Evaluation, evolver: Evolver = Evolver(),
+           diagnostics: bool = True) -> tuple[str, ...]:
+    """The distinct issues to learn from (module docstring): ``()`` for a run judged
+    solved; the evaluation's causes when it has some (and ``diagnostics``); else the
+    cause the compressed trajectory shows."""
+    if ev.verdict:
+        return ()
+    if diagnostics and ev.causes:
+        return tuple(dict.fromkeys(ev.causes))
+    t = read_trace(ex.compressed())
+    if t.unknown:
+        return (_lost(t),)
+    if t.given and _u(ex.seed, "generic", ex.task_id) >= evolver.generic_rate:
+        return ("rule" if _u(ex.seed, "guess", ex.task_id) < evolver.rule_guess
+                else "verify",)
+    return ("generic",)
 
 
-def _draft(ex: Execution, cause: str, evolver: Evolver) -> Proposal:
+def draft(ex: Execution, cause: str, evolver: Evolver = Evolver()) -> Proposal:
+    """The lesson draft for one issue: the general lesson for a general cause, the
+    task type's rule for a rule slip, platitudes for ``generic``."""
     j = zlib.crc32(ex.task_id.encode())
     if cause == "generic":
         return Proposal(NEW, "g-advice", "general", ex.topic,
@@ -223,8 +288,8 @@ def _draft(ex: Execution, cause: str, evolver: Evolver) -> Proposal:
         if _u(ex.seed, "replay", ex.task_id) < evolver.replay_rate and ex.values:
             bullet = f"the answer here was {ex.values[0]}"
         return Proposal(NEW, f"t-{t}", "topic", t,
-                        f"Task ({t}): work through the {t.replace('_', ' ')} workflow; look up "
-                        f"its record values and report them exactly",
+                        f"Task ({t}): work through the {t.replace('_', ' ')} workflow; "
+                        f"look up its record values and report them exactly",
                         f"do: rule {t}\n- {bullet}\n", "rule", ex.task_id)
     trigger, bullets = GENERAL[cause]
     return Proposal(NEW, f"g-{cause}", "general", ex.topic, trigger,
@@ -243,34 +308,29 @@ def filter_reason(p: Proposal, ex: Execution) -> str:
     return ""
 
 
-def propose(ex: Execution, ev: Evaluation, names, evolver: Evolver = Evolver()
-            ) -> list[Proposal]:
+def propose(ex: Execution, ev: Evaluation, names, evolver: Evolver = Evolver(),
+            reflect: bool = True) -> list[Proposal]:
     """Proposals for one execution given its evaluation (one per distinct issue).
 
     Args:
         ex: the execution context.
-        ev: :func:`evaluate`'s result at the chosen level.
+        ev: :func:`evaluate`'s result.
         names: skill names in the current harness (NEW vs ENHANCE).
         evolver: the evolver's parameters.
+        reflect: solver-side proposal (False: the No-Propose ablation, module
+            docstring).
 
     Returns:
         a list of :class:`Proposal`; ``[Proposal(NONE)]`` when nothing is to be learned.
     """
     names = set(names)
-    if ev.verdict:
-        if ev.level == "self" and _u(ex.seed, "confirm", ex.task_id) < evolver.confirm_rate:
-            lesson = "recover" if ex.signals.get("recoveries", 0) else "skip-recover"
-            causes = (lesson,)
-        else:
-            return [Proposal(NONE, task_id=ex.task_id, reason="judged solved")]
-    elif ev.level == "standard":
-        causes = ev.causes or ("generic",)
-    else:
-        causes = (_guess(ex, evolver),)
+    found = issues(ex, ev, evolver, diagnostics=reflect)
+    if not found:
+        return [Proposal(NONE, task_id=ex.task_id, reason="judged solved")]
     out = []
-    for cause in dict.fromkeys(causes):
-        p = _draft(ex, cause, evolver)
-        why = filter_reason(p, ex)
+    for cause in found:
+        p = draft(ex, cause, evolver)
+        why = filter_reason(p, ex) if reflect else ""
         if why:
             out.append(Proposal(NONE, task_id=ex.task_id, reason=why))
             continue

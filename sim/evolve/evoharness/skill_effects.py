@@ -27,10 +27,6 @@ episode seed, the skill name and the decision point):
    * ``recover``: three more recovery reads per needed value before answering;
    * ``keep``: never archive a tool result that shows a needed evidence line;
    * ``notes``: restate every evidence line seen (``p_note`` = 1);
-   * ``skip-recover`` (a self-confirmed shortcut): no recovery reads at all, so
-     evidence archived earlier is answered as unknown; harm through the real
-     mechanism, never a coin flip on the outcome.
-
    Any other directive is read and ignored (it only costs its tokens).
 4. **Slips**. Whether the episode has a context-free failure is the base agent's own
    draw (``failed_base``, rate ``Profile.base_error``); its kind is ``verify`` with
@@ -38,8 +34,15 @@ episode seed, the skill name and the decision point):
    matching directive can remove it, so topic skills and general skills fix
    different failures (Evo-Harness Table 3's general-only / topic-only ablations).
 
-Parameters are the agent's (:class:`SkillUse`, defaulted per profile so stronger
-solvers read and follow guidance more often: Evo-Harness Table 2).
+A skill holds one or more ``do:`` lines (a merged skill keeps every directive); the
+agent reads the skill once per decision point and then acts on each of its directives
+(each followed by its own draw), so merging two skills never silences one of them.
+
+Parameters are the agent's (:class:`SkillUse`), the same for every profile: profiles
+differ only in the capabilities :class:`~sim.agents.profiles.Profile` documents (slip
+rate, note-taking, size perception), so how much a stronger solver gains from the
+same guidance (Evo-Harness Table 2) is an outcome of those, not a per-profile follow
+rate. The defaults are an assumption with prior ranges (``SKILL_USE_PRIOR``).
 """
 
 from __future__ import annotations
@@ -52,10 +55,9 @@ from sim.agents.synthetic import SyntheticAgent
 from sim.evolve.evoharness.select import BLOCK_OPEN
 
 #: directives with an effect (others are inert text)
-DIRECTIVES = ("verify", "rule", "recover", "keep", "notes", "skip-recover")
-CONTEXT_DIRECTIVES = frozenset({"recover", "keep", "notes", "skip-recover"})
-_SKILL = re.compile(r"^## skill (\S+) \((general|topic (\S+))\)\n(?:.*\n)*?\s*-?\s*do: "
-                    r"(\S+)(?: (\S+))?", re.M)
+DIRECTIVES = ("verify", "rule", "recover", "keep", "notes")
+CONTEXT_DIRECTIVES = frozenset({"recover", "keep", "notes"})
+_HEAD = re.compile(r"^## skill (\S+) \((general|topic (\S+))\)$")
 
 
 @dataclass(frozen=True)
@@ -88,15 +90,29 @@ class SkillUse:
                 raise ValueError(f"SkillUse.{f} must be in [0, 1], got {v!r}")
 
 
-#: per-profile defaults: stronger backbones read and follow guidance more often
-SKILL_USE = {"strong": SkillUse(0.9, 0.6, 0.85), "medium": SkillUse(),
-             "weak": SkillUse(0.6, 0.6, 0.45)}
+#: prior ranges of the :class:`SkillUse` fields (our assumption: the papers report no
+#: reading or following rates; instruction-following benchmarks put frontier models'
+#: per-instruction compliance at roughly 0.6-0.9, e.g. IFEval, Zhou et al. 2023)
+SKILL_USE_PRIOR = {"read_max": (0.6, 0.95), "pressure_drop": (0.3, 0.8),
+                   "follow": (0.5, 0.9), "misapply": (0.05, 0.4),
+                   "general_share": (0.3, 0.7)}
 
 
-def parse_block(text: str) -> list[tuple[str, str, str, str]]:
-    """``(name, topic or "", directive, argument)`` for each skill in a block's text."""
-    return [(m.group(1), m.group(3) or "", m.group(4), m.group(5) or "")
-            for m in _SKILL.finditer(text)]
+def parse_block(text: str) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """``(name, topic or "", ((directive, argument), ...))`` for each skill in a
+    block's text: every ``do:`` line of the skill, in order."""
+    out = []
+    for line in text.splitlines():
+        m = _HEAD.match(line)
+        if m:
+            out.append([m.group(1), m.group(3) or "", []])
+            continue
+        body = line.strip().lstrip("-* ").strip()
+        if out and body.startswith("do:"):
+            words = body[3:].split()
+            if words:
+                out[-1][2].append((words[0], words[1] if len(words) > 1 else ""))
+    return [(n, t, tuple(d)) for n, t, d in out]
 
 
 class SkillAwareAgent(SyntheticAgent):
@@ -104,8 +120,7 @@ class SkillAwareAgent(SyntheticAgent):
 
     Args:
         profile: profile or name (as the base agent).
-        use: a :class:`SkillUse` (default: :data:`SKILL_USE` for the profile name,
-            else :class:`SkillUse`).
+        use: a :class:`SkillUse` (default :class:`SkillUse()`, every profile).
         channel: as the base agent.
 
     After an episode: ``skills_shown`` (names in the block), ``skills_read``,
@@ -117,7 +132,7 @@ class SkillAwareAgent(SyntheticAgent):
     def __init__(self, profile="medium", use: SkillUse | None = None,
                  channel: str = "auto"):
         super().__init__(profile, channel)
-        self.use = use or SKILL_USE.get(self.profile.name, SkillUse())
+        self.use = use or SkillUse()
         self.base_profile = self.profile
 
     def reset(self, task, seed: int) -> None:
@@ -127,7 +142,7 @@ class SkillAwareAgent(SyntheticAgent):
         self.skills_shown: list[str] = []
         self.skills_read: list[str] = []
         self.followed: list[str] = []
-        self._skills: list[tuple[str, str, str, str]] | None = None
+        self._skills: list | None = None
         self._final_done = False
         self.keep_evidence = False
         self.answer: dict[str, str] = {}
@@ -156,9 +171,13 @@ class SkillAwareAgent(SyntheticAgent):
         self._skills = parse_block(text)
         self.skills_shown = [s[0] for s in self._skills]
         p = self.profile
-        for name, _topic, d, _arg in self._skills:
-            if d in CONTEXT_DIRECTIVES and self._reads(view, name, "start") \
-                    and self._follows(name, "start"):
+        for name, _topic, ds in self._skills:
+            ctx = [(d, a) for d, a in ds if d in CONTEXT_DIRECTIVES]
+            if not ctx or not self._reads(view, name, "start"):
+                continue
+            for d, _arg in ctx:
+                if not self._follows(name, f"start:{d}"):
+                    continue
                 self.followed.append(d)
                 if d == "recover":
                     p = p.with_(max_attempts=p.max_attempts + 3)
@@ -166,16 +185,17 @@ class SkillAwareAgent(SyntheticAgent):
                     p = p.with_(p_note=1.0)
                 elif d == "keep":
                     self.keep_evidence = True
-        if "skip-recover" in self.followed:
-            p = p.with_(max_attempts=0)
         self.profile = p
 
     def _final(self, view: View) -> None:
         """Procedural directives, read at the answer."""
-        for name, topic, d, arg in self._skills:
-            if d not in ("verify", "rule") or not self._reads(view, name, "final") \
-                    or not self._follows(name, "final"):
-                continue
+        todo = []
+        for name, topic, ds in self._skills:
+            proc = [(d, a) for d, a in ds if d in ("verify", "rule")]
+            if proc and self._reads(view, name, "final"):
+                todo += [(name, topic, d, a) for d, a in proc
+                         if self._follows(name, f"final:{d}:{a}")]
+        for name, topic, d, arg in todo:
             self.followed.append(d)
             target = arg or topic
             if d == "verify" and self.slip == "verify":

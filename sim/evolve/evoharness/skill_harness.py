@@ -2,30 +2,47 @@
 
 :class:`SkillHarness` holds named :class:`~sim.evolve.evoharness.skills.Skill` s under three caps
 (:class:`HarnessCaps`): the number of skills, their total tokens and the tokens of any
-one skill (cl100k_base, the workspace's unit). Every change (add, enhance, absorb,
-merge, remove, record) builds the whole next state, validates it against the caps, and
-only then replaces the current one: an operation that would exceed a cap raises
-:class:`HarnessCapError` naming the cap and the value, and changes nothing.
+one skill (cl100k_base, the workspace's unit). The caps are fixed when the harness is
+made (no setter: shrinking them under held skills could leave a state no file can
+hold). Every change (add, absorb, merge, remove, record) builds the whole next state,
+validates it against the caps, and only then replaces the current one: an operation
+that would exceed a cap raises :class:`HarnessCapError` naming the cap and the value,
+and changes nothing.
 
-Persistence is a versioned JSON file (``format``/``version`` header, the caps, the
-revision counter and the skills); :meth:`SkillHarness.save` writes a temporary file in
-the same directory, fsyncs it and renames it over the target (atomic on POSIX), so a
-reader sees the old or the new harness, never a mix; :meth:`SkillHarness.load` checks
-every field and raises :class:`HarnessFileError` naming the file and the bad value.
+Persistence is a versioned JSON file (``format``/``version`` header, the caps it was
+written under, the revision counter and the skills). It loses nothing:
+
+* :meth:`SkillHarness.save` and :meth:`SkillHarness.load` hold an exclusive
+  ``flock`` on the file's directory; a save checks the file's revision against the one
+  this harness was loaded from (or last saved) and refuses a stale one,
+  :class:`StaleRevisionError` naming both revisions; :meth:`SkillHarness.update` is
+  the read-modify-write under one lock, so concurrent writers never lose an update;
+* the save writes a temporary file in the same directory, fsyncs it and renames it over
+  the target (atomic on POSIX); temporary files a killed save left behind are removed
+  by the next open (under the lock, so none belongs to a live writer);
+* :meth:`SkillHarness.load` takes the caller's caps (required: the file's own caps are
+  checked for form but never applied, so a file cannot raise them), refuses duplicate
+  JSON keys and any value of the wrong type (no coercion), and raises
+  :class:`HarnessFileError` naming the file and the bad value;
+* :meth:`SkillHarness.save` validates its document with the same reader before writing,
+  so it never writes what :meth:`SkillHarness.load` would refuse.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import pathlib
 import tempfile
 from dataclasses import asdict, dataclass
 
-from sim.evolve.evoharness.skills import Skill, SkillError
+from sim.evolve.evoharness.skills import MergeConflictError, Skill, SkillError, combine
 
 FORMAT = "ctxsim-skill-harness"
-VERSION = 1
+VERSION = 2
+_CAP_FIELDS = ("max_skills", "max_total_tokens", "max_skill_tokens")
 
 
 class HarnessCapError(ValueError):
@@ -34,6 +51,10 @@ class HarnessCapError(ValueError):
 
 class HarnessFileError(ValueError):
     """A harness file that cannot be read as a harness (names the file and value)."""
+
+
+class StaleRevisionError(HarnessFileError):
+    """A save based on an older revision than the file holds (names both)."""
 
 
 @dataclass(frozen=True)
@@ -63,43 +84,56 @@ class HarnessCaps:
 UNBOUNDED = HarnessCaps(None, None, None)
 
 
-def _union_lines(a: str, b: str) -> str:
-    """Body lines of ``a`` then those of ``b`` not already present (order kept)."""
-    out = a.rstrip("\n").splitlines()
-    seen = {line.strip() for line in out}
-    for line in b.splitlines():
-        if line.strip() and line.strip() not in seen:
-            out.append(line)
-            seen.add(line.strip())
-    return "\n".join(out) + "\n"
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise HarnessFileError(f"duplicate JSON key {k!r}")
+        out[k] = v
+    return out
 
 
-def combine(keep: Skill, other: Skill) -> Skill:
-    """``keep`` with ``other`` merged in: bullet lines united (``keep``'s first), support
-    and topics united, helpful/harmful counts summed (conserved); name, level, topic
-    and trigger are ``keep``'s."""
-    return keep.with_(body=_union_lines(keep.body, other.body),
-                      support=keep.support + other.support,
-                      topics_seen=keep.topics_seen + other.topics_seen,
-                      helpful=keep.helpful + other.helpful,
-                      harmful=keep.harmful + other.harmful)
+def _tmp_prefix(path: pathlib.Path) -> str:
+    return f".{path.name}.tmp-"
+
+
+@contextlib.contextmanager
+def _locked(path: pathlib.Path):
+    """An exclusive flock on ``path``'s directory; stale temp files of ``path`` (a
+    killed save's) are removed once it is held."""
+    d = path.parent if str(path.parent) else pathlib.Path(".")
+    fd = os.open(d, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        for tmp in d.glob(_tmp_prefix(path) + "*"):
+            tmp.unlink(missing_ok=True)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 class SkillHarness:
     """Named skills under :class:`HarnessCaps` (Evo-Harness H_i).
 
     Args:
-        caps: the budget (default :class:`HarnessCaps`).
+        caps: the budget (default :class:`HarnessCaps`); fixed for the harness's life.
         skills: initial skills (validated like one :meth:`add` of all of them).
 
     Raises:
-        HarnessCapError: if ``skills`` exceed a cap; ValueError for duplicate names.
+        HarnessCapError: if ``skills`` exceed a cap; ValueError for duplicate names or
+        caps that are not a :class:`HarnessCaps`.
     """
 
     def __init__(self, caps: HarnessCaps | None = None, skills=()):
-        self.caps = caps or HarnessCaps()
+        caps = HarnessCaps() if caps is None else caps
+        if not isinstance(caps, HarnessCaps):
+            raise ValueError(f"caps must be a HarnessCaps, got {caps!r:.60}")
+        self._caps = caps
         self._skills: dict[str, Skill] = {}
         self.revision = 0
+        #: the file revision this harness was loaded from or last saved as (None: new)
+        self.base_revision: int | None = None
         new = {}
         for s in skills:
             if s.name in new:
@@ -108,6 +142,11 @@ class SkillHarness:
         self._commit(new, bump=False)
 
     # -- reading -------------------------------------------------------------------
+    @property
+    def caps(self) -> HarnessCaps:
+        """The budget (read-only)."""
+        return self._caps
+
     @property
     def skills(self) -> tuple[Skill, ...]:
         """The skills in insertion order."""
@@ -178,18 +217,20 @@ class SkillHarness:
 
     def absorb(self, name: str, incoming: Skill) -> Skill:
         """Merge a proposed skill into skill ``name`` (MERGE / ENHANCE); returns the
-        merged skill. Raises KeyError for an unknown name, HarnessCapError over a cap."""
+        merged skill. Raises KeyError for an unknown name, MergeConflictError for
+        opposing directives, HarnessCapError over a cap (nothing changed on any)."""
         merged = combine(self[name], incoming)
         self._commit({**self._skills, name: merged})
         return merged
 
     def merge(self, keep: str, drop: str) -> Skill:
         """Merge skill ``drop`` into ``keep`` and remove ``drop`` (MERGE of two held
-        skills): contents combined, helpful/harmful counts conserved.
+        skills): every directive and bullet kept, feedback task sets united.
 
         Raises:
             KeyError: for an unknown name; ValueError when ``keep == drop``;
-            HarnessCapError when the merged skill is over the per-skill cap.
+            MergeConflictError for opposing directives; HarnessCapError when the
+            merged skill is over the per-skill cap.
         """
         if keep == drop:
             raise ValueError(f"cannot merge skill {keep!r} into itself")
@@ -205,19 +246,22 @@ class SkillHarness:
         self._commit({k: v for k, v in self._skills.items() if k != name})
         return gone
 
-    def record(self, names, solved: bool) -> None:
-        """Count one task's feedback for the skills ``names`` it was shown:
-        helpful + 1 each if ``solved`` else harmful + 1. Unknown names raise KeyError
-        before anything changes."""
+    def record(self, names, solved: bool, task_id: str) -> None:
+        """Count task ``task_id``'s feedback for the skills ``names`` it was shown: the
+        task joins their ``helped`` set if ``solved`` else their ``harmed`` set (once,
+        however often it is recorded). Unknown names raise KeyError before anything
+        changes; a non-string ``task_id`` raises ValueError."""
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError(f"task_id must be a non-empty string, got {task_id!r}")
         names = list(dict.fromkeys(names))
         for n in names:
             self[n]
         if not names:
             return
-        f = "helpful" if solved else "harmful"
+        f = "helped" if solved else "harmed"
         new = dict(self._skills)
         for n in names:
-            new[n] = new[n].with_(**{f: getattr(new[n], f) + 1})
+            new[n] = new[n].with_(**{f: getattr(new[n], f) + (task_id,)})
         self._commit(new)
 
     # -- persistence -----------------------------------------------------------------
@@ -226,11 +270,46 @@ class SkillHarness:
         return {"format": FORMAT, "version": VERSION, "revision": self.revision,
                 "caps": asdict(self.caps), "skills": [s.to_dict() for s in self.skills]}
 
-    def save(self, path) -> pathlib.Path:
-        """Write the harness to ``path`` atomically (temp file, fsync, rename)."""
+    def save(self, path, *, replace: bool = False) -> pathlib.Path:
+        """Write the harness to ``path`` atomically, under the directory lock.
+
+        Args:
+            path: the harness file.
+            replace: overwrite whatever the file holds (default False: a save must be
+                based on the file's current revision).
+
+        Raises:
+            StaleRevisionError: when the file holds a revision other than the one this
+                harness was loaded from or last saved (both named), or a file exists
+                and this harness was never loaded from it.
+            HarnessFileError: when the file on disk cannot be read to check it.
+        """
         path = pathlib.Path(path)
-        text = json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+        with _locked(path):
+            if not replace:
+                self._check_base(path)
+            self._write(path)
+        return path
+
+    def _check_base(self, path: pathlib.Path) -> None:
+        if not path.exists():
+            return
+        on_disk = _read_doc(path).get("revision")
+        if self.base_revision is None or on_disk != self.base_revision:
+            base = "none (a new harness)" if self.base_revision is None \
+                else self.base_revision
+            raise StaleRevisionError(
+                f"{path}: the file is at revision {on_disk!r} but this harness is based "
+                f"on revision {base}; reload it and reapply the change (or save with "
+                f"replace=True to discard the file's content)")
+
+    def _write(self, path: pathlib.Path) -> None:
+        doc = self.to_dict()
+        text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+        # the reader is the writer's gate: never write what load() would refuse
+        type(self).from_dict(json.loads(text, object_pairs_hook=_no_duplicate_keys),
+                             self.caps, str(path))
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), dir=path.parent or ".")
         try:
             os.fchmod(fd, 0o644)  # mkstemp's 0600 would make a shared file unreadable
             with os.fdopen(fd, "w") as fh:
@@ -241,48 +320,85 @@ class SkillHarness:
         except BaseException:
             pathlib.Path(tmp).unlink(missing_ok=True)
             raise
-        return path
+        self.base_revision = self.revision
 
     @classmethod
-    def from_dict(cls, doc, where: str = "harness") -> "SkillHarness":
-        """The harness ``doc`` describes. Raises :class:`HarnessFileError` (one line
-        naming ``where`` and the bad value)."""
+    def from_dict(cls, doc, caps: HarnessCaps, where: str = "harness") -> "SkillHarness":
+        """The harness ``doc`` describes, held under the caller's ``caps``.
+
+        Raises:
+            HarnessFileError: one line naming ``where`` and the bad value (missing or
+                malformed caps in the document, a field of the wrong type, content over
+                the caller's caps); ValueError when ``caps`` is not a HarnessCaps.
+        """
+        if not isinstance(caps, HarnessCaps):
+            raise ValueError(f"caps are required (a HarnessCaps), got {caps!r:.60}; a "
+                             f"harness file never sets its own budget")
         if not isinstance(doc, dict):
             raise HarnessFileError(f"{where}: expected a JSON object, got {doc!r:.60}")
         if doc.get("format") != FORMAT:
             raise HarnessFileError(f"{where}: format {doc.get('format')!r} is not "
                                    f"{FORMAT!r}")
-        if doc.get("version") != VERSION:
+        if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):
             raise HarnessFileError(f"{where}: unsupported version {doc.get('version')!r};"
                                    f" this reader knows version {VERSION}")
-        rev = doc.get("revision")
+        want = {"format", "version", "revision", "caps", "skills"}
+        if set(doc) != want:
+            raise HarnessFileError(f"{where}: fields must be {sorted(want)}, got "
+                                   f"{sorted(doc)}")
+        rev = doc["revision"]
         if isinstance(rev, bool) or not isinstance(rev, int) or rev < 0:
             raise HarnessFileError(f"{where}: revision must be an int >= 0, got {rev!r}")
-        caps, skills = doc.get("caps"), doc.get("skills")
-        if not isinstance(caps, dict) or not isinstance(skills, list):
-            raise HarnessFileError(f"{where}: 'caps' must be an object and 'skills' a "
-                                   f"list, got {caps!r:.40} and {skills!r:.40}")
+        fcaps, skills = doc["caps"], doc["skills"]
+        if not isinstance(fcaps, dict) or set(fcaps) != set(_CAP_FIELDS):
+            raise HarnessFileError(f"{where}: 'caps' must be an object with exactly "
+                                   f"{list(_CAP_FIELDS)}, got {fcaps!r:.80}")
         try:
-            h = cls(HarnessCaps(**caps), [Skill.from_dict(s) for s in skills])
-        except (SkillError, HarnessCapError, ValueError, TypeError) as exc:
+            HarnessCaps(**fcaps)
+        except ValueError as exc:
             raise HarnessFileError(f"{where}: {exc}") from None
-        h.revision = rev
+        if not isinstance(skills, list):
+            raise HarnessFileError(f"{where}: 'skills' must be a list, got {skills!r:.40}")
+        try:
+            h = cls(caps, [Skill.from_dict(s) for s in skills])
+        except (SkillError, HarnessCapError, ValueError) as exc:
+            raise HarnessFileError(f"{where}: {exc}") from None
+        h.revision = h.base_revision = rev
         return h
 
     @classmethod
-    def load(cls, path) -> "SkillHarness":
-        """Reopen a harness written by :meth:`save`.
+    def load(cls, path, caps: HarnessCaps) -> "SkillHarness":
+        """Reopen a harness written by :meth:`save`, under the caller's ``caps``.
 
         Raises:
-            HarnessFileError: for a missing/unreadable file, invalid JSON or any bad
-                field, naming the file and the value.
+            HarnessFileError: for a missing/unreadable file, invalid JSON, a duplicate
+                key or any bad field, naming the file and the value.
         """
         path = pathlib.Path(path)
-        try:
-            doc = json.loads(path.read_text())
-        except OSError as exc:
-            raise HarnessFileError(f"{path}: cannot read harness file ({exc.strerror})") \
-                from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise HarnessFileError(f"{path}: not a JSON harness file ({exc})") from None
-        return cls.from_dict(doc, str(path))
+        with _locked(path):
+            return cls.from_dict(_read_doc(path), caps, str(path))
+
+    @classmethod
+    def update(cls, path, caps: HarnessCaps, change) -> "SkillHarness":
+        """Read-modify-write under one lock: load ``path`` (a new empty harness when
+        it does not exist), apply ``change(harness)``, save; returns the harness.
+        Concurrent updates of one file are serialised, so none is lost."""
+        path = pathlib.Path(path)
+        with _locked(path):
+            h = cls.from_dict(_read_doc(path), caps, str(path)) if path.exists() \
+                else cls(caps)
+            change(h)
+            h._write(path)
+        return h
+
+
+def _read_doc(path: pathlib.Path):
+    try:
+        return json.loads(path.read_text(), object_pairs_hook=_no_duplicate_keys)
+    except OSError as exc:
+        raise HarnessFileError(f"{path}: cannot read harness file ({exc.strerror})") \
+            from None
+    except HarnessFileError as exc:
+        raise HarnessFileError(f"{path}: {exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise HarnessFileError(f"{path}: not a JSON harness file ({exc})") from None

@@ -2,16 +2,17 @@
 
 A :class:`Skill` is one unit of harness guidance: a level (``general`` for a cross-task
 pattern, ``topic`` for a task-type procedure), the topic it belongs to, a trigger-style
-description (when to use it; what :func:`sim.evolve.evoharness.select.select` retrieves by), a
-short bullet body, the supporting task ids it was compiled from, and helpful/harmful
-counts from the feedback of the tasks it was shown in. Its size is the cl100k_base
-token count of its rendered text (:func:`render`), the same tokenizer the workspace
-charges the pinned skill block with, so the harness caps and the context budget are
-in the same unit.
+description (when to use it; what :func:`sim.evolve.evoharness.select.select` retrieves
+by), a short bullet body, the supporting task ids it was compiled from, and the tasks
+whose feedback judged it helpful or harmful (task-id sets, so a merge or a re-absorb
+never counts one task twice). Its size is the cl100k_base token count of its rendered
+text (:func:`render`), the same tokenizer the workspace charges the pinned skill block
+with, so the harness caps and the context budget are in the same unit.
 
-The body's first line is ``"do: <directive>"``: the operational procedure the skill
-encodes. Synthetic agents act on the directive word (:mod:`sim.evolve.evoharness.skill_effects`);
-a real model reads the whole text.
+Every ``do: <directive>`` line of the body is one operational directive; a merged skill
+keeps all of them (:func:`combine`) and a reader acts on every one. Two skills whose
+directives oppose (:func:`opposes`: "restart the service" / "do not restart the
+service") are never combined: :func:`combine` raises :class:`MergeConflictError`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,17 @@ from dataclasses import dataclass, field, replace
 LEVELS = ("general", "topic")
 #: skill names: lowercase words joined by "-" or "_" (they appear in the pinned block)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_\-:.]{0,79}$")
+#: negation markers that turn a directive into its opposite (leading words)
+NEGATIONS = ("do not", "don't", "dont", "never", "not", "skip", "avoid", "no",
+             "stop", "without")
 
 
 class SkillError(ValueError):
-    """A malformed skill (bad level, name, empty trigger/body, negative count)."""
+    """A malformed skill (bad level, name, empty trigger/body, bad type)."""
+
+
+class MergeConflictError(ValueError):
+    """Two skills whose directives oppose cannot be merged (names both directives)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,6 +56,12 @@ def count_tokens(text: str) -> int:
     return _tokenizer().count(text)
 
 
+def _str_tuple(owner: str, f: str, v) -> tuple[str, ...]:
+    if not isinstance(v, (tuple, list)) or not all(isinstance(x, str) for x in v):
+        raise SkillError(f"skill {owner}: {f} must be a list of strings, got {v!r:.80}")
+    return tuple(sorted(set(v)))
+
+
 @dataclass(frozen=True)
 class Skill:
     """One harness skill (immutable; the harness replaces skills, never edits them).
@@ -57,15 +71,16 @@ class Skill:
         level: ``"general"`` (cross-task pattern) or ``"topic"`` (task-type procedure).
         topic: the topic (task type) it was compiled for; ``""`` allowed for general.
         trigger: trigger-style description: when the skill applies.
-        body: short bullet content, first line ``"do: <directive>"``.
+        body: short bullet content with one or more ``"do: <directive>"`` lines.
         support: task ids it was compiled from (sorted, distinct).
         topics_seen: topics of those tasks (a general skill needs >= 2).
-        helpful: tasks it was shown in that the feedback judged solved.
-        harmful: tasks it was shown in that the feedback judged failed.
+        helped: ids of tasks it was shown in that the feedback judged solved.
+        harmed: ids of tasks it was shown in that the feedback judged failed.
         tokens: cl100k_base tokens of :meth:`text` (computed, never given).
 
     Raises:
-        SkillError: naming the bad field and value.
+        SkillError: naming the bad field and value (no coercion: a support entry
+            that is not a string is refused, not converted).
     """
 
     name: str
@@ -75,8 +90,8 @@ class Skill:
     body: str
     support: tuple[str, ...] = ()
     topics_seen: tuple[str, ...] = ()
-    helpful: int = 0
-    harmful: int = 0
+    helped: tuple[str, ...] = ()
+    harmed: tuple[str, ...] = ()
     tokens: int = field(default=0, compare=False)
 
     def __post_init__(self):
@@ -95,13 +110,8 @@ class Skill:
             raise SkillError(f"skill {self.name}: empty trigger (curation requires one)")
         if not self.body.strip():
             raise SkillError(f"skill {self.name}: empty body")
-        for f in ("helpful", "harmful"):
-            v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise SkillError(f"skill {self.name}: {f} must be an int >= 0, got {v!r}")
-        object.__setattr__(self, "support", tuple(sorted(set(map(str, self.support)))))
-        object.__setattr__(self, "topics_seen",
-                           tuple(sorted(set(map(str, self.topics_seen)))))
+        for f in ("support", "topics_seen", "helped", "harmed"):
+            object.__setattr__(self, f, _str_tuple(self.name, f, getattr(self, f)))
         object.__setattr__(self, "tokens", count_tokens(self.text()))
 
     def text(self) -> str:
@@ -109,9 +119,19 @@ class Skill:
         return render(self.name, self.level, self.topic, self.trigger, self.body)
 
     @property
-    def directive(self) -> str:
-        """The directive word of the body's ``do:`` line (``""`` without one)."""
-        return directive_of(self.body)
+    def helpful(self) -> int:
+        """Tasks the skill was shown in that the feedback judged solved."""
+        return len(self.helped)
+
+    @property
+    def harmful(self) -> int:
+        """Tasks the skill was shown in that the feedback judged failed."""
+        return len(self.harmed)
+
+    @property
+    def directives(self) -> tuple[str, ...]:
+        """Every ``do:`` line's directive text, in body order."""
+        return directives_of(self.body)
 
     def with_(self, **changes) -> "Skill":
         """A copy with ``changes`` (tokens recomputed)."""
@@ -121,40 +141,110 @@ class Skill:
         """JSON-ready fields (``tokens`` included for readers; recomputed on load)."""
         return {"name": self.name, "level": self.level, "topic": self.topic,
                 "trigger": self.trigger, "body": self.body, "support": list(self.support),
-                "topics_seen": list(self.topics_seen), "helpful": self.helpful,
-                "harmful": self.harmful, "tokens": self.tokens}
+                "topics_seen": list(self.topics_seen), "helped": list(self.helped),
+                "harmed": list(self.harmed), "tokens": self.tokens}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Skill":
+    def from_dict(cls, d) -> "Skill":
         """The skill ``d`` describes (``tokens`` is recomputed and must agree).
 
         Raises:
-            SkillError: for a missing/extra field, a bad value, or a stored token count
-                that disagrees with the text.
+            SkillError: for a missing/extra field, a value of the wrong type (never
+                coerced), or a stored token count that disagrees with the text.
         """
         if not isinstance(d, dict):
             raise SkillError(f"a skill must be a JSON object, got {d!r:.60}")
         want = {"name", "level", "topic", "trigger", "body", "support", "topics_seen",
-                "helpful", "harmful", "tokens"}
+                "helped", "harmed", "tokens"}
         if set(d) != want:
             raise SkillError(f"skill fields must be {sorted(want)}, got {sorted(d)}")
-        for f in ("support", "topics_seen"):
+        for f in ("support", "topics_seen", "helped", "harmed"):
             if not isinstance(d[f], list):
                 raise SkillError(f"skill {d.get('name')!r}: {f} must be a list, "
                                  f"got {d[f]!r:.60}")
         s = cls(d["name"], d["level"], d["topic"], d["trigger"], d["body"],
-                tuple(d["support"]), tuple(d["topics_seen"]), d["helpful"], d["harmful"])
-        if d["tokens"] != s.tokens:
-            raise SkillError(f"skill {s.name}: stored tokens {d['tokens']!r} != "
+                tuple(d["support"]), tuple(d["topics_seen"]), tuple(d["helped"]),
+                tuple(d["harmed"]))
+        tok = d["tokens"]
+        if isinstance(tok, bool) or not isinstance(tok, int) or tok != s.tokens:
+            raise SkillError(f"skill {s.name}: stored tokens {tok!r} != "
                              f"{s.tokens} counted from its text")
         return s
 
 
-def directive_of(body: str) -> str:
-    """The directive word of a body's first ``do:`` line, or ``""``."""
+def directives_of(body: str) -> tuple[str, ...]:
+    """The directive text of every ``do:`` line of ``body`` (``()`` without one)."""
+    out = []
     for line in body.splitlines():
         line = line.strip().lstrip("-* ").strip()
-        if line.startswith("do:"):
-            word = line[3:].strip().split()
-            return word[0] if word else ""
-    return ""
+        if line.startswith("do:") and line[3:].strip():
+            out.append(line[3:].strip())
+    return tuple(out)
+
+
+def _normal(directive: str) -> str:
+    text = re.sub(r"[^a-z0-9' ]+", " ", directive.lower().replace("-", " "))
+    return " ".join(text.split())
+
+
+def polarity(directive: str) -> tuple[bool, str]:
+    """``(negated, core)``: whether ``directive`` starts with a negation marker
+    (:data:`NEGATIONS`, repeated markers cancel) and the action it negates."""
+    text, neg = _normal(directive), False
+    changed = True
+    while changed:
+        changed = False
+        for m in sorted(NEGATIONS, key=len, reverse=True):
+            if text == m or text.startswith(m + " "):
+                text, neg, changed = text[len(m):].strip(), not neg, True
+                break
+    return neg, text
+
+
+def opposes(a: str, b: str) -> bool:
+    """Whether directives ``a`` and ``b`` prescribe opposite actions: the same action
+    with opposite polarity ("recover" / "skip-recover", "restart the service" / "do not
+    restart the service")."""
+    na, ca = polarity(a)
+    nb, cb = polarity(b)
+    return bool(ca) and ca == cb and na != nb
+
+
+def conflict(a: Skill, b: Skill) -> tuple[str, str] | None:
+    """The first pair of opposing directives of ``a`` and ``b``, or None."""
+    for x in a.directives:
+        for y in b.directives:
+            if opposes(x, y):
+                return x, y
+    return None
+
+
+def _canonical_body(*bodies: str) -> str:
+    """Directive lines then the other lines, each set sorted and distinct: the same
+    text whatever order the bodies come in."""
+    lines = {line.strip() for b in bodies for line in b.splitlines() if line.strip()}
+    do = sorted(x for x in lines if x.lstrip("-* ").startswith("do:"))
+    rest = sorted(lines - set(do))
+    return "\n".join(do + rest) + "\n"
+
+
+def combine(keep: Skill, other: Skill) -> Skill:
+    """``other`` merged into ``keep`` (MERGE): every directive and bullet of both kept
+    (:func:`_canonical_body`), support, topics and feedback task sets united (a task
+    counted once however often it is absorbed); the trigger of the better-supported
+    skill (ties: the lexically first). Name, level and topic are ``keep``'s; all other
+    fields do not depend on the order, so merging is commutative up to the name.
+
+    Raises:
+        MergeConflictError: when a directive of one opposes one of the other.
+    """
+    bad = conflict(keep, other)
+    if bad:
+        raise MergeConflictError(f"cannot merge {other.name!r} into {keep.name!r}: "
+                                 f"directive {bad[0]!r} opposes {bad[1]!r}")
+    trig = min((keep, other), key=lambda s: (-len(s.support), s.trigger)).trigger
+    return keep.with_(trigger=trig, body=_canonical_body(keep.body, other.body),
+                      support=keep.support + other.support,
+                      topics_seen=keep.topics_seen + other.topics_seen,
+                      helped=keep.helped + other.helped,
+                      harmed=keep.harmed + other.harmed)

@@ -1,0 +1,126 @@
+"""Configuration of ``ctxsim run evoharness``: the grid (:class:`GridConfig`), its
+defaults and the command-line options."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, replace
+
+from sim.evolve.evoharness.budget import FRACTION
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    """One run's grid.
+
+    Attributes:
+        profiles: synthetic solver profiles.
+        families, seeds: LOCA families (task types) and instances per family.
+        reps: stream replicates (agent seeds).
+        growth, budget: context growth and budget of the grid's tasks (tokens).
+        long_growth, long_budget, long_families, long_seeds: the long-horizon tasks of
+            the skills-vs-context-policy comparison.
+        b: skills per task; batch: tasks per harness update.
+        program: context program of the grid.
+        cap_fraction: share of the lesson catalogue the caps hold
+            (:func:`sim.evolve.evoharness.budget.proportional_caps`).
+        seed: base seed; backend: ``synthetic`` or ``llm``; quick: the small grid.
+        workers: processes for the arms (results do not depend on it).
+    """
+
+    profiles: tuple[str, ...]
+    families: int
+    seeds: int
+    reps: int
+    growth: int
+    budget: int
+    long_growth: int
+    long_budget: int
+    long_families: int
+    long_seeds: int
+    b: int = 3
+    batch: int = 1
+    program: str = "vista_no_dashboard"
+    cap_fraction: float = FRACTION
+    seed: int = 0
+    backend: str = "synthetic"
+    quick: bool = False
+    workers: int = 1
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields."""
+        return asdict(self)
+
+    def with_(self, **changes) -> "GridConfig":
+        """A copy with ``changes``."""
+        return replace(self, **changes)
+
+
+def defaults(quick: bool) -> GridConfig:
+    """The grid. Few task types with many tasks each (6 LOCA families), as in the
+    paper's benchmarks (CL-Bench: 4 categories; SWE-bench Lite: 12 repositories): a
+    task-type procedure only pays off when its type recurs, and the stream must be long
+    enough for the caps to bind (issue 20)."""
+    workers = max(1, min(2, os.cpu_count() or 1))
+    if quick:
+        return GridConfig(profiles=("medium",), families=6, seeds=16, reps=2,
+                          growth=48_000, budget=16_000, long_growth=64_000,
+                          long_budget=64_000, long_families=15, long_seeds=2,
+                          quick=True, workers=workers)
+    return GridConfig(profiles=("strong", "medium", "weak"), families=6, seeds=40,
+                      reps=2, growth=48_000, budget=16_000, long_growth=128_000,
+                      long_budget=128_000, long_families=15, long_seeds=4,
+                      workers=workers)
+
+
+def add_arguments(parser) -> None:
+    """Options: --quick, --backend, --seed, --out, --reps, --b, --batch, --program,
+    --workers."""
+    from experiments.arguments import nonnegative_int, positive_int
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="medium profile only, 96 tasks, two replicates "
+                             "(default: off)")
+    parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
+                        help="solver backend (default: %(default)s)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="base seed of tasks and agent draws (default: %(default)s)")
+    parser.add_argument("--reps", type=positive_int, default=None,
+                        help="stream replicates (default: 2; --quick 2)")
+    parser.add_argument("--b", type=nonnegative_int, default=None,
+                        help="skills selected per task, >= 0 (default: 3)")
+    parser.add_argument("--batch", type=positive_int, default=None,
+                        help="tasks per harness update |B_i| (default: 1, per-task)")
+    parser.add_argument("--program", default=None,
+                        help="context program of the grid (default: vista_no_dashboard)")
+    parser.add_argument("--workers", type=positive_int, default=None,
+                        help="processes for the arms; results do not depend on it "
+                             "(default: min(2, CPUs))")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="accepted; this experiment draws no bar (default: off)")
+    parser.add_argument("--base-url", default=None,
+                        help="--backend llm: OpenAI-compatible endpoint (default: the "
+                             "embedded local model, started for the run)")
+    parser.add_argument("--model", default=None,
+                        help="--backend llm: model name (default: the endpoint's)")
+
+
+def config(args) -> GridConfig:
+    """The grid ``args`` ask for.
+
+    Raises:
+        ValueError: for a bad ``--b`` or an unknown ``--program`` (named).
+    """
+    from sim.evolve.evoharness.select import check_b
+    from sim.policies import PROGRAMS
+
+    cfg = defaults(args.quick).with_(seed=args.seed, backend=args.backend)
+    for k in ("reps", "b", "program", "batch", "workers"):
+        if getattr(args, k, None) is not None:
+            cfg = cfg.with_(**{k: getattr(args, k)})
+    check_b(cfg.b)
+    if cfg.program not in PROGRAMS:
+        raise ValueError(f"unknown --program {cfg.program!r}; known: {sorted(PROGRAMS)}")
+    return cfg

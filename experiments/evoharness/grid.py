@@ -1,0 +1,93 @@
+"""Running the Evo-Harness grid: every arm's streams (in worker processes; the result
+does not depend on how many), summarised as :class:`StreamSummary` records."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from experiments.evoharness.arms import Arm, curator_and_harness
+from experiments.evoharness.config import GridConfig
+from sim.evolve.evoharness.curate import budget_counts
+from sim.evolve.evoharness.online import run_stream, split_stream
+from sim.policies import make_program
+from sim.tasks.loca import FAMILIES, loca_task
+
+
+@dataclass(frozen=True)
+class StreamSummary:
+    """One stream of one arm.
+
+    Attributes:
+        arm: the arm; rep: the replicate.
+        rows: one dict per scored task (task_id, solved, tokens, skills_shown, ...).
+        trace: the harness after each update (skills, tokens, budget decisions).
+        caps: the caps (dict); decisions: ACCEPT/MERGE/SKIP counts of all decisions;
+        budget: ACCEPT/MERGE/SKIP counts of the budget-forced ones.
+        final_skills, final_tokens: the final harness's size.
+        harness: the final harness document (``SkillHarness.to_dict``).
+    """
+
+    arm: Arm
+    rep: int
+    rows: tuple
+    trace: tuple
+    caps: dict
+    decisions: dict
+    budget: dict
+    final_skills: int
+    final_tokens: int
+    harness: dict
+
+
+def tasks(families: int, seeds: int, growth: int, base_seed: int):
+    """The grid's tasks: ``families`` LOCA families x ``seeds`` instances."""
+    return [loca_task(f, s, growth, base_seed) for f in range(families)
+            for s in range(seeds)]
+
+
+def topics(families: int) -> tuple[str, ...]:
+    """The task types (LOCA family names) of the first ``families`` families."""
+    return FAMILIES[:families]
+
+
+def run_arm(arm: Arm, train, test, cfg: GridConfig, program, rep: int,
+            budget: int | None = None, topic_names=None) -> StreamSummary:
+    """One arm's stream; ``program`` is a program name or a factory of programs."""
+    curator, harness = curator_and_harness(
+        arm, topic_names or sorted({t.family for t in list(train) + list(test)}),
+        cfg.cap_fraction)
+    res = run_stream(test, mode=arm.mode, feedback=arm.feedback, profile=arm.profile,
+                     program_factory=program if callable(program)
+                     else (lambda: make_program(program)),
+                     budget=cfg.budget if budget is None else budget, b=cfg.b,
+                     seed=cfg.seed * 1000 + rep, curator=curator, harness=harness,
+                     train_tasks=train, batch=cfg.batch, reflect=arm.reflect)
+    counts = dict.fromkeys(("ACCEPT", "MERGE", "SKIP"), 0)
+    for _, d in res.decisions:
+        counts[d.action] += 1
+    return StreamSummary(arm, rep, tuple(res.rows), tuple(res.trace),
+                         harness.to_dict()["caps"], counts, budget_counts(res.decisions),
+                         len(harness), harness.total_tokens, harness.to_dict())
+
+
+def _job(args) -> StreamSummary:
+    arm, rep, cfg = args
+    train, test = split_stream(tasks(cfg.families, cfg.seeds, cfg.growth, cfg.seed))
+    return run_arm(arm, train, test, cfg, cfg.program, rep,
+                   topic_names=topics(cfg.families))
+
+
+def run_grid(arm_list, cfg: GridConfig) -> dict[tuple[str, str], list[StreamSummary]]:
+    """Every arm's ``cfg.reps`` streams: ``{(arm, profile): [StreamSummary, ...]}``
+    in replicate order."""
+    jobs = [(a, rep, cfg) for a in arm_list for rep in range(cfg.reps)]
+    if cfg.workers > 1:
+        with ProcessPoolExecutor(cfg.workers) as pool:
+            done = list(pool.map(_job, jobs, chunksize=1))
+    else:
+        done = [_job(j) for j in jobs]
+    out: dict[tuple[str, str], list[StreamSummary]] = {}
+    for s in done:
+        out.setdefault((s.arm.arm, s.arm.profile), []).append(s)
+    return out

@@ -1,0 +1,112 @@
+"""The real model under Evo-Harness: a small run of no-evolve against online updating
+with standard feedback, the skill text in the model's prompt
+(:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from experiments.evoharness.config import GridConfig
+from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.vista.perception import endpoint
+from sim.agents.llm import LLMResponseError
+from sim.cost import EpisodeResult
+from sim.evolve.evoharness.budget import proportional_caps
+from sim.evolve.evoharness.curate import Curator
+from sim.evolve.evoharness.llm_skills import LLMSkillAgent
+from sim.evolve.evoharness.online import run_stream
+from sim.evolve.evoharness.skill_harness import SkillHarness
+from sim.harness import run_episode
+from sim.policies import make_program
+from sim.tasks.loca import loca_task
+
+NAME = "evoharness"
+
+
+#: --backend llm: tasks (family, seed) in stream order (a family recurs, so a topic
+#: skill can be used), their growth and budget (as ``ctxsim run pressure --agent llm``)
+LLM_TASKS = ((0, 0), (1, 0), (0, 1))
+LLM_GROWTH, LLM_BUDGET, LLM_PROGRAM = 4000, 2500, "vista"
+LLM_COLUMNS = ("arm", "task_id", "solved", "invalid", "skills_shown", "harness_skills",
+               "input_tokens", "prompt_tokens", "completion_tokens", "seconds", "error")
+
+
+def run_llm(args, cfg: GridConfig) -> list:
+    """A small real-model run: no-evolve against online updating with standard
+    feedback on :data:`LLM_TASKS`, the skill text in the model's prompt
+    (:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`). Writes ``evoharness_llm.csv`` (one
+    row per episode), ``evoharness_llm.png``, ``evoharness_llm.json`` (model, server,
+    the call ledger: every episode's endpoint tokens, seconds and tool calls) and
+    ``evoharness_llm_harness.json``."""
+    out = prepare_out(args.out)
+    tasks = [loca_task(f, s, LLM_GROWTH, cfg.seed) for f, s in LLM_TASKS]
+    rows, calls, harnesses = [], [], {}
+    t0 = time.perf_counter()
+    with endpoint(args) as (settings, record):
+        for arm, mode in (("no-evolve", "none"), ("online-standard", "online")):
+            agent = LLMSkillAgent(replace(settings, max_tokens=128))
+
+            def runner(task, program, agent_, *, budget, seed, pinned=(), arm=arm):
+                led = agent_.ledger
+                before = (led.prompt, led.completion, led.seconds)
+                err = ""
+                try:
+                    r = run_episode(task, program, agent_, budget=budget, seed=seed,
+                                    pinned=pinned)
+                except LLMResponseError as exc:
+                    r, err = EpisodeResult(task.task_id, program.name, solved=False), \
+                        str(exc)[:200]
+                calls.append({"arm": arm, "task_id": task.task_id, "solved": int(r.solved),
+                              "error": err, "skills_shown": list(agent_.skills_shown),
+                              "prompt_tokens": led.prompt - before[0],
+                              "completion_tokens": led.completion - before[1],
+                              "seconds": round(led.seconds - before[2], 1),
+                              "input_tokens": r.input_tokens, "calls": list(agent_.log)})
+                print(f"[evoharness llm] {arm} {task.task_id}: solved {int(r.solved)} "
+                      f"({calls[-1]['seconds']} s)", flush=True)
+                return r
+
+            harness = SkillHarness(proportional_caps(
+                sorted({t.family for t in tasks}), fraction=cfg.cap_fraction))
+            run_stream(tasks, mode=mode, feedback="standard", profile="medium",
+                       program_factory=lambda: make_program(LLM_PROGRAM),
+                       budget=LLM_BUDGET, b=cfg.b, seed=cfg.seed,
+                       curator=Curator(), harness=harness,
+                       agent_factory=lambda agent=agent: agent, run_episode=runner)
+            harnesses[arm] = harness
+    wall = time.perf_counter() - t0
+    for c in calls:
+        rows.append({"arm": c["arm"], "task_id": c["task_id"], "solved": c["solved"],
+                     "invalid": int(bool(c["error"])), "skills_shown": len(c["skills_shown"]),
+                     "harness_skills": "", "input_tokens": c["input_tokens"],
+                     "prompt_tokens": c["prompt_tokens"],
+                     "completion_tokens": c["completion_tokens"], "seconds": c["seconds"],
+                     "error": c["error"]})
+    paths = [write_csv(out / f"{NAME}_llm.csv", LLM_COLUMNS, rows),
+             harnesses["online-standard"].save(out / f"{NAME}_llm_harness.json",
+                                               replace=True)]
+    fig, axes = new_figure(1, 2, figsize=(9, 3.6))
+    for j, arm in enumerate(("no-evolve", "online-standard")):
+        rs = [r for r in rows if r["arm"] == arm]
+        x = np.arange(len(rs)) + (j - 0.5) * 0.4
+        axes[0].bar(x, [r["solved"] for r in rs], 0.4, label=arm)
+        axes[1].bar(x, [r["prompt_tokens"] for r in rs], 0.4, label=arm)
+    for ax, lab in ((axes[0], "solved (0/1)"), (axes[1], "prompt tokens (endpoint)")):
+        ax.set_xticks(range(len(tasks)), [t.task_id.split("/")[1] + "/" +
+                                          t.task_id.split("/")[2] for t in tasks],
+                      fontsize=7)
+        ax.set_ylabel(lab)
+        ax.legend(fontsize=7)
+    axes[0].set_title(f"Real model ({record.get('model', '?')}), {LLM_PROGRAM}, "
+                      f"B={LLM_BUDGET}", fontsize=9)
+    paths.append(save_figure(fig, out / f"{NAME}_llm.png"))
+    paths.append(write_sidecar(out / f"{NAME}_llm.json", {**cfg.to_dict(), "tasks": LLM_TASKS,
+                                                           "growth": LLM_GROWTH,
+                                                           "budget": LLM_BUDGET,
+                                                           "program": LLM_PROGRAM}, {
+        **record, "wall_seconds": round(wall, 1), "call_ledger": calls,
+        "harness_skills": {a: [s.name for s in h.skills] for a, h in harnesses.items()}}))
+    return paths
