@@ -104,6 +104,8 @@ class ProgramContext:
         state = self._state()
         if self._items is None or self._items[0] != state:
             self._items = (state, self._top_items())
+        if types is None and statuses is None and not unpinned:
+            return list(self._items[1])  # every item: nothing to filter
         return [it for it in self._items[1]
                 if not (unpinned and it.status == "pinned")
                 and (types is None or it.type in types)
