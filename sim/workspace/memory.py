@@ -62,6 +62,17 @@ class MemoryPayloadStore(PayloadStore):
         self.guard = guard
         self.pack_below = pack_below
         self.packs = _MemoryBlobs()
+        self._last: tuple[bytes, Handle] | None = None  # (bytes, handle_for(bytes))
+
+    def handle_for(self, data: bytes) -> Handle:
+        """The handle ``data`` gets in any store; the last one is kept, since a
+        registration asks for it and then puts the same bytes object."""
+        last = self._last
+        if last is not None and last[0] is data:
+            return last[1]
+        handle = PayloadStore.handle_for(data)
+        self._last = (data, handle)
+        return handle
 
     def put(self, data: bytes) -> Handle:
         """Keep ``data`` and return its handle; idempotent."""

@@ -58,6 +58,11 @@ def test_store_reads_verified_and_removes_like_files():
     big, small = b"b" * PACK_BELOW, b"small"
     h_big, h_small = store.put(big), store.put(small)
     assert (h_big, h_small) == (durable_handle(big), durable_handle(small))
+    # the kept last handle answers only for that very bytes object
+    other = bytes(bytearray(b"other"))
+    assert store.handle_for(other) == durable_handle(other)
+    assert store.handle_for(small) == durable_handle(small)
+    assert store.handle_for(bytes(bytearray(b"other"))) == durable_handle(b"other")
     assert store.read(h_big) == big and store.read_path("payloads/" + h_small.path) == small
     with pytest.raises(CorruptPayloadError):
         store.read(type(h_big)(h_big.path, h_big.length + 1, h_big.sha256))
