@@ -57,6 +57,8 @@ COMMAND_GROUPS: dict[str, tuple[str, str]] = {
                   "replay a trajectory into a block workspace and show its ledger"),
     "llm": ("experiments.llm_cli",
             "the embedded real model: serve it locally, show its status"),
+    "world": ("experiments.world_cli",
+              "every parameter of the synthetic world: default, prior range, unit, source"),
 }
 
 

@@ -49,6 +49,9 @@ class JobSpec:
         base_seed: the sweep seed.
         dashboard_tokens: token cap of the bounded-ledger programs (None: each
             program's registered cap).
+        world: ``((name, value), ...)``: a point of the world table
+            (:func:`sim.world.world_at`); when given, the agent's profile and the
+            task parameters are built there and ``profile`` is not used.
     """
 
     generator: str
@@ -60,6 +63,13 @@ class JobSpec:
     profile: str = "medium"
     base_seed: int = 0
     dashboard_tokens: int | None = None
+    world: tuple[tuple[str, float], ...] = ()
+
+
+def _world(spec: JobSpec):
+    from sim.world import world_at
+
+    return world_at(dict(spec.world)) if spec.world else None
 
 
 def build_task(spec: JobSpec):
@@ -70,7 +80,9 @@ def build_task(spec: JobSpec):
     """
     if spec.generator == "loca":
         from sim.tasks.loca import loca_task
-        return loca_task(spec.family, spec.seed, spec.level, spec.base_seed)
+        w = _world(spec)
+        return loca_task(spec.family, spec.seed, spec.level, spec.base_seed,
+                         params=w.tasks if w else None)
     if spec.generator == "browse":
         from sim.tasks.browse import browse_task
         return browse_task(spec.family, spec.seed, base_seed=spec.base_seed)
@@ -95,10 +107,12 @@ def run_job(spec: JobSpec) -> list[dict]:
     tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                               {s.content: s.tokens for s in task.steps if s.content})
     seed = episode_seed(spec)
+    w = _world(spec)
+    profile = w.profile if w else spec.profile
     rows = []
     for name in spec.programs:
         r = run_episode(task, make_program(name, **dashboard_knobs(name, spec.dashboard_tokens)),
-                        SyntheticAgent(spec.profile),
+                        SyntheticAgent(profile),
                         budget=spec.budget, seed=seed, tokenizer=tok)
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
@@ -316,6 +330,28 @@ def families_arg():
     return int_in_range(1, len(FAMILIES))
 
 
+def world_value(text: str) -> tuple[str, float]:
+    """An argparse ``type``: ``NAME=VALUE`` for a parameter of :data:`sim.world.TABLE`
+    inside its prior range."""
+    from sim.world import TABLE, world_at
+
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+    if name not in TABLE:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a world parameter "
+                                         "(see `ctxsim world`)")
+    try:
+        world_at({name: v})
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, v
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``."""
     from sim.agents.profiles import PROFILES
@@ -339,6 +375,11 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="PROFILE",
                         help=f"synthetic agent profile, one of {', '.join(PROFILES)} "
                              "(default: %(default)s)")
+    parser.add_argument("--world", type=world_value, nargs="+", default=None,
+                        metavar="NAME=VALUE",
+                        help="a point of the synthetic world's table (`ctxsim world`), "
+                             "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
+                             "--profile (default: none, the profile's values)")
     parser.add_argument("--no-progress", action="store_true",
                         help="hide the progress bar (default: shown)")
     parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
@@ -409,7 +450,8 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     scheduler = getattr(args, "scheduler", None)
     cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs,
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
-               dashboard_tokens=getattr(args, "dashboard_tokens", None))
+               dashboard_tokens=getattr(args, "dashboard_tokens", None),
+               world=dict(getattr(args, "world", None) or ()))
     return cfg
 
 
@@ -428,11 +470,42 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
                              f"random seed ({fmt_default(defaults['seeds'], quick['seeds'])})")
 
 
+#: the setting the VISTA paper reports for each agent-level claim (issue 17): a sweep
+#: defaults to it and its sidecar records it, with any option that departs from it
+PAPER_SETTINGS: dict[str, dict] = {
+    "pressure": {"levels": [8_000, 16_000, 32_000, 64_000, 128_000, 256_000],
+                 "budget": 128_000, "families": 15, "seeds": 5,
+                 "source": "VISTA §3.3, Fig. 4, Table 9: 75 LOCA-Bench tasks, 8K-256K "
+                           "growth, 128K budget"},
+    "window": {"windows": [4_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000],
+               "source": "VISTA §3.3, Fig. 6: W swept with budget = W; the headline "
+                         "W = 12K, below the ~17K median first-retrieval depth"},
+    "ablations": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
+                  "source": "VISTA §3.7, Fig. 8: full VISTA 38/75 = 50.7%, its 128K "
+                            "LOCA-Bench result (§3.3), 128K budget"},
+    "cost": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
+             "source": "VISTA Table 2: the main LOCA-Bench runs, 128K budget "
+                       "(Table 1: 50.7% vs 22.7% at 128K)"},
+}
+
+
+def paper_setting(name: str, cfg: dict) -> dict:
+    """The sidecar record of sweep ``name``'s paper setting: ``{"paper": the
+    setting, "at_paper_setting": bool, "differs": {option: [ours, paper]}}``."""
+    paper = PAPER_SETTINGS[name]
+    differs = {k: [cfg.get(k), v] for k, v in paper.items()
+               if k != "source" and cfg.get(k) != v}
+    return {"paper": paper, "at_paper_setting": not differs, "differs": differs}
+
+
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
-               base_seed: int, dashboard_tokens: int | None = None) -> list[JobSpec]:
-    """LOCA-like jobs: ``families`` x ``seeds`` per level."""
+               base_seed: int, dashboard_tokens: int | None = None,
+               world: dict | None = None) -> list[JobSpec]:
+    """LOCA-like jobs: ``families`` x ``seeds`` per level (``world``: a point of the
+    world table, see :class:`JobSpec`)."""
+    point = tuple(sorted((world or {}).items()))
     return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed,
-                    dashboard_tokens)
+                    dashboard_tokens, point)
             for lvl in levels for f in range(families) for s in range(seeds)]
 
 
@@ -446,7 +519,7 @@ def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
     """
     specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
                        cfg["seeds"], cfg["profile"], cfg["seed"],
-                       cfg.get("dashboard_tokens"))
+                       cfg.get("dashboard_tokens"), cfg.get("world"))
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress,
                      scheduler=cfg.get("scheduler"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, paired_differences
-from experiments.sweep import (ROW_COLUMNS, add_common_arguments,
+from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
                                add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                run_loca_config, sweep_config)
 
@@ -22,7 +22,7 @@ COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_
 
 
 #: ``--quick`` defaults of the options the user did not give
-QUICK = {"families": 6, "seeds": 1, "growth": 256_000, "programs": ["react", "vista"]}
+QUICK = {"families": 6, "seeds": 1, "programs": ["react", "vista"]}
 
 
 def defaults() -> dict:
@@ -41,7 +41,7 @@ def add_arguments(parser) -> None:
     add_programs_argument(parser, d["programs"], QUICK["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="context growth: tool-result tokens per task, >= 1,000 "
-                             f"({fmt_default(d['growth'], QUICK['growth'])})")
+                             f"({fmt_default(d['growth'])})")
     add_loca_task_arguments(parser, d, QUICK)
 
 
@@ -82,5 +82,6 @@ def run(args, executor=None) -> list:
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "paper_setting": paper_setting(NAME, cfg),
         "prices_per_million": {"uncached": 0.50, "cached": 0.05, "output": 3.00}}))
     return paths

@@ -16,7 +16,7 @@ from experiments.output import new_figure, prepare_out, save_figure, write_csv, 
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
-from experiments.sweep import (ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
+from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
                                add_programs_argument, aggregate, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
 
@@ -93,7 +93,8 @@ def run(args, executor=None) -> list:
     out = prepare_out(args.out)
     cfg = config(args)
     specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"])
+                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
+                       cfg["world"])
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
                      progress=not args.no_progress, scheduler=cfg["scheduler"])
@@ -129,6 +130,7 @@ def run(args, executor=None) -> list:
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "paper_setting": paper_setting(NAME, cfg),
         "bounded_ledger": bounded,
         "summary": {f"{r['program']}@{r['level']}": r["solved"] for r in table}}))
     return paths

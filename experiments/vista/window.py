@@ -20,7 +20,7 @@ import time
 from experiments.vista.pressure import REFERENCE, line_style
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
-from experiments.sweep import (ROW_COLUMNS, JobSpec, add_common_arguments,
+from experiments.sweep import (paper_setting, ROW_COLUMNS, JobSpec, add_common_arguments,
                                add_programs_argument, aggregate, fmt_default, positive_int,
                                run_sweep, sweep_config)
 
@@ -71,7 +71,8 @@ def run(args, executor=None) -> list:
     out = prepare_out(args.out)
     cfg = config(args)
     specs = [JobSpec("browse", q, s, w, w, tuple(cfg["programs"]), cfg["profile"],
-                     cfg["seed"], cfg["dashboard_tokens"])
+                     cfg["seed"], cfg["dashboard_tokens"],
+                     tuple(sorted(cfg["world"].items())))
              for w in cfg["windows"] for q in range(cfg["queries"])
              for s in range(cfg["seeds"])]
     t0 = time.perf_counter()
@@ -115,5 +116,6 @@ def run(args, executor=None) -> list:
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
+        "paper_setting": paper_setting(NAME, cfg),
         "gain_vista_minus_react": {str(w): round(g, 4) for w, g in gain.items()}}))
     return paths

@@ -35,14 +35,27 @@ at the (perceived) total after each: the sequential process of Theorem 1.
 
 Recovery needs the agent to know where the evidence went. The handle is the address;
 what tells the agent which handle holds a value is the index text it wrote when
-archiving (block ids, calls and the evidence keys it read there), or a placeholder's
-call when the agent knows which call produced the value. Then it reads that one
-handle. Otherwise it searches the archived candidates in a random order, up to
+archiving (block ids, calls and the evidence keys it read there; each key it read is
+listed with probability ``p_index``, so an index can be incomplete), or a
+placeholder's call when the task says which call produced the value (a family
+parameter; none does by default). Then it reads that one handle. Otherwise it searches the archived candidates in a random order, up to
 ``max_attempts`` reads per needed value; every failed read is a real recovery through
 the workspace (a call, and the recovered block's tokens in every later request), so
 the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
 the workspace refuses (it would not fit) makes the agent free the overshoot the
 refusal states and retry, never archiving what the current step needs.
+
+Nothing else is certain either (every parameter's prior and source:
+:mod:`sim.world`, ``ctxsim world``). A ledger row is read correctly with probability
+``p_row_read`` (else that block stays on the content channel). Evidence it restates
+(``p_note``) is copied exactly with probability ``p_note_exact``. The newest value in
+view is the one it uses (a later record supersedes an earlier one), so a stale value
+left in view after the update was archived is answered confidently. A value in view
+is used correctly with probability ``Profile.p_use(request tokens)``, a curve falling
+with the length of what it reads (long-context degradation). A value it cannot use,
+out of view or missed, is answered with a plausible wrong value (one digit off) with
+probability ``p_confabulate`` and abstained (``unknown``) otherwise: neither answer
+says which of the two causes it had.
 
 Every random decision is a common random number keyed by ``(seed, purpose, item)``,
 so two programs run on the same task face the same agent luck and differ only by
@@ -73,20 +86,38 @@ _OVER = re.compile(r"(\d+) tokens over the budget")
 _INDEX = re.compile(r"\b(B\d+) ([^;\n]*)")
 
 
+def _num(block_id: str) -> int:
+    """The number of a block id ``"B12"`` (0 for anything else)."""
+    return int(block_id[1:]) if block_id[1:].isdigit() else 0
+
+
 def _crc(s: str) -> int:
     return zlib.crc32(s.encode())
 
 
 def find_value(entries, fact) -> str | None:
-    """The value of ``fact`` (a :class:`sim.tasks.base.Fact`) as the first entry of
-    ``entries`` showing it gives it (its text, or the call it shows), or None."""
-    for e in entries:
+    """The value of ``fact`` (a :class:`sim.tasks.base.Fact`) as the latest entry of
+    ``entries`` showing it gives it (its text, or the call it shows), or None: a
+    later record supersedes an earlier one, so the newest value in view is used."""
+    for e in reversed(entries):
         v = fact.extract(e.text)
         if v is None and e.source_call:
             v = fact.extract(e.source_call)
         if v is not None:
             return v
     return None
+
+
+def perturb(value: str, u: float) -> str:
+    """A plausible wrong value of the same form as ``value``: one digit changed (the
+    digit and the change fixed by ``u`` in [0, 1)); a value without digits gets a
+    suffix. Never equal to ``value``."""
+    digits = [i for i, c in enumerate(value) if c.isdigit()]
+    if not digits:
+        return value + "-2"
+    i = digits[int(u * len(digits)) % len(digits)]
+    step = 1 + int(u * 97) % 9
+    return value[:i] + str((int(value[i]) + step) % 10) + value[i + 1:]
 
 
 def _short(call: str) -> str:
@@ -153,6 +184,7 @@ class SyntheticAgent:
         self._step_state = -1
         self.read: set[str] = set()
         self._eps = np.random.default_rng([self.seed, 1]).standard_normal(8192)
+        self._urow = np.random.default_rng([self.seed, 2]).random(8192)
         self.failed_base = self._u("base") < self.profile.base_error
         self._sources = {k: call_text(task.steps[f.source].tool, task.steps[f.source].args)
                          for k, f in task.facts.items()}
@@ -169,15 +201,18 @@ class SyntheticAgent:
 
     def perceived(self, entry: Entry) -> float:
         """Content-channel size estimate of ``entry`` (tokens, lognormal noise)."""
-        n = int(entry.id[1:]) if entry.id[1:].isdigit() else 0
-        return entry.tokens * float(np.exp(self.profile.sigma * self._eps[n % 8192]))
+        return entry.tokens * float(np.exp(self.profile.sigma
+                                           * self._eps[_num(entry.id) % 8192]))
 
     def _rows(self, view: View) -> dict[str, int]:
         """Block id -> exact tokens of the ledger rows the view shows (``{}`` without
         a ledger, or when the agent is forced onto the content channel)."""
         if view.ledger is None or self.channel == "content":
             return {}
-        return {r.id: r.tokens for r in view.ledger}
+        # a row misread (P = 1 - p_row_read, fixed per block) leaves that block on
+        # the content channel
+        p, u = self.profile.p_row_read, self._urow
+        return {r.id: r.tokens for r in view.ledger if u[_num(r.id) % 8192] < p}
 
     def estimate(self, entry: Entry, rows: dict[str, int]) -> tuple[float, float]:
         """``(tokens, sd of ln tokens)``: the ledger row's exact size when the view
@@ -274,7 +309,11 @@ class SyntheticAgent:
 
     # -- evidence ------------------------------------------------------------------
     def _keys_in(self, e: Entry) -> str:
-        keys = [k for k, f in self.task.facts.items() if f.extract(e.text) is not None]
+        """The evidence keys the index lists for ``e``: each key ``e`` shows, with
+        probability ``p_index`` (fixed per key and call)."""
+        p = self.profile.p_index
+        keys = [k for k, f in self.task.facts.items() if f.extract(e.text) is not None
+                and self._u("index", k, e.source_call) < p]
         return f" has {', '.join(keys)}" if keys else ""
 
     def _notes_from(self, view: View) -> None:
@@ -287,7 +326,10 @@ class SyntheticAgent:
                 continue
             for key, fact in self.task.facts.items():
                 v = fact.extract(e.text)
-                if v is not None and self._u("note", key) < self.profile.p_note:
+                if v is not None and self._u("note", key, e.id) < self.profile.p_note:
+                    u = self._u("note-exact", key, e.id)
+                    if u >= self.profile.p_note_exact:
+                        v = perturb(v, u)
                     self.pending_notes.append(f"Noted {key}: {v}")
 
     def _archive_targets(self, view: View, key: str) -> list[tuple[str, str]]:
@@ -310,8 +352,8 @@ class SyntheticAgent:
         recover tool, nothing archived left to try, or ``max_attempts`` reads spent).
 
         Targets named by what the view shows (an index naming ``key``, or the call the
-        value came from when the task says which) are read first; the rest of the
-        archived candidates follow in a random order (the search)."""
+        value came from when the task says which) are read first, newest first; the
+        rest of the archived candidates follow in a random order (the search)."""
         if "recover" not in view.tools or key in self.given_up:
             return None
         fact = self.task.facts[key]
@@ -319,8 +361,10 @@ class SyntheticAgent:
         archived = [(t, lab) for t, lab in self._archive_targets(view, key)
                     if t not in tried]
         src = self._sources[key]
-        named = [t for t, lab in archived
-                 if _mentions(lab, key) or (fact.source_known and src in lab)]
+        # newest first: a later record supersedes an earlier one
+        named = sorted((t for t, lab in archived
+                        if _mentions(lab, key) or (fact.source_known and src in lab)),
+                       key=lambda t: -_num(t))
         order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
             len(archived))
         targets = named + [archived[i][0] for i in order if archived[i][0] not in named]
@@ -373,6 +417,28 @@ class SyntheticAgent:
                 lines.append(f"{key}: {v}")
         return "\n".join(lines) + "\n"
 
+    def request_tokens(self, view: View) -> int:
+        """Tokens of the stream the agent reads (every entry of the view, pinned
+        ones included): the length its use of a fact degrades with."""
+        return sum(e.tokens for e in view.entries)
+
+    def _use(self, view: View, key: str, seen: str | None) -> str:
+        """The value the agent writes for ``key``. A value in view is used correctly
+        with probability ``Profile.p_use(request tokens)``; a value it cannot use
+        (out of view, or missed in a long request) is answered with a plausible wrong
+        value with probability ``p_confabulate`` and abstained (``"unknown"``)
+        otherwise, so a wrong or abstained answer does not name its cause."""
+        p = self.profile
+        if seen is not None and self._u("use", key, self.pos) < p.p_use(
+                self.request_tokens(view)):
+            return seen
+        u = self._u("confabulate", key, self.pos)
+        if u < p.p_confabulate:
+            wrong = perturb(seen if seen is not None else self.task.facts[key].value,
+                            u / p.p_confabulate)
+            return wrong if wrong != self.task.facts[key].value else perturb(wrong, 0.5)
+        return "unknown"
+
     # -- the protocol --------------------------------------------------------------
     def act(self, view: View) -> Action:
         """The next action for ``view`` (see the module docstring)."""
@@ -418,7 +484,7 @@ class SyntheticAgent:
                 rec = self._recover_action(view, key)
                 if rec is not None:
                     return rec
-            values[key] = v if v is not None else "unknown"
+            values[key] = self._use(view, key, v)
         self.pos += 1
         self.context_actions = 0
         kind = ANSWER if step.kind == "final" else TASK

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 #: the paper's BrowseComp-Plus split: 76 held-in of 174
 PAPER_HELD_IN_FRACTION = 76 / 174
@@ -44,8 +44,16 @@ class Split:
         raise KeyError(f"task {name!r} is in neither side of the split")
 
 
+def _family_of(name: str) -> str:
+    """The family of a task id ``"<generator>/<family>/..."`` (the name itself when
+    it has no ``/``)."""
+    parts = name.split("/")
+    return parts[1] if len(parts) > 1 else name
+
+
 def split_tasks(names: Iterable[str], held_in_fraction: float = PAPER_HELD_IN_FRACTION,
-                seed: int = PAPER_SEED) -> Split:
+                seed: int = PAPER_SEED, held_out_families: Iterable[str] = (),
+                family_of: Callable[[str], str] = _family_of) -> Split:
     """Split task names as ContextEvo App. A does: sort, shuffle with
     ``random.Random(seed)``, take the first ``round(fraction * n)`` as held in.
 
@@ -53,13 +61,19 @@ def split_tasks(names: Iterable[str], held_in_fraction: float = PAPER_HELD_IN_FR
         names: distinct task names (any order; the split depends only on the set).
         held_in_fraction: share of tasks held in, strictly between 0 and 1.
         seed: ``random.Random`` seed (the paper's is 15).
+        held_out_families: families held out whole (issue 17): every task of these
+            goes to the held-out side, so "held out" can mean unseen families; the
+            other tasks are split as above (the fraction applies to them).
+        family_of: a task name's family (default: the second ``/`` field of
+            ``"<generator>/<family>/..."``).
 
     Returns:
         a :class:`Split`; with the defaults and 174 names, 76 held in and 98 held out.
 
     Raises:
         ValueError: for an empty task set, duplicate or non-string names, a fraction
-            outside (0, 1), or a split that leaves either side empty (names the value).
+            outside (0, 1), a held-out family no task belongs to, or a split that
+            leaves either side empty (names the value).
     """
     names = list(names)
     if not names:
@@ -75,6 +89,24 @@ def split_tasks(names: Iterable[str], held_in_fraction: float = PAPER_HELD_IN_FR
         raise ValueError(f"held_in_fraction must be in (0, 1), got {held_in_fraction!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, got {seed!r}")
+    whole = set(held_out_families)
+    if whole:
+        families = {family_of(n) for n in names}
+        missing = sorted(whole - families)
+        if missing:
+            raise ValueError(f"held_out_families {missing} match no task; families: "
+                             f"{sorted(families)}")
+        rest = [n for n in names if family_of(n) not in whole]
+        if not rest:
+            raise ValueError("held_out_families hold every task; the held-in side "
+                             "would be empty")
+        if len(rest) == 1:
+            return Split(tuple(rest), tuple(sorted(n for n in names if n not in rest)),
+                         seed)
+        inner = split_tasks(rest, held_in_fraction, seed)
+        out = inner.held_out + tuple(sorted(n for n in names
+                                            if family_of(n) in whole))
+        return Split(inner.held_in, out, seed)
     order = sorted(names)
     random.Random(seed).shuffle(order)
     k = round(held_in_fraction * len(order))

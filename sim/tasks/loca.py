@@ -1,13 +1,27 @@
-"""A LOCA-bench-like generator: early exact evidence, bulky distractors, a final
-question that needs the exact evidence (VISTA §3.3, Fig. 4; LOCA-bench's 75-task suite
-is 15 families x 5 seeds, reproduced here).
+"""A LOCA-bench-like generator: exact evidence among bulky results, superseded values
+and distractors, and questions that need the exact latest value (VISTA §3.3, Fig. 4;
+LOCA-bench's 75-task suite is 15 families x 5 seeds, reproduced here).
 
 Context growth ``growth`` (tokens of tool results over the whole task, 8K..256K) is the
-pressure knob; each instance realises ``growth * U(0.75, 1.25)`` so the failure onset
-is gradual rather than a cliff at the budget. Families differ in the number of facts,
-whether evidence sits in a small lookup result or is buried in a bulky table, where it
-arrives (early or mid-task), how many intermediate writes need it, and the distractor
-size scale. Everything is deterministic from ``(base_seed, family, seed, growth)``.
+pressure knob; each instance realises ``growth * U(1 - j, 1 + j)`` (``j`` =
+``TaskParams.growth_jitter``). The structure of each family is a documented parameter
+set (:mod:`sim.tasks.families`); what makes a task hard is that structure, never a
+hint:
+
+* every tool result, evidence included, has a size drawn from the lognormal fitted
+  to the shipped trajectories' tool results (sd ``TaskParams.size_sd`` of ln tokens,
+  median the family's), so some evidence is large and size-driven archiving can hit
+  it; a buried family's evidence is a table ``buried_scale`` times larger;
+* the call that returns a value looks like every other call (``search_rows
+  {"page": 7}``): the record id appears in the result the agent reads, never in the
+  call or the question, unless the family's ``source_named`` says so;
+* a value can be superseded: a later result carries a newer record for the same key
+  and the latest is right (stale families: every value; others: ``p_superseded``);
+* distractors carry the same field for other entities (``record ACC-5512 total:
+  ...``), ``distractors_per_fact`` per fact on average.
+
+Everything is deterministic from ``(base_seed, family, seed, growth)`` and the
+:class:`~sim.tasks.families.TaskParams`.
 """
 
 from __future__ import annotations
@@ -15,39 +29,22 @@ from __future__ import annotations
 import numpy as np
 
 from sim.tasks.base import FINAL, OBSERVE, USE, Fact, Step, Task
+from sim.tasks.families import FAMILIES, TaskParams, family_params, family_spec
 from sim.tasks.tokens import count_tokens, default_vocab
 
-#: 15 families, named after LOCA-bench-like workflows (names are labels only).
-FAMILIES = ("canvas_grades", "orders_reconcile", "calendar_merge", "inventory_audit",
-            "ticket_triage", "payroll_check", "shipment_trace", "crm_dedupe",
-            "invoice_match", "sheet_rollup", "repo_release", "lab_results",
-            "travel_budget", "course_enroll", "vendor_quotes")
+__all__ = ["FAMILIES", "GROWTH_LEVELS", "SEEDS_PER_FAMILY", "family_params", "loca_task",
+           "loca_suite", "TOOLS"]
+
 SEEDS_PER_FAMILY = 5
 #: The Fig. 4 pressure levels (tokens of context growth).
 GROWTH_LEVELS = (8_000, 16_000, 32_000, 64_000, 128_000, 256_000)
+#: the task tools, in rotation: evidence comes from the same calls as the rest
+TOOLS = ("list_files", "query_logs", "fetch_page", "search_rows")
 
 _PREFIX = ("INV", "ORD", "TKT", "EMP", "SHP", "ACC", "SKU", "REQ", "LAB", "CRS")
-
-
-def family_params(family: int) -> dict:
-    """The fixed parameters of family ``family`` (0..14).
-
-    Returns a dict: ``n_facts`` (1..3), ``buried`` (evidence inside a bulky table),
-    ``mid`` (evidence arrives mid-task), ``n_uses`` (intermediate writes needing
-    evidence, 0..2), ``distractor_mean`` (tokens per bulky result).
-
-    Raises:
-        ValueError: for a family outside ``range(15)``.
-    """
-    if not 0 <= family < len(FAMILIES):
-        raise ValueError(f"family must be in 0..{len(FAMILIES) - 1}, got {family}")
-    return {
-        "n_facts": 1 + family % 3,
-        "buried": family % 5 in (1, 3),
-        "mid": family % 4 == 3,
-        "n_uses": family % 3 if family % 2 else 0,
-        "distractor_mean": (1_500, 3_000, 5_000)[(family // 3) % 3],
-    }
+_FIELDS = ("total", "owner id", "approved amount", "batch code")
+#: smallest tool result (tokens)
+_MIN_RESULT = 40
 
 
 def _value(rng: np.random.Generator, kind: int) -> str:
@@ -58,94 +55,135 @@ def _value(rng: np.random.Generator, kind: int) -> str:
     return f"row{rng.integers(1, 5000)}/qty{rng.integers(1, 500)}"
 
 
-def loca_task(family: int, seed: int, growth: int, base_seed: int = 0) -> Task:
+def _insert(rng: np.random.Generator, body: str, lines: list[str]) -> str:
+    """``body`` with each of ``lines`` at a random line boundary."""
+    rows = body.splitlines(keepends=True)
+    for line in lines:
+        rows.insert(int(rng.integers(0, len(rows) + 1)), line)
+    return "".join(rows)
+
+
+def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
+              params: TaskParams | None = None) -> Task:
     """One task instance.
 
     Args:
-        family: family index 0..14.
+        family: family index 0..14 (:func:`sim.tasks.families.family_spec`).
         seed: instance seed (LOCA uses 5 per family).
         growth: target tool-result tokens over the task (the pressure level).
         base_seed: suite seed; changes every instance.
+        params: the shared task parameters (default: the world table's defaults).
 
     Raises:
         ValueError: for a bad family or ``growth`` < 1000.
     """
-    if growth < 1000:
-        raise ValueError(f"growth must be >= 1000 tokens, got {growth}")
-    p = family_params(family)
-    name = FAMILIES[family]
+    if isinstance(growth, bool) or not isinstance(growth, (int, np.integer)) or growth < 1000:
+        raise ValueError(f"growth must be an int >= 1000 tokens, got {growth!r}")
+    spec = family_spec(family)
+    tp = params or TaskParams()
     vocab = default_vocab()
     rng_f = np.random.default_rng([base_seed, 1, family, seed])
     rng_d = np.random.default_rng([base_seed, 2, family, seed, growth])
 
-    facts: list[tuple[str, str]] = []
-    for j in range(p["n_facts"]):
-        rec = f"{_PREFIX[(family + j) % 10]}-{rng_f.integers(1000, 9999)}"
-        field = ("total", "owner id", "approved amount", "batch code")[(family + j) % 4]
-        facts.append((f"record {rec} {field}", _value(rng_f, (family + j) % 3)))
+    ids: set[str] = set()
 
-    total = int(growth * rng_d.uniform(0.75, 1.25))
-    dmean = min(p["distractor_mean"], max(400, total // 5))
-    # Evidence results: a short lookup (fact first, then context rows) or a bulky
-    # table with the fact buried at a random row.
-    evidence: list[tuple[str, str, int]] = []
-    for key, val in facts:
-        line = f"{key}: {val}\n"
-        if p["buried"]:
-            body, btok = vocab.compose(rng_d, max(200, int(dmean * rng_d.uniform(0.8, 1.6))))
-            lines = body.splitlines(keepends=True)
-            pos = int(rng_d.integers(1, max(2, len(lines))))
-            content = "".join(lines[:pos]) + line + "".join(lines[pos:])
-            tokens = btok + count_tokens(line)
-        else:
-            body, btok = vocab.compose(rng_d, int(rng_d.integers(80, 300)))
-            content = line + body
-            tokens = count_tokens(line) + btok
-        evidence.append((key, content, tokens))
-    ev_tokens = sum(t for _, _, t in evidence)
+    def entity(j: int) -> str:
+        while True:
+            rec = f"{_PREFIX[(family + j) % 10]}-{rng_f.integers(1000, 9999)}"
+            if rec not in ids:
+                ids.add(rec)
+                return rec
 
-    distractors: list[tuple[str, int]] = []
-    remaining = total - ev_tokens
-    while remaining > 100:
-        size = int(np.clip(rng_d.lognormal(np.log(dmean), 0.5), 100, 4 * dmean))
-        size = min(size, remaining)
-        distractors.append(vocab.compose(rng_d, size))
-        remaining -= distractors[-1][1]
+    facts = []  # (key, record, field, kind, first value, latest value or None)
+    for j in range(spec.n_facts):
+        rec, field, kind = entity(j), _FIELDS[(family + j) % 4], (family + j) % 3
+        old = _value(rng_f, kind)
+        sup = spec.superseded or rng_f.random() < tp.p_superseded
+        new = None
+        while sup and (new is None or new == old):
+            new = _value(rng_f, kind)
+        facts.append((f"record {rec} {field}", rec, field, kind, old, new))
 
-    n_d = len(distractors)
-    ev_at = n_d // 2 if p["mid"] else min(1, n_d)
+    total = int(growth * rng_d.uniform(1 - tp.growth_jitter, 1 + tp.growth_jitter))
+    med = float(min(spec.median_tokens, max(100, total // 16)))
+    # no one result may take more than its share of a small task's growth
+    cap = max(2 * _MIN_RESULT, total // (2 * spec.n_facts + 2))
+
+    def draw(scale: float = 1.0) -> int:
+        m = med * scale
+        return int(np.clip(rng_d.lognormal(np.log(m), tp.size_sd), _MIN_RESULT,
+                           min(12 * m, cap)))
+
+    # evidence and update results: sizes from the same law as every result
+    scale = tp.buried_scale if spec.evidence == "table" else 1.0
+    ev_sizes = [draw(scale) for _ in facts]
+    upd_sizes = [draw() for f in facts if f[5] is not None]
+    remaining = total - sum(ev_sizes) - sum(upd_sizes)
+    sizes: list[int] = []
+    while remaining > _MIN_RESULT:
+        sizes.append(min(draw(), remaining))
+        remaining -= sizes[-1]
+    n_d = len(sizes)
+    bodies = [vocab.compose(rng_d, s) for s in sizes]
+    # distractors: the same field for other entities, in the bulky results
+    extra: list[list[str]] = [[] for _ in bodies]
+    for j, (_, _, field, kind, _, _) in enumerate(facts):
+        for _ in range(int(rng_d.poisson(tp.distractors_per_fact)) if bodies else 0):
+            other = entity(j + 1 + int(rng_d.integers(0, 5)))
+            extra[int(rng_d.integers(0, n_d))].append(
+                f"record {other} {field}: {_value(rng_d, kind)}\n")
+    results = []  # (content, tokens, fact keys, record names)
+    for (body, tok), lines in zip(bodies, extra):
+        results.append((_insert(rng_d, body, lines), tok + sum(map(count_tokens, lines)),
+                        (), ()))
+
+    def evidence(size: int, key: str, rec: str, value: str):
+        body, tok = vocab.compose(rng_d, size)
+        line = f"{key}: {value}\n"
+        return (_insert(rng_d, body, [line]), tok + count_tokens(line), (key,), (rec,))
+
+    ev_at = min(n_d, int(round(spec.arrival * n_d)))
+    up_at = max(ev_at + 1, min(n_d, int(round(spec.update_at * n_d))))
+    ev = [evidence(s, k, rec, old) for s, (k, rec, _, _, old, _) in zip(ev_sizes, facts)]
+    upd = [evidence(s, k, rec, new) for s, (k, rec, _, _, _, new) in
+           zip(upd_sizes, [f for f in facts if f[5] is not None])]
+    ordered = results[:ev_at] + ev + results[ev_at:up_at] + upd + results[up_at:]
+    last = max(ev_at + len(ev) + (up_at - ev_at + len(upd) if upd else 0), 1)
+    n_all = len(ordered)
+    use_at = sorted({min(n_all, int(round(x))) for x in
+                     np.linspace(last, 0.9 * n_all, spec.n_uses + 2)[1:-1]})
+
     steps: list[Step] = []
-    fact_objs: dict[str, Fact] = {}
-    phase_len = 6
-
-    def add_observe(tool, args, content, tokens, keys=()):
-        steps.append(Step(OBSERVE, tool, args, content, tokens, tuple(keys),
-                          phase=len(steps) // phase_len))
-
-    use_at = sorted({int(n_d * x) for x in (0.6, 0.85)[:p["n_uses"]]})
-    for i in range(n_d + 1):
-        if i == ev_at:
-            for (key, content, tokens) in evidence:
-                rec = key.split()[1]
-                fact_objs[key] = Fact(key, dict(facts)[key], len(steps))
-                add_observe("lookup" if not p["buried"] else "export_table",
-                            f'{{"record": "{rec}"}}', content, tokens, [key])
+    sources: dict[str, int] = {}
+    for i, (content, tok, keys, recs) in enumerate(ordered):
         if i in use_at:
-            steps.append(Step(USE, "update_record", needs=tuple(k for k, _ in facts),
-                              phase=len(steps) // phase_len))
-        if i < n_d:
-            content, tokens = distractors[i]
-            tool = ("list_files", "query_logs", "fetch_page", "search_rows")[i % 4]
-            add_observe(tool, f'{{"page": {i}}}', content, tokens)
-    steps.append(Step(FINAL, "answer", needs=tuple(k for k, _ in facts),
-                      phase=len(steps) // phase_len))
-    keys = ", ".join(k for k, _ in facts)
+            steps.append(Step(USE, "update_record", needs=tuple(f[0] for f in facts),
+                              phase=len(steps) // 6))
+        tool = TOOLS[i % len(TOOLS)]
+        args = f'{{"page": {i}}}'
+        if spec.source_named and recs:
+            tool, args = "lookup", f'{{"record": "{recs[0]}"}}'
+        for k in keys:
+            sources[k] = len(steps)  # the latest result with the key is right
+        steps.append(Step(OBSERVE, tool, args, content, tok, keys, phase=len(steps) // 6))
+    if n_all in use_at:
+        steps.append(Step(USE, "update_record", needs=tuple(f[0] for f in facts),
+                          phase=len(steps) // 6))
+    steps.append(Step(FINAL, "answer", needs=tuple(f[0] for f in facts),
+                      phase=len(steps) // 6))
+    fact_objs = {k: Fact(k, new if new is not None else old, sources[k],
+                         source_known=spec.source_named)
+                 for k, _, _, _, old, new in facts}
+    keys = ", ".join(f[0] for f in facts)
+    name = spec.name
     statement = (f"Task ({name}): work through the {name.replace('_', ' ')} workflow. "
-                 f"Look up {keys}; later steps write these exact values, and the final "
-                 f"answer must report them exactly.\n")
-    task = Task(f"loca/{name}/s{seed}/{growth}", name, seed, growth, statement,
+                 f"Find {keys}; later steps write these exact values, and the final "
+                 f"answer must report them exactly. Where a record was updated, the "
+                 f"latest record is right.\n")
+    if spec.source_named:
+        statement += "Each record is returned by lookup with its record id.\n"
+    return Task(f"loca/{name}/s{seed}/{growth}", name, seed, growth, statement,
                 tuple(steps), fact_objs)
-    return task
 
 
 def loca_suite(growth: int, seeds: int = SEEDS_PER_FAMILY, families: int = len(FAMILIES),

@@ -26,6 +26,18 @@ from sim.policies import PROGRAMS, make_program
 from sim.policies.vista import Vista
 from sim.tasks.browse import browse_task
 from sim.tasks.loca import loca_task
+from sim.world import TABLE, world_at
+
+#: points of the world table away from the defaults (issue 17): the honesty checks
+#: hold anywhere in it, not only at the default profile
+WORLD_POINTS = {
+    "default": {},
+    "low": {n: p.low for n, p in TABLE.items()},
+    "high": {n: p.high for n, p in TABLE.items()},
+    "mixed": {"agent.p_index": 0.2, "agent.ctx_drop_max": 0.8, "agent.p_row_read": 0.9,
+              "agent.p_confabulate": 0.9, "agent.sigma": 1.3, "task.size_sd": 2.2,
+              "task.p_superseded": 0.5},
+}
 
 INTERFACE_WORDS = ("ledger", "stream", "dashboard", "board", "vista", "handle",
                    "interface", "program", "variant")
@@ -65,14 +77,18 @@ def _episode(program, task, seed=5, profile="medium"):
     return d
 
 
+@pytest.mark.parametrize("point", sorted(WORLD_POINTS))
 @pytest.mark.parametrize("variant", ["vista", "vista_no_dashboard"])
-def test_relabelling_a_program_leaves_the_episode_identical(variant):
+def test_relabelling_a_program_leaves_the_episode_identical(variant, point):
+    """A program that shows the same view gives the identical episode, anywhere in
+    the world table (agent profile and task parameters)."""
     knobs = PROGRAMS[variant][1]
-    task = loca_task(3, 0, 256_000)
-    base = _episode(make_program(variant), task)
+    world = world_at(WORLD_POINTS[point])
+    task = loca_task(3, 0, 256_000, params=world.tasks)
+    base = _episode(make_program(variant), task, profile=world.profile)
     other = Renamed(**knobs)
     other.name = "xyz_" + variant
-    assert _episode(other, task) == base
+    assert _episode(other, task, profile=world.profile) == base
     assert base["agent_archives"] > 0  # the episode does exercise the context rule
 
 
@@ -98,12 +114,14 @@ class Recorder:
         return self.agent.failed_base
 
 
+@pytest.mark.parametrize("point", ["default", "mixed"])
 @pytest.mark.parametrize("variant", ["vista", "vista_no_dashboard", "auto_archive"])
-def test_decisions_are_a_function_of_the_views(variant):
-    task = loca_task(5, 1, 256_000)
-    rec = Recorder(SyntheticAgent("medium"))
+def test_decisions_are_a_function_of_the_views(variant, point):
+    world = world_at(WORLD_POINTS[point])
+    task = loca_task(5, 1, 256_000, params=world.tasks)
+    rec = Recorder(SyntheticAgent(world.profile))
     run_episode(task, make_program(variant), rec, budget=128_000, seed=11)
-    fresh = SyntheticAgent("medium")
+    fresh = SyntheticAgent(world.profile)
     fresh.reset(task, 11)
     assert len(rec.log) > 10
     for view, action in rec.log:
@@ -167,8 +185,9 @@ def test_batch_size_follows_from_uncertainty():
 def test_recovery_search_is_a_measured_cost():
     """Without knowing which archived document holds a value (BrowseComp-like: the
     gold document is unknown), the agent searches, and the harness counts each read
-    that did not show the value; with the source known (LOCA-like, indexed) it reads
-    the one handle."""
+    that did not show the value. On LOCA-like tasks no call names the record either:
+    with a complete archive index (p_index = 1) the agent reads the one indexed
+    handle; with a poor one (p_index = 0.1) it searches and some reads fail."""
     failed = targets = reads = 0
     for q in range(6):
         task = browse_task(q, 0)
@@ -178,8 +197,13 @@ def test_recovery_search_is_a_measured_cost():
                                   reads + r.recoveries)
         assert r.failed_reads <= r.recoveries and r.recovery_targets <= r.recoveries
     assert reads > 0 and failed > 0 and targets > 0
-    loca = [run_episode(loca_task(f, 0, 256_000), make_program("vista"),
-                        SyntheticAgent("medium"), budget=128_000, seed=f)
-            for f in range(4)]
-    assert sum(r.recoveries for r in loca) > 0
-    assert sum(r.failed_reads for r in loca) == 0
+    by_index = {}
+    for p_index in (1.0, 0.1):
+        prof = get_profile("medium").with_(p_index=p_index)
+        by_index[p_index] = [run_episode(loca_task(f, 0, 128_000), make_program("vista"),
+                                         SyntheticAgent(prof), budget=32_000, seed=f)
+                             for f in range(5)]
+    complete, poor = by_index[1.0], by_index[0.1]
+    assert sum(r.recoveries for r in complete) > 0
+    assert sum(r.failed_reads for r in complete) == 0
+    assert sum(r.failed_reads for r in poor) > 0

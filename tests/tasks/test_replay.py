@@ -9,10 +9,11 @@ from sim.policies import make_program
 from sim.tasks.replay import DATA, QUESTION_TYPES, replay_task, trajectory_files
 from sim.tasks.tokens import count_tokens
 
-#: an agent that never restates facts and never fails for other reasons: isolates
-#: the program
+#: an agent that never restates facts, never fails for other reasons, indexes every
+#: key it archives, reads every row and uses every visible fact: isolates the program
 CAREFUL = get_profile("medium").with_(name="careful", p_note=0.0, base_error=0.0,
-                                      p_knowledge=0.0)
+                                      p_knowledge=0.0, p_index=1.0, p_row_read=1.0,
+                                      ctx_drop_max=0.0)
 
 
 def _stream(task):

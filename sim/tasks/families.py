@@ -1,0 +1,140 @@
+"""LOCA-like task families as documented parameter sets (issue 17; DESIGN.md "The
+synthetic world").
+
+Five archetypes, each producing one pathology whose correct fix differs from the
+others', in three variants (1-3 facts, small to bulky results): 15 families, as
+LOCA-bench's suite (VISTA §3.3). The family names are labels only.
+
+=========  ========================================  ===================================
+archetype  structure                                 pathology, and the fix it needs
+=========  ========================================  ===================================
+overflow   small lookups early, bulky results after  the request overflows and one-way
+                                                     truncation loses the early evidence:
+                                                     archive and recover
+buried     the evidence line sits in a large export  largest-first archiving hits the
+           table (``buried_scale`` x the median)     evidence itself: recover it, or
+                                                     archive by value, not by size
+stale      a later record supersedes each value      the old value stays in view (or in a
+           (the latest is right)                     note) after the update is archived:
+                                                     recover the latest, keep recent
+churn      three intermediate writes need the        evidence archived between uses must
+           evidence, spread over the task            be recovered again (over-archiving
+                                                     churn): a later, gentler trigger
+late       the evidence arrives late, with a burst   a trigger firing too late overflows
+           of bulky results around it                at arrival (the result is offloaded
+                                                     unseen): an earlier trigger
+=========  ========================================  ===================================
+
+Every numeric knob shared by the families (the size law's spread, the jitter of the
+growth, the superseded and distractor rates, the buried scale) is a parameter of
+:class:`TaskParams` with a prior range and source in :mod:`sim.world`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+#: the five archetypes, in family order (family i has archetype i % 5)
+ARCHETYPES = ("overflow", "buried", "stale", "churn", "late")
+#: 15 families, named after LOCA-bench-like workflows (names are labels only)
+FAMILIES = ("canvas_grades", "orders_reconcile", "calendar_merge", "inventory_audit",
+            "ticket_triage", "payroll_check", "shipment_trace", "crm_dedupe",
+            "invoice_match", "sheet_rollup", "repo_release", "lab_results",
+            "travel_budget", "course_enroll", "vendor_quotes")
+
+
+@dataclass(frozen=True)
+class TaskParams:
+    """The task-generation parameters shared by every family (see :mod:`sim.world`
+    for prior ranges and sources).
+
+    Attributes:
+        size_sd: sd of ln(tokens) of every tool result (evidence and distractors):
+            the lognormal fitted to the shipped trajectories' tool results.
+        growth_jitter: each instance realises ``growth * U(1 - j, 1 + j)``.
+        buried_scale: median size of an evidence table relative to the family's
+            median result (buried archetype).
+        p_superseded: P(a fact of a non-stale family is superseded later) (a stale
+            family supersedes every fact).
+        distractors_per_fact: mean number of lines with the same field for another
+            entity (Poisson), spread over the other results.
+    """
+
+    size_sd: float = 1.64
+    growth_jitter: float = 0.25
+    buried_scale: float = 3.0
+    p_superseded: float = 0.15
+    distractors_per_fact: float = 3.0
+
+    def with_(self, **changes) -> "TaskParams":
+        """A copy with ``changes`` applied."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """One family's fixed structure.
+
+    Attributes:
+        name: the family label.
+        archetype: one of :data:`ARCHETYPES`.
+        n_facts: exact values the answer needs (1..3).
+        evidence: ``"lookup"`` (an ordinary result) or ``"table"`` (a large export).
+        arrival: where the evidence arrives, as a fraction of the task's results.
+        update_at: where superseding records arrive (fraction of the results).
+        n_uses: intermediate writes that need every value.
+        median_tokens: median tokens of one result (the size law's scale).
+        superseded: every value is superseded later (stale archetype).
+        source_named: the task statement names the call that holds each value (a
+            family parameter that says so; False in the default suite).
+    """
+
+    name: str
+    archetype: str
+    n_facts: int
+    evidence: str
+    arrival: float
+    update_at: float
+    n_uses: int
+    median_tokens: int
+    superseded: bool = False
+    source_named: bool = False
+
+
+def family_spec(family: int) -> FamilySpec:
+    """The structure of family ``family`` (0..14): archetype ``family % 5``, variant
+    ``family // 5`` (1, 2, 3 facts; median result 800, 1,600, 2,600 tokens: a mean
+    of about 2K, 4K and 6.5K tokens under the size law).
+
+    Raises:
+        ValueError: for a family outside ``range(15)``.
+    """
+    if isinstance(family, bool) or not isinstance(family, int) \
+            or not 0 <= family < len(FAMILIES):
+        raise ValueError(f"family must be an int in 0..{len(FAMILIES) - 1}, got {family!r}")
+    arch, variant = ARCHETYPES[family % 5], family // 5
+    base = dict(name=FAMILIES[family], archetype=arch, n_facts=1 + variant,
+                evidence="lookup", arrival=0.05, update_at=0.7, n_uses=1,
+                median_tokens=(800, 1_600, 2_600)[variant])
+    if arch == "buried":
+        base.update(evidence="table", n_uses=0)
+    elif arch == "stale":
+        base.update(superseded=True, update_at=0.6)
+    elif arch == "churn":
+        base.update(arrival=0.2, n_uses=3)
+    elif arch == "late":
+        base.update(arrival=0.8, n_uses=0)
+    return FamilySpec(**base)
+
+
+def family_params(family: int) -> dict:
+    """:func:`family_spec` as a dict (the older accessor)."""
+    from dataclasses import asdict
+
+    return asdict(family_spec(family))
+
+
+def family_of(task_id: str) -> str:
+    """The family label of a task id ``"<generator>/<family>/..."``."""
+    parts = task_id.split("/")
+    return parts[1] if len(parts) > 1 else task_id

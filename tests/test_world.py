@@ -1,0 +1,133 @@
+"""The synthetic world's parameter table (sim/world.py, ``ctxsim world``): every
+parameter has a non-degenerate prior with a source, the defaults are the default
+world, and ``world_at`` builds exactly the point it is given."""
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+from experiments.cli import run_command
+from sim.agents.profiles import PROFILES, Profile
+from sim.tasks.families import TaskParams
+from sim.world import TABLE, table, world_at
+
+
+def test_every_parameter_has_a_prior_and_a_source():
+    assert len(TABLE) >= 20
+    for p in TABLE.values():
+        assert p.low < p.high, p.name
+        assert p.low <= p.default <= p.high, p.name
+        assert p.source.strip() and p.unit.strip() and p.doc.strip(), p.name
+        if p.integer:
+            assert float(p.default).is_integer() and p.high - p.low >= 1, p.name
+        if p.unit == "probability":
+            assert 0.0 <= p.low and p.high <= 1.0, p.name
+
+
+def test_the_table_covers_every_field_of_the_profile_and_the_task_parameters():
+    agent = {f.name for f in dataclasses.fields(Profile)} - {"name"}
+    tasks = {f.name for f in dataclasses.fields(TaskParams)}
+    assert {n[6:] for n in TABLE if n.startswith("agent.")} == agent
+    assert {n[5:] for n in TABLE if n.startswith("task.")} == tasks
+
+
+def test_default_world_is_the_medium_profile_and_default_tasks():
+    w = world_at()
+    assert w.profile == PROFILES["medium"].with_(name="world")
+    assert w.tasks == TaskParams()
+
+
+def test_no_default_probability_is_certain():
+    """No probability of the default profile is exactly 0 or 1 (issue 17)."""
+    for p in TABLE.values():
+        if p.unit == "probability":
+            assert 0.0 < p.default < 1.0, p.name
+
+
+def test_named_profiles_lie_inside_the_prior():
+    for prof in PROFILES.values():
+        for name, p in TABLE.items():
+            if name.startswith("agent."):
+                v = getattr(prof, name[6:])
+                assert p.low <= v <= p.high, (prof.name, name, v)
+
+
+def test_world_at_builds_the_point_it_is_given():
+    values = {n: (p.low + p.high) / 2 for n, p in TABLE.items()}
+    w = world_at(values)
+    for n, p in TABLE.items():
+        group, field = n.split(".", 1)
+        got = getattr(w.profile if group == "agent" else w.tasks, field)
+        want = round(values[n]) if p.integer else values[n]
+        assert got == want and (isinstance(got, int) == p.integer), n
+
+
+def test_world_at_rejects_bad_points():
+    with pytest.raises(KeyError, match="agent.p_psychic"):
+        world_at({"agent.p_psychic": 0.5})
+    with pytest.raises(ValueError, match=r"agent.p_index=1.5 is outside"):
+        world_at({"agent.p_index": 1.5})
+    with pytest.raises(ValueError, match="must be a number"):
+        world_at({"task.size_sd": "wide"})
+
+
+def test_p_use_curve_against_its_closed_form():
+    """p_use(n) = 1 - d x^k / (1 + x^k): 1 at 0, 1 - d/2 at the half point, falling;
+    evaluated here through the logistic in ln n, an independent form."""
+    prof = PROFILES["medium"]
+    d, h, k = prof.ctx_drop_max, prof.ctx_half_tokens, prof.ctx_shape
+    assert prof.p_use(0) == 1.0
+    assert prof.p_use(h) == pytest.approx(1 - d / 2)
+    prev = 1.0
+    for n in (1_000, 8_000, 32_000, 128_000, 256_000, 1_000_000):
+        logistic = 1 / (1 + math.exp(-k * (math.log(n) - math.log(h))))
+        assert prof.p_use(n) == pytest.approx(1 - d * logistic, rel=1e-12)
+        assert prof.p_use(n) < prev
+        prev = prof.p_use(n)
+
+
+def test_cli_prints_the_table(capsys):
+    assert run_command(["world", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in data["parameters"]] == list(TABLE)
+    assert data["parameters"] == table()
+    assert len(data["families"]) == 15
+    assert run_command(["world"]) == 0
+    text = capsys.readouterr().out
+    assert all(name in text for name in TABLE)
+
+
+def test_paper_setting_records_departures():
+    from experiments.sweep import PAPER_SETTINGS, paper_setting
+
+    cfg = {k: v for k, v in PAPER_SETTINGS["ablations"].items() if k != "source"}
+    assert cfg["growth"] == 128_000  # VISTA's 38/75 is its 128K result
+    assert paper_setting("ablations", cfg) == {
+        "paper": PAPER_SETTINGS["ablations"], "at_paper_setting": True, "differs": {}}
+    rec = paper_setting("ablations", {**cfg, "growth": 256_000})
+    assert not rec["at_paper_setting"] and rec["differs"] == {"growth": [256_000, 128_000]}
+    from experiments.vista import ablations, cost, pressure, window
+
+    for mod in (ablations, cost, pressure, window):
+        d = mod.defaults()
+        assert all(d[k] == v for k, v in PAPER_SETTINGS[mod.NAME].items()
+                   if k in d), mod.NAME
+
+
+def test_a_sweep_runs_at_a_point_of_the_world():
+    import argparse
+    import dataclasses
+
+    from experiments.sweep import JobSpec, run_job, world_value
+
+    assert world_value("agent.p_index=0.3") == ("agent.p_index", 0.3)
+    for bad in ("agent.p_index=3", "agent.nope=0.5", "agent.p_index", "task.size_sd=x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            world_value(bad)
+    spec = JobSpec("loca", 1, 0, 64_000, 32_000, ("vista",))
+    defaults = tuple((n, p.default) for n, p in TABLE.items())
+    assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
+    other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
+    assert other[0]["total_tokens"] != run_job(spec)[0]["total_tokens"]
