@@ -63,6 +63,9 @@ def main(args) -> int:
     if args.out is not None and not str(args.out).strip():
         raise ValueError("--out is empty; give a directory for claims.md/claims.json")
     out = Path(args.out) if args.out else figdir
+    from experiments.robustness.run import check_options
+
+    check_options(args)
     if getattr(args, "robustness", False):
         from experiments.robustness.run import main as robustness
 

@@ -29,6 +29,7 @@ Methods (SALib, Herman & Usher 2017):
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -126,9 +127,13 @@ def morris_indices(factors: Sequence[Factor], X: np.ndarray, y: np.ndarray, seed
     """Morris ``mu*``, ``sigma`` and the bootstrap interval of ``mu*`` per factor."""
     from SALib.analyze import morris
 
-    res = morris.analyze(problem(factors), np.asarray(X, float),
-                         np.asarray(y, float), num_resamples=RESAMPLES,
-                         num_levels=levels, seed=_seed(seed, "morris-ci"))
+    with warnings.catch_warnings():
+        # one trajectory has no spread: SALib's sigma is then nan (reported as null)
+        warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+        warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
+        res = morris.analyze(problem(factors), np.asarray(X, float),
+                             np.asarray(y, float), num_resamples=RESAMPLES,
+                             num_levels=levels, seed=_seed(seed, "morris-ci"))
     return {f.name: MorrisRow(float(res["mu_star"][i]), float(res["sigma"][i]),
                               float(res["mu_star_conf"][i]))
             for i, f in enumerate(factors)}

@@ -110,7 +110,8 @@ class Design:
 
     def episodes_per_point(self) -> int:
         """Episodes played at one world point."""
-        loca = sum(len(self.programs(g)) for g in (self.low_growth, self.growth))
+        loca = sum(len(self.programs(g)) for g in dict.fromkeys((self.low_growth,
+                                                                  self.growth)))
         browse = len(WINDOW) * len(self.windows) if "window" in self.parts else 0
         return self.tasks * loca + self.queries * browse
 
@@ -142,7 +143,7 @@ def point_specs(design: Design, values: Mapping[str, float]) -> list:
 
     world = world_point(values)
     specs = []
-    for growth in (design.low_growth, design.growth):
+    for growth in dict.fromkeys((design.low_growth, design.growth)):
         progs = design.programs(growth)
         if progs:
             specs += [JobSpec("loca", f, s, growth, design.budget, progs,

@@ -62,6 +62,12 @@ def add_arguments(parser) -> None:
     g.add_argument("--queries", type=positive_int, default=None, metavar="N",
                    help="BrowseComp-like queries per window per world point "
                         f"({fmt_default(d['queries'], q['queries'])})")
+    g.add_argument("--claims", nargs="+", default=None, metavar="ID",
+                   help="the claims to analyse (default: every agent-level claim, "
+                        "those of the pressure, window, ablations and cost sweeps)")
+    g.add_argument("--params", nargs="+", default=None, metavar="NAME",
+                   help="the world parameters to vary (default: every parameter of "
+                        "`ctxsim world`; the others stay at their defaults)")
     g.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes on this machine (default: %(default)s)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -74,13 +80,67 @@ def add_arguments(parser) -> None:
                    help="hide the progress bars (default: shown)")
 
 
+#: options that mean something only with --robustness (argparse dest -> flag)
+ONLY_WITH = {"quick": "--quick", "samples": "--samples", "trajectories": "--trajectories",
+             "screen": "--screen", "tasks": "--tasks", "queries": "--queries",
+             "claims": "--claims", "params": "--params", "scheduler": "--scheduler",
+             "no_progress": "--no-progress"}
+
+
+def check_options(args) -> None:
+    """Refuse robustness options given without ``--robustness`` (they would be
+    silently ignored), and ``--jobs``/``--seed`` away from their defaults.
+
+    Raises:
+        ValueError: naming the options.
+    """
+    if getattr(args, "robustness", False):
+        return
+    given = [flag for dest, flag in ONLY_WITH.items() if getattr(args, dest, None)]
+    given += [f"--{k}" for k, d in (("jobs", 1), ("seed", 0))
+              if getattr(args, k, d) != d]
+    if given:
+        raise ValueError(f"{', '.join(given)} only apply with --robustness")
+
+
+def select(args) -> tuple[list, list[str]]:
+    """The claims and world parameters ``--claims`` and ``--params`` name.
+
+    Raises:
+        KeyError: naming an id that is not an agent-level claim, or an unknown
+            parameter (and the valid ones).
+    """
+    from sim.world import TABLE
+
+    from experiments.robustness.model import agent_claims
+
+    claims = agent_claims()
+    if args.claims:
+        by_id = {c.id: c for c in claims}
+        bad = [c for c in args.claims if c not in by_id]
+        if bad:
+            raise KeyError(f"--claims {' '.join(bad)}: not agent-level claims; valid: "
+                           f"{' '.join(by_id)}")
+        claims = [by_id[c] for c in dict.fromkeys(args.claims)]
+    params = list(TABLE)
+    if args.params:
+        bad = [p for p in args.params if p not in TABLE]
+        if bad:
+            raise KeyError(f"--params {' '.join(bad)}: not world parameters; valid: "
+                           f"{' '.join(TABLE)}")
+        params = list(dict.fromkeys(args.params))
+    return claims, params
+
+
 def config(args) -> dict:
     """The effective design: explicit options win; ``--quick`` shrinks the others."""
     from experiments.sweep import executor_name, resolve
 
     cfg = resolve(args, DEFAULTS, QUICK)
+    claims, params = select(args)
     cfg.update(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-               executor=executor_name(args.jobs, args.scheduler), quick=bool(args.quick))
+               executor=executor_name(args.jobs, args.scheduler), quick=bool(args.quick),
+               claims=[c.id for c in claims], params=params)
     return cfg
 
 
@@ -182,8 +242,10 @@ def main(args) -> list[Path]:
     cfg = config(args)
     out = Path(args.out)
     with output_set(out) as staging:
+        claims, params = select(args)
         with executor_for(cfg["jobs"], cfg["scheduler"]) as ex:
-            result = compute(cfg, executor=ex, progress=not args.no_progress)
+            result = compute(cfg, claims, params, executor=ex,
+                             progress=not args.no_progress)
         names = [p.name for p in write(result, cfg, staging)]
     for claim, e in result["entries"].items():
         one = f"; decided by {e['decided_by']}" if e["decided_by"] else ""
