@@ -96,8 +96,10 @@ def episode_seed(spec: JobSpec) -> int:
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
-def run_job(spec: JobSpec) -> list[dict]:
-    """Generate the task once and run every program on it; one row per program."""
+def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
+    """Generate the task once and run every program on it; one row per program.
+    ``fast``: :func:`sim.harness.run_episode`'s in-memory path (the same rows; False
+    plays on the durable store, the benchmark's reference)."""
     from sim.agents import SyntheticAgent
     from sim.harness import KnownCountTokenizer, run_episode
     from sim.policies import make_program
@@ -113,7 +115,7 @@ def run_job(spec: JobSpec) -> list[dict]:
     for name in spec.programs:
         r = run_episode(task, make_program(name, **dashboard_knobs(name, spec.dashboard_tokens)),
                         SyntheticAgent(profile),
-                        budget=spec.budget, seed=seed, tokenizer=tok)
+                        budget=spec.budget, seed=seed, tokenizer=tok, fast=fast)
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
                      "solved": int(r.solved), "mean_active": round(r.mean_active, 1),

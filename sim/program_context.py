@@ -40,29 +40,93 @@ class ProgramContext:
     :func:`run_episode`; programs call its methods, never the workspace directly."""
 
     def __init__(self, ws, program, agent, budget: int, rng: np.random.Generator,
-                 result: EpisodeResult):
+                 result: EpisodeResult, memo: bool = False):
         self.ws, self.program, self.agent, self.budget = ws, program, agent, budget
         self.rng, self.result = rng, result
         self.hidden: set[str] = set()
         self.phase: dict[str, int] = {}
         self.calls: dict[str, str] = {}
         self.notice: str | None = None
+        #: reuse the assembled request and the stream while the workspace state is
+        #: unchanged (see :meth:`_state`); off: every call assembles afresh
+        self.memo = memo
+        self._request = None     # (state, Request, dashboard rows shown, remainder)
+        self._items = None       # (state, every top-level item)
+        self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
 
     # -- reading -------------------------------------------------------------------
+    def _state(self) -> int:
+        # Every change to a workspace is one committed journal operation, so the
+        # count of committed operations names the state (a what-if measure applies
+        # and undoes a registration without committing: the state is unchanged).
+        return self.ws.journal_lines
+
     def used(self) -> int:
         """Tokens of the request that would be sent now."""
         return self._assemble().total
 
     def _assemble(self):
+        if self.memo and self._request is not None and self._request[0] == self._state():
+            return self._request[1]
         # soft assembly: the program, not the workspace, enforces the budget here,
         # so the workspace's over-budget warning is expected and silenced
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return self.ws.assemble(strict=False)
+            req = self.ws.assemble(strict=False)
+        if self.memo:
+            # a bounded ledger's rows shown belong to this request: a later what-if
+            # measure renders the dashboard again
+            dash = self.ws.assembler.dashboard
+            self._request = (self._state(), req, getattr(dash, "shown", None),
+                             getattr(dash, "remainder", None))
+        return req
+
+    def _dashboard_rows(self) -> tuple:
+        """(rows shown, remainder line) of the bounded ledger of the last request."""
+        if self.memo:
+            return self._request[2], self._request[3]
+        dash = self.ws.assembler.dashboard
+        return getattr(dash, "shown", None), getattr(dash, "remainder", None)
 
     def stream(self, types=None, statuses=("visible",), unpinned: bool = True) -> list[Item]:
         """Top-level items in stream order, filtered by block ``types`` and
         ``statuses`` (None: any live status; groups have type ``"group"``)."""
+        if not self.memo:
+            return self._stream(types, statuses, unpinned)
+        state = self._state()
+        if self._items is None or self._items[0] != state:
+            self._items = (state, self._top_items())
+        return [it for it in self._items[1]
+                if not (unpinned and it.status == "pinned")
+                and (types is None or it.type in types)
+                and (statuses is None or it.status in statuses)]
+
+    def _top_items(self) -> list[Item]:
+        """Every top-level item, as :meth:`_stream` lists them with no filter, from
+        the workspace's top-level index (archived groups in place of their members,
+        deleted blocks absent: :mod:`sim.workspace.toplevel`); an item is rebuilt
+        only when a field it shows changed."""
+        ws, cache, out = self.ws, self._item_cache, []
+        for ident in ws.top:
+            hit = cache.get(ident)
+            if ident[0] == "G":
+                g = ws.groups[ident]
+                key = (g.replacement, g.turn)
+                if hit is None or hit[0] != key:
+                    hit = cache[ident] = (key, Item(ident, "group", "archived", g.replacement,
+                                                    count_tokens(g.replacement) + 30, g.turn))
+            else:
+                b = ws.blocks[ident]
+                key = (b.status, b.tokens, b.replacement, b.turn)
+                if hit is None or hit[0] != key:
+                    text, tokens = ((b.content, b.tokens) if b.in_stream else
+                                    (b.replacement, count_tokens(b.replacement) + 30))
+                    hit = cache[ident] = (key, Item(b.id, b.type.value, b.status.value, text,
+                                                    tokens, b.turn))
+            out.append(hit[1])
+        return out
+
+    def _stream(self, types, statuses, unpinned: bool) -> list[Item]:
         ws, out, emitted = self.ws, [], set()
         for b in ws.blocks.values():
             if b.status.value == "deleted":
@@ -211,9 +275,9 @@ class ProgramContext:
         tools = frozenset(prog.agent_tools) | {"task"}
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read
-        remainder = getattr(ws.assembler.dashboard, "remainder", None)
+        shown, remainder = self._dashboard_rows()
         if ledger is not None and remainder is not None:
-            shown = set(ws.assembler.dashboard.shown)
+            shown = set(shown)
             ledger = tuple(r for r in ledger if r.id in shown)
         v = View(tuple(entries), self.budget, req.dashboard_text or None, ledger,
                  req.total if ledger is not None else None, self.notice, tools, ws.turn,

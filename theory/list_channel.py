@@ -13,7 +13,11 @@ m = kappa and m = kappa + 1 (so the split point is immaterial for integer m).
 
 from __future__ import annotations
 
+import math
+
+import mpmath
 import sympy as sp
+from sympy.utilities.lambdify import implemented_function
 
 from theory import bounds, brute
 from theory import statements as st
@@ -21,11 +25,34 @@ from theory.blind import uniform_burden_branches
 from theory.proof import ProofRecord, prove_nonnegative, prove_zero, spot_check
 
 
+def _nearest_list_size_gap(size_for_rate, n: int, r: float) -> float:
+    """How much farther ``size_for_rate(n, r)``'s m is from n 2^-r than the nearest
+    integer in 1..n (0 if it is a nearest one; ties either way), in 50-digit
+    arithmetic (the candidates: floor and ceiling of n 2^-r, and the ends 1 and n);
+    also 0 only if the reported rate is log2(n/m) to 1e-12 relative."""
+    m, r_eff = size_for_rate(int(n), float(r))
+    with mpmath.workdps(50):
+        target = mpmath.mpf(int(n)) * mpmath.power(2, -mpmath.mpf(float(r)))
+        below = int(mpmath.floor(target))
+        candidates = {min(max(k, 1), int(n)) for k in (below, below + 1)} | {1, int(n)}
+        best = min(abs(mpmath.mpf(k) - target) for k in candidates)
+        gap = float(abs(mpmath.mpf(int(m)) - target) - best)
+        rate = mpmath.log(mpmath.mpf(int(n)) / int(m), 2)
+        rate_err = float(abs(r_eff - rate) / max(rate, 1))
+    if not 1 <= int(m) <= int(n) or int(m) != m:
+        return math.inf
+    return gap + (0.0 if rate_err <= 1e-12 else rate_err)
+
+
 def check_list_achievability(*, high: sp.Expr = st.UNIFORM_HIGH, low: sp.Expr = st.UNIFORM_LOW,
-                             numeric=bounds.list_achievability_EZ_m) -> ProofRecord:
+                             numeric=bounds.list_achievability_EZ_m,
+                             curve=st.LIST_ACHIEVABILITY,
+                             size_for_rate=bounds.list_size_for_rate) -> ProofRecord:
     """Prove the list-channel E[Z] (both branches) and its rate, and spot-check both.
 
-    ``high``/``low`` (sympy in st.m, st.kappa) and ``numeric`` are the claims under test.
+    ``high``/``low`` (sympy in st.m, st.kappa), ``curve`` (sympy in st.n, st.kappa,
+    st.r: the achievability curve at real m = n 2^-r), ``numeric`` and
+    ``size_for_rate`` (the integer list size for a rate) are the claims under test.
     """
     n, m, kappa, r = st.n, st.m, st.kappa, st.r
     rec = ProofRecord("Achievability: list channel E[Z] and rate r",
@@ -84,7 +111,19 @@ def check_list_achievability(*, high: sp.Expr = st.UNIFORM_HIGH, low: sp.Expr = 
                numeric, big, tol=1e-12, relative=True)
     r_pts = [(nn, k, rr) for nn in (10, 1024, 2 ** 30) for k in (2, 9)
              for rr in (0.0, 0.5, 1.0, 3.3, 9.9) if rr <= st.log2(nn)]
+    # Real m on both sides of kappa and kappa + 1, where the branches differ: the
+    # split at m = kappa + 1 (THEORY.md) is visible only at non-integer m.
+    r_pts += [(nn, k, math.log2(nn / (k + f))) for nn in (10, 1024, 2 ** 30) for k in (2, 9)
+              for f in (-0.5, 0.25, 0.5, 0.75, 1.5) if k + f <= nn]
     spot_check(rec, "bounds.list_achievability_EZ vs sympy (real m)", [n, kappa, r],
-               st.LIST_ACHIEVABILITY, bounds.list_achievability_EZ, r_pts, tol=1e-12,
-               relative=True)
+               curve, bounds.list_achievability_EZ, r_pts, tol=1e-12, relative=True)
+    # Numeric 4: the integer list size for a rate is a nearest integer to n 2^-r
+    # (every candidate 1..n in 50-digit arithmetic), both sides of every half.
+    size_pts = [(nn, rr) for nn in (3, 10, 100, 1000)
+                for rr in (0.0, 0.1, 0.3, 0.6, 0.75, 1.5, 2.2, 3.3, math.log2(nn))
+                if rr <= math.log2(nn)]
+    gap = implemented_function("list_size_gap",
+                               lambda nn, rr: _nearest_list_size_gap(size_for_rate, nn, rr))
+    spot_check(rec, "list_size_for_rate = nearest integer to n 2^-r", [n, r], gap(n, r),
+               lambda nn, rr: 0.0, size_pts, tol=1e-12)
     return rec

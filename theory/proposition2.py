@@ -16,11 +16,12 @@ sigma^2 I_n) given J* = j. Three results, one check each:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import sympy as sp
-from scipy import integrate
+from scipy import integrate, special
 from sympy.stats import E as expectation
 from sympy.stats import Normal
 from sympy.utilities.lambdify import implemented_function
@@ -66,22 +67,45 @@ def _exact_rate_n2(kappa: float, sigma: float) -> float:
     return 1 - val / math.log(2)
 
 
-def _mc_rate(n: float, kappa: float, sigma: float, samples: int = 20000
-             ) -> tuple[float, float]:
-    """Monte Carlo I(J*; Y) in bits and its standard error.
+def _mc_rate_samples(n: float, kappa: float, sigma: float, samples: int = 20000
+                     ) -> np.ndarray:
+    """Monte Carlo draws of log2(n p(J* | Y)) in bits, shape (samples,), read-only;
+    their mean estimates I(J*; Y).
 
-    I = E[log2(n p(J* | Y))], p = softmax(a Y), a = ln(kappa)/sigma^2; J* = 0 w.l.o.g.
-    (the model is exchangeable). Seeded, so the check is deterministic.
+    p = softmax(a Y), a = ln(kappa)/sigma^2; J* = 0 w.l.o.g. (the model is
+    exchangeable). Seeded by (n, kappa), so every check sees the same draws (and
+    several checks share them: cached).
     """
+    return _draws(int(n), int(kappa), float(sigma), int(samples))
+
+
+@functools.lru_cache(maxsize=64)
+def _draws(n: int, kappa: int, sigma: float, samples: int) -> np.ndarray:
+    """:func:`_mc_rate_samples` with its arguments normalised (the cache key)."""
     rng = np.random.default_rng(20261129 + int(n) * 1000 + int(kappa))
     n = int(n)
     y = sigma * rng.standard_normal((samples, n))
     y[:, 0] += np.log(kappa)
     a = np.log(kappa) / sigma ** 2
     logits = a * y
-    log_post = logits[:, 0] - np.logaddexp.reduce(logits, axis=1)
+    log_post = logits[:, 0] - special.logsumexp(logits, axis=1)
     vals = (np.log(n) + log_post) / np.log(2)
+    vals.setflags(write=False)
+    return vals
+
+
+def _mc_rate(n: float, kappa: float, sigma: float, samples: int = 20000
+             ) -> tuple[float, float]:
+    """Monte Carlo I(J*; Y) in bits and its standard error (sample SD / sqrt(samples))
+    from :func:`_mc_rate_samples`."""
+    vals = _mc_rate_samples(n, kappa, sigma, samples)
     return float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(samples))
+
+
+def _mc_lower_limit(mean: float, se: float) -> float:
+    """The Monte Carlo lower confidence limit mean - 5 SE (bits) that the one-sided
+    bound checks compare with the bound."""
+    return mean - _Z_MC * se
 
 
 _SIGMAS = (0.25, 0.5, 1.0, 2.0, 4.0)
@@ -90,35 +114,98 @@ _KAPPAS = (2, 3, 8, 100)
 _Z_MC = 5.0
 
 
+#: Batches of the batch-means check of a Monte Carlo standard error.
+_BATCHES = 50
+
+
+def _sample_summary(vals: np.ndarray) -> tuple[float, float]:
+    """(mean, standard error) of iid draws, summed with ``math.fsum`` (written apart
+    from :func:`_mc_rate` on purpose: it is the reference a reported SE is held to)."""
+    vals = np.asarray(vals, dtype=float)
+    size = vals.size
+    mean = math.fsum(vals.tolist()) / size
+    return mean, math.sqrt(math.fsum(((vals - mean) ** 2).tolist()) / ((size - 1) * size))
+
+
+def _batch_means_z(vals: np.ndarray, se: float) -> float:
+    """How far ``se`` is from the batch-means standard error of ``vals``, in normal
+    units: with B batch means, (B - 1) (SE_batch / se)^2 ~ chi^2(B - 1) if ``se`` is
+    right; the Wilson-Hilferty cube root maps it to ~N(0, 1). An SE that does not
+    come from these draws (wrong scale, a missing sqrt(samples)) is far out."""
+    means = np.asarray(vals).reshape(_BATCHES, -1).mean(axis=1)
+    se_batch = means.std(ddof=1) / math.sqrt(_BATCHES)
+    df = _BATCHES - 1
+    x = (se_batch / se) ** 2 if se > 0 else math.inf
+    return (x ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+
+
+def _check_mc_summaries(rec: ProofRecord, points, mc_samples, mc_rate, mc_low) -> None:
+    """Validate, at every Monte Carlo point (n, kappa, sigma), what the rate checks
+    use against the draws it came from: the reported mean and SE equal the sample's
+    (exact up to summation round-off: 1e-12 bits, 1e-9 relative); the lower limit is
+    exactly sample mean - 5 sample SE (1e-12 bits); and the SE agrees with the
+    batch-means SE of the same draws within 5 standard normal units
+    (Wilson-Hilferty), an independent estimator that checks the iid formula itself."""
+    syms = [st.n, st.kappa, st.sigma]
+
+    @functools.cache
+    def sample(nn, k, s):
+        vals = np.asarray(mc_samples(nn, k, s), dtype=float)
+        return (vals, *_sample_summary(vals))
+
+    reported_mean = implemented_function("I_mc_mean", lambda nn, k, s: mc_rate(nn, k, s)[0])
+    reported_se = implemented_function("I_mc_se", lambda nn, k, s: mc_rate(nn, k, s)[1])
+    batch_z = implemented_function("I_mc_batch_z", lambda nn, k, s: _batch_means_z(
+        sample(nn, k, s)[0], mc_rate(nn, k, s)[1]))
+    spot_check(rec, "Monte Carlo mean = its draws' mean (bits)", syms,
+               reported_mean(*syms), lambda nn, k, s: sample(nn, k, s)[1], points, tol=1e-12)
+    spot_check(rec, "Monte Carlo SE = its draws' SD / sqrt(samples) (relative)", syms,
+               reported_se(*syms), lambda nn, k, s: sample(nn, k, s)[2], points, tol=1e-9,
+               relative=True)
+    spot_check(rec, "Monte Carlo lower limit = draws' mean - 5 SE (bits)", syms,
+               mc_low(*syms),
+               lambda nn, k, s: sample(nn, k, s)[1] - _Z_MC * sample(nn, k, s)[2],
+               points, tol=1e-12)
+    spot_check(rec, "Monte Carlo SE = batch-means SE of its draws (normal units)", syms,
+               batch_z(*syms), lambda *a: 0.0, points, tol=_Z_MC)
+
+
 def _rate_is_below(rec: ProofRecord, bound: sp.Expr, name: str, rate_n2=None,
-                   mc_rate=None) -> None:
+                   mc_rate=None, mc_samples=None) -> None:
     """Numeric: the exact n = 2 rate (quadrature) and Monte Carlo lower limits
     (mean - 5 SE) for n = 4, 16, 64 lie below ``bound`` (sympy in st.n, st.kappa,
-    st.sigma); and the Monte Carlo estimator equals the n = 2 quadrature within
-    5 SE, so a Monte Carlo value on a wrong scale (nats, a lost log2 n) fails here
-    instead of slipping under a one-sided bound.
+    st.sigma); the Monte Carlo estimator equals the n = 2 quadrature within 5 SE, so
+    a Monte Carlo value on a wrong scale (nats, a lost log2 n) fails here instead of
+    slipping under a one-sided bound; and every Monte Carlo mean, SE and lower limit
+    is validated against its draws (:func:`_check_mc_summaries`), so an inflated SE
+    or a lowered limit cannot make the one-sided check vacuous.
 
     Tol 1e-9 bits for quadrature error (epsabs 1e-13 on an O(1) integrand); the Monte
-    Carlo side already subtracts 5 standard errors. ``rate_n2`` and ``mc_rate``
-    replace :func:`_exact_rate_n2` and :func:`_mc_rate` (tests inject wrong ones).
+    Carlo side already subtracts 5 standard errors. ``rate_n2``, ``mc_rate`` and
+    ``mc_samples`` replace :func:`_exact_rate_n2`, :func:`_mc_rate` and
+    :func:`_mc_rate_samples` (tests inject wrong ones).
     """
     rate_n2 = rate_n2 or _exact_rate_n2
-    mc_rate = mc_rate or _mc_rate
+    # Each point's draws are used by several checks: memoised (they are seeded).
+    mc_rate = functools.cache(mc_rate or _mc_rate)
+    mc_samples = functools.cache(mc_samples or _mc_rate_samples)
     exact = implemented_function("I_n2", lambda n, k, s: rate_n2(k, s))
-    mc_low = implemented_function("I_mc_low", lambda n, k, s: (lambda m: m[0] - _Z_MC * m[1])(
-        mc_rate(n, k, s)))
+    mc_low = implemented_function("I_mc_low", lambda n, k, s: _mc_lower_limit(
+        *mc_rate(n, k, s)))
     mc_z = implemented_function("I_mc_z", lambda n, k, s: (lambda m: (m[0] - rate_n2(k, s))
                                                             / m[1])(mc_rate(n, k, s)))
     syms = [st.n, st.kappa, st.sigma]
+    anchor_pts = [(2, k, s) for k in (2, 3) for s in (0.25, 1.0, 4.0)]
+    bound_pts = [(nn, k, s) for nn in (4, 16, 64) for k in (2, 3) for s in (0.25, 1.0)
+                 if k < nn]
+    _check_mc_summaries(rec, anchor_pts + bound_pts, mc_samples, mc_rate, mc_low)
     spot_check(rec, "Monte Carlo rate at n = 2 equals the quadrature (in SE)", syms,
-               mc_z(*syms), lambda n, k, s: 0.0,
-               [(2, k, s) for k in (2, 3) for s in (0.25, 1.0, 4.0)], tol=_Z_MC)
+               mc_z(*syms), lambda n, k, s: 0.0, anchor_pts, tol=_Z_MC)
     check_inequality_on_grid(rec, f"exact n=2 rate (quadrature) <= {name}", syms,
                              exact(*syms), bound,
                              [(2, k, s) for k in _KAPPAS for s in _SIGMAS], tol=1e-9)
     check_inequality_on_grid(rec, f"Monte Carlo rate - 5 SE <= {name}", syms, mc_low(*syms),
-                             bound, [(nn, k, s) for nn in (4, 16, 64) for k in (2, 3)
-                                     for s in (0.25, 1.0) if k < nn], tol=0.0)
+                             bound, bound_pts, tol=0.0)
 
 
 # ----------------------------------------------------------------------------- symbolic steps
@@ -169,7 +256,7 @@ def _golden_formula(rec: ProofRecord) -> None:
 
 def check_prop2_centroid(*, centroid: sp.Expr = st.PROP2_CENTROID,
                          numeric=bounds.prop2_centroid_bound_bits, rate_n2=None,
-                         mc_rate=None) -> ProofRecord:
+                         mc_rate=None, mc_samples=None) -> ProofRecord:
     """Prove I <= (1 - 1/n)(ln kappa)^2/(2 sigma^2 ln 2) bits and spot-check it."""
     n, kappa, sigma = st.n, st.kappa, st.sigma
     rec = ProofRecord("Proposition 2: centroid bound (bits)",
@@ -199,13 +286,13 @@ def check_prop2_centroid(*, centroid: sp.Expr = st.PROP2_CENTROID,
     # Numeric 2: bounds.py against the statement (relative 1e-12: same formula).
     spot_check(rec, "bounds.prop2_centroid_bound_bits vs sympy", syms, centroid, numeric,
                grid + [(2 ** 40, 2, 0.1)], tol=1e-12, relative=True)
-    _rate_is_below(rec, centroid, "centroid bound", rate_n2, mc_rate)
+    _rate_is_below(rec, centroid, "centroid bound", rate_n2, mc_rate, mc_samples)
     return rec
 
 
 def check_prop2_paper(*, paper: sp.Expr = st.PROP2_PAPER,
                       numeric=bounds.prop2_paper_bound_bits, rate_n2=None,
-                      mc_rate=None) -> ProofRecord:
+                      mc_rate=None, mc_samples=None) -> ProofRecord:
     """Derive the paper's (ln 2)(log2 kappa)^2/sigma^2 bits from pairwise KL and check it."""
     n, kappa, sigma = st.n, st.kappa, st.sigma
     rec = ProofRecord("Proposition 2: paper's pairwise-KL bound (bits)",
@@ -235,7 +322,7 @@ def check_prop2_paper(*, paper: sp.Expr = st.PROP2_PAPER,
                grid, tol=1e-8, relative=True)
     spot_check(rec, "bounds.prop2_paper_bound_bits vs sympy", syms, paper, numeric, grid,
                tol=1e-12, relative=True)
-    _rate_is_below(rec, paper, "paper bound", rate_n2, mc_rate)
+    _rate_is_below(rec, paper, "paper bound", rate_n2, mc_rate, mc_samples)
     return rec
 
 

@@ -5,7 +5,14 @@
    prints the wall seconds of each stage (E[Z] sampling, exact Var Z and the E[Z]
    quadrature, rates, bounds, Proposition 2's extra points, figures), the total,
    and the largest standard errors of the rows.
-2. Compares, at the same (n, kappa, sigma) points, the content rate's exact 2-D
+2. Times, at every content point of the grid and of Proposition 2's extra sizes,
+   the content channel's E[Z] and E[Z^2] both ways in this process: the tabulated
+   quadrature the grid uses (:func:`sim.games.content_burden.content_Z_moments`, one
+   table per (n, kappa)) and the plain adaptive quadrature it replaced
+   (:func:`sim.games.reference.content_moment_quad`, one ``binom.sf`` call per
+   evaluation, once per power), with the largest difference between them; and the
+   grid's total with the old stage swapped in.
+3. Compares, at the same (n, kappa, sigma) points, the content rate's exact 2-D
    quadrature (:mod:`sim.games.content_rate`, what the grid uses) with the best plain
    implementation of the Monte Carlo it replaced: the numba brute-force rate kernel
    with its control variate (n draws and a log-sum-exp per trial) at the trial count
@@ -27,17 +34,20 @@ import numba
 from experiments.config import load_config
 from experiments.vista import proposition2
 from experiments.vista.theorem1 import StageTimer, run_grid, simulate_point
+from sim.games import content_burden
 from sim.games.channels import Content
 from sim.games.content_rate import _tables, content_rate_exact
 from sim.games.information import content_rate_mc
+from sim.games.reference import content_moment_quad
 
 #: The old grid's Monte Carlo budget: at most 2^27 normal draws per content point,
 #: between 256 and 4000 trials.
 OLD_RATE_WORK, OLD_MIN_TRIALS, OLD_MAX_TRIALS = 2**27, 256, 4000
 
 
-def stage_table(grid: str, log2_n: list[int] | None) -> None:
-    """Run the grid with a stage timer and print the per-stage table."""
+def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]]:
+    """Run the grid with a stage timer and print the per-stage table; returns the
+    total seconds and the (n, kappa, sigma) of every content point (grid and extras)."""
     config = load_config("theorem1", grid)
     if log2_n:
         config["log2_n"] = log2_n
@@ -69,6 +79,30 @@ def stage_table(grid: str, log2_n: list[int] | None) -> None:
     worst_ez = max(r["EZ_se"] / r["kappa"] for r in rows)
     worst_rate = max(r["rate_se_bits"] for r in rows)
     print(f"max EZ_se / kappa = {worst_ez:.3%}, max rate error = {worst_rate:.2g} bits")
+    content = [(r["n"], r["kappa"], r["param"]) for r in rows if r["channel"] == "content"]
+    content += [(2**int(e), int(k), float(sg)) for e in config["prop2_extra_log2_n"]
+                for k in config["kappas"] for sg in config["sigmas"]]
+    return total, content
+
+
+def moments_comparison(points: list[tuple], total: float) -> None:
+    """The content channel's exact E[Z] and E[Z^2] at ``points``, tabulated against
+    the plain quadrature, timed in this process (tables built inside the timing)."""
+    content_burden._table.cache_clear()
+    t0 = time.perf_counter()
+    new = [content_burden.content_Z_moments(n, k, sg) for n, k, sg in points]
+    t_new = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    old = [(content_moment_quad(n, k, sg, 1), content_moment_quad(n, k, sg, 2))
+           for n, k, sg in points]
+    t_old = time.perf_counter() - t0
+    diff = max(max(abs(a[0] - b[0]) / k, abs(a[1] - b[1]) / k**2)
+               for a, b, (_, k, _) in zip(new, old, points))
+    print(f"content E[Z], E[Z^2] at {len(points)} points: tabulated {t_new:.2f} s, plain "
+          f"quadrature {t_old:.2f} s ({t_old / t_new:.0f}x); max difference "
+          f"{diff:.1e} (relative to kappa^p; the plain path's tolerance is 1e-10)")
+    print(f"grid total with the plain quadrature: {total - t_new + t_old:.2f} s; "
+          f"tabulated: {total:.2f} s ({(total - t_new + t_old) / total:.1f}x)")
 
 
 def rate_comparison(points) -> None:
@@ -92,15 +126,19 @@ def rate_comparison(points) -> None:
 
 
 def main(argv=None) -> int:
-    """Print the per-stage table and the rate comparison."""
+    """Print the per-stage table and the E[Z] and rate comparisons."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--grid", choices=("default", "quick"), default="default")
     p.add_argument("--log2-n", type=int, nargs="*", default=None,
                    help="cut the grid to these log2 n (default: the grid's own)")
     p.add_argument("--skip-rates", action="store_true",
                    help="skip the quadrature vs Monte Carlo comparison")
+    p.add_argument("--skip-moments", action="store_true",
+                   help="skip timing the plain E[Z] quadrature (~20 s at the default grid)")
     args = p.parse_args(argv)
-    stage_table(args.grid, args.log2_n)
+    total, content = stage_table(args.grid, args.log2_n)
+    if not args.skip_moments:
+        moments_comparison(content, total)
     if not args.skip_rates:
         rate_comparison([(2**12, 4, 1.0), (2**16, 8, 0.5), (2**20, 16, 0.25),
                          (2**20, 2, 2.0)])

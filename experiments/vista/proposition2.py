@@ -20,6 +20,9 @@ from tqdm import tqdm
 from experiments.config import load_config
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
+# add_arguments: ``ctxsim run proposition2`` takes the options of the shared grid.
+from experiments.vista.eviction_grid import (add_arguments, channels_for, grid_points,
+                                             one_numba_thread, simulate_point)
 from sim.games.channels import Content
 from theory.bounds import prop2_centroid_bound_bits, prop2_paper_bound_bits
 
@@ -45,8 +48,6 @@ def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: b
     """Proposition 2 rows: the grid's content points plus points at the
     ``prop2_extra_log2_n`` sizes (up to 2^40: the exact sampler and the rate
     quadrature cost the same at any n)."""
-    from experiments.vista.theorem1 import channels_for, one_numba_thread, simulate_point
-
     rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
     extra = [(Content(float(s)), 2**int(e), int(k))
              for e in config["prop2_extra_log2_n"] for k in config["kappas"]
@@ -139,24 +140,12 @@ def write(theorem1_rows: list[dict], config: dict, seed: int, out: pathlib.Path,
                           {"rows": len(rows), "columns": COLUMNS})]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``ctxsim run proposition2`` (same as ``theorem1``)."""
-    from experiments.vista.theorem1 import add_arguments as theorem1_arguments
-
-    theorem1_arguments(parser)
-
-
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Only the content-channel points of the Theorem 1 grid, then :func:`write`."""
-    from experiments.vista.theorem1 import channels_for, one_numba_thread, simulate_point
-
     section = "quick" if args.quick else "default"
     config = load_config("theorem1", section, args.config)
     out = prepare_out(args.out)
-    points = [(ch, 2**int(e), int(k), i) for e in config["log2_n"] for k in config["kappas"]
-              if 2**int(e) > int(k)
-              for i, ch in enumerate(channels_for(2**int(e), config["sigmas"]))
-              if isinstance(ch, Content)]
+    points = [p for p in grid_points(config) if isinstance(p[0], Content)]
     with one_numba_thread():
         rows = [simulate_point(ch, n, k, i, config, args.seed)
                 for ch, n, k, i in tqdm(points, desc="content points",

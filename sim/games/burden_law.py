@@ -9,8 +9,8 @@ Every channel's Bayes order gives a known law of tau, the archive position of J*
 * list of size m: tau - 1 ~ Uniform{0..m-1};
 * windowed ledger with w rows: Z = 0 with probability w/n, else tau - 1 ~
   Uniform{0..n-w-1};
-* content: tau - 1 | eps ~ Binomial(n - 1, q(eps)), moments by quadrature
-  (:func:`sim.games.content_burden.content_EZ`).
+* content: tau - 1 | eps ~ Binomial(n - 1, q(eps)), both moments by one tabulated
+  quadrature (:func:`sim.games.content_burden.content_Z_moments`).
 
 So the standard error of a Monte Carlo mean of ``trials`` draws is
 sqrt(Var Z / trials) exactly, also in rows where every draw happened to be equal
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from sim.games.channels import BLIND, CONTENT, LEDGER, LIST, WINDOWED, Channel, validate_game
-from sim.games.content_burden import content_EZ
+from sim.games.content_burden import content_Z_moments
 
 
 def uniform_Z_moments(M: int, kappa: int) -> tuple[float, float]:
@@ -80,8 +80,7 @@ def Z_moments(n: int, kappa: int, channel: Channel, order: str = "bayes"
         m1, m2 = uniform_Z_moments(n - w, kappa)
         return (1 - w / n) * m1, (1 - w / n) * m2
     if code == CONTENT:
-        return (content_EZ(n, kappa, channel.sigma),
-                content_EZ(n, kappa, channel.sigma, power=2))
+        return content_Z_moments(n, kappa, channel.sigma)
     raise ValueError(f"no law of Z known for channel {channel!r}")
 
 

@@ -4,7 +4,9 @@ Written the obvious way, independently of :mod:`sim.games.kernels`: the discrete
 channels build the observation and sort the blocks explicitly; the content channel
 uses vectorised NumPy over a (trials, n) array. They are the test oracles for the
 numba kernels and the baselines of ``experiments/bench/bench_eviction.py``.
-All take a ``numpy.random.Generator``.
+The samplers take a ``numpy.random.Generator``. :func:`content_moment_quad` is the
+plain adaptive quadrature of the content channel's E[Z^p] that
+:mod:`sim.games.content_burden` replaced (its test oracle and benchmark baseline).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
+from scipy import integrate, special, stats
 
-from sim.games.channels import Blind, Channel, Ledger, ListChannel, WindowedLedger
+from sim.games.channels import (Blind, Channel, Content, Ledger, ListChannel,
+                                WindowedLedger, validate_game)
 
 
 def bayes_order_tau(n: int, kappa: int, channel: Channel, rng: np.random.Generator) -> int:
@@ -111,3 +114,54 @@ def numpy_brute_content(n: int, kappa: int, sigma: float, trials: int,
         else:
             rates.append(np.full(b, np.nan))
     return np.concatenate(taus).astype(np.int64), np.concatenate(rates)
+
+
+#: Integration range of :func:`content_moment_quad` in units of eps; the normal mass
+#: outside is < 2e-32.
+_EPS_RANGE = 12.0
+
+
+def content_moment_quad(n: int, kappa: int, sigma: float, power: int = 1, *,
+                        epsabs: float = 1e-11, epsrel: float = 1e-10) -> float:
+    """E[Z^power] of the content channel with the Bayes order by adaptive quadrature
+    over eps = eps_{J*} of the binomial tail sums (THEORY.md §3):
+
+        E[min(C, kappa)^p | eps] = sum_{t=1}^{kappa} w_t P(C >= t),
+        C ~ Binomial(n - 1, 1 - Phi(ln(kappa)/sigma + eps)), w_t = 1 or 2t - 1,
+
+    one ``scipy.stats.binom.sf`` call per evaluation (the path ``ctxsim run theorem1``
+    used before the tabulated :func:`sim.games.content_burden.content_Z_moments`).
+
+    Args:
+        n: blocks (> kappa); kappa: integer >= 2; sigma: noise > 0; power: 1 or 2;
+        epsabs, epsrel: ``scipy.integrate.quad`` tolerances (epsabs relative to
+            kappa^(power - 1)).
+
+    Raises:
+        ValueError: naming n, kappa, sigma or power; RuntimeError if quad's own error
+            estimate exceeds 1e-8 kappa^(power - 1).
+    """
+    n, kappa = validate_game(n, kappa)
+    sigma = Content(sigma).sigma
+    if power not in (1, 2):
+        raise ValueError(f"power must be 1 or 2, got {power!r}")
+    scale = float(kappa) ** (power - 1)
+    shift = math.log(kappa) / sigma
+    t = np.arange(1, kappa + 1)
+    weights = 1.0 if power == 1 else 2.0 * t - 1.0
+    # The integrand switches from kappa to 0 where (n - 1) q(eps) crosses 1..kappa;
+    # telling quad where keeps it from stepping over that edge when n is huge.
+    points = sorted({float(np.clip(stats.norm.isf(min(x / (n - 1), 1 - 1e-16)) - shift,
+                                   -_EPS_RANGE, _EPS_RANGE))
+                     for x in (0.5, 1.0, float(kappa), 2.0 * kappa)})
+
+    def integrand(e):
+        q = 0.5 * special.erfc((shift + e) / math.sqrt(2.0))
+        return stats.norm.pdf(e) * float((weights * stats.binom.sf(t - 1, n - 1, q)).sum())
+
+    value, err = integrate.quad(integrand, -_EPS_RANGE, _EPS_RANGE, points=points,
+                                limit=400, epsabs=epsabs * scale, epsrel=epsrel)
+    if err > 1e-8 * scale:
+        raise RuntimeError(f"content_moment_quad error {err:.2g} too large for n={n}, "
+                           f"kappa={kappa}, sigma={sigma}")
+    return float(value)

@@ -240,7 +240,8 @@ class Assembler:
         fresh = not incremental
         versions = ws.versions
         cache = {} if fresh else self._cache
-        messages: list[dict] = [wire_safe({"role": "system", "content": ws.system_prompt})]
+        system, tools = self._frame()
+        messages: list[dict] = [system]
         dropped: list[str] = []
         rows: list[Row] = []
         item_tokens: dict[str, int] = {}
@@ -285,8 +286,14 @@ class Assembler:
         if not fresh and len(cache) > 2 * len(ws.blocks) + 64:
             for k in [k for k in cache if k not in ws.blocks and k not in ws.groups]:
                 del cache[k]
-        return Request(messages, wire_safe(list(ws.tools)), overhead, conversation,
+        return Request(messages, tools, overhead, conversation,
                        dash.tokens, ws.budget, dash.text, item_tokens, tuple(dropped))
+
+    def _frame(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The system message and the tool schemas of a request, wire-safe."""
+        ws = self.ws
+        return (wire_safe({"role": "system", "content": ws.system_prompt}),
+                wire_safe(list(ws.tools)))
 
     def forget(self, ident: str) -> None:
         """Drop a cached rendering (an item that was only tried, never kept)."""

@@ -58,6 +58,11 @@ class Workspace(Durable):
     before anything is created on disk.
     """
 
+    #: the payload store and journal a workspace writes (a scratch workspace for
+    #: throwaway episodes swaps in memory ones: :mod:`sim.workspace.memory`)
+    store_class = PayloadStore
+    journal_class = Journal
+
     def __init__(self, directory: str | Path | None = None, *, budget: int | None = None,
                  tokenizer: Tokenizer | str = "cl100k_base", strict: bool = True,
                  dashboard: str = "ledger", system_prompt: str | None = None,
@@ -93,10 +98,10 @@ class Workspace(Durable):
         self.system_prompt = (system_prompt if system_prompt is not None
                               else default_system_prompt(budget))
         self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
-        self.store = PayloadStore(self.directory / "payloads", sync=sync,
-                                  guard=self._check_writer, read_only=read_only)
-        self.journal = Journal(self.directory / "journal.jsonl", sync=sync,
-                               read_only=read_only)
+        self.store = self.store_class(self.directory / "payloads", sync=sync,
+                                      guard=self._check_writer, read_only=read_only)
+        self.journal = self.journal_class(self.directory / "journal.jsonl", sync=sync,
+                                          read_only=read_only)
         self.blocks: dict[str, Block] = {}
         self.groups: dict[str, Group] = {}
         self.turn = 0

@@ -121,3 +121,24 @@ def test_negative_seed_is_a_usage_error(capsys):
         main(["run", "theorem1", "--quick", "--seed", "-1"])
     assert exc.value.code == 2
     assert "--seed" in capsys.readouterr().err
+
+
+def test_theorem1_and_proposition2_do_not_import_each_other():
+    # Issue 24: both import the shared grid module; proposition2 must not reach back
+    # into theorem1 (also not lazily inside a function).
+    import ast
+    import pathlib
+
+    import experiments.vista.proposition2 as prop2
+    import experiments.vista.theorem1 as thm1
+
+    def imported(module):
+        tree = ast.parse(pathlib.Path(module.__file__).read_text())
+        return {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module} | \
+               {f"{node.module}.{a.name}" for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module for a in node.names}
+
+    assert not any("theorem1" in m for m in imported(prop2))
+    assert "experiments.vista.eviction_grid" in imported(prop2)
+    assert "experiments.vista.eviction_grid" in imported(thm1)

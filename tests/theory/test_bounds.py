@@ -200,3 +200,12 @@ def test_invalid_arguments_name_the_parameter(func, args, name):
     """ValueError whose message starts with the offending parameter's name."""
     with pytest.raises(ValueError, match=rf"^{name} "):
         func(*args)
+
+
+@given(stg.integers(2, 2 ** 40), stg.floats(0, 1))
+def test_list_size_is_a_nearest_integer(n, frac):
+    """Independent route (50-digit arithmetic, not the rint it uses): the list size
+    for a rate is a nearest integer in 1..n to n 2^-r, with rate log2(n/m)."""
+    from theory.list_channel import _nearest_list_size_gap
+
+    assert _nearest_list_size_gap(bounds.list_size_for_rate, n, frac * math.log2(n)) == 0.0
