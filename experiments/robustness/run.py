@@ -11,7 +11,7 @@ from pathlib import Path
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 #: the default run's design (the arithmetic is in the package docstring)
-DEFAULTS = {"trajectories": 8, "samples": 32, "screen": 4, "tasks": 15, "queries": 8,
+DEFAULTS = {"trajectories": 6, "samples": 32, "screen": 3, "tasks": 12, "queries": 6,
             "windows": [4_000, 8_000, 12_000, 16_000, 32_000, 64_000]}
 #: ``--quick``: the same analysis on a smaller design
 QUICK = {"trajectories": 2, "samples": 8, "screen": 3, "tasks": 5, "queries": 4,
@@ -44,9 +44,11 @@ def add_arguments(parser) -> None:
     g.add_argument("--robustness", action="store_true",
                    help="global sensitivity of every agent-level claim over the world's "
                         "priors (`ctxsim world`): writes robustness.csv/.json/.png in "
-                        "--out, then the scorecard with its robustness column")
+                        "--out, then the scorecard with its robustness column "
+                        "(default: off, the scorecard alone)")
     g.add_argument("--quick", action="store_true",
-                   help="a small, fast robustness design (explicit options still win)")
+                   help="a small, fast robustness design (explicit options still win; "
+                        "default: off, the full design)")
     g.add_argument("--samples", type=power_of_two, default=None, metavar="N",
                    help="Sobol' base sample, a power of two: N x (screened + 3) world "
                         f"points ({fmt_default(d['samples'], q['samples'])})")
