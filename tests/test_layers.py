@@ -20,6 +20,8 @@ LAYERS = {
     "cost": 3,
     "agents": 4, "policies": 4,
     "program_context": 5,
+    # the synthetic world's parameter table builds agent profiles and task parameters
+    "world": 5,
     "harness": 6,
     # evolution loops (ContextEvo, Evo-Harness) drive episodes: above the harness
     "evolve": 7,

@@ -12,6 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from sim.tasks.families import family_of
+
 #: the paper's BrowseComp-Plus split: 76 held-in of 174
 PAPER_HELD_IN_FRACTION = 76 / 174
 PAPER_SEED = 15
@@ -44,16 +46,9 @@ class Split:
         raise KeyError(f"task {name!r} is in neither side of the split")
 
 
-def _family_of(name: str) -> str:
-    """The family of a task id ``"<generator>/<family>/..."`` (the name itself when
-    it has no ``/``)."""
-    parts = name.split("/")
-    return parts[1] if len(parts) > 1 else name
-
-
 def split_tasks(names: Iterable[str], held_in_fraction: float = PAPER_HELD_IN_FRACTION,
                 seed: int = PAPER_SEED, held_out_families: Iterable[str] = (),
-                family_of: Callable[[str], str] = _family_of) -> Split:
+                family_of: Callable[[str], str] = family_of) -> Split:
     """Split task names as ContextEvo App. A does: sort, shuffle with
     ``random.Random(seed)``, take the first ``round(fraction * n)`` as held in.
 

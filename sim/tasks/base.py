@@ -26,8 +26,10 @@ class Fact:
         key: what a question names (unique within a task, never in distractors).
         value: the exact answer string; only an exact match scores.
         source: index of the observe step whose result contains it.
-        source_known: whether the agent knows which call produced it (LOCA: the task
-            statement names the record; BrowseComp-like: the gold document is unknown).
+        source_known: whether the agent knows which call produced it: only where a
+            family parameter says the task names the call (``source_named``; no
+            default family does); otherwise the record id is in the result, never
+            in the call or the question.
         pattern: for evidence in real text (replayed trajectories), a regex with one
             group that captures the value where the question points; empty: the
             value is on a ``"key: value"`` line.

@@ -19,10 +19,13 @@ stale      a later record supersedes each value      the old value stays in view
                                                      recover the latest, keep recent
 churn      three intermediate writes need the        evidence archived between uses must
            evidence, spread over the task            be recovered again (over-archiving
-                                                     churn): a later, gentler trigger
-late       the evidence arrives late, with a burst   a trigger firing too late overflows
-           of bulky results around it                at arrival (the result is offloaded
-                                                     unseen): an earlier trigger
+                                                     churn; a trigger firing too early):
+                                                     a later, gentler trigger
+late       the evidence arrives late (80% of the     arrives when the request is fullest:
+           results), no intermediate write           a trigger firing too late overflows
+                                                     at its arrival (offloaded unseen, or
+                                                     read amid the longest request): an
+                                                     earlier trigger
 =========  ========================================  ===================================
 
 Every numeric knob shared by the families (the size law's spread, the jitter of the
@@ -135,6 +138,7 @@ def family_params(family: int) -> dict:
 
 
 def family_of(task_id: str) -> str:
-    """The family label of a task id ``"<generator>/<family>/..."``."""
+    """The family label of a task id ``"<generator>/<family>/..."`` (the id itself
+    when it has no ``/``)."""
     parts = task_id.split("/")
     return parts[1] if len(parts) > 1 else task_id
