@@ -53,6 +53,8 @@ class ProgramContext:
         self._request = None     # (state, Request, dashboard rows shown, remainder)
         self._items = None       # (state, every top-level item)
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
+        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden/call, Entry)
+        self._row_cache: dict[str, tuple] = {}    # block id -> (fields, LedgerRow)
 
     # -- reading -------------------------------------------------------------------
     def _state(self) -> int:
@@ -247,6 +249,20 @@ class ProgramContext:
         self.result.output_tokens += THINKING_TOKENS + count_tokens(text)
         return text
 
+    def _ledger_row(self, b) -> LedgerRow:
+        """The dashboard row of block ``b`` as the agent reads it (memoised per block
+        while its shown fields and age are the same)."""
+        age = self.ws.turn - b.turn
+        if not self.memo:
+            return LedgerRow(b.id, b.tokens, age, b.type.value, b.level, b.parent or "-",
+                             b.status.value)
+        key = (b.tokens, age, b.level, b.parent, b.status)
+        hit = self._row_cache.get(b.id)
+        if hit is None or hit[0] != key:
+            hit = self._row_cache[b.id] = (key, LedgerRow(
+                b.id, b.tokens, age, b.type.value, b.level, b.parent or "-", b.status.value))
+        return hit[1]
+
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
         """The assembled request as the agent sees it, and the workspace Request."""
@@ -254,7 +270,16 @@ class ProgramContext:
         req = self._assemble()
         entries = []
         show = prog.show_handles
+        cache = self._entry_cache
         for it in self.stream(statuses=None, unpinned=False):
+            if self.memo:
+                # an item object is rebuilt whenever a field it shows changes, so
+                # the same object, hiding and call text give the same entry
+                key = (it.id in self.hidden, self.calls.get(it.id))
+                hit = cache.get(it.id)
+                if hit is not None and hit[0] is it and hit[1] == key:
+                    entries.append(hit[2])
+                    continue
             handle = None
             if it.status in ("archived", "offloaded_placeholder") and show \
                     and it.id not in self.hidden:
@@ -267,11 +292,11 @@ class ProgramContext:
                 src = it.text if not src else src
             entries.append(Entry(it.id, it.type, it.status, it.text, it.tokens, handle,
                                  src, it.turn))
+            if self.memo:
+                cache[it.id] = (it, key, entries[-1])
         ledger = None
         if prog.dashboard != "none":
-            ledger = tuple(LedgerRow(b.id, b.tokens, ws.turn - b.turn, b.type.value,
-                                     b.level, b.parent or "-", b.status.value)
-                           for b in ws.live_blocks())
+            ledger = tuple(self._ledger_row(b) for b in ws.live_blocks())
         tools = frozenset(prog.agent_tools) | {"task"}
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read
