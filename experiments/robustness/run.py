@@ -229,8 +229,9 @@ def write(result: dict, cfg: dict, out: Path) -> list[Path]:
         "screened": an.screened, "groups": an.groups, "points": points,
         "episodes": episodes, "wall_seconds": round(result["wall_seconds"], 1),
         "seconds_per_point": round(result["wall_seconds"] / points, 3),
-        "core_seconds_per_point": (round(result["wall_seconds"] * workers / points, 3)
-                                   if workers else None),
+        # wall time x local workers: CPU time only on an otherwise idle machine
+        "worker_wall_seconds_per_point": (
+            round(result["wall_seconds"] * workers / points, 3) if workers else None),
         "not_included": NOT_INCLUDED, "verdicts_at_default": result["reference"],
         "claims": entries}))
     return paths
