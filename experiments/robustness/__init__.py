@@ -32,18 +32,20 @@ Cost (world points x episodes per point), the arithmetic behind the sizes:
 * episodes per point = tasks x 15 LOCA-like episodes (vista and react at 8K
   growth; at 128K the 9 main programs and 4 ablation variants, one job per task)
   + queries x windows x 2 BrowseComp-like episodes (react, vista);
-* measured (with the speed branch's fast path as merged at 00:20 UTC): the
+* measured (with the speed branch's fast path as merged at 00:38 UTC): the
   ``--quick`` run, ``python3 -m experiments.cli claims --robustness --quick
-  --jobs 2 --figures DIR``, played 9,405 episodes at 95 points in 278 CPU
-  seconds (29.6 ms per episode, 2.9 s per point, judging included), while the
-  2-core machine ran at a load of about 13 (other jobs: its wall time, 16 min, says
-  nothing about an idle machine; CPU seconds do, and contention only inflates them).
+  --jobs 2 --figures DIR``, played 9,405 episodes at 95 points in 232 CPU
+  seconds (24.7 ms per episode, 2.4 s per point, judging included) while the
+  2-core machine ran at a load of 7-11 from other jobs (its wall time, 9 min 51 s,
+  says nothing about an idle machine; CPU seconds do, and contention only
+  inflates them). An earlier run of the same design before speed's second commit:
+  278 CPU s, identical files.
 
 ``--quick``: R = 2, N = 8, M = 3; 5 tasks, 4 queries x 3 windows (4K, 12K, 64K):
-1 + 46 + 48 = 95 points x 99 episodes = 9,405 episodes = 278 CPU s, 139 s on 2
-cores (budget 3 min). Default: R = 6, N = 32, M = 3; 12 tasks, 6 queries x 6
-windows (4K-64K): 1 + 138 + 192 = 331 points x 252 episodes = 83,412 episodes x
-29.6 ms = 2,470 CPU s, 21 min on 2 cores (budget 30 min, a third to spare). A
-faster episode buys more tasks per point first (the power of each verdict), then a
-larger N.
+1 + 46 + 48 = 95 points x 99 episodes = 9,405 episodes = 232 CPU s, about 2 min on
+2 cores (budget 3 min). Default: R = 6, N = 32, M = 3; 15 tasks (each LOCA-like
+family once), 6 queries x 6 windows (4K-64K): 1 + 138 + 192 = 331 points x 297
+episodes = 98,307 episodes x 24.7 ms = 2,430 CPU s, about 20 min on 2 cores
+(budget 30 min, a third to spare). A faster episode buys more tasks per point
+first (the power of each verdict), then a larger N.
 """

@@ -11,7 +11,7 @@ from pathlib import Path
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 #: the default run's design (the arithmetic is in the package docstring)
-DEFAULTS = {"trajectories": 6, "samples": 32, "screen": 3, "tasks": 12, "queries": 6,
+DEFAULTS = {"trajectories": 6, "samples": 32, "screen": 3, "tasks": 15, "queries": 6,
             "windows": [4_000, 8_000, 12_000, 16_000, 32_000, 64_000]}
 #: ``--quick``: the same analysis on a smaller design
 QUICK = {"trajectories": 2, "samples": 8, "screen": 3, "tasks": 5, "queries": 4,
