@@ -39,7 +39,11 @@ Cost (world points x episodes per point), the arithmetic behind the sizes:
   2-core machine ran at a load of 7-11 from other jobs (its wall time, 9 min 51 s,
   says nothing about an idle machine; CPU seconds do, and contention only
   inflates them). An earlier run of the same design before speed's second commit:
-  278 CPU s, identical files.
+  278 CPU s, identical files. The 24.7 ms include every fixed cost (worker start,
+  budget checks, SALib, the figure, the scorecard); the episodes and judging of a
+  default-design point alone cost 13.2 ms per episode in process (3 points, one
+  the defaults, two drawn from the priors: 3.4-4.7 CPU s each), so the default's
+  estimate below is an upper bound.
 
 ``--quick``: R = 2, N = 8, M = 3; 5 tasks, 4 queries x 3 windows (4K, 12K, 64K):
 1 + 46 + 48 = 95 points x 99 episodes = 9,405 episodes = 232 CPU s, about 2 min on
