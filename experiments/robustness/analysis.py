@@ -213,8 +213,12 @@ def sobol_indices(factors: Sequence[Factor], groups: Sequence[str], y: np.ndarra
     y = np.asarray(y, float)
     if np.ptp(y) == 0:
         return None
-    res = sobol.analyze(problem(factors, groups), y, calc_second_order=False,
-                        num_resamples=RESAMPLES, seed=_seed(seed, "sobol-ci"))
+    with warnings.catch_warnings():
+        # a 0/1 output is constant on some of the design's blocks as a matter of
+        # course; the all-constant case is handled above
+        warnings.filterwarnings("ignore", "Constant values encountered", UserWarning)
+        res = sobol.analyze(problem(factors, groups), y, calc_second_order=False,
+                            num_resamples=RESAMPLES, seed=_seed(seed, "sobol-ci"))
     return {g: SobolRow(float(res["S1"][i]), float(res["S1_conf"][i]),
                         float(res["ST"][i]), float(res["ST_conf"][i]))
             for i, g in enumerate(group_names(groups))}

@@ -50,7 +50,7 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     ax.set_xlabel("world parameter (bold: screened into the Sobol' stage; numbers: total "
                   "Sobol' index ST; red box: decides the claim alone, S1 >= 0.5)",
                   fontsize=8)
-    cb = fig.colorbar(im, ax=ax, fraction=0.02, pad=0.01)
+    cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
     cb.set_label("Morris flip rate (share of one-parameter steps that change the "
                  "verdict)", fontsize=7)
     y = np.arange(len(claims))
@@ -66,7 +66,7 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     bx.set_xlim(0, 1.15)
     bx.set_xticks([0, 0.25, 0.5, 0.75, 1])
     bx.set_xlabel("fraction of the prior space (95% Wilson interval)", fontsize=8)
-    bx.legend(fontsize=7, loc="lower right")
+    bx.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(title, fontsize=9)
     return fig
 
