@@ -4,7 +4,7 @@
 
 ``ctxsim claims --robustness [--quick] [--samples N] [--jobs N | --scheduler
 ADDRESS]`` first runs the global sensitivity analysis of the agent-level claims
-over the world's priors (:mod:`experiments.robustness`) and writes
+over the world's priors (:mod:`experiments.claims.robustness`) and writes
 ``robustness.csv``/``.json``/``.png`` in ``--out``; when ``--out`` is the
 ``--figures`` directory the scorecard is then rewritten with its robustness
 column."""
@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
                              "figures)")
     parser.add_argument("--out", default=None,
                         help="where to write claims.md/claims.json (default: --figures)")
-    from experiments.robustness.run import add_arguments as robustness_arguments
+    from experiments.claims.robustness.run import add_arguments as robustness_arguments
 
     robustness_arguments(parser)
 
@@ -63,11 +63,11 @@ def main(args) -> int:
     if args.out is not None and not str(args.out).strip():
         raise ValueError("--out is empty; give a directory for claims.md/claims.json")
     out = Path(args.out) if args.out else figdir
-    from experiments.robustness.run import check_options
+    from experiments.claims.robustness.run import check_options
 
     check_options(args)
     if getattr(args, "robustness", False):
-        from experiments.robustness.run import main as robustness
+        from experiments.claims.robustness.run import main as robustness
 
         args.out = str(out)
         for path in robustness(args):

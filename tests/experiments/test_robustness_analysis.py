@@ -1,5 +1,5 @@
 """The sensitivity machinery of ``ctxsim claims --robustness``
-(:mod:`experiments.robustness.analysis`) against functions whose indices are known in
+(:mod:`experiments.claims.robustness.analysis`) against functions whose indices are known in
 closed form, through the same ``analyse`` the claims go through: Morris on a linear
 model (every elementary effect exact) and on Ishigami's grid, Sobol' on Ishigami
 (Ishigami & Homma 1990; indices from Sobol' & Levitan 1999) and on a linear model
@@ -12,9 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from experiments.robustness.analysis import (OTHERS, Factor, analyse, base_rows, clip,
-                                             flip_rate, group_names, groups_for,
-                                             holding, screen, sobol_design, step)
+from experiments.claims.robustness.analysis import (OTHERS, Factor, analyse, base_rows,
+                                                   clip, flip_rate, group_names,
+                                                   groups_for, holding, screen,
+                                                   sobol_design, step)
 
 PI = math.pi
 ISHIGAMI = [Factor(f"x{i}", -PI, PI) for i in (1, 2, 3)]

@@ -1,4 +1,4 @@
-"""The claims at world points (:mod:`experiments.robustness.model`) and the command
+"""The claims at world points (:mod:`experiments.claims.robustness.model`) and the command
 ``ctxsim claims --robustness``: the reduced sweeps write the sweeps' own CSVs (byte
 for byte against ``ctxsim run``), play every program the claims compare, and a tiny
 analysis gives the same files in process, on two worker processes and on a Dask
@@ -13,9 +13,9 @@ import pytest
 
 from experiments import cli
 from experiments.claims.registry import REGISTRY
-from experiments.robustness import model
-from experiments.robustness.model import (SWEEP_OF, Design, agent_claims, point_specs,
-                                          split_rows, write_csvs)
+from experiments.claims.robustness import model
+from experiments.claims.robustness.model import (SWEEP_OF, Design, agent_claims,
+                                                point_specs, split_rows, write_csvs)
 
 #: a tiny analysis: two window claims (one of them varies over these parameters)
 TINY = ["--robustness", "--claims", "Fig6-peak", "Fig6-12K",

@@ -1,15 +1,17 @@
-"""What ``robustness.json`` says about a claim (:mod:`experiments.robustness.summary`),
-on hand-made indices on both sides of each threshold."""
+"""What ``robustness.json`` says about a claim
+(:mod:`experiments.claims.robustness.summary`), on hand-made indices on both sides of
+each threshold."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from experiments.robustness.analysis import (OTHERS, Analysis, Factor, MorrisRow,
-                                             SobolRow, step)
-from experiments.robustness.summary import (FLIP_MIN, S1_ALONE, ST_MIN, claim_entry,
-                                            csv_rows, decided_by, deciding)
+from experiments.claims.robustness.analysis import (OTHERS, Analysis, Factor,
+                                                   MorrisRow, SobolRow, step)
+from experiments.claims.robustness.summary import (FLIP_MIN, S1_ALONE, ST_MIN,
+                                                  claim_entry, csv_rows, decided_by,
+                                                  deciding)
 
 EPS = 1e-6
 

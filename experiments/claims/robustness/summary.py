@@ -20,7 +20,8 @@ from collections import Counter
 
 import numpy as np
 
-from experiments.robustness.analysis import OTHERS, Analysis, base_rows, flip_rate, group_names
+from experiments.claims.robustness.analysis import (OTHERS, Analysis, base_rows, flip_rate,
+                                                   group_names)
 
 #: a total Sobol' index that makes a parameter one of a claim's deciders
 ST_MIN = 0.1

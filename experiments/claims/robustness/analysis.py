@@ -6,7 +6,7 @@ The model is any ``evaluate(X, stage) -> {output: values}``: ``X`` is an array o
 points (one row per point, one column per :class:`Factor`, in the factors' units)
 and each output's values are one number per row (for a claim: 1 where its verdict
 holds, else 0). Nothing here knows about claims or episodes
-(:mod:`experiments.robustness.model` does), so the same code path is tested on
+(:mod:`experiments.claims.robustness.model` does), so the same code path is tested on
 functions with known indices.
 
 Methods (SALib, Herman & Usher 2017):

@@ -1,6 +1,6 @@
 """``ctxsim claims --robustness``: the options, the executor, and the files
 ``robustness.csv``, ``robustness.json`` and ``robustness.png`` (sizes and their
-cost: :mod:`experiments.robustness`)."""
+cost: :mod:`experiments.claims.robustness`)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def select(args) -> tuple[list, list[str]]:
     """
     from sim.world import TABLE
 
-    from experiments.robustness.model import agent_claims
+    from experiments.claims.robustness.model import agent_claims
 
     claims = agent_claims()
     if args.claims:
@@ -180,9 +180,9 @@ def compute(cfg: dict, claims=None, params=None, executor=None, progress: bool =
     """
     from sim.world import TABLE
 
-    from experiments.robustness.analysis import Factor, analyse
-    from experiments.robustness.model import Design, WorldModel, agent_claims
-    from experiments.robustness.summary import claim_entry
+    from experiments.claims.robustness.analysis import Factor, analyse
+    from experiments.claims.robustness.model import Design, WorldModel, agent_claims
+    from experiments.claims.robustness.summary import claim_entry
 
     claims = list(claims if claims is not None else agent_claims())
     names = list(params) if params is not None else list(TABLE)
@@ -208,8 +208,8 @@ def write(result: dict, cfg: dict, out: Path) -> list[Path]:
     from dataclasses import asdict
 
     from experiments.output import save_figure, write_csv, write_sidecar
-    from experiments.robustness.figure import figure
-    from experiments.robustness.summary import CSV_COLUMNS, csv_rows
+    from experiments.claims.robustness.figure import figure
+    from experiments.claims.robustness.summary import CSV_COLUMNS, csv_rows
 
     an, entries, design = result["analysis"], result["entries"], result["design"]
     items = {c.id: c.item_key for c in result["claims"]}

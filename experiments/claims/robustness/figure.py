@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.output import new_figure
-from experiments.robustness.analysis import OTHERS, Analysis
+from experiments.claims.robustness.analysis import OTHERS, Analysis
 
 
 def figure(an: Analysis, entries: dict[str, dict], title: str):

@@ -2,15 +2,15 @@
 scorecard over the synthetic world's prior table (issue 18, item 1;
 ``ctxsim claims --robustness``).
 
-* :mod:`~experiments.robustness.analysis`: SALib's Morris screening of every
+* :mod:`~experiments.claims.robustness.analysis`: SALib's Morris screening of every
   parameter, Sobol' indices of the few that matter (the rest as one group), the
   holding fraction with a Wilson interval; any model, tested on closed forms;
-* :mod:`~experiments.robustness.model`: the claims as a function of a world point
+* :mod:`~experiments.claims.robustness.model`: the claims as a function of a world point
   (reduced sweeps at the paper's settings, their CSVs judged by the one judge);
-* :mod:`~experiments.robustness.summary`: holding fraction, deciding parameters and
+* :mod:`~experiments.claims.robustness.summary`: holding fraction, deciding parameters and
   the one parameter that decides a claim alone;
-* :mod:`~experiments.robustness.figure`: ``robustness.png``;
-* :mod:`~experiments.robustness.run`: the options, the executor (in process,
+* :mod:`~experiments.claims.robustness.figure`: ``robustness.png``;
+* :mod:`~experiments.claims.robustness.run`: the options, the executor (in process,
   ``--jobs N`` processes, or a Dask cluster via ``--scheduler``) and the files.
 
 What is analysed: the 20 claims whose checks read the pressure, window, ablations

@@ -193,8 +193,8 @@ def write_csvs(design: Design, rows: list[dict], out: Path) -> list[Path]:
     loca = [r for r in rows if r["task_id"].startswith("loca")] if rows else []
     if "pressure" in design.parts:
         keep = {design.low_growth: {"vista", "react"}, design.growth: set(PRESSURE)}
-        paths.append(write_csv(out / "pressure_episodes.csv", ROW_COLUMNS,
-                               [r for r in loca if r["program"] in keep.get(r["level"], ())]))
+        pressure = [r for r in loca if r["program"] in keep.get(r["level"], ())]
+        paths.append(write_csv(out / "pressure_episodes.csv", ROW_COLUMNS, pressure))
     at_growth = [r for r in loca if r["level"] == design.growth]
     if "cost" in design.parts:
         paths.append(write_csv(out / "cost_episodes.csv", ROW_COLUMNS,
@@ -233,7 +233,7 @@ def _judge_job(job) -> dict[str, str]:
 
 
 class WorldModel:
-    """``evaluate(X, stage)`` for :func:`experiments.robustness.analysis.analyse`:
+    """``evaluate(X, stage)`` for :func:`experiments.claims.robustness.analysis.analyse`:
     each row of ``X`` (one column per name in ``names``) is a world point; returns
     ``{claim id: 1.0 where its verdict is "reproduced", else 0.0}`` and keeps every
     verdict word in :attr:`verdicts` (stage -> one dict per point).
