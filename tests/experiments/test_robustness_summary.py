@@ -72,6 +72,9 @@ def test_one_parameter_decides_alone_from_s1():
     assert decided_by(analysis(flips, {"a": sobol_row(S1_ALONE, 0.7), **base}), "x") == "a"
     assert decided_by(analysis(flips, {"a": sobol_row(S1_ALONE - EPS, 0.7), **base}),
                       "x") is None
+    # a larger first-order share elsewhere (noise past a sum of 1): nobody alone
+    assert decided_by(analysis(flips, {"a": sobol_row(0.7, 0.8), "b": sobol_row(0.0, 0.0),
+                                       OTHERS: sobol_row(0.7, 0.8)}), "x") is None
     # the others group is not a parameter: it never decides alone
     assert decided_by(analysis(flips, {"a": sobol_row(0.1, 0.1), "b": sobol_row(0.0, 0.0),
                                        OTHERS: sobol_row(0.9, 0.9)}), "x") is None

@@ -11,7 +11,9 @@ Deciding parameters of a claim, strongest first:
   its one-at-a-time steps that change the verdict) is at least :data:`FLIP_MIN`.
 
 One parameter decides a claim when its first-order index ``S1`` is at least
-:data:`S1_ALONE`: alone it explains most of the variance of the verdict.
+:data:`S1_ALONE` (alone it explains most of the variance of the verdict) and above
+every other group's, the others' group included (small samples give first-order
+estimates that sum past 1; then no parameter is named).
 """
 
 from __future__ import annotations
@@ -66,12 +68,15 @@ def deciding(an: Analysis, claim: str) -> list[dict]:
 
 
 def decided_by(an: Analysis, claim: str) -> str | None:
-    """The one parameter whose ``S1`` is at least :data:`S1_ALONE`, else ``None``."""
+    """The one parameter whose ``S1`` is at least :data:`S1_ALONE` and above every
+    other group's, else ``None``."""
     sob = an.sobol.get(claim)
     if sob is None:
         return None
     best = max((g for g in sob if g != OTHERS), key=lambda g: sob[g].S1, default=None)
-    return best if best is not None and sob[best].S1 >= S1_ALONE else None
+    if best is None or sob[best].S1 < S1_ALONE:
+        return None
+    return best if all(sob[g].S1 < sob[best].S1 for g in sob if g != best) else None
 
 
 def claim_entry(an: Analysis, claim: str, verdicts: list[dict[str, str]],
