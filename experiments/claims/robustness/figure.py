@@ -48,8 +48,8 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
             ax.get_xticklabels()[j].set_fontweight("bold")
     ax.set_yticks(range(len(claims)), claims, fontsize=8)
     ax.set_xlabel("world parameter (bold: screened into the Sobol' stage; numbers: total "
-                  "Sobol' index ST; red box: decides the claim alone, S1 >= 0.5 and the largest)",
-                  fontsize=8)
+                  "Sobol' index ST; red box: decides the claim alone, S1 >= 0.5 and the "
+                  "largest)", fontsize=8)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
     cb.set_label("Morris flip rate (share of one-parameter steps that change the "
                  "verdict)", fontsize=7)
