@@ -39,7 +39,8 @@ Cost (world points x episodes per point), the arithmetic behind the sizes:
   2-core machine ran at a load of 7-11 from other jobs (its wall time, 9 min 51 s,
   says nothing about an idle machine; CPU seconds do, and contention only
   inflates them). An earlier run of the same design before speed's second commit:
-  278 CPU s, identical files. The 24.7 ms include every fixed cost (worker start,
+  278 CPU s, identical files; a rerun at the final commit (load 4-7): 224 CPU s,
+  7 min 34 s wall. The 24.7 ms include every fixed cost (worker start,
   budget checks, SALib, the figure, the scorecard); the episodes and judging of a
   default-design point alone cost 13.2 ms per episode in process (3 points, one
   the defaults, two drawn from the priors: 3.4-4.7 CPU s each), so the default's
