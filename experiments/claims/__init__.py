@@ -9,7 +9,10 @@
 * :mod:`~experiments.claims.checks`: what each claim reads from which CSV;
 * :mod:`~experiments.claims.judge`: the one judge of every claim;
 * :mod:`~experiments.claims.report`: ``claims.md`` and ``claims.json``;
-* :mod:`~experiments.claims.cli`: the command.
+* :mod:`~experiments.claims.cli`: the command;
+* :mod:`~experiments.claims.robustness`: ``ctxsim claims --robustness``, how each
+  agent-level claim's verdict varies over the synthetic world's priors (it calls
+  the judge at every sampled world point).
 
 No other module computes a verdict: the experiments write CSVs and take the
 papers' numbers from the registry.

@@ -1,6 +1,13 @@
 """``ctxsim claims``: judge every claim of the registry from the CSVs in
 ``--figures`` and write ``claims.md`` and ``claims.json`` in ``--out`` (default: the
-``--figures`` directory); runs in seconds (no simulation)."""
+``--figures`` directory); runs in seconds (no simulation).
+
+``ctxsim claims --robustness [--quick] [--samples N] [--jobs N | --scheduler
+ADDRESS]`` first runs the global sensitivity analysis of the agent-level claims
+over the world's priors (:mod:`experiments.claims.robustness`) and writes
+``robustness.csv``/``.json``/``.png`` in ``--out``; when ``--out`` is the
+``--figures`` directory the scorecard is then rewritten with its robustness
+column."""
 
 from __future__ import annotations
 
@@ -23,6 +30,9 @@ def add_arguments(parser) -> None:
                              "figures)")
     parser.add_argument("--out", default=None,
                         help="where to write claims.md/claims.json (default: --figures)")
+    from experiments.claims.robustness.run import add_arguments as robustness_arguments
+
+    robustness_arguments(parser)
 
 
 def figures_dir(figures: str | None) -> Path:
@@ -53,6 +63,19 @@ def main(args) -> int:
     if args.out is not None and not str(args.out).strip():
         raise ValueError("--out is empty; give a directory for claims.md/claims.json")
     out = Path(args.out) if args.out else figdir
+    from experiments.claims.robustness.run import check_options
+
+    check_options(args)
+    if getattr(args, "robustness", False):
+        from experiments.claims.robustness.run import main as robustness
+
+        args.out = str(out)
+        for path in robustness(args):
+            print(path)
+        if out.resolve() != figdir.resolve():
+            print(f"the scorecard reads robustness.json beside the CSVs ({figdir}); "
+                  f"not rewritten (--out {out} is not --figures)")
+            return 0
     results = judge_all(REGISTRY, figdir)
     out.mkdir(parents=True, exist_ok=True)
     md, js = write(results, figdir, out)

@@ -1,0 +1,259 @@
+"""``ctxsim claims --robustness``: the options, the executor, and the files
+``robustness.csv``, ``robustness.json`` and ``robustness.png`` (sizes and their
+cost: :mod:`experiments.claims.robustness`)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+from experiments.sweep import fmt_default, nonnegative_int, positive_int
+
+#: the default run's design (the arithmetic is in the package docstring)
+DEFAULTS = {"trajectories": 6, "samples": 32, "screen": 3, "tasks": 15, "queries": 6,
+            "windows": [4_000, 8_000, 12_000, 16_000, 32_000, 64_000]}
+#: ``--quick``: the same analysis on a smaller design
+QUICK = {"trajectories": 2, "samples": 8, "screen": 3, "tasks": 5, "queries": 4,
+         "windows": [4_000, 12_000, 64_000]}
+NAME = "robustness"
+#: what the analysis leaves out, and why (said in the JSON and the docs)
+NOT_INCLUDED = ("ContextEvo and Evo-Harness claims: an evolution loop per world point "
+                "costs minutes to hours, too costly for a sample of hundreds of points; "
+                "theory claims: no world parameter enters them; Table 5 and Fig. 10: a "
+                "real model's answers and replayed trajectories, not the synthetic agent")
+
+
+def power_of_two(text: str) -> int:
+    """An argparse ``type``: a power of two >= 2 (a balanced Sobol' sample)."""
+    import argparse
+
+    n = positive_int(text)
+    if n < 2 or n & (n - 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a power of two >= 2 (a "
+                                         "Sobol' base sample must be)")
+    return n
+
+
+def add_arguments(parser) -> None:
+    """``--robustness`` and its options (``--quick``, ``--samples``, ``--trajectories``,
+    ``--screen``, ``--tasks``, ``--queries``, ``--jobs``, ``--scheduler``, ``--seed``,
+    ``--no-progress``)."""
+    d, q = DEFAULTS, QUICK
+    g = parser.add_argument_group("robustness (--robustness)")
+    g.add_argument("--robustness", action="store_true",
+                   help="global sensitivity of every agent-level claim over the world's "
+                        "priors (`ctxsim world`): writes robustness.csv/.json/.png in "
+                        "--out, then the scorecard with its robustness column "
+                        "(default: off, the scorecard alone)")
+    g.add_argument("--quick", action="store_true",
+                   help="a small, fast robustness design (explicit options still win; "
+                        "default: off, the full design)")
+    g.add_argument("--samples", type=power_of_two, default=None, metavar="N",
+                   help="Sobol' base sample, a power of two: N x (screened + 3) world "
+                        f"points ({fmt_default(d['samples'], q['samples'])})")
+    g.add_argument("--trajectories", type=positive_int, default=None, metavar="R",
+                   help="Morris trajectories: R x (parameters + 1) world points "
+                        f"({fmt_default(d['trajectories'], q['trajectories'])})")
+    g.add_argument("--screen", type=positive_int, default=None, metavar="M",
+                   help="parameters kept for the Sobol' stage "
+                        f"({fmt_default(d['screen'], q['screen'])})")
+    g.add_argument("--tasks", type=positive_int, default=None, metavar="N",
+                   help="LOCA-like tasks per world point "
+                        f"({fmt_default(d['tasks'], q['tasks'])})")
+    g.add_argument("--queries", type=positive_int, default=None, metavar="N",
+                   help="BrowseComp-like queries per window per world point "
+                        f"({fmt_default(d['queries'], q['queries'])})")
+    g.add_argument("--claims", nargs="+", default=None, metavar="ID",
+                   help="the claims to analyse (default: every agent-level claim, "
+                        "those of the pressure, window, ablations and cost sweeps)")
+    g.add_argument("--params", nargs="+", default=None, metavar="NAME",
+                   help="the world parameters to vary (default: every parameter of "
+                        "`ctxsim world`; the others stay at their defaults)")
+    g.add_argument("--jobs", type=positive_int, default=1,
+                   help="worker processes on this machine (default: %(default)s)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask distributed cluster, e.g. tcp://host:8786 "
+                        "(default: none, --jobs decides)")
+    g.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="seeds the designs, the tasks and the agent draws "
+                        "(default: %(default)s)")
+    g.add_argument("--no-progress", action="store_true",
+                   help="hide the progress bars (default: shown)")
+
+
+#: options that mean something only with --robustness (argparse dest -> flag)
+ONLY_WITH = {"quick": "--quick", "samples": "--samples", "trajectories": "--trajectories",
+             "screen": "--screen", "tasks": "--tasks", "queries": "--queries",
+             "claims": "--claims", "params": "--params", "scheduler": "--scheduler",
+             "no_progress": "--no-progress"}
+
+
+def check_options(args) -> None:
+    """Refuse robustness options given without ``--robustness`` (they would be
+    silently ignored), and ``--jobs``/``--seed`` away from their defaults.
+
+    Raises:
+        ValueError: naming the options.
+    """
+    if getattr(args, "robustness", False):
+        return
+    given = [flag for dest, flag in ONLY_WITH.items() if getattr(args, dest, None)]
+    given += [f"--{k}" for k, d in (("jobs", 1), ("seed", 0))
+              if getattr(args, k, d) != d]
+    if given:
+        raise ValueError(f"{', '.join(given)} only apply with --robustness")
+
+
+def select(args) -> tuple[list, list[str]]:
+    """The claims and world parameters ``--claims`` and ``--params`` name.
+
+    Raises:
+        KeyError: naming an id that is not an agent-level claim, or an unknown
+            parameter (and the valid ones).
+    """
+    from sim.world import TABLE
+
+    from experiments.claims.robustness.model import agent_claims
+
+    claims = agent_claims()
+    if args.claims:
+        by_id = {c.id: c for c in claims}
+        bad = [c for c in args.claims if c not in by_id]
+        if bad:
+            raise KeyError(f"--claims {' '.join(bad)}: not agent-level claims; valid: "
+                           f"{' '.join(by_id)}")
+        claims = [by_id[c] for c in dict.fromkeys(args.claims)]
+    params = list(TABLE)
+    if args.params:
+        bad = [p for p in args.params if p not in TABLE]
+        if bad:
+            raise KeyError(f"--params {' '.join(bad)}: not world parameters; valid: "
+                           f"{' '.join(TABLE)}")
+        params = list(dict.fromkeys(args.params))
+    return claims, params
+
+
+def config(args) -> dict:
+    """The effective design: explicit options win; ``--quick`` shrinks the others."""
+    from experiments.sweep import executor_name, resolve
+
+    cfg = resolve(args, DEFAULTS, QUICK)
+    claims, params = select(args)
+    cfg.update(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
+               executor=executor_name(args.jobs, args.scheduler), quick=bool(args.quick),
+               claims=[c.id for c in claims], params=params)
+    return cfg
+
+
+@contextlib.contextmanager
+def executor_for(jobs: int, scheduler: str | None):
+    """A Dask client (``scheduler``), a process pool (``jobs > 1``) or ``None`` (in
+    process), closed on exit."""
+    import concurrent.futures as cf
+
+    from experiments.sweep import dask_client
+
+    if scheduler:
+        with dask_client(scheduler) as client:
+            yield client
+    elif jobs > 1:
+        with cf.ProcessPoolExecutor(max_workers=jobs) as ex:
+            yield ex
+    else:
+        yield None
+
+
+def compute(cfg: dict, claims=None, params=None, executor=None, progress: bool = False
+            ) -> dict:
+    """Run the analysis; returns ``{"analysis", "entries", "model", "wall_seconds",
+    "reference"}``.
+
+    Args:
+        cfg: :func:`config`'s keys (trajectories, samples, screen, tasks, queries,
+            windows, seed); optionally growth, low_growth and budget (tokens) in
+            place of the paper's settings (tests use smaller ones).
+        claims: the claims to analyse (default: every agent-level claim).
+        params: the world parameters to vary (default: the whole table); the others
+            stay at their defaults.
+        executor: where episodes and judging run (``None``: in process).
+    """
+    from sim.world import TABLE
+
+    from experiments.claims.robustness.analysis import Factor, analyse
+    from experiments.claims.robustness.model import Design, WorldModel, agent_claims
+    from experiments.claims.robustness.summary import claim_entry
+
+    claims = list(claims if claims is not None else agent_claims())
+    names = list(params) if params is not None else list(TABLE)
+    factors = [Factor(n, TABLE[n].low, TABLE[n].high) for n in names]
+    settings = {k: cfg[k] for k in ("growth", "low_growth", "budget") if k in cfg}
+    design = Design.for_claims(claims, tasks=cfg["tasks"], queries=cfg["queries"],
+                               windows=tuple(cfg["windows"]), seed=cfg["seed"],
+                               **settings)
+    model = WorldModel(design, claims, names, executor=executor, progress=progress)
+    t0 = time.perf_counter()
+    reference = model.at([{}], "default")[0]
+    an = analyse(factors, model, cfg["trajectories"], cfg["samples"], cfg["screen"],
+                 cfg["seed"])
+    wall = time.perf_counter() - t0
+    entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id])
+               for c in claims}
+    return {"analysis": an, "entries": entries, "model": model, "design": design,
+            "claims": claims, "wall_seconds": wall, "reference": reference}
+
+
+def write(result: dict, cfg: dict, out: Path) -> list[Path]:
+    """``robustness.csv``, ``robustness.json`` and ``robustness.png`` in ``out``."""
+    from dataclasses import asdict
+
+    from experiments.output import save_figure, write_csv, write_sidecar
+    from experiments.claims.robustness.figure import figure
+    from experiments.claims.robustness.summary import CSV_COLUMNS, csv_rows
+
+    an, entries, design = result["analysis"], result["entries"], result["design"]
+    items = {c.id: c.item_key for c in result["claims"]}
+    points = an.points + 1
+    episodes = result["model"].episodes
+    workers = cfg.get("jobs", 1) if not cfg.get("scheduler") else None
+    paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items))]
+    title = (f"Robustness of the agent-level claims over the world's priors: Morris "
+             f"({an.trajectories} trajectories) then Sobol' (N = {an.samples}) on "
+             f"{len(an.screened)} screened parameters; {design.tasks} LOCA-like tasks and "
+             f"{design.queries} queries x {len(design.windows)} windows per point, "
+             f"{points} points, {episodes:,} episodes")
+    paths.append(save_figure(figure(an, entries, title), out / f"{NAME}.png"))
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+        "design": asdict(design), "holds_when": "the claim's verdict at the point is "
+        "'reproduced' (the claims package's own judge on the reduced sweeps' CSVs)",
+        "screened": an.screened, "groups": an.groups, "points": points,
+        "episodes": episodes, "wall_seconds": round(result["wall_seconds"], 1),
+        "seconds_per_point": round(result["wall_seconds"] / points, 3),
+        # wall time x local workers: CPU time only on an otherwise idle machine
+        "worker_wall_seconds_per_point": (
+            round(result["wall_seconds"] * workers / points, 3) if workers else None),
+        "not_included": NOT_INCLUDED, "verdicts_at_default": result["reference"],
+        "claims": entries}))
+    return paths
+
+
+def main(args) -> list[Path]:
+    """Run the analysis from the command line and write its files into ``args.out``
+    (as a set: nothing lands unless the run succeeds); returns their paths."""
+    from experiments.output import output_set
+
+    cfg = config(args)
+    out = Path(args.out)
+    with output_set(out) as staging:
+        claims, params = select(args)
+        with executor_for(cfg["jobs"], cfg["scheduler"]) as ex:
+            result = compute(cfg, claims, params, executor=ex,
+                             progress=not args.no_progress)
+        names = [p.name for p in write(result, cfg, staging)]
+    for claim, e in result["entries"].items():
+        one = f"; decided by {e['decided_by']}" if e["decided_by"] else ""
+        print(f"{claim:<24} holds in {e['holding_fraction']:.2f} "
+              f"[{e['holding_lo']:.2f}, {e['holding_hi']:.2f}]{one}")
+    print(f"robustness: {result['analysis'].points + 1} world points, "
+          f"{result['model'].episodes:,} episodes, {result['wall_seconds']:.0f} s")
+    return [out / n for n in names]
