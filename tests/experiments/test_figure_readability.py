@@ -88,6 +88,6 @@ def test_contextevo_llm_right_panel_says_it_shows_the_paper_only(tmp_path, saved
 
     ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
     title = saved[-1].axes[1].get_title()
-    assert title.startswith("The paper's Table 5 ablations only")
+    assert title.startswith("(b) the paper's Table 5 ablations only")
     ce.figure(_rows("contextevo.csv"), tmp_path / "d.png", "synthetic")
-    assert saved[-1].axes[1].get_title().startswith("Ablations and baselines")
+    assert saved[-1].axes[1].get_title().startswith("(b) ablations and evidence-free")
