@@ -12,13 +12,13 @@ from __future__ import annotations
 from sim.agents.llm import LLMAgent
 from sim.agents.protocol import ANSWER, Action, View
 from sim.evolve.evoharness.select import BLOCK_OPEN
-from sim.evolve.evoharness.skill_effects import parse_block
+from sim.evolve.evoharness.skill_effects import parse_block, unseen_keys
 
 
 class LLMSkillAgent(LLMAgent):
     """An :class:`LLMAgent` that shows the skill block; after an episode:
     ``skills_shown``, ``skills_read`` (= shown: a model's reading is not observed),
-    ``answer``, ``slip`` (``"verify"`` when it reported a value other than the
+    ``answer``, ``unseen`` (as :class:`SkillAwareAgent`), ``slip`` (``"verify"`` when it reported a value other than the
     evidence's, the verifier's diagnosis) and :attr:`believes_solved`."""
 
     def reset(self, task, seed: int) -> None:
@@ -26,6 +26,7 @@ class LLMSkillAgent(LLMAgent):
         self.skills_shown: list[str] = []
         self.skills_read: list[str] = []
         self.answer: dict[str, str] = {}
+        self.unseen: tuple[str, ...] = ()
         self.slip = ""
         self._block = None
 
@@ -44,6 +45,7 @@ class LLMSkillAgent(LLMAgent):
         action = super().act(view)
         if action.kind == ANSWER:
             self.answer = dict(action.values)
+            self.unseen = unseen_keys(self.task, view, self.answer)
             wrong = [k for k, v in self.answer.items()
                      if v not in ("", "unknown") and v != self.task.facts[k].value]
             self.slip = "verify" if wrong else ""

@@ -67,7 +67,8 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
     ex = Execution(task.task_id, task.family, task.statement, bool(res.solved),
                    agent.believes_solved, agent.slip, dict(agent.answer),
                    tuple(f.value for f in task.facts.values()), signals,
-                   tuple(agent.skills_shown), es)
+                   tuple(agent.skills_shown), es, tuple(agent.unseen),
+                   tuple(k for k, v in agent.answer.items() if v != task.facts[k].value))
     return res, ex
 
 

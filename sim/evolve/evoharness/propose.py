@@ -21,11 +21,16 @@ written (a test reads this module's source to hold that):
 
 The proposal rules are the same for every level (:func:`issues`): nothing is learned
 from a run the evaluation calls solved; for a run it calls failed, the diagnosed
-causes when the evaluation has them, else the cause the trace shows (values answered
-unknown: evidence lost, and where: after recovery reads that missed, after the agent
-archived, or never noted; values given but judged wrong: a verification or rule slip,
-which the trace cannot tell apart, so a keyed draw at :attr:`Evolver.rule_guess`;
-nothing readable at all: generic advice, which the filter drops). Self feedback can
+causes when the evaluation has them, else the cause the trace shows. An answer alone
+never names its cause: a value the agent could not use is answered "unknown" or
+one digit off, whether it was out of view, missed in a long request or spoiled by a
+context-free failure. What a trace does show is whether each answered value's
+evidence line was in the final request: values answered without it are lost
+evidence, and where (after recovery reads that missed, after the agent archived, or
+never noted); a failure with every value's evidence in view is a verification or
+rule slip, which the trace cannot tell apart, so a keyed draw at
+:attr:`Evolver.rule_guess`; nothing readable at all: generic advice, which the
+filter drops. Self feedback can
 therefore only differ from minimal through the self-judge: it misses failures whose
 values look complete (no lesson) and reads a misjudged success as a failure (a lesson
 drawn from a run that needed none).
@@ -75,7 +80,8 @@ _GENERIC = re.compile(r"\b(be careful|think step by step|double-check your work|
                       r"do your best|pay attention)\b", re.I)
 _TRACE = re.compile(r"^(?P<task>\S+): (?P<requests>\d+) requests, (?P<archives>\d+) "
                     r"archives, (?P<recoveries>\d+) recoveries \((?P<failed>\d+) failed\), "
-                    r"(?P<given>\d+) values given, (?P<unknown>\d+) values unknown$")
+                    r"(?P<given>\d+) values given, (?P<unknown>\d+) values unknown, "
+                    r"(?P<unseen>\d+) not in view$")
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,10 @@ class Execution:
         signals: trajectory signals (counts: archives, recoveries, failed_reads, ...).
         skills_shown: names of the skills in its pinned block.
         seed: episode seed (keys the evolver's draws).
+        unseen: answered keys whose evidence line was not in the final request (what
+            the trajectory shows: the answer's own context).
+        wrong: answered keys the environment's checker marks wrong (per value; the
+            standard verifier reads them).
     """
 
     task_id: str
@@ -105,17 +115,20 @@ class Execution:
     signals: dict
     skills_shown: tuple[str, ...] = ()
     seed: int = 0
+    unseen: tuple[str, ...] = ()
+    wrong: tuple[str, ...] = ()
 
     def compressed(self) -> str:
         """The compressed trajectory E.1 gives the proposer: one line of counts
-        (requests, archives, recoveries and how many missed, values given and
-        answered unknown)."""
+        (requests, archives, recoveries and how many missed, values given, answered
+        unknown, and answered without their evidence line in the final request)."""
         s = self.signals
         unknown = sum(v == "unknown" for v in self.answer.values())
         return (f"{self.task_id}: {s.get('requests', 0)} requests, "
                 f"{s.get('archives', 0)} archives, {s.get('recoveries', 0)} recoveries "
                 f"({s.get('failed_reads', 0)} failed), "
-                f"{len(self.answer) - unknown} values given, {unknown} values unknown")
+                f"{len(self.answer) - unknown} values given, {unknown} values unknown, "
+                f"{len(set(self.unseen) & set(self.answer))} not in view")
 
 
 @dataclass(frozen=True)
@@ -128,6 +141,7 @@ class Trace:
     failed: int
     given: int
     unknown: int
+    unseen: int
 
 
 def read_trace(line: str) -> Trace:
@@ -136,7 +150,7 @@ def read_trace(line: str) -> Trace:
     if not m:
         raise ValueError(f"not a compressed trajectory: {line!r}")
     return Trace(*(int(m.group(k)) for k in ("requests", "archives", "recoveries",
-                                             "failed", "given", "unknown")))
+                                             "failed", "given", "unknown", "unseen")))
 
 
 @dataclass(frozen=True)
@@ -229,15 +243,22 @@ def _lost(t: Trace) -> str:
 
 
 def true_causes(ex: Execution) -> tuple[str, ...]:
-    """The verifier's diagnosis of a failure: the directives that address it
-    (``verify``/``rule`` for slips; ``recover``/``keep``/``notes`` for lost evidence)."""
+    """The verifier's diagnosis of a failure: the directives that address it. A value
+    checked wrong whose evidence was not in the final request is lost evidence
+    (``recover``/``keep``/``notes``, where from the trace); the verifier's slip
+    diagnosis (``verify``/``rule``) when it has one; else a value checked wrong with
+    its evidence in view is a verification failure. Never the form of the answer
+    ("unknown" or a wrong value: any cause gives either)."""
     if ex.solved:
         return ()
     causes = []
-    if any(v == "unknown" for v in ex.answer.values()):
+    wrong = set(ex.wrong)
+    if wrong & set(ex.unseen):
         causes.append(_lost(read_trace(ex.compressed())))
     if ex.slip:
         causes.append(ex.slip)
+    elif wrong - set(ex.unseen):
+        causes.append("verify")
     return tuple(causes)
 
 
@@ -266,9 +287,9 @@ def issues(ex: Execution, ev: Evaluation, evolver: Evolver = Evolver(),
     if diagnostics and ev.causes:
         return tuple(dict.fromkeys(ev.causes))
     t = read_trace(ex.compressed())
-    if t.unknown:
+    if t.unseen:
         return (_lost(t),)
-    if t.given and _u(ex.seed, "generic", ex.task_id) >= evolver.generic_rate:
+    if (t.given or t.unknown) and _u(ex.seed, "generic", ex.task_id) >= evolver.generic_rate:
         return ("rule" if _u(ex.seed, "guess", ex.task_id) < evolver.rule_guess
                 else "verify",)
     return ("generic",)

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass
 
 from sim.agents.protocol import Action, View
-from sim.agents.synthetic import SyntheticAgent
+from sim.agents.synthetic import SyntheticAgent, find_value
 from sim.evolve.evoharness.select import BLOCK_OPEN
 
 #: directives with an effect (others are inert text)
@@ -115,6 +115,13 @@ def parse_block(text: str) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]
     return [(n, t, tuple(d)) for n, t, d in out]
 
 
+def unseen_keys(task, view: View, answer) -> tuple[str, ...]:
+    """The keys of ``answer`` whose evidence line (``task.facts[key]``) the final
+    request ``view`` does not show: what a trajectory's last request tells about
+    where a value was lost."""
+    return tuple(k for k in answer if find_value(view.entries, task.facts[k]) is None)
+
+
 class SkillAwareAgent(SyntheticAgent):
     """A :class:`SyntheticAgent` that reads the pinned skill block (module docstring).
 
@@ -125,7 +132,8 @@ class SkillAwareAgent(SyntheticAgent):
 
     After an episode: ``skills_shown`` (names in the block), ``skills_read``,
     ``followed`` (directives followed), ``slip`` (``""``, ``"verify"`` or ``"rule"``),
-    ``answer`` (the final values given) and ``believes_solved`` (its own view: every
+    ``answer`` (the final values given), ``unseen`` (answered keys whose evidence line
+    was not in the final request: what its trajectory shows) and ``believes_solved`` (its own view: every
     value found, none answered unknown).
     """
 
@@ -146,6 +154,7 @@ class SkillAwareAgent(SyntheticAgent):
         self._final_done = False
         self.keep_evidence = False
         self.answer: dict[str, str] = {}
+        self.unseen: tuple[str, ...] = ()
         self.slip = ""
         if self.failed_base:
             self.slip = ("verify" if self._u("slip-kind") < self.use.general_share
@@ -223,6 +232,7 @@ class SkillAwareAgent(SyntheticAgent):
         action = super().act(view)
         if action.kind == "answer":
             self.answer = dict(action.values)
+            self.unseen = unseen_keys(self.task, view, self.answer)
         return action
 
     @property
