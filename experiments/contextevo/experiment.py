@@ -485,9 +485,12 @@ def _panel_seeds(ax, seed_rows, comparison) -> None:
 
 
 def figure(rows: list[dict], path, backend: str, notes=(), seed_rows=(), comparison=None):
-    """(a) accuracy per stage and split per setting with the held-out paired interval;
+    """The ContextEvo figure, three panels.
+
+    Panel (a): accuracy per stage and split per setting with the held-out paired interval;
     (b) ablations and evidence-free baselines, ours beside the paper; (c) ContextEvo
-    vs evidence-free search per seed."""
+    vs evidence-free search per seed.
+    """
     from experiments.output import new_figure, save_figure
     from experiments.paired import CRN_NOTE
 

@@ -1,6 +1,7 @@
 """The claims registry: every checkable claim of the three papers, one module per
-paper, looked up by the paper's own item (``"VISTA Fig. 4"``, ``"ContextEvo Table 5"``)
-or by claim id.
+paper, looked up by the paper's own item or by claim id.
+
+Items are named as the paper names them (``"VISTA Fig. 4"``, ``"ContextEvo Table 5"``).
 
 >>> from experiments.claims.registry import REGISTRY
 >>> [c.id for c in REGISTRY.item("VISTA Fig. 8")][:2]

@@ -171,7 +171,7 @@ def group_names(groups: Sequence[str]) -> list[str]:
 def sobol_design(factors: Sequence[Factor], groups: Sequence[str], samples: int,
                  seed: int) -> np.ndarray:
     """Saltelli's design for first and total indices of the groups:
-    ``samples * (groups + 2)`` points, in blocks ``A, AB_1 .. AB_g, B``.
+    ``samples * (groups + 2)`` points, in blocks ``A``, ``AB_1`` to ``AB_g``, ``B``.
 
     Raises:
         ValueError: unless ``samples`` is a power of two (Sobol' sequences are

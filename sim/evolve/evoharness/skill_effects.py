@@ -26,7 +26,8 @@ episode seed, the skill name and the decision point):
      causes a slip with probability ``misapply`` (a wrong skill hurting);
    * ``recover``: three more recovery reads per needed value before answering;
    * ``keep``: never archive a tool result that shows a needed evidence line;
-   * ``notes``: restate every evidence line seen (``p_note`` = 1);
+   * ``notes``: restate every evidence line seen (``p_note`` = 1).
+
    Any other directive is read and ignored (it only costs its tokens).
 4. **Slips**. Whether the episode has a context-free failure is the base agent's own
    draw (``failed_base``, rate ``Profile.base_error``); its kind is ``verify`` with

@@ -121,8 +121,8 @@ class SkillHarness:
         skills: initial skills (validated like one :meth:`add` of all of them).
 
     Raises:
-        HarnessCapError: if ``skills`` exceed a cap; ValueError for duplicate names or
-        caps that are not a :class:`HarnessCaps`.
+        HarnessCapError: if ``skills`` exceed a cap.
+        ValueError: for duplicate names or caps that are not a :class:`HarnessCaps`.
     """
 
     def __init__(self, caps: HarnessCaps | None = None, skills=()):

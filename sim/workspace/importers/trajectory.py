@@ -4,21 +4,21 @@ beside them (tool schemas, notes, records that carry no context).
 A message may carry private keys that :func:`~sim.workspace.importers.import_trajectory`
 acts on and removes before registering it:
 
-``_where``  its position in the file's own terms (``line 7``, ``messages[3]``),
-            named by every error and note about it;
-``_demo``   a demonstration (never pinned as the task);
-``_not_task`` text the tool injects before the task (never pinned as the task);
-``_aside``  a reason: the record is kept whole (registered as a note block and
-            archived at once, so its bytes are in the payload store and its row in
-            the ledger) but is not in the model's context: a record kind the reader
-            does not know, a subagent's sidechain, an abandoned branch;
-``_forget`` ``{"reason": str, "before": int | None, "indexes": list[int] | None,
-            "fresh": bool}``: the producing tool dropped earlier messages from the
-            context here (a compaction or condensation): the visible blocks of the
-            messages listed (``indexes``), or of every message before index
-            ``before`` (None: all earlier messages), are archived as one group.
-            ``fresh``: a new task starts here (an evaluation record): the earlier
-            pinned blocks are unpinned and archived too, and the new task is pinned.
+* ``_where``: its position in the file's own terms (``line 7``, ``messages[3]``),
+  named by every error and note about it;
+* ``_demo``: a demonstration (never pinned as the task);
+* ``_not_task``: text the tool injects before the task (never pinned as the task);
+* ``_aside``: a reason: the record is kept whole (registered as a note block and
+  archived at once, so its bytes are in the payload store and its row in the
+  ledger) but is not in the model's context: a record kind the reader does not
+  know, a subagent's sidechain, an abandoned branch;
+* ``_forget``: ``{"reason": str, "before": int | None, "indexes": list[int] | None,
+  "fresh": bool}``: the producing tool dropped earlier messages from the context
+  here (a compaction or condensation): the visible blocks of the messages listed
+  (``indexes``), or of every message before index ``before`` (None: all earlier
+  messages), are archived as one group. ``fresh``: a new task starts here (an
+  evaluation record): the earlier pinned blocks are unpinned and archived too, and
+  the new task is pinned.
 """
 
 from __future__ import annotations
