@@ -325,6 +325,10 @@ def world_value(text: str) -> tuple[str, float]:
     return name, v
 
 
+#: the agent profile of a sweep given neither --profile nor --world
+DEFAULT_PROFILE = "medium"
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``."""
     from sim.agents.profiles import PROFILES
@@ -344,10 +348,10 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="base random seed of the sweep: changes every task instance "
                              "and agent draw (default: %(default)s); not to be confused "
                              "with --seeds, the number of task seeds per family/query")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="medium",
+    parser.add_argument("--profile", choices=sorted(PROFILES), default=None,
                         metavar="PROFILE",
                         help=f"synthetic agent profile, one of {', '.join(PROFILES)} "
-                             "(default: %(default)s)")
+                             f"(default: {DEFAULT_PROFILE}; not with --world)")
     parser.add_argument("--world", type=world_value, nargs="+", default=None,
                         metavar="NAME=VALUE",
                         help="a point of the synthetic world's table (`ctxsim world`), "
@@ -419,12 +423,21 @@ def resolve(args, defaults: dict, quick: dict | None = None) -> dict:
 def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     """:func:`resolve` plus the options every sweep shares (profile, seed, jobs,
     scheduler) and the ``executor`` they amount to (:func:`executor_name`)."""
+    from experiments.arguments import UsageError
+
     cfg = resolve(args, defaults, quick)
     scheduler = getattr(args, "scheduler", None)
-    cfg.update(profile=args.profile, seed=args.seed, jobs=args.jobs,
+    world = dict(getattr(args, "world", None) or ())
+    if world and args.profile is not None:
+        raise UsageError(f"--profile {args.profile} and --world both set the agent; "
+                         "--world replaces the profile, give one")
+    if scheduler and args.jobs != 1:
+        raise UsageError(f"--jobs {args.jobs} and --scheduler {scheduler!r} both choose "
+                         "where the jobs run; give one")
+    cfg.update(profile=args.profile or DEFAULT_PROFILE, seed=args.seed, jobs=args.jobs,
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
                dashboard_tokens=getattr(args, "dashboard_tokens", None),
-               world=dict(getattr(args, "world", None) or ()))
+               world=world)
     return cfg
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments.arguments import UsageError
 from experiments.claims.judge import judge_all
 from experiments.claims.registry import REGISTRY
 from experiments.claims.report import write
@@ -39,14 +40,14 @@ def figures_dir(figures: str | None) -> Path:
     """The directory the CSVs are read from.
 
     Raises:
-        FileNotFoundError: if it is not a directory.
+        UsageError: if it is not a directory (exit 2).
     """
     if figures is not None:
         figdir = Path(figures)
     else:
         figdir = Path("figures") if Path("figures").is_dir() else SHIPPED_FIGURES
     if not figdir.is_dir():
-        raise FileNotFoundError(f"--figures {figdir} is not a directory (pass the "
+        raise UsageError(f"--figures {str(figdir)!r} is not a directory (pass the "
                                 "directory an experiment's --out wrote)")
     return figdir
 
@@ -56,16 +57,21 @@ def main(args) -> int:
     per claim.
 
     Raises:
-        ValueError: for an empty ``--out``.
-        FileNotFoundError: for a ``--figures`` that is not a directory.
+        UsageError: for a ``--figures`` that is not a directory, an ``--out`` that
+            cannot be a directory (:class:`~experiments.output.OutDirError`), or
+            robustness options without ``--robustness`` (exit 2).
     """
-    figdir = figures_dir(args.figures)
-    if args.out is not None and not str(args.out).strip():
-        raise ValueError("--out is empty; give a directory for claims.md/claims.json")
-    out = Path(args.out) if args.out else figdir
     from experiments.claims.robustness.run import check_options
+    from experiments.output import prepare_out
 
+    figdir = figures_dir(args.figures)
     check_options(args)
+    if args.out is not None and not str(args.out).strip():
+        raise UsageError("--out is empty; give a directory for claims.md/claims.json")
+    out = prepare_out(args.out) if args.out else figdir
+    if not any(figdir.glob("*.csv")):
+        print(f"ctxsim claims: warning: no CSV found in --figures {str(figdir)!r}; every "
+              "claim is judged without data (run the experiments with --out there)")
     if getattr(args, "robustness", False):
         from experiments.claims.robustness.run import main as robustness
 
@@ -77,7 +83,6 @@ def main(args) -> int:
                   f"not rewritten (--out {out} is not --figures)")
             return 0
     results = judge_all(REGISTRY, figdir)
-    out.mkdir(parents=True, exist_ok=True)
     md, js = write(results, figdir, out)
     for r in results:
         print(f"{r.claim.id:<30} {r.verdict.value:<30} {r.ours}")

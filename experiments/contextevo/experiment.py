@@ -67,7 +67,7 @@ LLM_QUICK = {"growth": 8_000, "budget": 6_000, "families": 15, "seeds": 1}
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
-    from experiments.arguments import add_no_progress
+    from experiments.arguments import add_no_progress, float_in, fraction
     from experiments.sweep import nonnegative_int, positive_int, program_names
     from sim.evolve.contextevo.spec import SURFACES
 
@@ -91,9 +91,9 @@ def add_arguments(parser) -> None:
                         help="evolution iterations (default: %(default)s)")
     parser.add_argument("--candidates", type=positive_int, default=3,
                         help="candidate changesets evaluated per iteration (default: 3)")
-    parser.add_argument("--held-in-fraction", type=float, default=None, metavar="F",
+    parser.add_argument("--held-in-fraction", type=float_in(0.0, 1.0, lo_open=True, hi_open=True), default=None, metavar="F",
                         help="share of tasks held in (default: 76/174, the paper's split)")
-    parser.add_argument("--mislabel", type=float, default=0.2,
+    parser.add_argument("--mislabel", type=fraction, default=0.2,
                         help="synthetic back-end mislabel rate (default: %(default)s)")
     parser.add_argument("--no-ablations", action="store_true",
                         help="skip the ablations and baselines (the llm back-end always "
@@ -120,13 +120,14 @@ def starts(args) -> list:
     Raises:
         KeyError: naming the known programs, for an unknown ``--start``.
         SpecError: for a malformed ``--spec`` file.
-        ValueError: when both ``--spec`` and ``--start`` are given.
+        UsageError: when both ``--spec`` and ``--start`` are given (exit 2).
     """
+    from experiments.arguments import UsageError
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.spec import load_spec
 
     if args.spec and args.start:
-        raise ValueError(f"--spec {args.spec!r} and --start {args.start!r} both name the "
+        raise UsageError(f"--spec {args.spec!r} and --start {args.start!r} both name the "
                          "start; give one")
     if args.spec:
         return [load_spec(args.spec)]
@@ -248,10 +249,15 @@ def run_all(args, client=None, progress=print) -> dict:
     from sim.evolve.contextevo.loop import Runner, evolve
     from sim.evolve.split import split_tasks
 
+    from experiments.arguments import UsageError
+
     sts = starts(args)
     sets = tasksets(args)
     for ts in sets:  # a bad split fails before any episode runs
-        split_tasks(ts.names, **_split_options(args))
+        try:
+            split_tasks(ts.names, **_split_options(args))
+        except ValueError as exc:
+            raise UsageError(f"--held-in-fraction {args.held_in_fraction:g}: {exc}") from None
     results, ablations, ledgers, baselines = [], {}, [], {}
     for si, ts in enumerate(sets):
         runner = Runner(ts)

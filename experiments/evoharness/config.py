@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, replace
 
+from experiments.arguments import UsageError
 from sim.evolve.evoharness.budget import FRACTION
 
 
@@ -111,7 +112,8 @@ def config(args) -> GridConfig:
     """The grid ``args`` ask for.
 
     Raises:
-        ValueError: for a bad ``--b`` or an unknown ``--program`` (named).
+        ValueError: for a bad ``--b``.
+        UsageError: for an unknown ``--program`` (named; exit 2).
     """
     from sim.evolve.evoharness.select import check_b
     from sim.policies import PROGRAMS
@@ -122,5 +124,5 @@ def config(args) -> GridConfig:
             cfg = cfg.with_(**{k: getattr(args, k)})
     check_b(cfg.b)
     if cfg.program not in PROGRAMS:
-        raise ValueError(f"unknown --program {cfg.program!r}; known: {sorted(PROGRAMS)}")
+        raise UsageError(f"unknown --program {cfg.program!r}; known: {sorted(PROGRAMS)}")
     return cfg

@@ -30,7 +30,7 @@ QUICK = {"trials": 2_000, "windows": [0, 1, 2, 4, 8, 16, 100]}
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
-    from experiments.arguments import add_no_progress
+    from experiments.arguments import add_no_progress, float_in
     from experiments.sweep import nonnegative_int, positive_int
 
     add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
@@ -44,10 +44,10 @@ def add_arguments(parser) -> None:
                         help="base random seed (default: %(default)s)")
     parser.add_argument("--n", type=positive_int, default=None, metavar="BLOCKS",
                         help=f"blocks in the working set (default: {DEFAULTS['n']})")
-    parser.add_argument("--rhos", type=float, nargs="+", default=None, metavar="RHO",
+    parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+", default=None, metavar="RHO",
                         help="excess as a fraction of the total size, each in (0, 1] "
                              f"(default: {' '.join(map(str, DEFAULTS['rhos']))})")
-    parser.add_argument("--sigma", type=float, default=None,
+    parser.add_argument("--sigma", type=float_in(0.0), default=None,
                         help="content-channel noise of unlisted blocks (default: "
                              f"{DEFAULTS['sigma']}, the medium agent profile)")
     parser.add_argument("--trials", type=positive_int, default=None,
@@ -59,10 +59,20 @@ def add_arguments(parser) -> None:
 
 
 def config(args) -> dict:
-    """Explicit options win; ``--quick`` shrinks the others."""
+    """Explicit options win; ``--quick`` shrinks the others.
+
+    Raises:
+        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game (exit 2).
+    """
+    from experiments.arguments import UsageError
     from experiments.sweep import resolve
 
     cfg = resolve(args, DEFAULTS, QUICK)
+    # panel (b) plays the two-point game (kappa large blocks) for windows 0..2 kappa
+    least = 2 * cfg["kappa"] + 1
+    if cfg["n"] < least:
+        raise UsageError(f"--n {cfg['n']}: expected at least {least} blocks (panel (b)'s "
+                         f"Theorem 1 game lists up to {least - 1} rows)")
     cfg["seed"] = args.seed
     return cfg
 

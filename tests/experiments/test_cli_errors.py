@@ -84,3 +84,99 @@ def test_a_failure_is_one_line_with_the_hint_on_it(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err == ("ctxsim figures: error: RuntimeError: disk full "
                    "(CTXSIM_DEBUG=1 shows the traceback)\n")
+
+
+def _exit_2_line(argv, capsys) -> str:
+    """The one stderr line of a command that stops with exit 2, whether argparse
+    (SystemExit) or :class:`~experiments.arguments.UsageError` stopped it."""
+    try:
+        status = main(argv)
+    except SystemExit as stop:
+        status = stop.code
+    assert status == 2, argv
+    err = capsys.readouterr().err.strip()
+    line = err.splitlines()[-1]
+    assert ": error: " in line and "CTXSIM_DEBUG" not in line and "Errno" not in line
+    return line
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--figures", "/nonexistent/figs"], "'/nonexistent/figs' is not a directory"),
+    (["--figures", "pyproject.toml"], "'pyproject.toml' is not a directory"),
+    (["--out", "/proc/nope"], "--out '/proc/nope' cannot be created"),
+    (["--samples", "8"], "--samples only apply with --robustness"),
+    (["--robustness", "--claims", "NOPE"], "--claims NOPE: not agent-level claims"),
+    (["--robustness", "--params", "agent.nope"], "--params agent.nope: not world"),
+    (["--robustness", "--samples", "1"], "'1' is not a power of two >= 2"),
+])
+def test_claims_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    assert named in _exit_2_line(["claims", *argv], capsys)
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--mislabel", "2"], "argument --mislabel: expected a finite number in [0, 1], got '2'"),
+    (["--mislabel", "nan"], "got 'nan'"),
+    (["--held-in-fraction", "0"], "argument --held-in-fraction: expected a finite "
+                                  "number in (0, 1), got '0'"),
+    (["--held-in-fraction", "1.5"], "got '1.5'"),
+    (["--held-in-fraction", "0.999"], "--held-in-fraction 0.999: "),
+])
+def test_contextevo_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    assert named in _exit_2_line(["run", "contextevo", "--quick", *argv], capsys)
+
+
+def test_contextevo_start_and_spec_together_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    spec = tmp_path / "s.json"
+    spec.write_text("{}")
+    line = _exit_2_line(["run", "contextevo", "--start", "react", "--spec", str(spec),
+                         "--out", str(tmp_path / "out")], capsys)
+    assert "--start 'react' both name the start" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_evoharness_unknown_program_exits_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    line = _exit_2_line(["run", "evoharness", "--program", "bogus",
+                         "--out", str(tmp_path / "out")], capsys)
+    assert "unknown --program 'bogus'" in line
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--rhos", "0"], "argument --rhos: expected a finite number in (0, 1], got '0'"),
+    (["--rhos", "0.5", "1.5"], "got '1.5'"),
+    (["--rhos", "nan"], "got 'nan'"),
+    (["--sigma", "-1"], "argument --sigma: expected a finite number >= 0, got '-1'"),
+    (["--sigma", "nan"], "got 'nan'"),
+    (["--sigma", "inf"], "got 'inf'"),
+    (["--n", "1"], "--n 1: expected at least 17 blocks"),
+])
+def test_sorted_window_usage_errors_name_the_option(argv, named, tmp_path, capsys,
+                                                    monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    line = _exit_2_line(["run", "sorted_window", *argv, "--out", str(tmp_path / "o")],
+                        capsys)
+    assert named in line
+    assert "kappa" not in line and "sd=" not in line
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--jobs", "2", "--scheduler", "X"], "--jobs 2 and --scheduler 'X'"),
+    (["--profile", "weak", "--world", "agent.p_index=0.3"], "--profile weak and --world"),
+])
+def test_sweep_conflicting_options_exit_2(argv, named, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    line = _exit_2_line(["run", "pressure", "--quick", *argv,
+                         "--out", str(tmp_path / "o")], capsys)
+    assert named in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_claims_warns_when_figures_holds_no_csv(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["claims", "--figures", str(empty), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert f"no CSV found in --figures {str(empty)!r}" in out

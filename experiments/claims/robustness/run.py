@@ -8,6 +8,7 @@ import contextlib
 import time
 from pathlib import Path
 
+from experiments.arguments import UsageError
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 #: the default run's design (the arithmetic is in the package docstring)
@@ -94,7 +95,7 @@ def check_options(args) -> None:
     silently ignored), and ``--jobs``/``--seed`` away from their defaults.
 
     Raises:
-        ValueError: naming the options.
+        UsageError: naming the options (exit 2).
     """
     if getattr(args, "robustness", False):
         return
@@ -102,15 +103,15 @@ def check_options(args) -> None:
     given += [f"--{k}" for k, d in (("jobs", 1), ("seed", 0))
               if getattr(args, k, d) != d]
     if given:
-        raise ValueError(f"{', '.join(given)} only apply with --robustness")
+        raise UsageError(f"{', '.join(given)} only apply with --robustness")
 
 
 def select(args) -> tuple[list, list[str]]:
     """The claims and world parameters ``--claims`` and ``--params`` name.
 
     Raises:
-        KeyError: naming an id that is not an agent-level claim, or an unknown
-            parameter (and the valid ones).
+        UsageError: naming an id that is not an agent-level claim, or an unknown
+            parameter (and the valid ones; exit 2).
     """
     from sim.world import TABLE
 
@@ -121,14 +122,14 @@ def select(args) -> tuple[list, list[str]]:
         by_id = {c.id: c for c in claims}
         bad = [c for c in args.claims if c not in by_id]
         if bad:
-            raise KeyError(f"--claims {' '.join(bad)}: not agent-level claims; valid: "
+            raise UsageError(f"--claims {' '.join(bad)}: not agent-level claims; valid: "
                            f"{' '.join(by_id)}")
         claims = [by_id[c] for c in dict.fromkeys(args.claims)]
     params = list(TABLE)
     if args.params:
         bad = [p for p in args.params if p not in TABLE]
         if bad:
-            raise KeyError(f"--params {' '.join(bad)}: not world parameters; valid: "
+            raise UsageError(f"--params {' '.join(bad)}: not world parameters; valid: "
                            f"{' '.join(TABLE)}")
         params = list(dict.fromkeys(args.params))
     return claims, params
