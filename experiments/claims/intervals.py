@@ -46,9 +46,28 @@ def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
 
 
 def _quantiles(stats: np.ndarray, level: float) -> tuple[float, float]:
+    """The two-sided percentile interval of ``stats`` (numpy's linear rule); the
+    statistics may hold ``+inf`` (a ratio whose denominator resampled to zero)."""
     a = (1 - level) / 2
-    lo, hi = np.quantile(stats, [a, 1 - a])
-    return float(lo), float(hi)
+    if np.isfinite(stats).all():
+        lo, hi = np.quantile(stats, [a, 1 - a])
+        return float(lo), float(hi)
+    return _quantile_with_inf(stats, a), _quantile_with_inf(stats, 1 - a)
+
+
+def _quantile_with_inf(stats: np.ndarray, q: float) -> float:
+    """numpy's linear quantile where the neighbours may be ``inf``: interpolating
+    towards ``inf`` gives ``inf`` (numpy's ``inf - inf`` would give NaN and warn)."""
+    s = np.sort(stats)
+    h = (s.size - 1) * q
+    i = int(np.floor(h))
+    j = min(i + 1, s.size - 1)
+    f = h - i
+    if f == 0 or s[i] == s[j]:
+        return float(s[i])
+    if np.isinf(s[j]):
+        return math.inf
+    return float(s[i] + f * (s[j] - s[i]))
 
 
 def cluster_median_ci(clusters: Sequence[Sequence[float]], resamples: int = RESAMPLES,

@@ -165,3 +165,28 @@ def test_bootstrap_intervals_against_exact_cases():
     assert lo <= m <= hi and lo > 0.2 and hi < 0.8
     with pytest.raises(ValueError):
         ratio_of_sums_ci([], [])
+
+
+def test_ratio_interval_with_zero_denominator_resamples_is_silent_and_matches_numpy():
+    """Resamples whose ``b`` sums to zero give ``inf``; the interval is numpy's linear
+    quantile with ``inf`` standing for a huge number, and no RuntimeWarning."""
+    import warnings
+
+    from experiments.paired import LEVEL, RESAMPLES
+
+    a, b = [1, 0, 0, 3], [2, 0, 0, 0]  # b sums to zero in many resamples
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r, lo, hi = ratio_of_sums_ci(a, b)
+    assert r == 2.0 and hi == math.inf
+    # independent route: the same bootstrap with a huge finite stand-in for inf
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 4, size=(RESAMPLES, 4))
+    sa, sb = np.asarray(a, float)[idx].sum(1), np.asarray(b, float)[idx].sum(1)
+    stats = np.where(sb > 0, sa / np.where(sb > 0, sb, 1), 1e300)
+    ref_lo, ref_hi = np.quantile(stats, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    assert lo == (math.inf if ref_lo > 1e299 else pytest.approx(ref_lo))
+    assert ref_hi > 1e299
+    with warnings.catch_warnings():  # every resample zero: a point at inf
+        warnings.simplefilter("error")
+        assert ratio_of_sums_ci([1, 2], [0, 0]) == (math.inf, math.inf, math.inf)
