@@ -91,7 +91,8 @@ def add_arguments(parser) -> None:
                         help="evolution iterations (default: %(default)s)")
     parser.add_argument("--candidates", type=positive_int, default=3,
                         help="candidate changesets evaluated per iteration (default: 3)")
-    parser.add_argument("--held-in-fraction", type=float_in(0.0, 1.0, lo_open=True, hi_open=True), default=None, metavar="F",
+    parser.add_argument("--held-in-fraction", default=None, metavar="F",
+                        type=float_in(0.0, 1.0, lo_open=True, hi_open=True),
                         help="share of tasks held in (default: 76/174, the paper's split)")
     parser.add_argument("--mislabel", type=fraction, default=0.2,
                         help="synthetic back-end mislabel rate (default: %(default)s)")

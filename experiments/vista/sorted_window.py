@@ -44,7 +44,8 @@ def add_arguments(parser) -> None:
                         help="base random seed (default: %(default)s)")
     parser.add_argument("--n", type=positive_int, default=None, metavar="BLOCKS",
                         help=f"blocks in the working set (default: {DEFAULTS['n']})")
-    parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+", default=None, metavar="RHO",
+    parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+",
+                        default=None, metavar="RHO",
                         help="excess as a fraction of the total size, each in (0, 1] "
                              f"(default: {' '.join(map(str, DEFAULTS['rhos']))})")
     parser.add_argument("--sigma", type=float_in(0.0), default=None,
