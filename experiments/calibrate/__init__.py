@@ -28,6 +28,8 @@ import sys
 import time
 
 NAME = "calibrate"
+#: the files it writes: calibration.csv, .png, .json
+FILE = "calibration"
 COLUMNS = ("probe", "quantity", "parameter", "condition", "estimate", "low", "high", "n",
            "k", "parse_failures", "method", "note", "prior_low", "prior_high",
            "inside_prior")
@@ -225,15 +227,15 @@ def run(args) -> list:
     model = record.get("model", "?")
     ests = with_priors(summarize(trials, args.seed))
     params = parameters(ests, model)
-    paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ests)]
-    paths.append(plot(ests, trials, out / f"{NAME}.png", model))
+    paths = [write_csv(out / f"{FILE}.csv", COLUMNS, ests)]
+    paths.append(plot(ests, trials, out / f"{FILE}.png", model))
     led = client.ledger.as_dict()
     cfg = {"quick": bool(args.quick), "seed": args.seed, "probes": list(args.probes),
            "sizes": {k: list(v) if isinstance(v, tuple) else v for k, v in sizes.items()},
            "n_ctx": args.n_ctx, "temperature": settings.temperature,
            "max_repairs": settings.max_repairs, "tokenizer": "cl100k_base",
            "cache": str(cache_path) if cache_path else None}
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{FILE}.json", cfg, {
         **record, "parameters": params, "probes": costs,
         "model_calls": led["requests"], "cache_hits": client.cache.hits,
         "prompt_tokens": led["prompt_tokens"],
