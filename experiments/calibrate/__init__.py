@@ -42,8 +42,8 @@ SIZES = {
     "full": {"index": 15, "confabulate": 9, "recovery": 12, "snapshots": 3, "cap": 1200,
              "pairs": 2, "trials": 8, "context_cases": 3,
              "lengths": (250, 1000, 2000, 3200), "depths": (0.25, 0.75)},
-    "quick": {"index": 4, "confabulate": 3, "recovery": 4, "snapshots": 1, "cap": 600,
-              "pairs": 1, "trials": 2, "context_cases": 2, "lengths": (250, 1000, 2500),
+    "quick": {"index": 4, "confabulate": 3, "recovery": 3, "snapshots": 1, "cap": 500,
+              "pairs": 1, "trials": 2, "context_cases": 2, "lengths": (250, 1500),
               "depths": (0.5,)},
 }
 
@@ -69,6 +69,10 @@ def add_arguments(parser) -> None:
                         help="context window of the embedded model's server; the "
                              "needle probe's longest request needs about 6K of the "
                              "model's tokens (default: %(default)s)")
+    parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
+                        help="threads of the embedded model's server (default: the "
+                             "server's choice, the usable cores); 1 decodes faster on "
+                             "a machine whose cores are busy")
     parser.add_argument("--cache", default=None, metavar="PATH",
                         help="answers cached by prompt hash, reused by later runs "
                              "(default: calibrate_answers.jsonl in the model cache "
@@ -232,7 +236,7 @@ def run(args) -> list:
     led = client.ledger.as_dict()
     cfg = {"quick": bool(args.quick), "seed": args.seed, "probes": list(args.probes),
            "sizes": {k: list(v) if isinstance(v, tuple) else v for k, v in sizes.items()},
-           "n_ctx": args.n_ctx, "temperature": settings.temperature,
+           "n_ctx": args.n_ctx, "n_threads": args.n_threads, "temperature": settings.temperature,
            "max_repairs": settings.max_repairs, "tokenizer": "cl100k_base",
            "cache": str(cache_path) if cache_path else None}
     paths.append(write_sidecar(out / f"{FILE}.json", cfg, {
