@@ -48,9 +48,32 @@ SIZES = {
 }
 
 
+#: the sizes ``--size`` may override (the others are tuples)
+INT_SIZES = ("index", "confabulate", "recovery", "snapshots", "cap", "pairs", "trials",
+             "context_cases")
+
+
+def size_override(text: str) -> tuple[str, int]:
+    """The ``--size`` converter: ``NAME=N`` with NAME in :data:`INT_SIZES`, N >= 1."""
+    import argparse
+
+    name, sep, value = text.partition("=")
+    if not sep or name not in INT_SIZES:
+        raise argparse.ArgumentTypeError(f"expected NAME=N with NAME one of "
+                                         f"{', '.join(INT_SIZES)}, got {text!r}")
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{name} must be an integer >= 1, got {value!r}")
+    return name, n
+
+
 def add_arguments(parser) -> None:
     """Options: ``--quick``, ``--base-url``, ``--model``, ``--probes``, ``--n-ctx``,
-    ``--cache``, ``--no-cache``, ``--out``, ``--seed``, ``--no-progress``."""
+    ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``, ``--seed``,
+    ``--no-progress``."""
     from experiments.sweep import nonnegative_int, positive_int
 
     parser.add_argument("--out", default="figures",
@@ -69,6 +92,11 @@ def add_arguments(parser) -> None:
                         help="context window of the embedded model's server; the "
                              "needle probe's longest request needs about 6K of the "
                              "model's tokens (default: %(default)s)")
+    parser.add_argument("--size", type=size_override, nargs="+", default=None,
+                        metavar="NAME=N",
+                        help="override a probe size of the chosen run (default or "
+                             "--quick), e.g. index=15 confabulate=9; integer sizes: "
+                             f"{', '.join(INT_SIZES)} (default: none)")
     parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
                         help="threads of the embedded model's server (default: the "
                              "server's choice, the usable cores); 1 decodes faster on "
@@ -212,7 +240,7 @@ def run(args) -> list:
     from sim.agents.llm_server import cache_dir
 
     out = prepare_out(args.out)
-    sizes = SIZES["quick" if args.quick else "full"]
+    sizes = {**SIZES["quick" if args.quick else "full"], **dict(args.size or ())}
     cache_path = None if args.no_cache else (args.cache or
                                              cache_dir() / "calibrate_answers.jsonl")
     say = (lambda s: None) if args.no_progress else (

@@ -268,7 +268,7 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
     from experiments.output import read_csv
 
     assert run_command(["run", "calibrate", "--quick", "--out", str(tmp_path),
-                        "--no-cache", "--no-progress"]) == 0
+                        "--no-cache", "--no-progress", "--size", "index=6"]) == 0
     rows = read_csv(tmp_path / "calibration.csv")
     params = {r["parameter"] for r in rows} - {""}
     assert params == {"agent.p_index", "agent.p_confabulate", "agent.p_row_read",
@@ -279,6 +279,9 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
                                   "context"}
     calls = sum(p["model_calls"] for p in rec["probes"].values())
     assert calls == rec["model_calls"] > 0 and rec["prompt_tokens"] > 0
+    assert rec["config"]["sizes"]["index"] == 6 and rec["probes"]["index"]["model_calls"] == 6
+    with pytest.raises(SystemExit):
+        run_command(["run", "calibrate", "--size", "lengths=3"])
     fails = sum(r["outcome"] == "parse_failure" for r in rec["trials"]
                 if "outcome" in r)
     assert fails > 0 and rec["parse_failures"] >= fails
