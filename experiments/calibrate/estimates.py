@@ -237,22 +237,30 @@ def _context(rows: list[dict], seed: int) -> list[dict]:
         rc = [x for x in rows if x["condition"] == cond]
         L = float(np.mean([x["request_tokens"] for x in rc]))
         lo, hi = prior_p_use_range(L)
-        out.append(proportion("context", f"value used correctly at {L:,.0f} tokens", "",
+        out.append(proportion("context", f"value used correctly at {L:.0f} tokens", "",
                               cond, rc, lambda x: x["outcome"] == "correct",
                               note=f"prior p_use range [{lo:.3f}, {hi:.3f}]"))
     (d, h, k), boots = fit_with_intervals(rows, seed)
-    span = (f"lengths {min(x['request_tokens'] for x in rows)}-"
-            f"{max(x['request_tokens'] for x in rows)} tokens")
-    flat = d < 0.02  # no drop within the lengths measured: h and k say nothing
+    short, longest = (min(x["request_tokens"] for x in rows),
+                      max(x["request_tokens"] for x in rows))
+    span = f"lengths {short}-{longest} tokens; fit D={d:.3g}, h={h:.4g}, k={k:.3g}"
+    # no drop within the lengths measured: h and k say nothing; a drop already at the
+    # shortest length (h below it, or k at a bound): the misses there are not
+    # length-driven, and the curve (p_use(0) = 1) cannot tell them from a drop
+    flat = d < 0.02
+    early = not flat and (h < short or k in FIT_BOUNDS[2] or
+                          math.log(h) in FIT_BOUNDS[1])
     for j, (name, v) in enumerate((("agent.ctx_drop_max", d), ("agent.ctx_half_tokens", h),
                                    ("agent.ctx_shape", k))):
         b = boots[:, j]
         lo, hi = float(np.quantile(b, 0.025)), float(np.quantile(b, 0.975))
         note = span
-        if flat and j:
+        if (flat and j) or early:
             v = math.nan
             lo, hi = (math.exp(x) if j == 1 else x for x in FIT_BOUNDS[j])
-            note += "; not identified: no drop within these lengths"
+            note += ("; not identified: no drop within these lengths" if flat else
+                     "; not identified: misses already at the shortest length "
+                     "(not length-driven); see the per-length rows")
         out.append(estimate("context", "degradation curve (maximum likelihood)", name,
                             "fit", v, lo, hi, len(rows),
                             parse_failures=sum(x["outcome"] == "parse_failure"
