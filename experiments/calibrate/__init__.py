@@ -130,6 +130,7 @@ def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[d
     for probe in probes:
         led0 = client.ledger.as_dict()
         hits0 = cache.hits if cache else 0
+        used0 = dict(getattr(client, "used", {}))
         t0 = time.perf_counter()
         if probe == "index":
             rows = P.probe_index(client, cs[: sizes["index"]], seed)
@@ -164,6 +165,9 @@ def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[d
             "prompt_tokens": led["prompt_tokens"] - led0["prompt_tokens"],
             "completion_tokens": led["completion_tokens"] - led0["completion_tokens"],
             "wall_seconds": round(time.perf_counter() - t0, 2)}
+        if used0:  # what the answers cost when first asked (cached ones included)
+            costs[probe]["answers"] = {k: round(v - used0[k], 3)
+                                       for k, v in client.used.items()}
         trials[probe] = rows
         if progress:
             progress(f"{probe}: {costs[probe]}")
@@ -270,6 +274,7 @@ def run(args) -> list:
     paths.append(write_sidecar(out / f"{FILE}.json", cfg, {
         **record, "parameters": params, "probes": costs,
         "model_calls": led["requests"], "cache_hits": client.cache.hits,
+        "answers_cost": {k: round(v, 3) for k, v in client.used.items()},
         "prompt_tokens": led["prompt_tokens"],
         "completion_tokens": led["completion_tokens"],
         "wall_seconds": round(wall, 1), "cpu_seconds": cpu,

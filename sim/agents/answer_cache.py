@@ -34,12 +34,16 @@ class AnswerCache:
     def __init__(self, path: str | pathlib.Path | None = None):
         self.path = pathlib.Path(path) if path else None
         self._answers: dict[str, Any] = {}
+        #: key -> what producing the answer cost (:meth:`store`'s ``cost``), if known
+        self.costs: dict[str, dict] = {}
         self.hits = self.misses = 0
         if self.path and self.path.is_file():
             for line in self.path.read_text().splitlines():
                 try:
                     rec = json.loads(line)
                     self._answers[rec["key"]] = rec["answer"]
+                    if rec.get("cost"):
+                        self.costs[rec["key"]] = rec["cost"]
                 except (ValueError, KeyError, TypeError):
                     continue  # a torn last line (an interrupted run) is skipped
 
@@ -64,14 +68,21 @@ class AnswerCache:
         self.misses += 1
         return False, None
 
-    def store(self, request: Any, answer: Any) -> None:
-        """Remember ``answer`` for ``request`` (and append it to the file)."""
+    def store(self, request: Any, answer: Any, cost: dict | None = None) -> None:
+        """Remember ``answer`` for ``request`` (and append it to the file), with
+        ``cost``, what producing it took (e.g. tokens and seconds), if given."""
         k = self.key(request)
         self._answers[k] = copy.deepcopy(answer)
+        if cost:
+            self.costs[k] = dict(cost)
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a") as f:
-                f.write(json.dumps({"key": k, "answer": answer}) + "\n")
+                f.write(json.dumps({"key": k, "answer": answer, "cost": cost}) + "\n")
+
+    def cost(self, request: Any) -> dict | None:
+        """What producing the stored answer to ``request`` cost, or None if unknown."""
+        return self.costs.get(self.key(request))
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -101,6 +112,11 @@ class CachedClient:
     def __init__(self, client, cache: AnswerCache | None = None):
         self._inner = client
         self.cache = cache if cache is not None else AnswerCache()
+        #: what the answers used so far cost when they were produced (cached ones
+        #: included, where the cache knows): answers, known, prompt and completion
+        #: tokens, seconds
+        self.used = dict.fromkeys(("answers", "known", "prompt_tokens",
+                                   "completion_tokens", "seconds"), 0)
 
     @property
     def settings(self):
@@ -127,11 +143,25 @@ class CachedClient:
                    "tools": tools, "schema": schema}
         hit, answer = self.cache.lookup(request)
         if hit:
+            self._use(self.cache.cost(request))
             return answer
+        led = self.ledger
+        before = (led.prompt, led.completion, led.seconds)
         answer = self._inner.create(messages, tools=tools, schema=schema,
                                     max_tokens=max_tokens)
-        self.cache.store(request, answer)
+        cost = {"prompt_tokens": led.prompt - before[0],
+                "completion_tokens": led.completion - before[1],
+                "seconds": round(led.seconds - before[2], 3)}
+        self.cache.store(request, answer, cost)
+        self._use(cost)
         return answer
+
+    def _use(self, cost: dict | None) -> None:
+        self.used["answers"] += 1
+        if cost:
+            self.used["known"] += 1
+            for k in ("prompt_tokens", "completion_tokens", "seconds"):
+                self.used[k] += cost.get(k, 0)
 
     def ask_json(self, *args, **kwargs):
         """:meth:`sim.agents.llm.ChatClient.ask_json` over the cached ``create``."""

@@ -145,6 +145,9 @@ def test_answer_cache_persists_and_counts_only_real_calls(tmp_path):
     again = CachedClient(StandIn(), AnswerCache(path))  # a later run reloads the file
     assert again.ask_json(msgs, schema) == a and again.cache.hits == 1
     assert again.ledger.requests == 0
+    # what the answer cost when it was produced travels with it
+    assert again.used["known"] == 1
+    assert again.used["prompt_tokens"] == client.ledger.prompt > 0
     # a different request (another max_tokens) is a miss
     again.ask_json(msgs, schema, max_tokens=7)
     assert again.ledger.requests == 1
