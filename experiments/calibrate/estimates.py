@@ -240,6 +240,9 @@ def _context(rows: list[dict], seed: int) -> list[dict]:
         out.append(proportion("context", f"value used correctly at {L:.0f} tokens", "",
                               cond, rc, lambda x: x["outcome"] == "correct",
                               note=f"prior p_use range [{lo:.3f}, {hi:.3f}]"))
+    out.append(proportion("context", "answer contains the true value (lenient: "
+                          "exact match not required)", "", "all", rows,
+                          lambda x: bool(x["truth"]) and x["truth"] in x["answer"]))
     (d, h, k), boots = fit_with_intervals(rows, seed)
     short, longest = (min(x["request_tokens"] for x in rows),
                       max(x["request_tokens"] for x in rows))
