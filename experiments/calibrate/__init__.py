@@ -356,7 +356,7 @@ def plot(ests: list[dict], trials: dict, path, model: str):
         a3.fill_between(grid, band[:, 0], band[:, 1], color="0.85", label="prior range")
         fit = {e["parameter"]: e["estimate"] for e in ests if e["probe"] == "context"
                and e["parameter"]}
-        if len(fit) == 3:
+        if len(fit) == 3 and all(math.isfinite(v) for v in fit.values()):
             a3.plot(grid, p_use(grid, fit["agent.ctx_drop_max"],
                                 fit["agent.ctx_half_tokens"], fit["agent.ctx_shape"]),
                     color="C3", label="fit")
