@@ -39,9 +39,12 @@ PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
 
 #: sizes of each probe: the default run and --quick
 SIZES = {
-    "full": {"index": 15, "confabulate": 9, "recovery": 12, "snapshots": 3, "cap": 1200,
+    # ~137K prompt tokens (the model's; 1.6 per cl100k token in the needle probe): at
+    # the 21 ms of CPU a prompt token took in the measured --quick run, ~48 CPU
+    # minutes, ~24 minutes on 2 idle cores (an estimate, not a measurement)
+    "full": {"index": 15, "confabulate": 9, "recovery": 12, "snapshots": 2, "cap": 1200,
              "pairs": 2, "trials": 8, "context_cases": 3,
-             "lengths": (250, 1000, 2000, 3200), "depths": (0.25, 0.75)},
+             "lengths": (250, 1000, 2000, 3000), "depths": (0.2, 0.8)},
     "quick": {"index": 4, "confabulate": 3, "recovery": 3, "snapshots": 1, "cap": 500,
               "pairs": 1, "trials": 2, "context_cases": 2, "lengths": (250, 1500),
               "depths": (0.5,)},
