@@ -28,6 +28,7 @@ from experiments.paired import CRN_NOTE, bounded_comparison, paired_differences
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
                                add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
+from experiments.sweep import calibrated_jobs, split_calibrated
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
@@ -139,11 +140,15 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
                        cfg["world"])
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress,
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+                     executor=executor, desc=NAME, progress=not args.no_progress,
                      scheduler=cfg["scheduler"]) if runnable else []
     wall = time.perf_counter() - t0
+    rows, cal = split_calibrated(rows, specs)
     ordered = table(rows, cfg["programs"])
+    # the synthetic agent at the real model's measured point: one more row
+    ordered += table(cal, sorted({r["program"] for r in cal}))
+    rows += cal
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     bounded = bounded_comparison(rows, runnable, None)

@@ -17,8 +17,9 @@ from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, aggregate, fmt_default, growth_tokens,
-                               loca_specs, run_sweep, sweep_config)
+                               add_programs_argument, aggregate, calibrated_jobs,
+                               fmt_default, growth_tokens, loca_specs, run_sweep,
+                               split_calibrated, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
@@ -96,11 +97,17 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
                        cfg["world"])
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress, scheduler=cfg["scheduler"])
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+                     executor=executor, desc=NAME, progress=not args.no_progress,
+                     scheduler=cfg["scheduler"])
     wall = time.perf_counter() - t0
+    rows, cal = split_calibrated(rows, specs)
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
+    # the synthetic agent at the real model's measured point: one more row per level
+    table += [{**dict.fromkeys(COLUMNS, ""), **r}  # no paired columns: another agent
+              for r in sorted(aggregate(cal), key=lambda r: (r["program"], r["level"]))]
+    rows += cal
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     bounded = bounded_comparison(rows, cfg["programs"], "level")

@@ -53,6 +53,7 @@ import zlib
 
 import numpy as np
 
+from sim.agents.answer_cache import AnswerCache
 from sim.evolve.contextevo.editor import moves
 from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
 from sim.evolve.contextevo.spec import POINTS
@@ -249,10 +250,11 @@ class LLMBackend:
         self.page_chars = min(PAGE_CHARS, (int(context_tokens) - 2424) * 3)
         self.calls = 0
         self.cache_hits = 0
-        #: (system, user, schema, max_tokens) -> answer: a later iteration that runs an
-        #: unchanged program re-reads identical pages, and the model decodes greedily
-        #: (temperature 0), so asking again would spend a call on the same answer
-        self._answers: dict[tuple, object] = {}
+        #: (system, user, schema, max_tokens) -> answer, by prompt hash: a later
+        #: iteration that runs an unchanged program re-reads identical pages, and the
+        #: model decodes greedily (temperature 0), so asking again would spend a call
+        #: on the same answer
+        self._answers = AnswerCache()
         self.skipped = 0
         self.failures = 0
         self.last_error = ""
@@ -262,10 +264,11 @@ class LLMBackend:
         # schemas carry no maxLength: llama.cpp's grammar compiler unrolls it into that
         # many optional characters, and at 3,000 the local server died on every call
         # (measured); the caps are enforced by truncating the answers instead
-        key = (system, user, json.dumps(schema, sort_keys=True), max_tokens)
-        if key in self._answers:
+        key = (system, user, schema, max_tokens)
+        hit, ans = self._answers.lookup(key)
+        if hit:
             self.cache_hits += 1
-            return self._answers[key]
+            return ans
         if self.calls >= self.max_calls:
             self.skipped += 1
             raise CallBudgetExhausted(f"model-call budget {self.max_calls} spent")
@@ -273,7 +276,7 @@ class LLMBackend:
         ans = self.client.ask_json([{"role": "system", "content": system},
                                     {"role": "user", "content": user}], schema,
                                    max_tokens=max_tokens)
-        self._answers[key] = ans
+        self._answers.store(key, ans)
         return ans
 
     def annotate_page(self, task_id, page_no, n_pages, page, notes) -> str:
