@@ -156,23 +156,35 @@ def test_replay_clamps_samples_and_needs_a_stable_original(masked_failure):
     traj, _ = masked_failure
     d = traj.decision
     note = "Recovered:\n" + "\n".join(
-        f"{k}: {v}" for k, v in d.agent.task.facts.items() if k in d.action.values)
+        f"{k}: {v.value}" for k, v in d.agent.task.facts.items() if k in d.action.values)
     res = replay(d, treat(d.view, "recovery_note", note=note), samples=50)
     assert len(res.original) == len(res.treated) == MAX_SAMPLES
+    # copies of the agent may write different wrong values: the outcome compared
+    # is success, and the recorded failure is stable (no original sample succeeds)
+    assert res.rates[0] == 0.0 and res.rates[1] > 0.5
     assert res.consistent and res.changed and res.supports
+    # a note with the wrong values restores nothing: no support
+    bad = note.replace(": ", ": 9")
+    res_bad = replay(d, treat(d.view, "recovery_note", note=bad))
+    assert res_bad.consistent and not res_bad.changed and not res_bad.supports
 
     class Flaky:
-        """An agent whose action varies under the same request."""
+        """An agent that sometimes gets the value right under the same request."""
         seed = 0
+        task = d.agent.task
 
         def act(self, view):
             from sim.agents.protocol import Action
             Flaky.seed += 1
-            return Action("answer", values={"k": str(Flaky.seed)})
+            right = Flaky.seed % 2 == 0
+            return Action("answer", values={k: (v if right else "unknown") for k, v in
+                                            ((k, self.task.facts[k].value)
+                                             for k in d.action.values)})
 
     flaky = replace(d, agent=Flaky())
     res2 = replay(flaky, d.view)
-    assert not res2.consistent and not res2.supports  # variation never counts
+    assert 0 < res2.rates[0] < 1 and res2.rates[1] > 0.5  # treated "changes"...
+    assert not res2.consistent and not res2.supports  # ...but variation never counts
 
 
 @given(st.integers(-3, 100))

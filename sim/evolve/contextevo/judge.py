@@ -198,7 +198,8 @@ def _replay_check(h: Hypothesis, trajs: dict) -> None:
         res = replay(d, treat(d.view, "restore", earlier=d.earlier, kinds=kinds))
         h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
                           "changed": res.changed, "supports": res.supports,
-                          "samples": len(res.original)})
+                          "samples": len(res.original),
+                          "success_rates": [round(x, 3) for x in res.rates]})
     if h.replays:
         h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
 
