@@ -16,17 +16,26 @@ and the same for both back-ends.
 * page reading is deterministic: it counts, in its notes, blocks that left the
   request with nothing in their place (``gone``), behind a placeholder without a
   handle (``hidden``; a knowledge block ``notes``; a fold summary ``fold``), behind a
-  handle (``recoverable``), refused recoveries and entry offloads, shrinks below and
-  above :data:`EARLY_FILL` of the budget (``early``/``late``), and written values it
-  can see are lost (``=unknown``, ``=about ...``) or marked unsure (``?``);
+  handle (``recoverable``), refused recoveries and entry offloads, and shrinks below
+  and above :data:`EARLY_FILL` of the budget (``early``/``late``). It keeps, per
+  evidence line (``key: value`` in a tool result), the newest call that showed it and
+  its value, and which calls' results left the request and how (a context line names
+  the call whose result a removed block held). A written value (``key=value`` in a
+  task or answer call) is *lost* when it differs from the newest evidence for its key
+  and that evidence's result had left the request before the write: a loss read from
+  what the requests showed against what the step needed, never from an answer marker
+  (an abstention or a wrong value looks the same whatever its cause) nor from the
+  simulator;
 * its report applies one rule to those notes, for every case (a solved case too, so
   both reward groups carry annotations): a refusal or offload -> ``budget_overflow``
   at maintenance_planning, direction ``trigger_later`` when most shrinks were early,
-  else ``trigger_earlier``; an irreversible removal -> ``evidence_removed``, blaming
-  the point of the most frequent removal kind (gone: request_assembly, direction
-  ``trim_less``; hidden: representation_update, notes: memory_update, direction
-  ``keep_more``, or maintenance_planning ``trigger_later`` when most shrinks were
-  early; fold: child_to_parent); otherwise ``agent_error`` (failed) or ``none``;
+  else ``trigger_earlier``; a value lost to an irreversible removal ->
+  ``evidence_removed``, blaming the point of the most frequent kind among the lost
+  values' removals (gone: request_assembly, direction ``trim_less``; hidden:
+  representation_update, notes: memory_update, direction ``keep_more``, or
+  maintenance_planning ``trigger_later`` when most shrinks were early; fold:
+  child_to_parent); otherwise ``agent_error`` (failed: the evidence was in the request
+  or recoverable) or ``none`` (solved);
 * then it mislabels failed cases at rate ``mislabel`` (default 0.2): the label becomes
   one of the other two causes, uniformly, with a uniformly random point blamed and no
   direction; the draw is keyed by (seed, task id, round), so it is reproducible and

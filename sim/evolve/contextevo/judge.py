@@ -31,9 +31,10 @@ With replay on, a screened hypothesis is replayed at up to three anchor cases (t
 first wrong decision). The treatment is derived from the hypothesis: the blocks the
 blamed point took away come back as the request showed them earlier
 (:func:`sim.evolve.contextevo.replay.restore_kinds`); a wrong surface restores the
-wrong blocks (or none) and the action does not change. It is kept when most replays
-support it; a replay whose original request does not reproduce the recorded action
-is never support. Each hypothesis records the stage that rejected it
+wrong blocks (or none) and the step still fails. It is kept when most replays
+support it; replay compares success rates over samples (the agent's copies may write
+different wrong values), and a replay whose original request succeeds in any sample
+is never support (variation under unchanged context). Each hypothesis records the stage that rejected it
 (``rejected_by``: support, screens, replay). Without aggregation (ablation) the
 first failed case's report is taken as the hypothesis, unscreened (still replayed
 when replay is on).
