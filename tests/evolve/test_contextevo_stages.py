@@ -397,3 +397,34 @@ def test_llm_backend_skips_solved_cases():
     client = FakeClient()
     rep = review_case(traj, make_card(traj), LLMBackend(client, max_calls=5))
     assert rep.label == "none" and client.calls == 0
+
+
+def _loss_case(written: str, removed: bool, reward: int = 0):
+    """call 1 shows ``k: v1``; call 2 supersedes it with ``k: v2``; call 3 (maybe)
+    shows call 2's result leaving the request; call 4 writes ``k=written``."""
+    calls = [Call(1, "task", "read({})", result="noise\nrecord A total: v1\n"),
+             Call(2, "task", "read({})", result="record A total: v2\nnoise\n",
+                  request_tokens=50),
+             Call(3, "task", "read({})", result="noise\n", request_tokens=60,
+                  removed=[("B5", "masked", "[Old observation omitted]", 9)] if removed
+                  else [], removed_from=[2] if removed else []),
+             Call(4, "task", f"update(record A total={written})", request_tokens=70,
+                  writes=True)]
+    traj = Trajectory("loca/x/s0/1", "do it", reward, calls, 70, budget=100,
+                      score=float(reward))
+    return review_case(traj, make_card(traj), SyntheticBackend(0, mislabel=0.0))
+
+
+def test_reviewer_reads_losses_from_requests_not_markers():
+    # the newest evidence (call 2) left the request, and the written value is not it:
+    # a loss, blamed on the point that hid it, whatever the written value looks like
+    for written in ("v1", "unknown", "v9"):
+        rep = _loss_case(written, removed=True)
+        assert rep.label == "evidence_removed" and "call 2" not in rep.surface
+        assert rep.surface in ("representation_update", "maintenance_planning")
+    # the same wrong values with the evidence still in the request: the agent's error
+    for written in ("v1", "unknown"):
+        assert _loss_case(written, removed=False).label == "agent_error"
+    # the newest value written although its result left: carried, not lost
+    assert _loss_case("v2", removed=True).label == "agent_error"
+    assert _loss_case("v2", removed=True, reward=1).label == "none"

@@ -70,7 +70,8 @@ from sim.evolve.contextevo.trace import CAUSES
 _CTX = re.compile(r"^  context: \S+ \((?:result of call (\d+), )?[\d,]+ tokens\) "
                   r"(no longer in the request|replaced in the request by \[(.*)\]"
                   r"( with a handle)?)$", re.M)
-_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)", re.M)
+_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)  \(request ",
+                    re.M)
 _HEADER = re.compile(r"^\[call \d+\] [^\n]*\(request ([\d,]+) of ([\d,]+) tokens\)\n"
                      r"((?:  context: [^\n]*\n)+)", re.M)
 _CALL = re.compile(r"^\[call (\d+)\] ", re.M)
