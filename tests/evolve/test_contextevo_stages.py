@@ -428,3 +428,17 @@ def test_reviewer_reads_losses_from_requests_not_markers():
     # the newest value written although its result left: carried, not lost
     assert _loss_case("v2", removed=True).label == "agent_error"
     assert _loss_case("v2", removed=True, reward=1).label == "none"
+
+
+def test_restore_puts_blocks_back_in_their_place():
+    from sim.agents.protocol import Entry, View
+    view = View((Entry("B1", "user_message", "pinned", "task", 5),
+                 Entry("B5", "tool_result", "visible", "record A total: v2", 5)), 100,
+                used_tokens=10)
+    earlier = {"B3": "record A total: v1", "B7": "other: x"}
+    out = treat(view, "restore", earlier=earlier, kinds=("gone",))
+    # the superseded record comes back before its update, the later block after it
+    assert [e.id for e in out.entries] == ["B1", "B3", "B5", "B7"]
+    assert out.used_tokens == sum(e.tokens for e in out.entries)
+    # a surface whose kinds do not include the removal restores nothing
+    assert treat(view, "restore", earlier=earlier, kinds=("fold",)).entries == view.entries

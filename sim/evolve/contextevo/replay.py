@@ -58,6 +58,13 @@ def restore_kinds(pathology: str, surface: str) -> tuple[str, ...]:
     return KIND_OF_SURFACE.get(surface, ())
 
 
+def _order(block_id: str) -> float:
+    """A block's place in the stream from its id (``B<n>``: the n-th block); other
+    ids (groups, notes) sort last."""
+    m = re.fullmatch(r"B(\d+)", block_id)
+    return int(m.group(1)) if m else float("inf")
+
+
 def _signature(action) -> tuple:
     return (action.kind, action.handle, tuple(sorted((action.values or {}).items())))
 
@@ -76,7 +83,7 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
             (id -> text) and the :func:`shown_kind` kinds to put back: each such
             placeholder becomes its earlier text again, and with ``"gone"`` in
             ``kinds`` (or a restored knowledge/fold group) every block missing from
-            the request comes back at the end.
+            the request comes back in its place in the stream (by block number).
 
     Raises:
         ValueError: naming an unknown treatment.
@@ -106,8 +113,14 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
                 e = Entry(e.id, e.type, "visible", text, max(1, len(text) // 4))
             out.append(e)
         if "gone" in kinds or folded:
-            out += [Entry(b, "tool_result", "visible", t, max(1, len(t) // 4))
-                    for b, t in earlier.items() if b not in present]
+            for b, t in earlier.items():
+                if b not in present:
+                    # back in its place: a block restored after a newer record would
+                    # read as the newer one (the newest value in view is the one used)
+                    at = next((i for i, e in enumerate(out)
+                               if _order(e.id) > _order(b)), len(out))
+                    out.insert(at, Entry(b, "tool_result", "visible", t,
+                                         max(1, len(t) // 4)))
         entries = out
     elif treatment == "recovery_note":
         text = note[:NOTE_CHARS]
