@@ -78,3 +78,39 @@ def test_styles_are_unique_for_36_series(i):
     for j in range(i):
         other = line_style("p", j)
         assert (me["color"], me["ls"]) != (other["color"], other["ls"])
+
+
+def _errorbar_segments(ax):
+    from matplotlib.collections import LineCollection
+
+    return [seg for c in ax.collections if isinstance(c, LineCollection)
+            for seg in c.get_segments()]
+
+
+def test_pressure_figure_draws_the_paired_intervals_and_names_the_world(monkeypatch,
+                                                                        tmp_path):
+    import experiments.vista.pressure as pressure
+
+    figs = _capture(monkeypatch, pressure)
+    run_command(["run", "pressure", "--levels", "8000", "--families", "2", "--seeds",
+                 "1", "--programs", "react", "vista", "--world", "agent.sigma=0.6",
+                 "--no-progress", "--out", str(tmp_path)])
+    ax = figs[0].axes[0]
+    segs = _errorbar_segments(ax)
+    assert len(segs) == 1  # react's interval; vista has none against itself
+    assert all(0 <= y <= 100 for seg in segs for _, y in seg)
+    assert "world: agent.sigma=0.6" in ax.get_title()
+
+
+def test_window_gain_bars_have_intervals_and_a_marker_even_at_zero(monkeypatch, tmp_path):
+    import experiments.vista.window as window
+
+    figs = _capture(monkeypatch, window)
+    run_command(["run", "window", "--windows", "8000", "64000", "--queries", "2",
+                 "--no-progress", "--out", str(tmp_path)])
+    ax = figs[0].axes[1]
+    assert len(_errorbar_segments(ax)) == 2  # one interval per window
+    marks = [c for c in ax.collections if c.get_offsets().shape == (2, 2)]
+    heights = sorted(p.get_height() for p in ax.patches)
+    assert marks and sorted(marks[0].get_offsets()[:, 1]) == heights
+    assert "world" not in figs[0].axes[0].get_title()  # the default world
