@@ -114,3 +114,15 @@ def test_window_gain_bars_have_intervals_and_a_marker_even_at_zero(monkeypatch, 
     heights = sorted(p.get_height() for p in ax.patches)
     assert marks and sorted(marks[0].get_offsets()[:, 1]) == heights
     assert "world" not in figs[0].axes[0].get_title()  # the default world
+
+
+def test_cost_axis_stays_within_0_100_percent_and_names_the_budget(monkeypatch, tmp_path):
+    import experiments.vista.cost as cost
+
+    figs = _capture(monkeypatch, cost)
+    run_command(["run", "cost", "--families", "1", "--seeds", "1", "--growth", "64000",
+                 "--budget", "8000", "--programs", "react", "--no-progress", "--out",
+                 str(tmp_path)])
+    ax = figs[0].axes[0]
+    assert ax.get_ylim() == (0.0, 100.0)
+    assert "budget 8K" in ax.get_title()
