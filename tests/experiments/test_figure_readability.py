@@ -60,15 +60,19 @@ def test_window_legend_does_not_cover_the_axes(tmp_path, monkeypatch, saved):
     assert not _overlaps(legend.get_window_extent(), ax.get_window_extent())
 
 
-def test_ablations_axis_ends_at_100_percent_with_its_legend_outside(tmp_path):
+def test_ablations_axis_ends_at_a_share_of_1_with_its_legend_outside(tmp_path):
     import experiments.vista.ablations as ablations
 
     cfg = json.loads((FIGURES / "ablations.json").read_text())["config"]
     fig = ablations._figure(_rows("ablations.csv"), cfg)
     fig.canvas.draw()
     ax = fig.axes[0]
-    assert ax.get_ylim() == (0.0, 100.0)
+    assert ax.get_ylim() == (0.0, 1.0)  # a solved share, the paper's too
     assert not _overlaps(ax.get_legend().get_window_extent(), ax.get_window_extent())
+    # the paper's counts drawn as shares of its 75 tasks, on the bars' axis
+    paper = [r["paper_solved"] / 75 for r in _rows("ablations.csv") if r["paper_solved"] != ""]
+    marks = [c for c in ax.collections if len(c.get_offsets()) == len(paper)]
+    assert paper and sorted(marks[0].get_offsets()[:, 1]) == pytest.approx(sorted(paper))
 
 
 def test_proposition2_title_names_the_series_still_short_of_the_limit():
