@@ -126,3 +126,22 @@ def test_cost_axis_stays_within_0_100_percent_and_names_the_budget(monkeypatch, 
     ax = figs[0].axes[0]
     assert ax.get_ylim() == (0.0, 100.0)
     assert "budget 8K" in ax.get_title()
+
+
+def test_sorted_window_ticks_are_plain_and_reference_styles_are_in_the_legend(
+        monkeypatch, tmp_path):
+    import experiments.output as output
+
+    figs = _capture(monkeypatch, output)  # sorted_window imports it when it runs
+    run_command(["run", "sorted_window", "--quick", "--trials", "200", "--no-progress",
+                 "--out", str(tmp_path)])
+    fig = figs[0]
+    fig.canvas.draw()
+    ax1, ax2 = fig.axes[:2]
+    ticks = [t.get_text() for ax in (ax1,) for t in
+             ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+    assert ticks and not any("10^" in t or "times" in t for t in ticks)
+    legend = {t.get_text() for t in ax1.get_legend().get_texts()}
+    assert {"content-only", "blind"} <= legend
+    one = [ln for ln in ax2.get_lines() if ln.get_label().startswith("E[Z] = 1")]
+    assert one and ax2.get_ylim()[0] < 1 < ax2.get_ylim()[1]
