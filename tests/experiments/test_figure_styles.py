@@ -145,3 +145,25 @@ def test_sorted_window_ticks_are_plain_and_reference_styles_are_in_the_legend(
     assert {"content-only", "blind"} <= legend
     one = [ln for ln in ax2.get_lines() if ln.get_label().startswith("E[Z] = 1")]
     assert one and ax2.get_ylim()[0] < 1 < ax2.get_ylim()[1]
+
+
+def test_overhead_reference_lines_differ_and_legends_sit_below_the_panels(monkeypatch,
+                                                                        tmp_path):
+    import experiments.output as output
+
+    figs = _capture(monkeypatch, output)  # overhead imports it when it runs
+    run_command(["run", "overhead", "--quick", "--max-blocks", "20", "--no-progress",
+                 "--out", str(tmp_path)])
+    fig = figs[0]
+    fig.canvas.draw()
+    ax1, ax2 = fig.axes[:2]
+    refs = {ln.get_label(): ln for ln in ax1.get_lines()
+            if "cap" in ln.get_label() or "VISTA Fig. 10" in ln.get_label()}
+    assert len(refs) == 2
+    a, b = refs.values()
+    assert (mcolors.to_hex(a.get_color()), a.get_linestyle()) != (
+        mcolors.to_hex(b.get_color()), b.get_linestyle())
+    trajectory_colours = {mcolors.to_hex(ln.get_color()) for ln in ax2.get_lines()}
+    assert not {mcolors.to_hex(ln.get_color()) for ln in refs.values()} & trajectory_colours
+    for ax in (ax1, ax2):
+        assert ax.get_legend().get_window_extent().y1 <= ax.get_window_extent().y0
