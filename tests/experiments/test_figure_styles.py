@@ -167,3 +167,16 @@ def test_overhead_reference_lines_differ_and_legends_sit_below_the_panels(monkey
     assert not {mcolors.to_hex(ln.get_color()) for ln in refs.values()} & trajectory_colours
     for ax in (ax1, ax2):
         assert ax.get_legend().get_window_extent().y1 <= ax.get_window_extent().y0
+
+
+def test_proposition1_every_panel_has_a_legend_and_its_y_range_holds_the_data(
+        monkeypatch, tmp_path):
+    import experiments.vista.proposition1 as proposition1
+
+    figs = _capture(monkeypatch, proposition1)
+    run_command(["run", "proposition1", "--quick", "--out", str(tmp_path)])
+    for ax in figs[0].axes:
+        assert ax.get_legend() is not None, ax.get_title()
+        lo, hi = ax.get_ylim()
+        ys = [y for line in ax.get_lines() for y in line.get_ydata()]
+        assert ys and lo <= min(ys) and max(ys) <= hi, ax.get_title()
