@@ -1,7 +1,7 @@
 """``robustness.png``: claims (rows) by world parameters (columns), each cell shaded
 by the parameter's total Sobol' index ST for the claim and printing that same number
-(parameters screened out by the Morris stage have no ST: a grey dot; their flip rates
-are in the CSV); beside each claim, the fraction of the prior space where it holds
+(no ST: a grey dash where the Morris stage screened the parameter out, their flip
+rates are in the CSV; "const" where the verdict did not vary); beside each claim, the fraction of the prior space where it holds
 with its Wilson interval. An ST above 1 (sampling error of the estimator at small N)
 is drawn at 1 and printed ">1"."""
 
@@ -36,7 +36,11 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
         for j in range(len(cols)):
             v = st[i, j]
             if np.isnan(v):
-                ax.text(j, i, "·", ha="center", va="center", fontsize=18, color="0.55")
+                # no ST: the verdict never varied over the Sobol' points, or the
+                # parameter was screened out by Morris
+                const = entries[claims[i]]["sobol"] is None
+                ax.text(j, i, "const" if const else "–", ha="center", va="center",
+                        fontsize=8 if const else 12, color="0.5")
                 continue
             clipped |= v > 1
             ax.text(j, i, ">1" if v > 1 else f"{max(v, 0.0):.2f}", ha="center",
@@ -55,7 +59,8 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
             "exceed 1 from sampling error at small N)" if clipped else "")
     ax.set_xlabel("world parameter (bold: screened into the Sobol' stage)", fontsize=9)
     fig.supxlabel("Cell shade and number: total Sobol' index ST of the claim's verdict; "
-                  "grey dot: screened out by Morris, no ST (flip rates in the CSV); red "
+                  "grey 'const': the verdict did not vary over the Sobol' points, no ST; "
+                  "grey dash: screened out by Morris, no ST (flip rates in the CSV); red "
                   "box: decides the claim alone, S1 >= 0.5 and the largest" + note + ".",
                   fontsize=9, wrap=True)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
