@@ -37,6 +37,8 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
                    "perception probe with a real model, with/without dashboard (VISTA Table 5)"),
     "presentation": ("experiments.vista.presentation",
                      "does the ledger's layout change a real model's archive choice?"),
+    "calibrate": ("experiments.calibrate",
+                  "calibrate the synthetic agent's parameters against the real model"),
     "sorted_window": ("experiments.vista.sorted_window",
                       "bounded ledger as a sorted window: E[blocks archived] vs listed rows w"),
     "overhead": ("experiments.vista.overhead",

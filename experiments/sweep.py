@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -348,10 +348,17 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="base random seed of the sweep: changes every task instance "
                              "and agent draw (default: %(default)s); not to be confused "
                              "with --seeds, the number of task seeds per family/query")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default=None,
-                        metavar="PROFILE",
-                        help=f"synthetic agent profile, one of {', '.join(PROFILES)} "
-                             f"(default: {DEFAULT_PROFILE}; not with --world)")
+    parser.add_argument("--profile", choices=sorted(PROFILES) + [CALIBRATED],
+                        default=None, metavar="PROFILE",
+                        help=f"synthetic agent profile, one of {', '.join(PROFILES)}, "
+                             f"or {CALIBRATED} (the world at the real model's measured "
+                             "values, figures/calibration.json, clipped into the prior "
+                             "ranges; `ctxsim run calibrate`) (default: "
+                             f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
+    parser.add_argument("--calibrated-row", nargs="*", default=None, metavar="PROGRAM",
+                        help="also run these programs (none named: vista) with the "
+                             f"agent at the {CALIBRATED} point; their rows are labelled "
+                             f"PROGRAM@{CALIBRATED} (default: off)")
     parser.add_argument("--world", type=world_value, nargs="+", default=None,
                         metavar="NAME=VALUE",
                         help="a point of the synthetic world's table (`ctxsim world`), "
@@ -428,7 +435,8 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     cfg = resolve(args, defaults, quick)
     scheduler = getattr(args, "scheduler", None)
     world = dict(getattr(args, "world", None) or ())
-    if world and args.profile is not None:
+    if world and args.profile not in (None, CALIBRATED):
+        # --world replaces a named profile (the sidecar would record one not used)
         raise UsageError(f"--profile {args.profile} and --world both set the agent; "
                          "--world replaces the profile, give one")
     if scheduler and args.jobs != 1:
@@ -438,7 +446,44 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
                dashboard_tokens=getattr(args, "dashboard_tokens", None),
                world=world)
+    row = getattr(args, "calibrated_row", None)
+    if args.profile == CALIBRATED or row is not None:
+        from experiments.calibrate.calibrated import calibrated_values
+
+        values, notes = calibrated_values()
+        cfg["calibration"] = {"values": values, "notes": notes}
+        if args.profile == CALIBRATED:
+            cfg["world"] = {**cfg["world"], **values}
+        if row is not None:
+            cfg["calibrated_row"] = list(row) or ["vista"]
     return cfg
+
+
+#: the profile name of the synthetic agent at the real model's measured values
+CALIBRATED = "calibrated"
+
+
+def calibrated_jobs(specs: list[JobSpec], cfg: dict) -> list[JobSpec]:
+    """The jobs of ``cfg["calibrated_row"]``'s programs with the agent at the
+    calibrated point (``cfg["calibration"]``; the sweep's ``--world`` task values
+    kept): ``[]`` unless ``--calibrated-row`` was given. Run them after ``specs`` and
+    split the rows with :func:`split_calibrated`."""
+    progs = cfg.get("calibrated_row") or []
+    if not progs:
+        return []
+    world = tuple(sorted({**cfg["world"], **cfg["calibration"]["values"]}.items()))
+    return [replace(s, programs=tuple(p for p in s.programs if p in progs),
+                    profile=CALIBRATED, world=world)
+            for s in specs if any(p in progs for p in s.programs)]
+
+
+def split_calibrated(rows: list[dict], specs: list[JobSpec]) -> tuple[list, list]:
+    """``(main rows, calibrated rows)`` of a sweep run over ``specs`` followed by
+    :func:`calibrated_jobs`; the calibrated rows' programs become
+    ``PROGRAM@calibrated``."""
+    n = sum(len(s.programs) for s in specs)
+    cal = [{**r, "program": f"{r['program']}@{CALIBRATED}"} for r in rows[n:]]
+    return rows[:n], cal
 
 
 def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,

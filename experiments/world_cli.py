@@ -3,7 +3,9 @@ families) with its default, prior range, unit and source (:mod:`sim.world`).
 
 ``ctxsim world`` prints a table; ``--json`` prints ``{"parameters": [...],
 "families": [...]}`` for machines (each parameter: name, default, low, high, unit,
-source, doc, integer; each family: its structure, :mod:`sim.tasks.families`).
+source, doc, integer, and ``measured`` where the committed calibration
+(``figures/calibration.json``, ``ctxsim run calibrate``) measured it on the real
+model; each family: its structure, :mod:`sim.tasks.families`).
 """
 
 from __future__ import annotations
@@ -28,11 +30,32 @@ def families() -> list[dict]:
     return [asdict(family_spec(i)) for i in range(len(FAMILIES))]
 
 
+def measured_line(m: dict) -> str:
+    """``measured on MODEL, n = N, interval [LOW, HIGH]: VALUE`` for one calibration
+    measurement (:func:`experiments.calibrate.calibrated.measurements`)."""
+    def num(key):  # a non-finite number is null in the JSON sidecar
+        v = m.get(key)
+        return "n/a" if v is None else f"{v:.4g}"
+
+    if m.get("estimate") is None:
+        where = "not identified"
+    else:
+        where = ("inside" if m.get("inside_prior") else "OUTSIDE") + " the prior"
+    return (f"measured on {m.get('model', '?')}, n = {m.get('n')}, interval "
+            f"[{num('low')}, {num('high')}]: {num('estimate')} ({where}; "
+            f"{m.get('probe', '?')} probe)")
+
+
 def main(args: argparse.Namespace) -> int:
     """Print the table (text or JSON); returns 0."""
+    from experiments.calibrate.calibrated import measurements
     from sim.world import table
 
     rows = table()
+    meas = measurements()
+    for r in rows:
+        if r["name"] in meas:
+            r["measured"] = meas[r["name"]]
     if args.json:
         json.dump({"parameters": rows, "families": families()}, sys.stdout, indent=1)
         print()
@@ -43,6 +66,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"{r['name']:<{w}}  {r['default']:>10g}  {r['low']:>10g}  {r['high']:>10g}"
               f"  {r['unit']}")
         print(f"{'':<{w}}  {r['doc']}; source: {r['source']}")
+        if "measured" in r:
+            print(f"{'':<{w}}  {measured_line(r['measured'])}")
     print("\nfamilies (archetype: structure):")
     for f in families():
         print(f"  {f['name']:<17} {f['archetype']:<9} facts={f['n_facts']} "

@@ -250,15 +250,10 @@ def run_all(args, client=None, progress=print) -> dict:
     from sim.evolve.contextevo.loop import Runner, evolve
     from sim.evolve.split import split_tasks
 
-    from experiments.arguments import UsageError
-
     sts = starts(args)
     sets = tasksets(args)
     for ts in sets:  # a bad split fails before any episode runs
-        try:
-            split_tasks(ts.names, **_split_options(args))
-        except ValueError as exc:
-            raise UsageError(f"--held-in-fraction {args.held_in_fraction:g}: {exc}") from None
+        split_tasks(ts.names, **_split_options(args))
     results, ablations, ledgers, baselines = [], {}, [], {}
     for si, ts in enumerate(sets):
         runner = Runner(ts)
@@ -517,18 +512,24 @@ def figure(rows: list[dict], path, backend: str, notes=(), seed_rows=(), compari
 
 def run(args) -> list:
     """Run the experiment and write CSV, PNG, JSON and the spec JSON."""
+    from experiments.arguments import UsageError
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.evolve.contextevo.spec import ProgramSpec
     from sim.evolve.split import split_tasks
 
     if getattr(args, "ef_seeds", 0) == 1:
-        raise ValueError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
+        raise UsageError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
                          "needs two), got 1")
     out = prepare_out(args.out)
     starts(args)  # bad --start / --spec fail before any work
-    if args.backend == "llm":
-        for ts in tasksets(args):
+    for ts in tasksets(args):
+        try:
             split_tasks(ts.names, **_split_options(args))
+        except ValueError as exc:
+            # a fraction that leaves a task set with no held-in or no held-out task
+            # cannot run: a usage error (exit 2), reported before any work
+            raise UsageError(f"--held-in-fraction {args.held_in_fraction!r} cannot split "
+                             f"the {len(ts.names)} tasks: {exc}") from None
     suffix = "" if args.backend == "synthetic" else "_llm"
     t0 = time.perf_counter()
     record: dict = {}

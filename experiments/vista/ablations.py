@@ -28,6 +28,7 @@ from experiments.paired import CRN_NOTE, bounded_comparison, paired_differences
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
                                add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
                                loca_specs, run_sweep, sweep_config)
+from experiments.sweep import calibrated_jobs, split_calibrated
 
 NAME = "ablations"
 VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
@@ -139,11 +140,15 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
                        cfg["world"])
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress,
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+                     executor=executor, desc=NAME, progress=not args.no_progress,
                      scheduler=cfg["scheduler"]) if runnable else []
     wall = time.perf_counter() - t0
+    rows, cal = split_calibrated(rows, specs)
     ordered = table(rows, cfg["programs"])
+    # the synthetic agent at the real model's measured point: one more row
+    ordered += table(cal, sorted({r["program"] for r in cal}))
+    rows += cal
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     bounded = bounded_comparison(rows, runnable, None)
@@ -175,27 +180,32 @@ def _figure(ordered: list[dict], cfg: dict):
                             fontsize=7, xytext=(0, 3), textcoords="offset points",
                             color="grey")
             continue
-        ax1.bar(i, 100 * r["accuracy"], color="C0")
+        ax1.bar(i, r["accuracy"], color="C0")
         label = f"{r['solved']}/{r['n']}"
         if r["solved_diff_vs_vista"] != "" and r["program"] != "vista":
             label += (f"\n{r['solved_diff_vs_vista']:+g} "
                       f"[{r['solved_diff_lo']:+g}, {r['solved_diff_hi']:+g}]")
         # above the bar; inside its top when the label would cross the 100% line
         inside = r["accuracy"] > 0.86
-        ax1.annotate(label, (i, 100 * r["accuracy"]), ha="center",
+        ax1.annotate(label, (i, r["accuracy"]), ha="center",
                      va="top" if inside else "bottom", fontsize=7,
                      color="white" if inside else "black",
                      xytext=(0, -3 if inside else 2), textcoords="offset points")
     paper = [(i, r["paper_solved"]) for i, r in zip(x, ordered) if r["paper_solved"] != ""]
     if paper:
-        ax1.scatter([i for i, _ in paper], [100 * v / 75 for _, v in paper], marker="_",
-                    s=300, color="k", zorder=3, label="paper (of 75 tasks)")
-        ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3),
-                   frameon=False)   # below the axes, clear of the bars
+        # both as a solved share: the paper's counts are of 75 tasks, the bars of n;
+        # a red diamond with a black edge stays seen on a bar top it coincides with
+        ax1.scatter([i for i, _ in paper], [v / 75 for _, v in paper], marker="D",
+                    s=36, color="C3", edgecolor="k", zorder=4, clip_on=False,
+                    label="paper: share solved\n(of its 75 tasks)")
+        ax1.scatter([], [], marker="s", color="C0", label=f"this run: share solved\n"
+                    f"(of {n} tasks)")
+        # beside the axes' top right: near the bars, never over them
+        ax1.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                   frameon=False)
     ax1.set_xticks(x, names)
-    ax1.set_ylabel("solved (%); label: solved, paired diff. vs vista [95% CI]",
-                   fontsize=8)
-    ax1.set_ylim(0, 100)
+    ax1.set_ylabel("share of tasks solved")
+    ax1.set_ylim(0, 1)
     ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
     w = 0.27
     series = (("archive_calls", "archive calls", "C1"),
@@ -203,8 +213,10 @@ def _figure(ordered: list[dict], cfg: dict):
               ("recoveries", "recoveries", "C2"))
     for k, (col, label, color) in enumerate(series):
         pts = [(i, r[col]) for i, r in zip(x, ordered) if r["result"] == MEASURED]
-        ax2.bar([i + (k - 1) * w for i, _ in pts], [v for _, v in pts], w, label=label,
-                color=color)
+        bars = ax2.bar([i + (k - 1) * w for i, _ in pts], [v for _, v in pts], w,
+                       label=label, color=color)
+        if col == "recoveries":  # the smallest counts: printed, not read off a log axis
+            ax2.bar_label(bars, fmt="%g", fontsize=7, padding=1, color=color)
     for col, marker, label in (("paper_archives", "v", "paper: archive calls"),
                                ("paper_recoveries", "^", "paper: recoveries")):
         pts = [(i, r[col]) for i, r in zip(x, ordered) if r[col] != ""]
@@ -225,6 +237,7 @@ def _figure(ordered: list[dict], cfg: dict):
     for ax in (ax1, ax2):
         ax.tick_params(axis="x", rotation=35, labelsize=8)
     # the caption (constrained layout keeps room for it)
-    fig.supxlabel("Same synthetic agent in every variant; " + CRN_NOTE + ".",
+    fig.supxlabel("Left labels: solved/n, then solved minus vista's on the same tasks "
+                  "[95% CI]. Same synthetic agent in every variant; " + CRN_NOTE + ".",
                   fontsize=7)
     return fig

@@ -154,7 +154,7 @@ def run(args) -> list:
                     "archives": recs[-1]["archives"]}
     wall = time.perf_counter() - t0
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.6))
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 5.6))
     colors = {f.stem: f"C{i}" for i, f in enumerate(files)}
     for f in files:
         for dash in dashboards:
@@ -172,15 +172,26 @@ def run(args) -> list:
                 ax2.plot([r["registered"] for r in pts], [r["visible"] for r in pts], **kw)
     from matplotlib.lines import Line2D
 
-    keys = [Line2D([], [], color=colors[f.stem], lw=1.4, label=f.stem) for f in files]
-    keys += [Line2D([], [], color="grey", lw=1.4, label="full ledger"),
+    trajectories = [Line2D([], [], color=colors[f.stem], lw=1.4, label=f.stem)
+                    for f in files]
+    keys = [Line2D([], [], color="grey", lw=1.4, label="full ledger"),
              Line2D([], [], color="grey", lw=0.9, marker="|", ms=6,
                     label=f"bounded ledger ({args.dashboard_tokens} tokens)"),
              Line2D([], [], color="grey", ls="--", label=f"W={args.budget:,}"),
-             ax1.axhline(PAPER_TOKENS, color="k", ls=":", lw=1.2,
+             ax1.axhline(PAPER_TOKENS, color="k", ls=":", lw=1.4,
                          label=f"VISTA Fig. 10: ~{PAPER_TOKENS} tokens"),
-             ax1.axhline(args.dashboard_tokens, color="grey", lw=2, alpha=0.3,
-                         label=f"cap {args.dashboard_tokens}")]
+             # the cap differs from the paper's line in colour, pattern and width
+             # C9: no trajectory's colour (they take C0, C1, ...); under the curves
+             ax1.axhline(args.dashboard_tokens, color="C9", ls="-.", lw=1.8, zorder=0.5,
+                         label=f"bounded ledger's cap: {args.dashboard_tokens} tokens")]
+    # both reference lines also named where they are drawn (they lie close together)
+    for value, text, va in ((args.dashboard_tokens, f"cap {args.dashboard_tokens}",
+                             "bottom" if args.dashboard_tokens >= PAPER_TOKENS else "top"),
+                            (PAPER_TOKENS, f"~{PAPER_TOKENS} (paper)",
+                             "top" if args.dashboard_tokens >= PAPER_TOKENS else "bottom")):
+        ax1.annotate(text, (0.0, value), xycoords=("axes fraction", "data"),
+                     xytext=(3, 2 if va == "bottom" else -2), textcoords="offset points",
+                     va=va, fontsize=7, color="C9" if text.startswith("cap") else "k")
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("registered blocks N")
@@ -193,7 +204,12 @@ def run(args) -> list:
     ax2.set_ylabel("visible blocks")
     ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={args.budget:,}",
                   fontsize=9)
-    ax1.legend(handles=keys, fontsize=6, loc="upper left")
+    # legends below the panels, off the data: trajectories (colour) and line styles
+    ax1.legend(handles=keys, fontsize=7, loc="upper center", ncol=2, frameon=False,
+               bbox_to_anchor=(0.5, -0.14), title="line style", title_fontsize=7)
+    ax2.legend(handles=trajectories, fontsize=7, loc="upper center", ncol=2,
+               frameon=False, bbox_to_anchor=(0.5, -0.14),
+               title="trajectory (colour, both panels)", title_fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     cfg = {"budget": args.budget, "max_blocks": max_blocks, "quick": bool(args.quick),
            "tokenizer": "cl100k_base", "dashboards": dashboards,

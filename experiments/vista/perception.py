@@ -293,7 +293,8 @@ def endpoint(args):
             return
         from sim.agents.llm_server import local_server
 
-        with local_server(n_ctx=4096) as info:
+        with local_server(n_ctx=getattr(args, "n_ctx", 4096),
+                          n_threads=getattr(args, "n_threads", None)) as info:
             s = LLMSettings(base_url=info.base_url, model=info.model, seed=args.seed,
                             max_tokens=80, timeout=600)
             yield s, {**info.describe(), "structured": s.structured}

@@ -17,8 +17,9 @@ from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, aggregate, fmt_default, growth_tokens,
-                               loca_specs, run_sweep, sweep_config)
+                               add_programs_argument, aggregate, calibrated_jobs,
+                               fmt_default, growth_tokens, loca_specs, run_sweep,
+                               split_calibrated, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
@@ -84,6 +85,36 @@ def line_style(program: str, index: int) -> dict:
                 mfc="none", mew=1.4, zorder=4)
 
 
+def paired_errorbars(ax, pts: list[dict], xs: list, colour, shift: float = 1.0) -> None:
+    """Draw on ``ax`` each row's 95% paired-bootstrap interval of its accuracy
+    difference from VISTA (``acc_diff_lo``/``acc_diff_hi``, fractions) as an error bar
+    around its plotted accuracy (percent): the bar spans ``accuracy - diff + lo`` ..
+    ``accuracy - diff + hi``, clipped to the axis' [0, 100] (an accuracy cannot leave
+    it). Rows without an interval, and VISTA itself, get none. ``shift`` multiplies
+    the x positions (on a log axis: a small sideways offset, so the bars of programs
+    at the same level do not hide each other)."""
+    keep = [(x, r) for x, r in zip(xs, pts)
+            if r.get("acc_diff_lo", "") != "" and r["program"] != "vista"]
+    if not keep:
+        return
+    y = [100 * r["accuracy"] for _, r in keep]
+    base = [100 * (r["accuracy"] - r["acc_diff_vs_vista"]) for _, r in keep]
+    low = [min(max(b + 100 * r["acc_diff_lo"], 0.0), yy) for b, (_, r), yy in zip(base, keep, y)]
+    high = [max(min(b + 100 * r["acc_diff_hi"], 100.0), yy) for b, (_, r), yy in zip(base, keep, y)]
+    lo = [yy - v for yy, v in zip(y, low)]
+    hi = [v - yy for yy, v in zip(y, high)]
+    # fmt="none": only the bars (a LineCollection), no extra unlabelled line
+    ax.errorbar([x * shift for x, _ in keep], y, yerr=[lo, hi], fmt="none", ecolor=colour,
+                elinewidth=1.0, alpha=0.7, capsize=0, zorder=2)
+
+
+def world_note(world: dict) -> str:
+    """The title suffix naming a non-default ``--world`` point ("" for the default)."""
+    if not world:
+        return ""
+    return "\nworld: " + ", ".join(f"{k}={v:g}" for k, v in sorted(world.items()))
+
+
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
     if getattr(args, "agent", "synthetic") == "llm":
@@ -96,11 +127,17 @@ def run(args, executor=None) -> list:
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
                        cfg["world"])
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress, scheduler=cfg["scheduler"])
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+                     executor=executor, desc=NAME, progress=not args.no_progress,
+                     scheduler=cfg["scheduler"])
     wall = time.perf_counter() - t0
+    rows, cal = split_calibrated(rows, specs)
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
+    # the synthetic agent at the real model's measured point: one more row per level
+    table += [{**dict.fromkeys(COLUMNS, ""), **r}  # no paired columns: another agent
+              for r in sorted(aggregate(cal), key=lambda r: (r["program"], r["level"]))]
+    rows += cal
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     bounded = bounded_comparison(rows, cfg["programs"], "level")
@@ -112,6 +149,8 @@ def run(args, executor=None) -> list:
         style = line_style(prog, i)
         ax1.plot([r["level"] for r in pts], [100 * r["accuracy"] for r in pts],
                  label=prog, **style)
+        paired_errorbars(ax1, pts, [r["level"] for r in pts], style["color"],
+                         shift=2 ** (0.05 * (i - (len(cfg["programs"]) - 1) / 2)))
         ax2.plot([r["level"] for r in pts], [r["mean_active"] / 1e3 for r in pts],
                  label=prog, **style)
     for ax in (ax1, ax2):
@@ -120,12 +159,18 @@ def run(args, executor=None) -> list:
         ax.set_xlabel("context growth (tokens)")
         ax.axvline(cfg["budget"], label=f"budget B = {cfg['budget'] / 1000:g}K",
                    **REFERENCE)
+    ax1.set_ylim(-3, 103)
     ax1.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
-    ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)")
+    ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)"
+                  + world_note(cfg.get("world")))
     ax2.set_ylabel("mean active context (K tokens)")
-    ax1.legend(fontsize=7, ncol=2)
+    # below the axes: the accuracy axis runs to 100%, a legend inside covers points
+    ax1.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+               frameon=False)
     ax2.legend(handles=ax2.get_lines()[-1:], fontsize=7, loc="upper left")
-    fig.supxlabel(CRN_NOTE + "; paired differences vs vista in pressure.csv.",
+    fig.supxlabel(CRN_NOTE + ";\nerror bars: each program's interval of its difference "
+                  "from vista, drawn around its accuracy (clipped to 0-100%, offset sideways "
+                  "per program); values in pressure.csv.",
                   fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {

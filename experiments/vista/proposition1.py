@@ -174,7 +174,10 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
         bx, by = np.array([p[0] for p in bsel]), np.array([p[1] for p in bsel])
         ax.plot(bx, by, "k--", lw=1.3, label="lossy bound B/(Nk) + 1/k")
         drawn[f"{panel}/bound"] = (bx, by)
-        ax.set_ylim(-0.03, 1.05)
+        # up to the highest series drawn: the lossy bound exceeds 1 at large B/(Nk)
+        top = max([1.0] + [float(np.max(v[1])) for k, v in drawn.items()
+                           if k.startswith(panel + "/") and len(v[1])])
+        ax.set_ylim(-0.03, top + 0.05)
         ax.set_ylabel("P(exact reproduction of the target block)")
         ax.grid(alpha=0.3)
     axes[0].set_xlabel("B / (N k)")
@@ -192,6 +195,7 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
                       f"N* = {meta['fixed_N_star']:.0f})", fontsize=10)
     axes[2].axvline(meta["fixed_N_star"], color="grey", ls=":", lw=1.2,
                     label="N* = exp(W((B-k) ln2 / c0))")
+    axes[1].legend(fontsize=8, loc="center right")  # below the handles line at 1
     axes[2].legend(fontsize=8, loc="upper right")
     save_figure(fig, path)
     return drawn

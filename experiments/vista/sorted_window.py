@@ -153,15 +153,37 @@ def _plot(table: list[dict], tp: dict, cfg: dict, new_figure):
         ax1.axhline(ref["EZ_blind"], color=f"C{i}", ls="-.", lw=0.8)
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    # plain numbers on both log axes: 0.5, 1, 2, ... 64, never 6x10^1
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax1.xaxis.set_major_locator(LogLocator(base=2))
+    ax1.xaxis.set_major_formatter(plain)
+    ax1.xaxis.set_minor_formatter(NullFormatter())
+    ax1.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax1.yaxis.set_major_formatter(plain)
+    ax1.yaxis.set_minor_formatter(NullFormatter())
+    # the reference lines' dash patterns, in the legend (colour: the rho of the series)
+    refs = [Line2D([], [], color="grey", ls=ls, lw=1, label=label) for ls, label in
+            (("--", "full ledger (colour: rho)"), (":", "content-only"),
+             ("-.", "blind"))]
     ax1.set_xlabel("listed rows w (w = 0 drawn at 0.5)")
     ax1.set_ylabel("E[blocks archived]  (recovery obligations)")
-    ax1.set_title(f"(a) lognormal sizes (trajectory fit), n={cfg['n']}, sigma={cfg['sigma']:g}"
-                  "\ndashed: full ledger, dotted: content-only, dash-dot: blind", fontsize=9)
-    ax1.legend(fontsize=7)
+    ax1.set_title(f"(a) lognormal sizes (trajectory fit), n={cfg['n']}, "
+                  f"sigma={cfg['sigma']:g}", fontsize=9)
+    handles, _ = ax1.get_legend_handles_labels()
+    ax1.legend(handles=handles + refs, fontsize=7)
     ax2.plot(tp["w"], tp["sorted_EZ"], "ko-", ms=4, label="sorted window (simulated)")
     ax2.plot(tp["w"], tp["uniform_EZ"], "C3s--", ms=4, mfc="none",
              label="uniform window (closed form)")
-    ax2.axhline(1, color="grey", ls=":", lw=1)
+    ax2.axhline(1, color="0.3", ls=":", lw=1.6, zorder=1,
+                label="E[Z] = 1: one block archived (the least possible)")
+    ax2.set_ylim(bottom=min(0.9, ax2.get_ylim()[0]))  # the y = 1 line inside the axes
+    # written on the line too: the sorted window's curve lies on it from w = 1 on
+    ax2.annotate("E[Z] = 1 (least possible)", (tp["w"][len(tp["w"]) // 2], 1),
+                 xytext=(0, 4), textcoords="offset points", ha="center", va="bottom",
+                 fontsize=8, color="0.3")
     ax2.set_xlabel("listed rows w")
     ax2.set_ylabel("E[blocks archived]")
     ax2.set_title(f"(b) Theorem 1 game, n={tp['n']}, kappa={tp['kappa']}, blind beyond "

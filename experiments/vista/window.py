@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from experiments.vista.pressure import REFERENCE, line_style
+from experiments.vista.pressure import REFERENCE, line_style, paired_errorbars, world_note
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.sweep import (paper_setting, ROW_COLUMNS, JobSpec, add_common_arguments,
@@ -88,13 +88,26 @@ def run(args, executor=None) -> list:
     for i, prog in enumerate(cfg["programs"]):
         pts = [r for r in table if r["program"] == prog]
         acc[prog] = {r["level"]: r["accuracy"] for r in pts}
+        style = line_style(prog, i)
         ax1.plot([r["level"] / 1e3 for r in pts], [100 * r["accuracy"] for r in pts],
-                 label=prog, **line_style(prog, i))
+                 label=prog, **style)
+        paired_errorbars(ax1, pts, [r["level"] / 1e3 for r in pts], style["color"])
     gain = {}
     if "vista" in acc and "react" in acc:
         ws = cfg["windows"]
         gain = {w: acc["vista"][w] - acc["react"][w] for w in ws}
-        ax2.bar([f"{w / 1000:g}K" for w in ws], [100 * gain[w] for w in ws], color="C2")
+        react = {r["level"]: r for r in table if r["program"] == "react"}
+        ticks = [f"{w / 1000:g}K" for w in ws]
+        heights = [100 * gain[w] for w in ws]
+        # the react row holds react - vista and its interval: the gain's is its negation
+        lo = [100 * max(0.0, gain[w] + react[w]["acc_diff_hi"])
+              if react[w]["acc_diff_hi"] != "" else 0.0 for w in ws]
+        hi = [100 * max(0.0, -react[w]["acc_diff_lo"] - gain[w])
+              if react[w]["acc_diff_lo"] != "" else 0.0 for w in ws]
+        ax2.bar(ticks, heights, color="C2", yerr=[lo, hi], capsize=4,
+                error_kw=dict(ecolor="k", elinewidth=1))
+        # a marker at each bar's top: a zero-height bar is still seen
+        ax2.scatter(ticks, heights, marker="_", s=200, color="k", zorder=3)
         ax2.axhline(0, color="grey", lw=0.8)
         ax2.set_ylabel("VISTA - ReAct (accuracy points)")
         ax2.set_xlabel("window W")
@@ -104,17 +117,21 @@ def run(args, executor=None) -> list:
     ax1.set_xscale("log", base=2)
     ax1.set_xticks([w / 1e3 for w in cfg["windows"]],
                    [f"{w / 1000:g}K" for w in cfg["windows"]])
+    ax1.set_ylim(-3, 103)
     ax1.set_xlabel("window W = budget (tokens)")
     ax1.set_ylabel(f"accuracy (% of {cfg['queries'] * cfg['seeds']} queries)")
     from sim.tasks.browse import MEDIAN_DEPTH
 
     ax1.axvline(MEDIAN_DEPTH / 1e3, label=f"median depth of the first gold document "
                 f"({MEDIAN_DEPTH / 1000:g}K)", **REFERENCE)
-    ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)")
+    ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)"
+                  + world_note(cfg.get("world")))
     # below the axes: inside, it covers the curves wherever it goes
     ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
                frameon=False)
-    fig.supxlabel(CRN_NOTE + "; paired differences vs vista in window.csv.", fontsize=7)
+    fig.supxlabel(CRN_NOTE + ";\nerror bars: paired intervals of the difference from "
+                  "vista (left: around each program's accuracy); values in window.csv.",
+                  fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,

@@ -101,19 +101,29 @@ def test_annotation_screen_rejects_a_pathology_solved_cases_share():
 
 def test_replay_treatment_follows_the_hypothesis(corpus):
     """Restoring what the blamed point removed changes the recorded decision only
-    when the blamed point is the one that removed the needed value."""
+    when the blamed point is the one that removed the needed value. Under the 20K
+    budget the masking runs' needed values were trimmed out of the request (the
+    request no longer lists them) before the mask window reached them, so the trim
+    (request_assembly) is the right point and the mask point the wrong one."""
     trajs = {t.task_id: t for t, truth in corpus if truth.cause == "evidence_removed"
              and t.decision is not None and t.program == "masking"}
     assert len(trajs) >= 2
     ids = tuple(sorted(trajs))[:3]
-    right = Hypothesis("evidence_removed", "representation_update", ids)
-    wrong = Hypothesis("evidence_removed", "child_to_parent", ids)
+    for t in ids:  # the premise, read from the recorded request: blocks left it whole
+        d = trajs[t].decision
+        assert set(d.earlier) - {e.id for e in d.view.entries}
+    right = Hypothesis("evidence_removed", "request_assembly", ids)
+    wrongs = [Hypothesis("evidence_removed", s, ids)
+              for s in ("representation_update", "child_to_parent")]
     _replay_check(right, trajs)
-    _replay_check(wrong, trajs)
-    assert right.replays and wrong.replays
-    assert sum(r["supports"] for r in right.replays) > sum(r["supports"]
-                                                          for r in wrong.replays)
-    assert not wrong.accepted
+    for w in wrongs:
+        _replay_check(w, trajs)
+        assert w.replays and not w.accepted
+        assert sum(r["supports"] for r in right.replays) > sum(r["supports"]
+                                                              for r in w.replays)
+    assert right.replays and right.accepted
+    # support is a success-rate contrast: every original sample failed
+    assert all(r["success_rates"][0] == 0.0 for r in right.replays if r["supports"])
 
 
 def test_seed_interval_is_the_student_t_interval():

@@ -51,11 +51,14 @@ FAULTS = {
         _mod("react", name="hard", request_assembly={"mechanism": "trim", "trim_to": 0.3}),
         spec_of("react"),
         lambda s: s.request_assembly.get("trim_to") > 0.3),
+    # on these tasks masking's own default window (10) is itself too small (held-in
+    # and held-out accuracy rise to about twice as much at 20, measured): the working
+    # knob, and so the true fix, is window 20, and the fault shrinks it to 2
     "window_too_small": (
-        _mod("masking", name="small", **_mask(1)),
-        spec_of("masking"),
+        _mod("masking", name="small", **_mask(2)),
+        _mod("masking", name="masking20", **_mask(20)),
         lambda s: s.maintenance_planning.name == "never"
-        or s.maintenance_planning.get("window") > 1),
+        or s.maintenance_planning.get("window") > 2),
 }
 
 
@@ -81,7 +84,7 @@ def test_knob_fault_is_repaired_on_the_faulty_knob(fault, tasks16k):
               "window_too_small": "maintenance_planning"}[fault]
     assert faulty in changed and moved(final), (fault, diff(start, final))
     # the repair recovers at least half of what the fault cost on held-out tasks,
-    # measured against the true fix (the knob set back to the program's default)
+    # measured against the true fix (the knob set back to its working value)
     assert after - before >= 0.5 * (reference - before) - 1e-9, (before, after, reference)
     # the judge localised the faulty surface in iteration 1
     hyps = res.log[0]["hypotheses"]
@@ -97,7 +100,7 @@ def test_guided_moves_follow_the_direction():
     # the mask and its results-count trigger share a window and move together
     small = FAULTS["window_too_small"][0]
     for _, s in knob_moves(small, "maintenance_planning", "trigger_later"):
-        assert s.maintenance_planning.get("window") == s.representation_update.get("window") > 1
+        assert s.maintenance_planning.get("window") == s.representation_update.get("window") > 2
     ranked = guided_moves(early, "budget_overflow", "maintenance_planning", "trigger_later")
     assert ranked[0][0].startswith("maintenance_planning.at=")
     assert guided_moves(early, "agent_error", "", "") == []

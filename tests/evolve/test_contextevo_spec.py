@@ -132,6 +132,16 @@ def test_spec_file_errors_name_the_file(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(spec_of("auto_archive").to_json())
     assert load_spec(str(good)) == spec_of("auto_archive")
+    # a file naming no surface is refused, not read as the all-default program
+    for text in ("{}", '{"name": "x"}', "[]"):
+        empty = tmp_path / "empty.json"
+        empty.write_text(text)
+        with pytest.raises(SpecError, match=r"empty\.json.*names no surface.*request_assembly"):
+            load_spec(str(empty))
+    # one named surface is enough
+    one = tmp_path / "one.json"
+    one.write_text('{"request_assembly": {"mechanism": "trim", "trim_to": 0.5}}')
+    assert load_spec(str(one)).request_assembly.get("trim_to") == 0.5
 
 
 def test_unknown_program_names_it():

@@ -156,23 +156,35 @@ def test_replay_clamps_samples_and_needs_a_stable_original(masked_failure):
     traj, _ = masked_failure
     d = traj.decision
     note = "Recovered:\n" + "\n".join(
-        f"{k}: {v}" for k, v in d.agent.task.facts.items() if k in d.action.values)
+        f"{k}: {v.value}" for k, v in d.agent.task.facts.items() if k in d.action.values)
     res = replay(d, treat(d.view, "recovery_note", note=note), samples=50)
     assert len(res.original) == len(res.treated) == MAX_SAMPLES
+    # copies of the agent may write different wrong values: the outcome compared
+    # is success, and the recorded failure is stable (no original sample succeeds)
+    assert res.rates[0] == 0.0 and res.rates[1] > 0.5
     assert res.consistent and res.changed and res.supports
+    # a note with the wrong values restores nothing: no support
+    bad = note.replace(": ", ": 9")
+    res_bad = replay(d, treat(d.view, "recovery_note", note=bad))
+    assert res_bad.consistent and not res_bad.changed and not res_bad.supports
 
     class Flaky:
-        """An agent whose action varies under the same request."""
+        """An agent that sometimes gets the value right under the same request."""
         seed = 0
+        task = d.agent.task
 
         def act(self, view):
             from sim.agents.protocol import Action
             Flaky.seed += 1
-            return Action("answer", values={"k": str(Flaky.seed)})
+            right = Flaky.seed % 2 == 0
+            return Action("answer", values={k: (v if right else "unknown") for k, v in
+                                            ((k, self.task.facts[k].value)
+                                             for k in d.action.values)})
 
     flaky = replace(d, agent=Flaky())
     res2 = replay(flaky, d.view)
-    assert not res2.consistent and not res2.supports  # variation never counts
+    assert 0 < res2.rates[0] < 1 and res2.rates[1] > 0.5  # treated "changes"...
+    assert not res2.consistent and not res2.supports  # ...but variation never counts
 
 
 @given(st.integers(-3, 100))
@@ -385,3 +397,48 @@ def test_llm_backend_skips_solved_cases():
     client = FakeClient()
     rep = review_case(traj, make_card(traj), LLMBackend(client, max_calls=5))
     assert rep.label == "none" and client.calls == 0
+
+
+def _loss_case(written: str, removed: bool, reward: int = 0):
+    """call 1 shows ``k: v1``; call 2 supersedes it with ``k: v2``; call 3 (maybe)
+    shows call 2's result leaving the request; call 4 writes ``k=written``."""
+    calls = [Call(1, "task", "read({})", result="noise\nrecord A total: v1\n"),
+             Call(2, "task", "read({})", result="record A total: v2\nnoise\n",
+                  request_tokens=50),
+             Call(3, "task", "read({})", result="noise\n", request_tokens=60,
+                  removed=[("B5", "masked", "[Old observation omitted]", 9)] if removed
+                  else [], removed_from=[2] if removed else []),
+             Call(4, "task", f"update(record A total={written})", request_tokens=70,
+                  writes=True)]
+    traj = Trajectory("loca/x/s0/1", "do it", reward, calls, 70, budget=100,
+                      score=float(reward))
+    return review_case(traj, make_card(traj), SyntheticBackend(0, mislabel=0.0))
+
+
+def test_reviewer_reads_losses_from_requests_not_markers():
+    # the newest evidence (call 2) left the request, and the written value is not it:
+    # a loss, blamed on the point that hid it, whatever the written value looks like
+    for written in ("v1", "unknown", "v9"):
+        rep = _loss_case(written, removed=True)
+        assert rep.label == "evidence_removed" and "call 2" not in rep.surface
+        assert rep.surface in ("representation_update", "maintenance_planning")
+    # the same wrong values with the evidence still in the request: the agent's error
+    for written in ("v1", "unknown"):
+        assert _loss_case(written, removed=False).label == "agent_error"
+    # the newest value written although its result left: carried, not lost
+    assert _loss_case("v2", removed=True).label == "agent_error"
+    assert _loss_case("v2", removed=True, reward=1).label == "none"
+
+
+def test_restore_puts_blocks_back_in_their_place():
+    from sim.agents.protocol import Entry, View
+    view = View((Entry("B1", "user_message", "pinned", "task", 5),
+                 Entry("B5", "tool_result", "visible", "record A total: v2", 5)), 100,
+                used_tokens=10)
+    earlier = {"B3": "record A total: v1", "B7": "other: x"}
+    out = treat(view, "restore", earlier=earlier, kinds=("gone",))
+    # the superseded record comes back before its update, the later block after it
+    assert [e.id for e in out.entries] == ["B1", "B3", "B5", "B7"]
+    assert out.used_tokens == sum(e.tokens for e in out.entries)
+    # a surface whose kinds do not include the removal restores nothing
+    assert treat(view, "restore", earlier=earlier, kinds=("fold",)).entries == view.entries

@@ -120,7 +120,7 @@ def test_claims_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkey
     (["--held-in-fraction", "0"], "argument --held-in-fraction: expected a finite "
                                   "number in (0, 1), got '0'"),
     (["--held-in-fraction", "1.5"], "got '1.5'"),
-    (["--held-in-fraction", "0.999"], "--held-in-fraction 0.999: "),
+    (["--held-in-fraction", "0.999"], "--held-in-fraction 0.999 cannot split"),
 ])
 def test_contextevo_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkeypatch):
     monkeypatch.delenv("CTXSIM_DEBUG", raising=False)

@@ -1,8 +1,9 @@
 """``robustness.png``: claims (rows) by world parameters (columns), each cell shaded
-by the parameter's Morris flip rate for the claim (the share of its one-at-a-time
-steps that change whether the claim is reproduced), the screened parameters'
-total Sobol' index written in their cells; beside each claim, the fraction of the
-prior space where it holds with its Wilson interval."""
+by the parameter's total Sobol' index ST for the claim and printing that same number
+(no ST: a grey dash where the Morris stage screened the parameter out, their flip
+rates are in the CSV; "const" where the verdict did not vary); beside each claim, the fraction of the prior space where it holds
+with its Wilson interval. An ST above 1 (sampling error of the estimator at small N)
+is drawn at 1 and printed ">1"."""
 
 from __future__ import annotations
 
@@ -17,42 +18,53 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     claims = list(entries)
     names = [f.name for f in an.factors]
     cols = names + ([OTHERS] if OTHERS in an.groups else [])
-    flips = np.full((len(claims), len(cols)), np.nan)
-    for i, c in enumerate(claims):
-        for j, n in enumerate(names):
-            flips[i, j] = entries[c]["morris"][n]["flip_rate"]
-    fig, (ax, bx) = new_figure(1, 2, figsize=(17, 0.42 * len(claims) + 3.2),
-                               gridspec_kw={"width_ratios": [len(cols), 5]},
-                               sharey=True)
-    im = ax.imshow(np.ma.masked_invalid(flips), cmap="Blues", vmin=0, vmax=max(
-        0.25, float(np.nanmax(flips)) if np.isfinite(flips).any() else 0.25),
-        aspect="auto")
+    st = np.full((len(claims), len(cols)), np.nan)
     for i, c in enumerate(claims):
         sob = entries[c]["sobol"]
         for j, n in enumerate(cols):
             if sob is not None and n in sob and sob[n]["ST"] is not None:
-                st = sob[n]["ST"]
-                ax.text(j, i, f"{st:.2f}", ha="center", va="center", fontsize=6.5,
-                        color="white" if np.nan_to_num(flips[i, j]) > 0.6 * im.get_clim()[1]
-                        else "black", fontweight="bold" if st >= 0.1 else "normal")
-            elif n == OTHERS:
-                ax.text(j, i, "-", ha="center", va="center", fontsize=6.5, color="grey")
-        one = entries[c]["decided_by"]
+                st[i, j] = sob[n]["ST"]
+    fig, (ax, bx) = new_figure(1, 2, figsize=(18, 0.5 * len(claims) + 4.2),
+                               gridspec_kw={"width_ratios": [len(cols), 5]},
+                               sharey=True)
+    # one encoding per cell: the shade is the printed ST, clipped to [0, 1]
+    shown = np.clip(st, 0.0, 1.0)
+    im = ax.imshow(np.ma.masked_invalid(shown), cmap="Blues", vmin=0, vmax=1,
+                   aspect="auto")
+    clipped = False
+    for i in range(len(claims)):
+        for j in range(len(cols)):
+            v = st[i, j]
+            if np.isnan(v):
+                # no ST: the verdict never varied over the Sobol' points, or the
+                # parameter was screened out by Morris
+                const = entries[claims[i]]["sobol"] is None
+                ax.text(j, i, "const" if const else "–", ha="center", va="center",
+                        fontsize=8 if const else 12, color="0.5")
+                continue
+            clipped |= v > 1
+            ax.text(j, i, ">1" if v > 1 else f"{max(v, 0.0):.2f}", ha="center",
+                    va="center", fontsize=8, color="white" if shown[i, j] > 0.6
+                    else "black", fontweight="bold" if v >= 0.1 else "normal")
+        one = entries[claims[i]]["decided_by"]
         if one:
-            j = cols.index(one)
-            ax.add_patch(_box(j, i))
-    ax.set_xticks(range(len(cols)), [n.split(".", 1)[-1] for n in cols], rotation=60,
-                  ha="right", fontsize=7)
+            ax.add_patch(_box(cols.index(one), i))
+    # full names: several groups share a short name (``agent.x``, ``task.x``)
+    ax.set_xticks(range(len(cols)), cols, rotation=60, ha="right", fontsize=9)
     for j, n in enumerate(cols):
         if n in an.screened:
             ax.get_xticklabels()[j].set_fontweight("bold")
-    ax.set_yticks(range(len(claims)), claims, fontsize=8)
-    ax.set_xlabel("world parameter (bold: screened into the Sobol' stage; numbers: total "
-                  "Sobol' index ST; red box: decides the claim alone, S1 >= 0.5 and the "
-                  "largest)", fontsize=8)
+    ax.set_yticks(range(len(claims)), claims, fontsize=10)
+    note = ("; >1: an ST estimate above 1, drawn at 1 (Sobol' total-index estimates can "
+            "exceed 1 from sampling error at small N)" if clipped else "")
+    ax.set_xlabel("world parameter (bold: screened into the Sobol' stage)", fontsize=9)
+    fig.supxlabel("Cell shade and number: total Sobol' index ST of the claim's verdict; "
+                  "grey 'const': the verdict did not vary over the Sobol' points, no ST; "
+                  "grey dash: screened out by Morris, no ST (flip rates in the CSV); red "
+                  "box: decides the claim alone, S1 >= 0.5 and the largest" + note + ".",
+                  fontsize=9, wrap=True)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
-    cb.set_label("Morris flip rate (share of one-parameter steps that change the "
-                 "verdict)", fontsize=7)
+    cb.set_label("total Sobol' index ST (clipped to [0, 1])", fontsize=9)
     y = np.arange(len(claims))
     f = np.array([entries[c]["holding_fraction"] for c in claims], float)
     lo = np.array([entries[c]["holding_lo"] for c in claims], float)
@@ -62,12 +74,12 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     bx.barh(y, f, color="C0", height=0.5, label="reproduced (holds)")
     bx.errorbar(f, y, xerr=[f - lo, hi - f], fmt="none", ecolor="k", capsize=2, lw=1)
     for i in y:
-        bx.text(1.02, i, f"{f[i]:.2f}", va="center", fontsize=7)
+        bx.text(1.02, i, f"{f[i]:.2f}", va="center", fontsize=9)
     bx.set_xlim(0, 1.15)
     bx.set_xticks([0, 0.25, 0.5, 0.75, 1])
-    bx.set_xlabel("fraction of the prior space (95% Wilson interval)", fontsize=8)
-    bx.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(title, fontsize=9)
+    bx.set_xlabel("fraction of the prior space (95% Wilson interval)", fontsize=9)
+    bx.legend(fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(title, fontsize=11)
     return fig
 
 

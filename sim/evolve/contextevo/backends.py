@@ -16,17 +16,26 @@ and the same for both back-ends.
 * page reading is deterministic: it counts, in its notes, blocks that left the
   request with nothing in their place (``gone``), behind a placeholder without a
   handle (``hidden``; a knowledge block ``notes``; a fold summary ``fold``), behind a
-  handle (``recoverable``), refused recoveries and entry offloads, shrinks below and
-  above :data:`EARLY_FILL` of the budget (``early``/``late``), and written values it
-  can see are lost (``=unknown``, ``=about ...``) or marked unsure (``?``);
+  handle (``recoverable``), refused recoveries and entry offloads, and shrinks below
+  and above :data:`EARLY_FILL` of the budget (``early``/``late``). It keeps, per
+  evidence line (``key: value`` in a tool result), the newest call that showed it and
+  its value, and which calls' results left the request and how (a context line names
+  the call whose result a removed block held). A written value (``key=value`` in a
+  task or answer call) is *lost* when it differs from the newest evidence for its key
+  and that evidence's result had left the request before the write: a loss read from
+  what the requests showed against what the step needed, never from an answer marker
+  (an abstention or a wrong value looks the same whatever its cause) nor from the
+  simulator;
 * its report applies one rule to those notes, for every case (a solved case too, so
   both reward groups carry annotations): a refusal or offload -> ``budget_overflow``
   at maintenance_planning, direction ``trigger_later`` when most shrinks were early,
-  else ``trigger_earlier``; an irreversible removal -> ``evidence_removed``, blaming
-  the point of the most frequent removal kind (gone: request_assembly, direction
-  ``trim_less``; hidden: representation_update, notes: memory_update, direction
-  ``keep_more``, or maintenance_planning ``trigger_later`` when most shrinks were
-  early; fold: child_to_parent); otherwise ``agent_error`` (failed) or ``none``;
+  else ``trigger_earlier``; a value lost to an irreversible removal ->
+  ``evidence_removed``, blaming the point of the most frequent kind among the lost
+  values' removals (gone: request_assembly, direction ``trim_less``; hidden:
+  representation_update, notes: memory_update, direction ``keep_more``, or
+  maintenance_planning ``trigger_later`` when most shrinks were early; fold:
+  child_to_parent); otherwise ``agent_error`` (failed: the evidence was in the request
+  or recoverable) or ``none`` (solved);
 * then it mislabels failed cases at rate ``mislabel`` (default 0.2): the label becomes
   one of the other two causes, uniformly, with a uniformly random point blamed and no
   direction; the draw is keyed by (seed, task id, round), so it is reproducible and
@@ -53,18 +62,25 @@ import zlib
 
 import numpy as np
 
+from sim.agents.answer_cache import AnswerCache
 from sim.evolve.contextevo.editor import moves
 from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
 from sim.evolve.contextevo.spec import POINTS
 from sim.evolve.contextevo.trace import CAUSES
 
-_CTX = re.compile(r"^  context: \S+ \([\d,]+ tokens\) (no longer in the request|replaced in "
-                  r"the request by \[(.*)\]( with a handle)?)$", re.M)
-_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)", re.M)
+_CTX = re.compile(r"^  context: \S+ \((?:result of call (\d+), )?[\d,]+ tokens\) "
+                  r"(no longer in the request|replaced in the request by \[(.*)\]"
+                  r"( with a handle)?)$", re.M)
+_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)  \(request ",
+                    re.M)
 _HEADER = re.compile(r"^\[call \d+\] [^\n]*\(request ([\d,]+) of ([\d,]+) tokens\)\n"
                      r"((?:  context: [^\n]*\n)+)", re.M)
+_CALL = re.compile(r"^\[call (\d+)\] ", re.M)
+#: an evidence line in a tool result: ``key: value``
+_EVIDENCE = re.compile(r"^([^:\n=]{3,80}): (\S[^\n]*)$", re.M)
 KINDS = ("gone", "hidden", "notes", "fold", "recoverable", "refused", "offloaded",
-         "loss", "marked", "early", "late")
+         "loss", "early", "late", "lost_gone", "lost_hidden", "lost_notes", "lost_fold",
+         "lost_recoverable")
 #: a shrink at a request under this share of the budget counts as an early one (our
 #: threshold: a maintenance trigger at the default 0.8 B never fires this low)
 EARLY_FILL = 0.6
@@ -125,28 +141,53 @@ class SyntheticBackend:
                       notes: str) -> str:
         self.pages_read += 1
         c = _counts(notes)
-        events = [ln for ln in notes.split("\n") if ln and not ln.startswith("counts:")]
-        for what, text, handle in _CTX.findall(page):
-            c[_removal_kind(what, text or "", handle)] += 1
+        # where each key's newest evidence was (call), and how results left the request
+        seen = {k: (int(n), v) for n, k, v in
+                re.findall(r"^seen (\d+) ([^\n]*?): ([^\n]*)$", notes, re.M)}
+        left = {int(a): k for a, k in re.findall(r"^left (\d+) (\w+)$", notes, re.M)}
+        events = [ln for ln in notes.split("\n") if ln and not ln.startswith(
+            ("counts:", "seen ", "left "))]
         for used, budget, _ in _HEADER.findall(page):
             fill = int(used.replace(",", "")) / max(1, int(budget.replace(",", "")))
             c["early" if fill < EARLY_FILL else "late"] += 1
         c["refused"] += page.count("notice: recovery refused")
         c["offloaded"] += len(re.findall(r"notice: result \S+ offloaded", page))
-        for call, args in _WRITE.findall(page):
-            if "=unknown" in args or "=about " in args:
-                c["loss"] += 1
-                events.append(f"call {call}: written value lost ({args[:80]})")
-            elif re.search(r"=[^,]*\?(,|$)", args):
-                c["marked"] += 1
-                events.append(f"call {call}: value marked unsure")
+        writes = {int(n): args for n, args in _WRITE.findall(page)}
+        starts = [(int(m.group(1)), m.start()) for m in _CALL.finditer(page)]
+        for n, (call, at) in enumerate(starts):
+            block = page[at: starts[n + 1][1] if n + 1 < len(starts) else len(page)]
+            for src, what, text, handle in _CTX.findall(block):
+                kind = _removal_kind(what, text or "", handle)
+                c[kind] += 1
+                if src:
+                    left[int(src)] = kind
+            if call in writes:
+                # a written value whose newest evidence had left the request: the
+                # request lacked what the step needed (read from the pages only)
+                for key, val in re.findall(r"(?:^|, )([^=,]+)=([^,]*)", writes[call]):
+                    src, shown = seen.get(key.strip(), (None, None))
+                    # a value equal to its newest evidence was carried, not lost
+                    if src is not None and src in left and val.strip() != shown:
+                        c["loss"] += 1
+                        c["lost_" + left[src]] += 1
+                        events.append(f"call {call}: wrote {key.strip()[:60]} after the "
+                                      f"result of call {src} left the request ({left[src]})")
+            res = block.find("  result")
+            if res >= 0:
+                for key, val in _EVIDENCE.findall(block[res:]):
+                    seen[key.strip()] = (call, val.strip())
+                    left.pop(call, None)
         head = "counts: " + " ".join(f"{k}={c[k]}" for k in KINDS)
-        # the counts line is kept whole; old event lines go first under the cap
-        body = "\n".join(events)
-        while events and len(head) + 1 + len(body) > NOTES_CHARS:
+        state = [f"left {a} {k}" for a, k in sorted(left.items())]
+        # the newest evidence first, so the cap drops the oldest
+        state += [f"seen {n} {k}: {v}" for k, (n, v) in
+                  sorted(seen.items(), key=lambda kv: -kv[1][0])]
+        # the counts line is kept whole; old event lines, then old evidence, go first
+        while events and len("\n".join([head] + state + events)) > NOTES_CHARS:
             events.pop(0)
-            body = "\n".join(events)
-        return head + ("\n" + body if body else "")
+        while state and len("\n".join([head] + state + events)) > NOTES_CHARS:
+            state.pop()
+        return "\n".join([head] + state + events)
 
     def _finish(self, card, label: str, surface: str, evidence: str, pages: int,
                 direction: str = ""):
@@ -168,15 +209,14 @@ class SyntheticBackend:
         both reward groups carry annotations and the annotation screen can reject a
         pathology that is as common in solved cases as in failed ones."""
         c = _counts(notes)
-        lost = c["loss"] or getattr(card, "score", card.reward) < 1
         early = c["early"] > c["late"]
         if c["refused"] or c["offloaded"]:
             return self._finish(card, "budget_overflow", "maintenance_planning",
                                 f"refused={c['refused']} offloaded={c['offloaded']}", pages,
                                 "trigger_later" if early else "trigger_earlier")
-        gone = {k: c[k] for k in _BLAME if c[k]}
-        if gone:
-            worst = max(gone, key=lambda k: (gone[k], k))
+        lost = {k: c["lost_" + k] for k in _BLAME if c["lost_" + k]}
+        if lost:
+            worst = max(lost, key=lambda k: (lost[k], k))
             surface, direction = _BLAME[worst], ""
             if worst == "gone":
                 direction = "trim_less"
@@ -184,11 +224,13 @@ class SyntheticBackend:
                 surface, direction = (("maintenance_planning", "trigger_later") if early
                                       else (surface, "keep_more"))
             return self._finish(card, "evidence_removed", surface,
-                                f"irreversible removals {gone}", pages, direction)
+                                f"values written after their evidence left {lost}", pages,
+                                direction)
         if card.reward == 1:
             return CaseReport(card.task_id, "none", "", "solved", pages)
-        return self._finish(card, "agent_error", "", "no irreversible removal seen" if lost
-                            else "no written value was lost", pages)
+        return self._finish(card, "agent_error", "", "recoverable evidence not recovered"
+                            if c["lost_recoverable"] else
+                            "every written value's evidence was in the request", pages)
 
     def card_report(self, card) -> CaseReport:
         if card.reward == 1:
@@ -249,10 +291,11 @@ class LLMBackend:
         self.page_chars = min(PAGE_CHARS, (int(context_tokens) - 2424) * 3)
         self.calls = 0
         self.cache_hits = 0
-        #: (system, user, schema, max_tokens) -> answer: a later iteration that runs an
-        #: unchanged program re-reads identical pages, and the model decodes greedily
-        #: (temperature 0), so asking again would spend a call on the same answer
-        self._answers: dict[tuple, object] = {}
+        #: (system, user, schema, max_tokens) -> answer, by prompt hash: a later
+        #: iteration that runs an unchanged program re-reads identical pages, and the
+        #: model decodes greedily (temperature 0), so asking again would spend a call
+        #: on the same answer
+        self._answers = AnswerCache()
         self.skipped = 0
         self.failures = 0
         self.last_error = ""
@@ -262,10 +305,11 @@ class LLMBackend:
         # schemas carry no maxLength: llama.cpp's grammar compiler unrolls it into that
         # many optional characters, and at 3,000 the local server died on every call
         # (measured); the caps are enforced by truncating the answers instead
-        key = (system, user, json.dumps(schema, sort_keys=True), max_tokens)
-        if key in self._answers:
+        key = (system, user, schema, max_tokens)
+        hit, ans = self._answers.lookup(key)
+        if hit:
             self.cache_hits += 1
-            return self._answers[key]
+            return ans
         if self.calls >= self.max_calls:
             self.skipped += 1
             raise CallBudgetExhausted(f"model-call budget {self.max_calls} spent")
@@ -273,7 +317,7 @@ class LLMBackend:
         ans = self.client.ask_json([{"role": "system", "content": system},
                                     {"role": "user", "content": user}], schema,
                                    max_tokens=max_tokens)
-        self._answers[key] = ans
+        self._answers.store(key, ans)
         return ans
 
     def annotate_page(self, task_id, page_no, n_pages, page, notes) -> str:

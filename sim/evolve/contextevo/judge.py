@@ -31,9 +31,10 @@ With replay on, a screened hypothesis is replayed at up to three anchor cases (t
 first wrong decision). The treatment is derived from the hypothesis: the blocks the
 blamed point took away come back as the request showed them earlier
 (:func:`sim.evolve.contextevo.replay.restore_kinds`); a wrong surface restores the
-wrong blocks (or none) and the action does not change. It is kept when most replays
-support it; a replay whose original request does not reproduce the recorded action
-is never support. Each hypothesis records the stage that rejected it
+wrong blocks (or none) and the step still fails. It is kept when most replays
+support it; replay compares success rates over samples (the agent's copies may write
+different wrong values), and a replay whose original request succeeds in any sample
+is never support (variation under unchanged context). Each hypothesis records the stage that rejected it
 (``rejected_by``: support, screens, replay). Without aggregation (ablation) the
 first failed case's report is taken as the hypothesis, unscreened (still replayed
 when replay is on).
@@ -198,7 +199,8 @@ def _replay_check(h: Hypothesis, trajs: dict) -> None:
         res = replay(d, treat(d.view, "restore", earlier=d.earlier, kinds=kinds))
         h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
                           "changed": res.changed, "supports": res.supports,
-                          "samples": len(res.original)})
+                          "samples": len(res.original),
+                          "success_rates": [round(x, 3) for x in res.rates]})
     if h.replays:
         h.accepted = sum(r["supports"] for r in h.replays) * 2 > len(h.replays)
 

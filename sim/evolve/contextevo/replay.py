@@ -5,9 +5,16 @@ decision point and one treatment is applied: remove a category of earlier conten
 keep only the recent k tool results, or append a bounded recovery note. The original
 and the treated request are each sampled at most :data:`MAX_SAMPLES` = 5 times from
 copies of the acting agent's state at that point (the same fixed model). The result
-measures local decision sensitivity, not a task outcome, and a difference counts as
-support only when the original request reproduces the recorded action in every
-sample: variation under unchanged context never counts.
+measures local decision sensitivity, not a task outcome.
+
+Each sample is graded as the episode's grader grades a written value (every value the
+recorded action wrote equals the task's value): the same check the reward uses, so
+nothing about the failure's cause is read. The agent's draws differ between copies
+(a missing value comes out as a different wrong value, or ``unknown``), so exact
+actions are not compared: the outcome compared is the success rate. A difference
+counts as support only when the original request fails in every sample (the
+recorded failure is stable under unchanged context: variation there never counts)
+and most treated samples succeed.
 """
 
 from __future__ import annotations
@@ -51,6 +58,13 @@ def restore_kinds(pathology: str, surface: str) -> tuple[str, ...]:
     return KIND_OF_SURFACE.get(surface, ())
 
 
+def _order(block_id: str) -> float:
+    """A block's place in the stream from its id (``B<n>``: the n-th block); other
+    ids (groups, notes) sort last."""
+    m = re.fullmatch(r"B(\d+)", block_id)
+    return int(m.group(1)) if m else float("inf")
+
+
 def _signature(action) -> tuple:
     return (action.kind, action.handle, tuple(sorted((action.values or {}).items())))
 
@@ -69,7 +83,7 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
             (id -> text) and the :func:`shown_kind` kinds to put back: each such
             placeholder becomes its earlier text again, and with ``"gone"`` in
             ``kinds`` (or a restored knowledge/fold group) every block missing from
-            the request comes back at the end.
+            the request comes back in its place in the stream (by block number).
 
     Raises:
         ValueError: naming an unknown treatment.
@@ -99,8 +113,14 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
                 e = Entry(e.id, e.type, "visible", text, max(1, len(text) // 4))
             out.append(e)
         if "gone" in kinds or folded:
-            out += [Entry(b, "tool_result", "visible", t, max(1, len(t) // 4))
-                    for b, t in earlier.items() if b not in present]
+            for b, t in earlier.items():
+                if b not in present:
+                    # back in its place: a block restored after a newer record would
+                    # read as the newer one (the newest value in view is the one used)
+                    at = next((i for i, e in enumerate(out)
+                               if _order(e.id) > _order(b)), len(out))
+                    out.insert(at, Entry(b, "tool_result", "visible", t,
+                                         max(1, len(t) // 4)))
         entries = out
     elif treatment == "recovery_note":
         text = note[:NOTE_CHARS]
@@ -113,42 +133,65 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
 
 @dataclass(frozen=True)
 class ReplayResult:
-    """Signatures of the sampled actions under each condition, and the verdict:
-    ``consistent`` (every original sample reproduced the recorded action),
-    ``changed`` (most treated samples differ from it), ``supports`` (both)."""
+    """Signatures of the sampled actions under each condition, whether each sample
+    succeeded (``original_ok``, ``treated_ok``), and the verdict: ``consistent``
+    (no original sample succeeded: the recorded failure is stable), ``changed``
+    (most treated samples succeed), ``supports`` (both)."""
 
     original: tuple
     treated: tuple
     consistent: bool
     changed: bool
+    original_ok: tuple = ()
+    treated_ok: tuple = ()
 
     @property
     def supports(self) -> bool:
         return self.consistent and self.changed
 
+    @property
+    def rates(self) -> tuple[float, float]:
+        """Success rates (original, treated) over the samples."""
+        def rate(ok):
+            return sum(ok) / len(ok) if ok else 0.0
+        return rate(self.original_ok), rate(self.treated_ok)
 
-def sample_actions(decision, view, samples: int, snapshot) -> list[tuple]:
+
+def sample_actions(decision, view, samples: int, snapshot) -> list:
     """Actions of ``min(samples, MAX_SAMPLES)`` copies of the recorded agent on
     ``view``; copy i draws with seed ``seed + i`` (copy 0 is the recorded draw)."""
     out = []
     for i in range(min(int(samples), MAX_SAMPLES)):
         agent = snapshot(decision.agent)
         agent.seed = decision.agent.seed + i
-        out.append(_signature(agent.act(view)))
+        out.append(agent.act(view))
     return out
+
+
+def succeeded(decision, action) -> bool:
+    """Whether ``action`` writes every value the recorded action wrote, each equal
+    to the task's value (the grader's check; a context action or a missing key fails)."""
+    keys = list(decision.action.values or {})
+    if not keys:
+        return False
+    facts = decision.agent.task.facts
+    vals = action.values or {}
+    return all(k in facts and vals.get(k) == facts[k].value for k in keys)
 
 
 def replay(decision, treated_view, samples: int = MAX_SAMPLES) -> ReplayResult:
     """Sample the original and the treated request (each clamped to
-    :data:`MAX_SAMPLES`) and compare with the recorded action."""
+    :data:`MAX_SAMPLES`) and compare their success rates (module docstring)."""
     from sim.evolve.contextevo.trace import _snapshot
 
-    recorded = _signature(decision.action)
     orig = sample_actions(decision, decision.view, samples, _snapshot)
     treated = sample_actions(decision, treated_view, samples, _snapshot)
-    consistent = bool(orig) and all(s == recorded for s in orig)
-    changed = sum(s != recorded for s in treated) * 2 > len(treated)
-    return ReplayResult(tuple(orig), tuple(treated), consistent, changed)
+    o_ok = tuple(succeeded(decision, a) for a in orig)
+    t_ok = tuple(succeeded(decision, a) for a in treated)
+    consistent = bool(orig) and not any(o_ok)
+    changed = sum(t_ok) * 2 > len(t_ok)
+    return ReplayResult(tuple(map(_signature, orig)), tuple(map(_signature, treated)),
+                        consistent, changed, o_ok, t_ok)
 
 
 def recovery_note(traj, decision) -> str:

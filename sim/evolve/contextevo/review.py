@@ -44,19 +44,22 @@ class CaseReport:
 def render_call(call, budget: int = 0) -> str:
     """One call as the reviewer reads it: header (with the budget when known), the
     context lines, notice, result. A context line says what the agent's own request
-    showed in place of a block that left it: nothing, or the replacement text (and
-    whether a handle was shown); never the harness's internal block status."""
+    showed in place of a block that left it (and, for a tool result, which call's
+    result it was: where the request had shown it): nothing, or the replacement text
+    (and whether a handle was shown); never the harness's internal block status."""
     of = f" of {budget:,}" if budget else ""
     lines = [f"[call {call.index}] {call.kind}: {call.text}  "
              f"(request {call.request_tokens:,}{of} tokens)"]
-    for bid, status, text, tokens in call.removed:
+    origins = list(getattr(call, "removed_from", None) or []) + [0] * len(call.removed)
+    for (bid, status, text, tokens), src in zip(call.removed, origins):
+        of_call = f"result of call {src}, " if src else ""
         if status == "gone":
             shown = "no longer in the request"
         else:
             first = text.splitlines()[0] if text else ""
             shown = (f"replaced in the request by [{first}]"
                      + (" with a handle" if "+handle" in status else ""))
-        lines.append(f"  context: {bid} ({tokens:,} tokens) {shown}")
+        lines.append(f"  context: {bid} ({of_call}{tokens:,} tokens) {shown}")
     if call.notice:
         lines.append(f"  notice: {call.notice}")
     if call.result:

@@ -283,6 +283,14 @@ def load_spec(path: str) -> ProgramSpec:
     except OSError as exc:
         raise SpecError(f"cannot read spec file {path!r}: {exc.strerror}") from None
     try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise SpecError(f"spec file {path!r}: not JSON ({exc})") from None
+    if not isinstance(raw, dict) or not any(s in raw for s in SURFACES):
+        got = sorted(raw)[:8] if isinstance(raw, dict) else type(raw).__name__
+        raise SpecError(f"spec file {path!r} names no surface (got {got}); expected an "
+                        f"object with at least one of {', '.join(SURFACES)}")
+    try:
         return ProgramSpec.from_json(text)
     except SpecError as exc:
         raise SpecError(f"spec file {path!r}: {exc}") from None

@@ -61,6 +61,9 @@ class Call:
     notice: str = ""
     writes: bool = False
     shown: bool = True
+    #: for each ``removed`` block (same order), the call whose result it held (0:
+    #: not a tool result): where the request showed it, which a reviewer reads
+    removed_from: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -149,6 +152,7 @@ class RecordingAgent:
         self.calls, self._visible, self._truth, self._refused = [], {}, None, set()
         self.decision, self.composition = None, {}
         self._texts: dict[str, str] = {}
+        self._origin: dict[str, int] = {}
         self.needed = sum(len(s.needs) for s in task.steps if s.kind != "observe")
         self.correct = 0
 
@@ -186,8 +190,11 @@ class RecordingAgent:
                    if b not in visible]
         if self.calls:
             prev = self.calls[-1]
-            new = [e.text for e in view.entries if e.id not in self._visible
-                   and e.status == "visible" and e.type == "tool_result"]
+            fresh = [e for e in view.entries if e.id not in self._visible
+                     and e.status == "visible" and e.type == "tool_result"]
+            for e in fresh:
+                self._origin.setdefault(e.id, prev.index)
+            new = [e.text for e in fresh]
             if prev.result:
                 prev.shown = bool(new)
             elif new:
@@ -205,7 +212,8 @@ class RecordingAgent:
         self.calls.append(Call(len(self.calls) + 1, action.kind, text,
                                request_tokens=_tokens(view), removed=removed,
                                notice=view.notice or "", writes=bool(action.values),
-                               result=raw))
+                               result=raw,
+                               removed_from=[self._origin.get(b, 0) for b, *_ in removed]))
         if action.values and self._truth is None:
             self._truth = self._cause(view, action)
             if self._truth is not None and snapshot is not None:

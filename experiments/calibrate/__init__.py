@@ -1,0 +1,372 @@
+"""``ctxsim run calibrate``: calibrate the synthetic agent against the real model it can
+run (issue 21).
+
+The probes (:mod:`experiments.calibrate.probes`) put the real model (the embedded
+Qwen2.5-Coder-1.5B Q4_K_M by default, or any OpenAI-compatible endpoint with
+``--base-url``) in the synthetic agent's seat for one decision at a time, on the
+LOCA-like task generator's views; :mod:`experiments.calibrate.estimates` turns the
+answers into estimates with intervals, mapped to the world parameters
+(:mod:`sim.world`) they measure. Answers are cached by prompt hash
+(:mod:`sim.agents.answer_cache`; ``--cache``), so a rerun asks only new questions;
+decoding is greedy and the first answer is the measurement (no repairs).
+
+Writes ``calibration.csv`` (one row per estimate: probe, quantity, parameter,
+condition, estimate, low, high, n, k, parse failures, method, note),
+``calibration.png`` (each measured parameter against its prior range; the needle
+answers against length with the fitted curve and the prior's band) and
+``calibration.json`` (model, server, per-probe model calls, cache hits, prompt and
+completion tokens and wall time, the run's wall and CPU time, every trial's row, and
+``parameters``: the measured value of each world parameter beside its prior, read by
+``ctxsim world`` and ``--profile calibrated``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+
+NAME = "calibrate"
+#: the files it writes: calibration.csv, .png, .json
+FILE = "calibration"
+COLUMNS = ("probe", "quantity", "parameter", "condition", "estimate", "low", "high", "n",
+           "k", "parse_failures", "method", "note", "prior_low", "prior_high",
+           "inside_prior")
+TRIAL_COLUMNS = ("probe", "case", "condition", "key", "truth", "answer", "outcome",
+                 "strict", "value_copied", "request_tokens", "detail")
+PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
+
+#: sizes of each probe: the default run and --quick
+SIZES = {
+    # ~137K prompt tokens (the model's; 1.6 per cl100k token in the needle probe): at
+    # the 21 ms of CPU a prompt token took in the measured --quick run, ~48 CPU
+    # minutes, ~24 minutes on 2 idle cores (an estimate, not a measurement)
+    "full": {"index": 15, "confabulate": 9, "recovery": 12, "snapshots": 2, "cap": 1200,
+             "pairs": 2, "trials": 8, "context_cases": 3,
+             "lengths": (250, 1000, 2000, 3000), "depths": (0.2, 0.8)},
+    "quick": {"index": 4, "confabulate": 3, "recovery": 3, "snapshots": 1, "cap": 500,
+              "pairs": 1, "trials": 2, "context_cases": 2, "lengths": (250, 1500),
+              "depths": (0.5,)},
+}
+
+
+#: the sizes ``--size`` may override (the others are tuples)
+INT_SIZES = ("index", "confabulate", "recovery", "snapshots", "cap", "pairs", "trials",
+             "context_cases")
+
+
+def size_override(text: str) -> tuple[str, int]:
+    """The ``--size`` converter: ``NAME=N`` with NAME in :data:`INT_SIZES`, N >= 1."""
+    import argparse
+
+    name, sep, value = text.partition("=")
+    if not sep or name not in INT_SIZES:
+        raise argparse.ArgumentTypeError(f"expected NAME=N with NAME one of "
+                                         f"{', '.join(INT_SIZES)}, got {text!r}")
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{name} must be an integer >= 1, got {value!r}")
+    return name, n
+
+
+def add_arguments(parser) -> None:
+    """Options: ``--quick``, ``--base-url``, ``--model``, ``--probes``, ``--n-ctx``,
+    ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``, ``--seed``,
+    ``--no-progress``."""
+    from experiments.sweep import nonnegative_int, positive_int
+
+    parser.add_argument("--out", default="figures",
+                        help="output directory (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few decisions per probe, for a smoke run (default: off)")
+    parser.add_argument("--base-url", default=None,
+                        help="OpenAI-compatible endpoint (default: embedded local model)")
+    parser.add_argument("--model", default=None,
+                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
+                             "the endpoint's)")
+    parser.add_argument("--probes", nargs="+", choices=PROBES, default=list(PROBES),
+                        metavar="PROBE",
+                        help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
+    parser.add_argument("--n-ctx", type=positive_int, default=8192, metavar="TOKENS",
+                        help="context window of the embedded model's server; the "
+                             "needle probe's longest request needs about 6K of the "
+                             "model's tokens (default: %(default)s)")
+    parser.add_argument("--size", type=size_override, nargs="+", default=None,
+                        metavar="NAME=N",
+                        help="override a probe size of the chosen run (default or "
+                             "--quick), e.g. index=15 confabulate=9; integer sizes: "
+                             f"{', '.join(INT_SIZES)} (default: none)")
+    parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
+                        help="threads of the embedded model's server (default: the "
+                             "server's choice, the usable cores); 1 decodes faster on "
+                             "a machine whose cores are busy")
+    parser.add_argument("--cache", default=None, metavar="PATH",
+                        help="answers cached by prompt hash, reused by later runs "
+                             "(default: calibrate_answers.jsonl in the model cache "
+                             "directory)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="keep the answer cache in memory only (default: off)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0,
+                        help="random seed, an integer >= 0 (default: %(default)s)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress lines on stderr (default: shown)")
+
+
+def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[dict, dict]:
+    """Run ``probes`` with ``client`` (a chat client; a
+    :class:`sim.agents.answer_cache.CachedClient` counts cache hits); returns
+    ``(trials: probe -> rows, costs: probe -> model calls, cache hits, tokens,
+    seconds)``."""
+    from experiments.calibrate import probes as P
+    from experiments.vista import perception, presentation
+    from sim.agents.llm import LLMResponseError
+
+    trials, costs = {}, {}
+    n_cases = max(sizes["index"], sizes["confabulate"], sizes["recovery"],
+                  sizes["context_cases"])
+    cs = P.cases(n_cases, seed)
+    cache = getattr(client, "cache", None)
+    for probe in probes:
+        led0 = client.ledger.as_dict()
+        hits0 = cache.hits if cache else 0
+        used0 = dict(getattr(client, "used", {}))
+        t0 = time.perf_counter()
+        if probe == "index":
+            rows = P.probe_index(client, cs[: sizes["index"]], seed)
+        elif probe == "confabulate":
+            rows = P.probe_confabulate(client, cs[: sizes["confabulate"]], seed)
+        elif probe == "recovery":
+            rows = P.probe_recovery(client, cs[: sizes["recovery"]], seed)
+        elif probe == "context":
+            rows = P.probe_context(client, cs[: sizes["context_cases"]], seed,
+                                   sizes["lengths"], sizes["depths"])
+        else:
+            failures = []
+
+            def ask(msgs, schema):
+                try:
+                    return client.ask_json(msgs, schema)
+                except LLMResponseError as exc:  # scored as a miss, and counted
+                    failures.append(f"{exc.reason}: {exc.raw[:120]}")
+                    return None
+
+            snaps = perception.snapshots(sizes["cap"], sizes["snapshots"], seed)
+            rows = {"perception": perception.probe(snaps, ask, seed,
+                                                   n_pairs=sizes["pairs"]),
+                    "presentation": presentation.probe(
+                        ask, sizes["trials"], seed,
+                        conditions=("ledger", "bounded_ledger")),
+                    "parse_failures": failures}
+        led = client.ledger.as_dict()
+        costs[probe] = {
+            "model_calls": led["requests"] - led0["requests"],
+            "cache_hits": (cache.hits - hits0) if cache else 0,
+            "prompt_tokens": led["prompt_tokens"] - led0["prompt_tokens"],
+            "completion_tokens": led["completion_tokens"] - led0["completion_tokens"],
+            "wall_seconds": round(time.perf_counter() - t0, 2)}
+        if used0:  # what the answers cost when first asked (cached ones included)
+            costs[probe]["answers"] = {k: round(v - used0[k], 3)
+                                       for k, v in client.used.items()}
+        trials[probe] = rows
+        if progress:
+            progress(f"{probe}: {costs[probe]}")
+    return trials, costs
+
+
+def with_priors(estimates: list[dict]) -> list[dict]:
+    """Each estimate with its parameter's prior range and whether the estimate lies
+    inside it (blank for estimates of no parameter)."""
+    from sim.world import TABLE
+
+    out = []
+    for e in estimates:
+        p = TABLE.get(e["parameter"])
+        v = e["estimate"]
+        extra = {"prior_low": "", "prior_high": "", "inside_prior": ""}
+        if p is not None:
+            extra = {"prior_low": p.low, "prior_high": p.high,
+                     "inside_prior": int(math.isfinite(v) and p.low <= v <= p.high)}
+        out.append({**e, **extra})
+    return out
+
+
+def parameters(estimates: list[dict], model: str) -> dict[str, dict]:
+    """World parameter -> its measurement and prior (the sidecar's ``parameters``)."""
+    from sim.world import TABLE
+
+    out = {}
+    for e in estimates:
+        p = TABLE.get(e["parameter"])
+        if p is None:
+            continue
+        v, lo, hi = e["estimate"], e["low"], e["high"]
+        out[p.name] = {"estimate": v, "low": lo, "high": hi, "n": e["n"],
+                       "parse_failures": e["parse_failures"], "probe": e["probe"],
+                       "quantity": e["quantity"], "method": e["method"], "model": model,
+                       "prior": [p.low, p.high], "default": p.default,
+                       "inside_prior": bool(math.isfinite(v) and p.low <= v <= p.high),
+                       "interval_overlaps_prior": bool(hi >= p.low and lo <= p.high)}
+    return out
+
+
+def flat_trials(trials: dict) -> list[dict]:
+    """Every decision's row (the dashboard's per-answer rows keep their own fields)."""
+    rows = []
+    for probe, r in trials.items():
+        if probe == "dashboard":
+            rows += [{"probe": "dashboard/perception", **x} for x in r["perception"]]
+            rows += [{"probe": "dashboard/presentation", **x} for x in r["presentation"]]
+        else:
+            rows += r
+    return rows
+
+
+def _client(settings):
+    from sim.agents.llm import ChatClient
+
+    return ChatClient(settings)
+
+
+def _endpoint(args):
+    from experiments.vista.perception import endpoint
+
+    return endpoint(args)
+
+
+def run(args) -> list:
+    """Run the probes against the model and write CSV, PNG and JSON."""
+    import dataclasses
+
+    from experiments.calibrate.estimates import summarize
+    from experiments.output import prepare_out, write_csv, write_sidecar
+    from sim.agents.answer_cache import AnswerCache, CachedClient
+    from sim.agents.llm_server import cache_dir
+
+    out = prepare_out(args.out)
+    sizes = {**SIZES["quick" if args.quick else "full"], **dict(args.size or ())}
+    cache_path = None if args.no_cache else (args.cache or
+                                             cache_dir() / "calibrate_answers.jsonl")
+    say = (lambda s: None) if args.no_progress else (
+        lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
+    cpu0, t0 = os.times(), time.perf_counter()
+    with _endpoint(args) as (settings, record):
+        settings = dataclasses.replace(settings, max_repairs=0, max_tokens=160,
+                                       temperature=0.0)
+        client = CachedClient(_client(settings), AnswerCache(cache_path))
+        trials, costs = run_probes(client, args.probes, sizes, args.seed, say)
+    wall = time.perf_counter() - t0
+    cpu1 = os.times()
+    cpu = {"self": round((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system), 1),
+           "children": round((cpu1.children_user - cpu0.children_user)
+                             + (cpu1.children_system - cpu0.children_system), 1)}
+    model = record.get("model", "?")
+    ests = with_priors(summarize(trials, args.seed))
+    params = parameters(ests, model)
+    paths = [write_csv(out / f"{FILE}.csv", COLUMNS, ests)]
+    paths.append(plot(ests, trials, out / f"{FILE}.png", model))
+    led = client.ledger.as_dict()
+    cfg = {"quick": bool(args.quick), "seed": args.seed, "probes": list(args.probes),
+           "sizes": {k: list(v) if isinstance(v, tuple) else v for k, v in sizes.items()},
+           "n_ctx": args.n_ctx, "n_threads": args.n_threads, "temperature": settings.temperature,
+           "max_repairs": settings.max_repairs, "tokenizer": "cl100k_base",
+           "cache": str(cache_path) if cache_path else None}
+    paths.append(write_sidecar(out / f"{FILE}.json", cfg, {
+        **record, "parameters": params, "probes": costs,
+        "model_calls": led["requests"], "cache_hits": client.cache.hits,
+        "answers_cost": {k: round(v, 3) for k, v in client.used.items()},
+        "prompt_tokens": led["prompt_tokens"],
+        "completion_tokens": led["completion_tokens"],
+        "wall_seconds": round(wall, 1), "cpu_seconds": cpu,
+        "cores": os.cpu_count(), "load_average": list(os.getloadavg()),
+        "parse_failures": sum(e["parse_failures"] or 0 for e in ests
+                              if e["method"] != "bootstrap median"),
+        "trials": flat_trials(trials)}))
+    say(f"done: {led['requests']} model calls, {client.cache.hits} cached, "
+        f"{wall:.0f} s wall, cpu {cpu}")
+    return paths
+
+
+def plot(ests: list[dict], trials: dict, path, model: str):
+    """Three panels: each measured parameter on its prior range (0 = low, 1 = high;
+    log scale for token counts), the other proportions, and the needle answers
+    against request length with the fitted curve and the prior's band."""
+    import numpy as np
+
+    from experiments.calibrate.estimates import p_use, prior_p_use_range
+    from experiments.output import new_figure, save_figure
+    from experiments.vista.perception import wilson
+    from sim.world import TABLE
+
+    fig, (a1, a2, a3) = new_figure(1, 3, figsize=(14, 4.6))
+    params = [e for e in ests if e["parameter"] in TABLE]
+
+    def unit(name, v):
+        p = TABLE[name]
+        if p.unit == "tokens":
+            return (math.log(max(v, 1)) - math.log(p.low)) / (math.log(p.high) - math.log(p.low))
+        return (v - p.low) / (p.high - p.low)
+
+    for i, e in enumerate(params):
+        p = TABLE[e["parameter"]]
+        a1.plot([0, 1], [i, i], color="0.8", lw=6, solid_capstyle="butt")
+        a1.plot(unit(p.name, p.default), i, "|", color="0.4", ms=12)
+        if math.isfinite(e["estimate"]):
+            x, lo, hi = (np.clip(unit(p.name, v), -0.6, 1.6)
+                         for v in (e["estimate"], e["low"], e["high"]))
+            a1.errorbar(x, i, xerr=[[max(0, x - lo)], [max(0, hi - x)]], fmt="o",
+                        color="C3" if not p.low <= e["estimate"] <= p.high else "C0",
+                        capsize=3)
+        a1.text(1.65, i, f"{e['estimate']:.3g} [{e['low']:.3g}, {e['high']:.3g}] "
+                f"n={e['n']}", va="center", fontsize=7)
+    a1.set_yticks(range(len(params)), [e["parameter"] for e in params], fontsize=8)
+    a1.set_xlim(-0.65, 2.9)
+    a1.set_xticks([0, 1], ["prior low", "prior high"])
+    a1.set_title("measured vs prior (grey bar; | default)", fontsize=9)
+
+    props = [e for e in ests if e["method"] == "wilson" and e["probe"] != "context"]
+    for i, e in enumerate(props):
+        if e["n"]:
+            a2.errorbar(e["estimate"], i, xerr=[[e["estimate"] - e["low"]],
+                                                [e["high"] - e["estimate"]]],
+                        fmt="o", color="C0" if e["parameter"] else "C2", capsize=3)
+    a2.set_yticks(range(len(props)), [f"{e['probe']}: {e['quantity'][:38]} "
+                                      f"({e['condition']}, n={e['n']})" for e in props],
+                  fontsize=6)
+    a2.set_xlim(-0.02, 1.02)
+    a2.set_xlabel("proportion (Wilson 95%)")
+    a2.invert_yaxis()
+    a1.invert_yaxis()
+
+    ctx = trials.get("context") or []
+    if ctx:
+        groups = {}
+        for r in ctx:
+            groups.setdefault(r["condition"].split("/")[0], []).append(r)
+        xs = []
+        for rs in groups.values():
+            L = float(np.mean([r["request_tokens"] for r in rs]))
+            k = sum(r["outcome"] == "correct" for r in rs)
+            lo, hi = wilson(k, len(rs))
+            a3.errorbar(L, k / len(rs), [[k / len(rs) - lo], [hi - k / len(rs)]],
+                        fmt="o", color="C0", capsize=3)
+            xs.append(L)
+        grid = np.linspace(1, max(xs) * 1.3, 200)
+        band = np.array([prior_p_use_range(x) for x in grid])
+        a3.fill_between(grid, band[:, 0], band[:, 1], color="0.85", label="prior range")
+        fit = {e["parameter"]: e["estimate"] for e in ests if e["probe"] == "context"
+               and e["parameter"]}
+        if len(fit) == 3 and all(math.isfinite(v) for v in fit.values()):
+            a3.plot(grid, p_use(grid, fit["agent.ctx_drop_max"],
+                                fit["agent.ctx_half_tokens"], fit["agent.ctx_shape"]),
+                    color="C3", label="fit")
+        a3.set_ylim(-0.02, 1.05)
+        a3.set_xlabel("request tokens (cl100k)")
+        a3.set_ylabel("value used correctly")
+        a3.legend(fontsize=8)
+    a3.set_title("needle in the stream", fontsize=9)
+    fig.suptitle(f"Calibration of the synthetic agent against {model}", fontsize=10)
+    return save_figure(fig, path)
