@@ -108,7 +108,9 @@ def test_cli_prints_the_table(capsys):
     for r in data["parameters"]:
         if "measured" in r:
             m = r["measured"]
-            assert m["low"] <= m["estimate"] <= m["high"] and m["n"] >= 1
+            # an estimate the probe could not identify (ctx_*) is null, never a number
+            assert m["estimate"] is None or m["low"] <= m["estimate"] <= m["high"]
+            assert m["n"] >= 1
     assert len(data["families"]) == 15
     assert run_command(["world"]) == 0
     text = capsys.readouterr().out
