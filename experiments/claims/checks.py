@@ -803,35 +803,48 @@ MIN_SEEDS = 5
 
 @dataclass(frozen=True)
 class EvidenceFree(Check):
-    """Diagnosis-guided evolution (``full``) against evidence-free edits at equal
-    budget on held-out tasks: the ``evidence_free`` rows of contextevo.csv (the
-    final stage, ``split``), whose ``diff_vs_full``/``full_lo``/``full_hi`` are
-    evidence-free minus full with a paired interval over ``seeds`` seeds (at
-    least :data:`MIN_SEEDS`)."""
+    """Diagnosis-guided evolution (``full``) against every evidence-free baseline at
+    equal budget on held-out tasks, from ``contextevo_seeds.csv``: one row per seed,
+    variant and baseline with its held-out accuracy (fraction). Per baseline, the
+    per-seed differences full minus evidence-free get a Student-t 95% interval over
+    the seeds (at least :data:`MIN_SEEDS`); the claim is a first place against
+    every baseline (:func:`~experiments.claims.rules.rank_verdict`)."""
 
     setting: str
-    split: str = "held_out"
-    variant: str = "evidence_free"
-    rule: ClassVar = staticmethod(rules.order_verdict)
+    csv: str = "contextevo_seeds.csv"
+    rule: ClassVar = staticmethod(rules.rank_verdict)
 
     def run(self, figdir, claim):
-        rows = read(figdir, "contextevo.csv", ("variant", "setting", "split", "stage"))
-        hit = select(rows, {"variant": self.variant, "setting": self.setting,
-                            "split": self.split})
-        if not hit:
-            raise MissingData(f"contextevo.csv has no {self.variant} rows at "
-                              f"{self.setting}, {self.split}")
-        need(hit[0].keys(), ("diff_vs_full", "full_lo", "full_hi", "seeds"),
-             "contextevo.csv")
-        r = max(hit, key=lambda r: r["stage"])  # the final iteration (iterN sorts last)
-        seeds = int(num(r["seeds"]))
-        d, lo, hi = (num(r[c]) for c in ("diff_vs_full", "full_lo", "full_hi"))
-        v = self.rule(-1, d, lo, hi)
-        note = f"{self.variant} - full over {seeds} seeds, {r['stage']}"
+        from scipy import stats
+
+        rows = read(figdir, self.csv, ("setting", "seed", "variant", "baseline",
+                                       "heldout_accuracy"))
+        rows = [r for r in rows if r["setting"] == self.setting]
+        full = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
+                if r["variant"] == "full"}
+        if not full:
+            raise MissingData(f"{self.csv} has no full rows at {self.setting}")
+        margins, parts, counts = [], [], []
+        for base in sorted({r["baseline"] for r in rows if r["variant"] == "evidence_free"}):
+            ef = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
+                  if r["variant"] == "evidence_free" and r["baseline"] == base}
+            d = np.array([full[k] - ef[k] for k in sorted(full) if k in ef], dtype=float)
+            counts.append(d.size)
+            if d.size < 2:
+                raise MissingData(f"{self.csv}: {base} has {d.size} paired seed(s)")
+            half = float(stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+            m = float(d.mean())
+            margins.append((m, m - half, m + half))
+            parts.append(f"{base} {m:+.3f} [{m - half:+.3f}, {m + half:+.3f}]")
+        if not margins:
+            raise MissingData(f"{self.csv} has no evidence_free rows at {self.setting}")
+        seeds = min(counts)
+        v = self.rule(margins)
+        note = f"full - evidence-free per baseline over {seeds} seeds (held-out)"
         if seeds < MIN_SEEDS and v is Verdict.REPRODUCED:
             v, note = Verdict.DIRECTION, note + f" (< {MIN_SEEDS} seeds: not enough)"
-        return Outcome(f"{self.variant} - full = {d:+.3f}", f"[{lo:+.3f}, {hi:+.3f}] "
-                       f"paired over {seeds} seeds", v, note)
+        return Outcome("; ".join(parts), f"Student-t 95% over {seeds} paired seeds", v,
+                       note)
 
 
 def parse_decisions(cell: str) -> dict[str, int]:

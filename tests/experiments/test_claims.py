@@ -7,6 +7,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments.claims.checks import parse_decisions
@@ -179,22 +180,35 @@ def test_iteration_gain_without_a_paired_column_is_no_interval(tmp_path):
     assert _verdict(tmp_path, "CE-Tab2-iter2-loca").verdict is R
 
 
-def test_evidence_free_slot_needs_rows_and_five_seeds(tmp_path):
-    _contextevo(tmp_path)
+def _seeds(tmp_path, full, ef, baselines=("moves", "steps")):
+    """contextevo_seeds.csv with one full row and one row per baseline for each seed."""
+    rows = []
+    for k, (f, e) in enumerate(zip(full, ef)):
+        rows.append({"setting": "loca128k", "seed": k, "variant": "full", "baseline": "",
+                     "heldout_accuracy": f})
+        rows += [{"setting": "loca128k", "seed": k, "variant": "evidence_free",
+                  "baseline": b, "heldout_accuracy": e} for b in baselines]
+    _write(tmp_path / "contextevo_seeds.csv", rows)
+
+
+def test_evidence_free_claim_reads_the_seed_pairs(tmp_path):
+    from scipy import stats
+
     res = _verdict(tmp_path, "CE-diagnosis-vs-evidence-free")
-    assert res.verdict is NT and "evidence_free" in res.note
-    row = {"setting": "loca128k", "start": "react", "variant": "evidence_free",
-           "stage": "iter2", "split": "held_out", "accuracy": 0.5,
-           "diff_vs_full": -0.1, "full_lo": -0.18, "full_hi": -0.03}
-    _contextevo(tmp_path, [row])
+    assert res.verdict is NT and "contextevo_seeds.csv" in res.note   # never invented
+    full, ef = [0.6, 0.7, 0.65, 0.72, 0.58], [0.5, 0.55, 0.6, 0.6, 0.5]
+    _seeds(tmp_path, full, ef)
     res = _verdict(tmp_path, "CE-diagnosis-vs-evidence-free")
-    assert res.verdict is NT and "seeds" in res.note                # never invented
-    _contextevo(tmp_path, [{**row, "seeds": 5}])
-    assert _verdict(tmp_path, "CE-diagnosis-vs-evidence-free").verdict is R
-    _contextevo(tmp_path, [{**row, "seeds": 3}])
+    assert res.verdict is R
+    d = np.subtract(full, ef)   # the interval by hand: Student t over five seeds
+    half = stats.t.ppf(0.975, 4) * d.std(ddof=1) / np.sqrt(5)
+    assert f"[{d.mean() - half:+.3f}, {d.mean() + half:+.3f}]" in res.ours
+    _seeds(tmp_path, full[:3], ef[:3])                                # too few seeds
     assert _verdict(tmp_path, "CE-diagnosis-vs-evidence-free").verdict is D
-    _contextevo(tmp_path, [{**row, "seeds": 5, "full_hi": 0.02}])
+    _seeds(tmp_path, full, [0.5, 0.75, 0.6, 0.6, 0.5])                # crosses zero
     assert _verdict(tmp_path, "CE-diagnosis-vs-evidence-free").verdict is D
+    _seeds(tmp_path, full, full)                                      # a tie
+    assert _verdict(tmp_path, "CE-diagnosis-vs-evidence-free").verdict is NR
 
 
 def _evoharness(tmp_path, decisions=None):

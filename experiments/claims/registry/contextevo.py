@@ -156,7 +156,7 @@ CLAIMS: tuple[Claim, ...] = (
           "tasks",
           PaperNumber("no number: the loop's premise (Table 5: evidence reconstruction is "
                       "the most consequential stage)", setting=LHTB), *_CE,
-          ("variant=evidence_free", "diff_vs_full", "full_lo", "full_hi", "seeds"),
+          ("contextevo_seeds.csv", "variant", "baseline", "seed", "heldout_accuracy"),
           EvidenceFree("loca128k"),
           _LOCA_AT + "; held-out tasks, paired interval over >= 5 seeds"),
     _table3("CE-Tab3-skills", "skill-only evolution lowers reward (0.417 -> 0.370)",
