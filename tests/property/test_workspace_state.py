@@ -207,12 +207,19 @@ class WorkspaceMachine(RuleBasedStateMachine):
         pool = self.ids() + sorted(self.ws.groups)
         target = data.draw(st.sampled_from(pool))
         before = dict(self.data)
-        err = self._expect_unchanged(lambda: self.ws.recover(target))
+        ids_before = set(self.ws.blocks)
+        got = []
+        err = self._expect_unchanged(lambda: got.append(self.ws.recover(target)))
         if err is None:
-            new = self.ws.blocks[f"B{max(int(k[1:]) for k in self.ws.blocks)}"]
+            new = got[0]
             src = before.get(target) if target[0] == "B" else \
                 self.ws.transcript(self.ws.groups[target].members)
             assert new.data == src and new.recovered_from == target
+            if new.id in ids_before:
+                # a repeated recovery returns the copy still visible: nothing is added
+                assert set(self.ws.blocks) == ids_before and new.in_stream
+            else:
+                assert set(self.ws.blocks) == ids_before | {new.id}
             self._seen(new)
         elif target[0] == "B" and self.status[target] in ("archived",
                                                           "offloaded_placeholder"):
