@@ -75,7 +75,7 @@ CAPTIONS: dict[str, str] = {
 }
 
 #: experiments that always need a real model
-REAL_MODEL_EXPERIMENTS = frozenset({"perception", "presentation"})
+REAL_MODEL_EXPERIMENTS = frozenset({"perception", "presentation", "calibrate"})
 #: data every figure may read besides its import closure (and its experiment's
 #: shipped config, ``experiments/configs/NAME.toml``)
 SHARED_INPUTS = ("sim/data",)
@@ -120,12 +120,21 @@ def figure_dir() -> pathlib.Path:
     return here if here.is_dir() else ROOT / "figures"
 
 
+#: figures whose maker is not named like them: the file name -> the ``ctxsim run``
+#: experiment (calibration) or the command and the module that make it (robustness)
+OTHER_MAKERS = {"calibration": "calibrate", "robustness": "claims --robustness"}
+#: makers that are not ``ctxsim run`` experiments -> their module
+MAKER_MODULES = {"claims --robustness": "experiments.claims.robustness.run"}
+
+
 def experiment_of(name: str, sidecar: dict | None) -> str | None:
     """The experiment that makes figure ``name``: the sidecar's ``experiment``, else
-    the longest experiment name that ``name`` is or starts with (``pressure_llm`` ->
-    ``pressure``)."""
+    :data:`OTHER_MAKERS`, else the longest experiment name that ``name`` is or starts
+    with (``pressure_llm`` -> ``pressure``)."""
     from experiments.cli import EXPERIMENTS
 
+    if name in OTHER_MAKERS:
+        return OTHER_MAKERS[name]
     if sidecar and sidecar.get("experiment") in EXPERIMENTS:
         return sidecar["experiment"]
     matches = [e for e in EXPERIMENTS if name == e or name.startswith(e + "_")]
@@ -211,6 +220,8 @@ def dependencies(experiment: str) -> list[str]:
     :func:`import_closure`, its shipped config and :data:`SHARED_INPUTS`."""
     from experiments.cli import EXPERIMENTS
 
+    if experiment in MAKER_MODULES:
+        return [*import_closure(MAKER_MODULES[experiment]), *SHARED_INPUTS]
     if experiment not in EXPERIMENTS:
         raise UsageError(f"unknown experiment {experiment!r}; known: {sorted(EXPERIMENTS)}")
     return [*import_closure(EXPERIMENTS[experiment][0]),

@@ -100,3 +100,13 @@ def test_verify_refuses_what_it_cannot_rerun(tmp_path, capsys, name, message):
     assert cli.main(["figures", "--dir", str(d), "--verify", name]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_figures_made_by_other_commands_have_their_makers_and_closures():
+    from experiments import figures_cli as F
+
+    assert F.experiment_of("robustness", None) == "claims --robustness"
+    assert F.experiment_of("calibration", {}) == "calibrate"
+    deps = F.dependencies("claims --robustness")
+    assert any(d.startswith("experiments/claims/robustness/") for d in deps)
+    assert "experiments/sweep.py" in deps   # it plays the sweeps at every world point
