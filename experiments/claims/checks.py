@@ -847,52 +847,30 @@ class EvidenceFree(Check):
                        note)
 
 
-def parse_decisions(cell: str) -> dict[str, int]:
-    """A ``budget_decisions`` cell: a JSON object or ``"accept:3;merge:2;skip:1"``,
-    action -> count (actions lower-cased).
-
-    Raises:
-        ValueError: for a cell in neither form.
-    """
-    cell = (cell or "").strip()
-    if not cell:
-        return {}
-    try:
-        obj = json.loads(cell)
-    except json.JSONDecodeError:
-        obj = None
-    if isinstance(obj, dict):
-        return {str(k).lower(): int(v) for k, v in obj.items()}
-    out = {}
-    for part in cell.replace(",", ";").split(";"):
-        k, sep, v = part.partition(":")
-        if not sep:
-            raise ValueError(f"budget_decisions cell {cell!r}: expected a JSON object or "
-                             "'action:count;...'")
-        out[k.strip().lower()] = int(v)
-    return out
-
-
 @dataclass(frozen=True)
 class BudgetDecisions(Check):
-    """The budgeted curator merges or skips (``budget_decisions`` of ``arm``) where
-    the add-only curator only appends, and its final harness is smaller: the
-    difference of final skill tokens, add-only minus budgeted, with the count of
-    merge/skip decisions."""
+    """The budgeted curator merges or skips (the ``budget_accept``, ``budget_merge``
+    and ``budget_skip`` counts of ``arm``, one column each as
+    :mod:`experiments.evoharness.table` writes them) where the add-only curator only
+    appends, and its final harness is smaller: the difference of final skill tokens,
+    add-only minus budgeted, with the count of merge/skip decisions."""
 
     arm: str = "online-standard"
     profile: str = "medium"
     rule: ClassVar = staticmethod(rules.order_verdict)
 
+    COLUMNS: ClassVar = ("budget_accept", "budget_merge", "budget_skip")
+
     def run(self, figdir, claim):
-        rows = read(figdir, "evoharness.csv", ("arm", "profile", "budget_decisions",
-                                               "final_skill_tokens"))
+        rows = read(figdir, "evoharness.csv", ("arm", "profile", "final_skill_tokens")
+                    + self.COLUMNS)
         b = one(rows, {"arm": self.arm, "profile": self.profile}, "evoharness.csv")
         a = one(rows, {"arm": "add-only", "profile": self.profile}, "evoharness.csv")
-        dec = parse_decisions(b["budget_decisions"])
-        held = sum(v for k, v in dec.items() if k in ("merge", "skip", "evict", "replace"))
+        dec = {c.removeprefix("budget_"): int(num(b[c])) for c in self.COLUMNS}
+        held = dec["merge"] + dec["skip"]
         d = num(a["final_skill_tokens"]) - num(b["final_skill_tokens"])
         v = self.rule(1, d) if held > 0 else Verdict.NOT_REPRODUCED
-        return Outcome(f"{self.arm}: {dec}; add-only harness {d:+.0f} tokens larger",
+        return Outcome(f"{self.arm}: accept {dec['accept']}, merge {dec['merge']}, "
+                       f"skip {dec['skip']}; add-only harness {d:+.0f} tokens larger",
                        "point estimates", v,
                        "the budgeted curator must merge or skip at least once")

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.claims.checks import parse_decisions
 from experiments.claims.judge import judge
 from experiments.claims.records import Verdict
 from experiments.claims.registry import REGISTRY
@@ -217,7 +216,8 @@ def _evoharness(tmp_path, decisions=None):
         r = {"arm": arm, "profile": "medium", "final_skill_tokens": tokens,
              "diff_vs_no_evolve": 0.02, "diff_lo": -0.03, "diff_hi": 0.06}
         if decisions is not None:
-            r["budget_decisions"] = decisions if arm == "online-standard" else "accept:9"
+            counts = decisions if arm == "online-standard" else (9, 0, 0)
+            r.update(zip(("budget_accept", "budget_merge", "budget_skip"), counts))
         rows.append(r)
     _write(tmp_path / "evoharness.csv", rows)
 
@@ -225,15 +225,15 @@ def _evoharness(tmp_path, decisions=None):
 def test_budget_decisions_slot(tmp_path):
     _evoharness(tmp_path)
     res = _verdict(tmp_path, "EH-curator-budget")
-    assert res.verdict is NT and "budget_decisions" in res.note
-    _evoharness(tmp_path, '{"ACCEPT": 4, "MERGE": 2, "SKIP": 1}')
-    assert _verdict(tmp_path, "EH-curator-budget").verdict is NI    # no interval column
-    _evoharness(tmp_path, "accept:6")
+    assert res.verdict is NT and "budget_merge" in res.note
+    _evoharness(tmp_path, (4, 2, 1))
+    res = _verdict(tmp_path, "EH-curator-budget")
+    assert res.verdict is NI                                         # no interval column
+    assert "merge 2, skip 1" in res.ours and "+220 tokens" in res.ours
+    _evoharness(tmp_path, (4, 0, 1))                                 # a skip alone counts
+    assert _verdict(tmp_path, "EH-curator-budget").verdict is NI
+    _evoharness(tmp_path, (6, 0, 0))                                 # only appends
     assert _verdict(tmp_path, "EH-curator-budget").verdict is NR
-    assert parse_decisions("accept:3; merge:2") == {"accept": 3, "merge": 2}
-    assert parse_decisions("") == {}
-    with pytest.raises(ValueError, match="budget_decisions"):
-        parse_decisions("three merges")
 
 
 def test_ordering_reads_one_row_and_names_a_missing_one(tmp_path):
