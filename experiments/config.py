@@ -40,8 +40,44 @@ def _list(item: tuple[str, Callable[[Any], bool]], empty: bool = False
     return ("list", empty, item)
 
 
-#: experiment -> key -> (what is expected, check) or a list spec. Keys not listed
-#: are passed through unchecked.
+def _one_of(what: str, names: Callable[[], Any]) -> Callable[[], tuple]:
+    """A lazy spec: ``names()`` (a registry that is slow to import) is read only when
+    a config of this experiment is checked."""
+    def spec():
+        known = sorted(names())
+        return (f"{what}, one of {', '.join(known)}", lambda v: isinstance(v, str)
+                and v in known)
+    return spec
+
+
+def _programs():
+    from sim.policies import PROGRAMS
+
+    return PROGRAMS
+
+
+def _profiles():
+    from sim.agents.profiles import PROFILES
+
+    return PROFILES
+
+
+def _families() -> tuple[str, Callable[[Any], bool]]:
+    from sim.tasks.loca import FAMILIES
+
+    return _int(1, len(FAMILIES))
+
+
+_PROGRAM = _one_of("a registered context program", _programs)
+#: tool-result tokens per task: the LOCA-like generator needs at least 1,000
+_GROWTH = _int(1_000)
+#: keys every LOCA-like sweep (pressure, ablations, cost) shares
+_LOCA = {"budget": _int(1), "families": _families, "seeds": _int(1),
+         "programs": lambda: _list(_PROGRAM())}
+
+#: experiment -> key -> (what is expected, check), a list spec, or a zero-argument
+#: callable returning either (read when checked). Keys not listed are passed through
+#: unchecked.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "theorem1": {
         "kappas": _list(_int(1)),
@@ -53,6 +89,21 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                          lambda v: isinstance(v, list) and len(v) == 2 and all(
                              isinstance(x, int) and not isinstance(x, bool) for x in v))),
     },
+    "pressure": {"levels": _list(_GROWTH), **_LOCA},
+    "window": {"windows": _list(_int(1)), "programs": _LOCA["programs"],
+               "queries": _int(1), "seeds": _int(1)},
+    "ablations": {"growth": _GROWTH, **_LOCA},
+    "cost": {"growth": _GROWTH, **_LOCA},
+    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _int(1), "families": _families,
+                   "seeds": _int(1), "browse_window": _int(1), "queries": _int(1),
+                   "browse_seeds": _int(1)},
+    "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
+                                                     _profiles)()),
+                   "families": _families, "seeds": _int(1), "reps": _int(1),
+                   "growth": _GROWTH, "budget": _int(1), "long_growth": _GROWTH,
+                   "long_budget": _int(1), "long_families": _families,
+                   "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
+                   "program": _PROGRAM},
 }
 
 
@@ -68,6 +119,8 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
         if key not in config:
             continue
         value = config[key]
+        if callable(spec):
+            spec = spec()
         if spec[0] == "list":
             _, empty, (what, ok) = spec
             if not isinstance(value, list):
@@ -102,6 +155,12 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
     return config
 
 
+def _shipped(name: str) -> dict:
+    """The tables of the shipped ``configs/NAME.toml`` (package data)."""
+    return tomllib.loads(importlib.resources.files("experiments")
+                         .joinpath("configs", f"{name}.toml").read_text())
+
+
 def load_config(name: str, section: str = "default", path: str | pathlib.Path | None = None
                 ) -> dict:
     """The ``section`` table of experiment ``name``'s config.
@@ -119,9 +178,7 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
             ``ctxsim`` exits 2 for it).
         ConfigValueError: a malformed value (see :func:`validate`).
     """
-    shipped = tomllib.loads(
-        importlib.resources.files("experiments").joinpath("configs", f"{name}.toml")
-        .read_text())
+    shipped = _shipped(name)
     config = dict(shipped.get("default", {}))
     if section != "default":
         if section not in shipped and path is None:
@@ -148,3 +205,27 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
 
 #: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
 non_negative_int = nonnegative_int
+
+
+def add_config_argument(parser, name: str) -> None:
+    """``--config FILE``: a user TOML overriding keys of ``configs/NAME.toml``."""
+    tables = ", ".join(f"[{t}]" for t in _shipped(name))
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help=f"TOML file overriding keys of experiments/configs/{name}.toml, "
+                             f"at its top level or in a table named like the grid "
+                             f"({tables}); an unknown key or a bad value is refused "
+                             "before any work (default: none)")
+
+
+def grid(name: str, args, section: str | None = None) -> dict:
+    """The grid of experiment ``name`` that ``args`` ask for: the ``[quick]`` table
+    under ``--quick`` (else ``[default]``, or ``section`` when given), with
+    ``--config FILE``'s keys over it. Options given on the command line are applied
+    by the caller, over this.
+
+    Raises:
+        ConfigValueError: see :func:`load_config`.
+    """
+    if section is None:
+        section = "quick" if getattr(args, "quick", False) else "default"
+    return load_config(name, section, getattr(args, "config", None))

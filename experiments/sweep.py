@@ -329,8 +329,10 @@ def world_value(text: str) -> tuple[str, float]:
 DEFAULT_PROFILE = "medium"
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``."""
+def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``,
+    ``--config`` (of ``configs/NAME.toml``)."""
+    from experiments.config import add_config_argument
     from sim.agents.profiles import PROFILES
 
     parser.add_argument("--out", default="figures",
@@ -370,6 +372,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="TOKENS",
                         help="token cap of the bounded-ledger dashboard (programs such "
                              "as vista_bounded_ledger; default: %(default)s)")
+    add_config_argument(parser, name)
 
 
 def dashboard_cap(text: str) -> int:
@@ -499,6 +502,18 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
     parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
                         help="task seeds (instances) per family; see --seed for the base "
                              f"random seed ({fmt_default(defaults['seeds'], quick['seeds'])})")
+
+
+def add_loca_level_arguments(parser: argparse.ArgumentParser, defaults: dict,
+                             quick: dict) -> None:
+    """``--programs``, ``--growth``, ``--budget``, ``--families`` and ``--seeds`` of the
+    LOCA-like sweeps at one growth level (ablations, cost); ``defaults`` and ``quick``
+    are their grids (``[default]``, ``[quick]``), shown in the help."""
+    add_programs_argument(parser, defaults["programs"], quick["programs"])
+    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
+                        help="context growth: tool-result tokens per task, >= 1,000 "
+                             f"({fmt_default(defaults['growth'], quick['growth'])})")
+    add_loca_task_arguments(parser, defaults, quick)
 
 
 #: the setting the VISTA paper reports for each agent-level claim (issue 17): a sweep

@@ -58,20 +58,17 @@ EVIDENCE_BASES = {
              "treatment (replay.restore), used as a screen, not as its own basis",
     "prospective": "missing: no untested-mechanism proposals"}
 SPLITS = ("held_in", "held_out", "all")
-QUICK = {"families": 15, "seeds": 2, "queries": 15, "browse_seeds": 1}
-FULL = {"families": 15, "seeds": 5, "queries": 25, "browse_seeds": 2}
-#: the small real-model run: LOCA-like tasks at 8K growth under a 6K budget (react
-#: solves about half: both reward groups exist for the screens)
-LLM_QUICK = {"growth": 8_000, "budget": 6_000, "families": 15, "seeds": 1}
 
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
     from experiments.arguments import add_no_progress, float_in, fraction
+    from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int, program_names
     from sim.evolve.contextevo.spec import SURFACES
 
     add_no_progress(parser)
+    add_config_argument(parser, NAME)
     parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
                         help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1; with "
@@ -139,21 +136,36 @@ def starts(args) -> list:
     return [spec_of("react"), spec_of("masking")]
 
 
+def task_grid(args) -> dict:
+    """The task sets' grid: a table of configs/contextevo.toml (``[default]``,
+    ``[quick]`` under ``--quick``, ``[llm_quick]`` under ``--backend llm --quick``)
+    with ``--config FILE``'s keys over it.
+
+    Raises:
+        ConfigValueError: naming a bad or unknown key (exit 2).
+    """
+    from experiments.config import grid
+
+    section = "default"
+    if args.quick:
+        section = "llm_quick" if args.backend == "llm" else "quick"
+    return grid(NAME, args, section)
+
+
 def tasksets(args) -> list:
-    """The LOCA-like (128K growth, budget 128K) and BrowseComp-like (W = 16K) sets;
-    with ``--backend llm`` only LOCA-like tasks, and under ``--quick`` at 8K growth
-    with budget 6K (:data:`LLM_QUICK`: short trajectories, few pages per case)."""
+    """The LOCA-like (default 128K growth, budget 128K) and BrowseComp-like (default
+    W = 16K) sets of :func:`task_grid`; with ``--backend llm`` only the LOCA-like set
+    (under ``--quick`` at 8K growth with budget 6K: short trajectories, few pages per
+    case)."""
     from sim.evolve.contextevo.loop import browse_taskset, loca_taskset
 
+    g = task_grid(args)
+    loca = loca_taskset(g["loca_growth"], g["loca_budget"], g["families"], g["seeds"],
+                        args.seed)
     if args.backend == "llm":
-        if args.quick:
-            q = LLM_QUICK
-            return [loca_taskset(q["growth"], q["budget"], q["families"], q["seeds"],
+        return [loca]
+    return [loca, browse_taskset(g["browse_window"], g["queries"], g["browse_seeds"],
                                  args.seed)]
-        return [loca_taskset(128_000, 128_000, FULL["families"], FULL["seeds"], args.seed)]
-    n = QUICK if args.quick else FULL
-    return [loca_taskset(128_000, 128_000, n["families"], n["seeds"], args.seed),
-            browse_taskset(16_000, n["queries"], n["browse_seeds"], args.seed)]
 
 
 def paired(solved: dict, stage: str, ref: str, tasks) -> tuple[float, float, float]:

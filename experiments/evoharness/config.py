@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, replace
 from experiments.arguments import UsageError
 from sim.evolve.evoharness.budget import FRACTION
 
+NAME = "evoharness"
+
 
 @dataclass(frozen=True)
 class GridConfig:
@@ -57,27 +59,30 @@ class GridConfig:
         return replace(self, **changes)
 
 
-def defaults(quick: bool) -> GridConfig:
-    """The grid. Few task types with many tasks each (6 LOCA families), as in the
-    paper's benchmarks (CL-Bench: 4 categories; SWE-bench Lite: 12 repositories): a
-    task-type procedure only pays off when its type recurs, and the stream must be long
-    enough for the caps to bind (issue 20)."""
+def defaults(quick: bool, path=None) -> GridConfig:
+    """The grid: the ``[quick]`` (``quick``) or ``[default]`` table of
+    configs/evoharness.toml, with the keys of the user TOML ``path`` (``--config``)
+    over it. Few task types with many tasks each (6 LOCA families), as in the paper's
+    benchmarks (CL-Bench: 4 categories; SWE-bench Lite: 12 repositories): a task-type
+    procedure only pays off when its type recurs, and the stream must be long enough
+    for the caps to bind (issue 20).
+
+    Raises:
+        ConfigValueError: naming a bad or unknown key of ``path`` (exit 2).
+    """
+    from experiments.config import load_config
+
+    table = load_config(NAME, "quick" if quick else "default", path)
     workers = max(1, min(2, os.cpu_count() or 1))
-    if quick:
-        return GridConfig(profiles=("medium",), families=6, seeds=16, reps=2,
-                          growth=48_000, budget=16_000, long_growth=64_000,
-                          long_budget=64_000, long_families=15, long_seeds=2,
-                          quick=True, workers=workers)
-    return GridConfig(profiles=("strong", "medium", "weak"), families=6, seeds=40,
-                      reps=2, growth=48_000, budget=16_000, long_growth=128_000,
-                      long_budget=128_000, long_families=15, long_seeds=4,
+    return GridConfig(**{**table, "profiles": tuple(table["profiles"])}, quick=quick,
                       workers=workers)
 
 
 def add_arguments(parser) -> None:
     """Options: --quick, --backend, --seed, --out, --reps, --b, --batch, --program,
-    --workers."""
+    --workers, --config."""
     from experiments.arguments import nonnegative_int, positive_int
+    from experiments.config import add_config_argument
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
@@ -106,6 +111,7 @@ def add_arguments(parser) -> None:
                              "embedded local model, started for the run)")
     parser.add_argument("--model", default=None,
                         help="--backend llm: model name (default: the endpoint's)")
+    add_config_argument(parser, NAME)
 
 
 def config(args) -> GridConfig:
@@ -118,7 +124,8 @@ def config(args) -> GridConfig:
     from sim.evolve.evoharness.select import check_b
     from sim.policies import PROGRAMS
 
-    cfg = defaults(args.quick).with_(seed=args.seed, backend=args.backend)
+    cfg = defaults(args.quick, getattr(args, "config", None)).with_(
+        seed=args.seed, backend=args.backend)
     for k in ("reps", "b", "program", "batch", "workers"):
         if getattr(args, k, None) is not None:
             cfg = cfg.with_(**{k: getattr(args, k)})

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import time
 
+from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import CRN_NOTE, bounded_comparison, paired_differences
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
-                               add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
-                               loca_specs, run_sweep, sweep_config)
+                               add_loca_level_arguments, loca_specs, run_sweep,
+                               sweep_config)
 from experiments.sweep import calibrated_jobs, split_calibrated
 
 NAME = "ablations"
@@ -55,34 +56,23 @@ COLUMNS = ("program", "result", "n", "solved", "accuracy", "solved_diff_vs_vista
            "paper_recoveries")
 
 
-#: ``--quick`` defaults of the options the user did not give
-QUICK = {"families": 8, "seeds": 1,
-         "programs": ["vista", "vista_no_dashboard", "vista_no_recover"]}
-
-
 def defaults() -> dict:
-    """The full defaults (VISTA Fig. 8: 128K growth, 128K budget)."""
-    from sim.tasks.loca import FAMILIES, SEEDS_PER_FAMILY
-
-    return {"growth": 128_000, "budget": 128_000, "families": len(FAMILIES),
-            "seeds": SEEDS_PER_FAMILY, "programs": list(VARIANTS)}
+    """The full grid (VISTA Fig. 8: 128K growth, 128K budget): ``[default]`` of
+    configs/ablations.toml."""
+    return load_config(NAME)
 
 
 def add_arguments(parser) -> None:
     """Options: variants, growth level, budget, families, seeds (+ the common ones)."""
-    d = defaults()
-    add_common_arguments(parser)
-    add_programs_argument(parser, d["programs"], QUICK["programs"])
-    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="context growth: tool-result tokens per task, >= 1,000 "
-                             f"({fmt_default(d['growth'])})")
-    add_loca_task_arguments(parser, d, QUICK)
+    add_common_arguments(parser, NAME)
+    add_loca_level_arguments(parser, defaults(), load_config(NAME, "quick"))
 
 
 def config(args) -> dict:
-    """The effective configuration: explicit options win; ``--quick`` shrinks the
-    defaults of the others (and runs three of the variants)."""
-    return sweep_config(args, defaults(), QUICK)
+    """The effective configuration: explicit options win over ``--config FILE``,
+    which wins over the ``[quick]`` (under ``--quick``: three of the variants) or
+    ``[default]`` grid."""
+    return sweep_config(args, grid(NAME, args))
 
 
 def table(rows: list[dict], programs: list[str]) -> list[dict]:

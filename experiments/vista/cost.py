@@ -9,11 +9,11 @@ pairing the claims scorecard needs).
 from __future__ import annotations
 
 
+from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, paired_differences
 from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
-                               add_loca_task_arguments, add_programs_argument, fmt_default, growth_tokens,
-                               run_loca_config, sweep_config)
+                               add_loca_level_arguments, run_loca_config, sweep_config)
 
 NAME = "cost"
 COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_tokens",
@@ -21,34 +21,21 @@ COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_
            "cost_diff_hi", "requests")
 
 
-#: ``--quick`` defaults of the options the user did not give
-QUICK = {"families": 6, "seeds": 1, "programs": ["react", "vista"]}
-
-
 def defaults() -> dict:
-    """The full defaults (VISTA Table 2)."""
-    from sim.policies import MAIN_PROGRAMS
-    from sim.tasks.loca import FAMILIES, SEEDS_PER_FAMILY
-
-    return {"programs": list(MAIN_PROGRAMS), "growth": 128_000, "budget": 128_000,
-            "families": len(FAMILIES), "seeds": SEEDS_PER_FAMILY}
+    """The full grid (VISTA Table 2): ``[default]`` of configs/cost.toml."""
+    return load_config(NAME)
 
 
 def add_arguments(parser) -> None:
     """Options: programs, growth, budget, families, seeds (+ the common ones)."""
-    d = defaults()
-    add_common_arguments(parser)
-    add_programs_argument(parser, d["programs"], QUICK["programs"])
-    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="context growth: tool-result tokens per task, >= 1,000 "
-                             f"({fmt_default(d['growth'])})")
-    add_loca_task_arguments(parser, d, QUICK)
+    add_common_arguments(parser, NAME)
+    add_loca_level_arguments(parser, defaults(), load_config(NAME, "quick"))
 
 
 def config(args) -> dict:
-    """The effective configuration: explicit options win; ``--quick`` shrinks the
-    defaults of the others."""
-    return sweep_config(args, defaults(), QUICK)
+    """The effective configuration: explicit options win over ``--config FILE``,
+    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
+    return sweep_config(args, grid(NAME, args))
 
 
 def run(args, executor=None) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
@@ -28,40 +29,30 @@ COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "recovery_targets", "failed_reads", "cost_usd")
 
 
-#: ``--quick`` defaults of the options the user did not give
-QUICK = {"levels": [8_000, 256_000], "families": 8, "seeds": 1,
-         "programs": ["react", "masking", "summarization", "vista"]}
-
-
 def defaults() -> dict:
-    """The full-sweep defaults (VISTA Fig. 4)."""
-    from sim.policies import MAIN_PROGRAMS
-    from sim.tasks.loca import FAMILIES, GROWTH_LEVELS, SEEDS_PER_FAMILY
-
-    return {"levels": list(GROWTH_LEVELS),
-            "programs": list(MAIN_PROGRAMS) + ["vista_bounded_ledger"],
-            "budget": 128_000, "families": len(FAMILIES), "seeds": SEEDS_PER_FAMILY}
+    """The full-sweep grid (VISTA Fig. 4): ``[default]`` of configs/pressure.toml."""
+    return load_config(NAME)
 
 
 def add_arguments(parser) -> None:
     """Options: levels, programs, budget, families, seeds (+ the common ones)."""
-    d = defaults()
-    add_common_arguments(parser)
+    d, q = defaults(), load_config(NAME, "quick")
+    add_common_arguments(parser, NAME)
     parser.add_argument("--levels", type=growth_tokens, nargs="+", default=None,
                         metavar="TOKENS",
                         help="context-growth levels: tool-result tokens per task, each "
-                             f">= 1,000 ({fmt_default(d['levels'], QUICK['levels'])})")
-    add_programs_argument(parser, d["programs"], QUICK["programs"])
-    add_loca_task_arguments(parser, d, QUICK)
+                             f">= 1,000 ({fmt_default(d['levels'], q['levels'])})")
+    add_programs_argument(parser, d["programs"], q["programs"])
+    add_loca_task_arguments(parser, d, q)
     from experiments.vista.pressure_llm import add_llm_arguments
 
     add_llm_arguments(parser)  # --agent llm: the small real-model sweep
 
 
 def config(args) -> dict:
-    """The effective configuration: explicit options win; ``--quick`` shrinks the
-    defaults of the others."""
-    return sweep_config(args, defaults(), QUICK)
+    """The effective configuration: explicit options win over ``--config FILE``,
+    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
+    return sweep_config(args, grid(NAME, args))
 
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 
 from experiments.vista.pressure import REFERENCE, line_style, paired_errorbars, world_note
+from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.sweep import (paper_setting, ROW_COLUMNS, JobSpec, add_common_arguments,
@@ -31,39 +32,33 @@ COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "failed_reads", "offload_reads")
 
 
-#: ``--quick`` defaults of the options the user did not give
-QUICK = {"windows": [4_000, 16_000, 64_000], "queries": 16}
-
-
 def defaults() -> dict:
-    """The full-sweep defaults (VISTA Fig. 6)."""
-    from sim.tasks.browse import WINDOWS
-
-    return {"windows": list(WINDOWS), "programs": ["react", "vista"], "queries": 50,
-            "seeds": 1}
+    """The full-sweep grid (VISTA Fig. 6): ``[default]`` of configs/window.toml."""
+    return load_config(NAME)
 
 
 def add_arguments(parser) -> None:
     """Options: windows, programs, queries, seeds (+ the common ones)."""
-    d = defaults()
-    add_common_arguments(parser)
+    d, q = defaults(), load_config(NAME, "quick")
+    add_common_arguments(parser, NAME)
     parser.add_argument("--windows", type=positive_int, nargs="+", default=None,
                         metavar="TOKENS",
                         help="windows W in tokens, each also the context budget "
-                             f"({fmt_default(d['windows'], QUICK['windows'])})")
-    add_programs_argument(parser, d["programs"])
+                             f"({fmt_default(d['windows'], q['windows'])})")
+    add_programs_argument(parser, d["programs"],
+                          q["programs"] if q["programs"] != d["programs"] else None)
     parser.add_argument("--queries", type=positive_int, default=None, metavar="N",
                         help="BrowseComp-like queries per window "
-                             f"({fmt_default(d['queries'], QUICK['queries'])})")
+                             f"({fmt_default(d['queries'], q['queries'])})")
     parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
                         help="task seeds (instances) per query; see --seed for the base "
-                             f"random seed ({fmt_default(d['seeds'])})")
+                             f"random seed ({fmt_default(d['seeds'], q['seeds'])})")
 
 
 def config(args) -> dict:
-    """The effective configuration: explicit options win; ``--quick`` shrinks the
-    defaults of the others."""
-    return sweep_config(args, defaults(), QUICK)
+    """The effective configuration: explicit options win over ``--config FILE``,
+    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
+    return sweep_config(args, grid(NAME, args))
 
 
 def run(args, executor=None) -> list:

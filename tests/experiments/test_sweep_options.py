@@ -11,6 +11,7 @@ import pytest
 
 from experiments.vista import ablations, cost, overhead, pressure, window
 from experiments.cli import main
+from experiments.config import load_config
 
 
 def _parse(module, argv):
@@ -85,8 +86,8 @@ def test_pressure_explicit_flags_win_over_quick():
 def test_pressure_quick_fills_only_unset_options():
     cfg = pressure.config(_parse(pressure, ["--quick", "--families", "2"]))
     assert cfg["families"] == 2
-    assert cfg["levels"] == pressure.QUICK["levels"] and cfg["seeds"] == 1
-    assert cfg["programs"] == pressure.QUICK["programs"] and cfg["budget"] == 128_000
+    assert cfg["levels"] == load_config("pressure", "quick")["levels"] and cfg["seeds"] == 1
+    assert cfg["programs"] == load_config("pressure", "quick")["programs"] and cfg["budget"] == 128_000
     full = pressure.config(_parse(pressure, []))
     assert full["levels"] == [8000, 16000, 32000, 64000, 128000, 256000]
     assert (full["families"], full["seeds"], full["budget"]) == (15, 5, 128_000)
@@ -96,10 +97,10 @@ def test_window_ablations_cost_explicit_flags_win_over_quick():
     w = window.config(_parse(window, ["--quick", "--windows", "8000", "--queries", "5"]))
     assert w["windows"] == [8000] and w["queries"] == 5
     w = window.config(_parse(window, ["--quick", "--seeds", "2"]))
-    assert w["windows"] == window.QUICK["windows"] and w["queries"] == 16 and w["seeds"] == 2
+    assert w["windows"] == load_config("window", "quick")["windows"] and w["queries"] == 16 and w["seeds"] == 2
     a = ablations.config(_parse(ablations, ["--quick", "--families", "4", "--seeds", "2"]))
     assert (a["families"], a["seeds"]) == (4, 2)
-    assert a["programs"] == ablations.QUICK["programs"]
+    assert a["programs"] == load_config("ablations", "quick")["programs"]
     c = cost.config(_parse(cost, ["--quick", "--growth", "64000", "--programs", "masking"]))
     assert c["growth"] == 64000 and c["programs"] == ["masking"] and c["families"] == 6
 

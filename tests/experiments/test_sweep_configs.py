@@ -1,0 +1,164 @@
+"""Every experiment with a grid reads it from ``experiments/configs/NAME.toml`` through
+:func:`experiments.config.load_config`, with ``--config FILE`` over it (issue 24)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.resources
+import inspect
+import json
+import tomllib
+
+import pytest
+
+from experiments.cli import main
+from experiments.config import SCHEMAS, ConfigValueError, load_config, validate
+from experiments.contextevo import experiment as contextevo
+from experiments.evoharness import config as evoharness
+from experiments.vista import ablations, cost, pressure, window
+
+SWEEPS = {"pressure": pressure, "window": window, "ablations": ablations, "cost": cost}
+CONFIGS = importlib.resources.files("experiments").joinpath("configs")
+
+
+def _shipped():
+    for path in sorted(CONFIGS.iterdir(), key=lambda p: p.name):
+        if path.name.endswith(".toml"):
+            name = path.name.removesuffix(".toml")
+            for section in tomllib.loads(path.read_text()):
+                yield name, section
+
+
+def _parse(add_arguments, argv):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+@pytest.mark.parametrize("name, section", list(_shipped()))
+def test_every_shipped_table_validates_against_a_schema(name, section):
+    assert name in SCHEMAS  # a grid without a schema would pass unchecked
+    cfg = load_config(name, section)
+    assert validate(name, cfg) is cfg
+    # a table may only override keys [default] has (load_config's typo guard)
+    assert set(cfg) == set(load_config(name))
+
+
+def test_shipped_defaults_agree_with_the_task_generators():
+    from sim.policies import MAIN_PROGRAMS
+    from sim.tasks.browse import WINDOWS
+    from sim.tasks.loca import FAMILIES, GROWTH_LEVELS, SEEDS_PER_FAMILY
+
+    p = pressure.defaults()
+    assert p["levels"] == list(GROWTH_LEVELS)
+    assert p["programs"] == list(MAIN_PROGRAMS) + ["vista_bounded_ledger"]
+    for d in (p, ablations.defaults(), cost.defaults()):
+        assert (d["families"], d["seeds"]) == (len(FAMILIES), SEEDS_PER_FAMILY)
+    assert window.defaults()["windows"] == list(WINDOWS)
+    assert ablations.defaults()["programs"] == list(ablations.VARIANTS)
+    assert cost.defaults()["programs"] == list(MAIN_PROGRAMS)
+    # contextevo's [default] is the loop's own default task sets
+    from sim.evolve.contextevo.loop import browse_taskset, loca_taskset
+
+    ce = load_config("contextevo")
+    loca = inspect.signature(loca_taskset).parameters
+    browse = inspect.signature(browse_taskset).parameters
+    assert (ce["loca_growth"], ce["loca_budget"], ce["families"], ce["seeds"]) == tuple(
+        loca[k].default for k in ("growth", "budget", "families", "seeds"))
+    assert (ce["browse_window"], ce["queries"], ce["browse_seeds"]) == tuple(
+        browse[k].default for k in ("window", "queries", "seeds"))
+
+
+BAD = [
+    ("pressure", "levels = [500]", "'levels'.*item 0 is 500.*>= 1,000"),
+    ("pressure", "families = 16", "'families'.*got 16.*in 1..15"),
+    ("pressure", "programs = [\"nosuch\"]", "'programs'.*'nosuch'.*context program"),
+    ("window", "windows = []", "'windows'.*empty"),
+    ("window", "queries = 2.5", "'queries'.*got 2.5"),
+    ("ablations", "growth = 999", "'growth'.*got 999"),
+    ("cost", "budget = 0", "'budget'.*got 0"),
+    ("cost", "seeds = true", "'seeds'.*got True"),
+    ("contextevo", "loca_budget = -1", "'loca_budget'.*got -1"),
+    ("evoharness", "profiles = [\"genius\"]", "'profiles'.*'genius'.*solver profile"),
+    ("evoharness", "program = \"nosuch\"", "'program'.*'nosuch'"),
+    ("evoharness", "b = -1", "'b'.*got -1"),
+]
+
+
+@pytest.mark.parametrize("name, text, match", BAD)
+def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigValueError, match=match):
+        load_config(name, "quick", path)
+
+
+@pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
+                                  "evoharness"])
+def test_cli_refuses_an_unknown_key_in_one_line(tmp_path, capsys, name):
+    path = tmp_path / "c.toml"
+    path.write_text("famlies = 3\n")
+    out = tmp_path / "out"
+    assert main(["run", name, "--quick", "--config", str(path), "--out", str(out),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "unknown key(s) ['famlies']" in err[0], err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", sorted(SWEEPS))
+def test_config_file_overrides_one_key_and_options_win_over_it(tmp_path, name):
+    mod = SWEEPS[name]
+    path = tmp_path / "c.toml"
+    path.write_text("[quick]\nseeds = 3\n")
+    cfg = mod.config(_parse(mod.add_arguments, ["--quick", "--config", str(path)]))
+    quick = load_config(name, "quick")
+    assert cfg["seeds"] == 3 != quick["seeds"]
+    assert {k: cfg[k] for k in quick if k != "seeds"} == {
+        k: v for k, v in quick.items() if k != "seeds"}
+    cfg = mod.config(_parse(mod.add_arguments, ["--quick", "--config", str(path),
+                                                "--seeds", "2"]))
+    assert cfg["seeds"] == 2
+
+
+def test_pressure_run_uses_the_config_file(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("levels = [8_000]\nfamilies = 2\nprograms = [\"react\", \"vista\"]\n")
+    out = tmp_path / "out"
+    assert main(["run", "pressure", "--quick", "--config", str(path), "--out", str(out),
+                 "--no-progress"]) == 0
+    with open(out / "pressure.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert sorted(r["program"] for r in rows) == ["react", "vista"]
+    assert {r["level"] for r in rows} == {"8000"}
+    assert {r["n"] for r in rows} == {"2"}  # 2 families x 1 seed ([quick])
+    side = json.loads((out / "pressure.json").read_text())
+    assert side["config"]["families"] == 2 and side["config"]["levels"] == [8000]
+
+
+def _contextevo_args(argv):
+    return _parse(contextevo.add_arguments, argv)
+
+
+def test_contextevo_task_sets_follow_the_tables_and_the_file(tmp_path):
+    quick = contextevo.tasksets(_contextevo_args(["--quick"]))
+    assert [len(ts.tasks) for ts in quick] == [15 * 2, 15 * 1]
+    llm = contextevo.tasksets(_contextevo_args(["--quick", "--backend", "llm"]))
+    assert [(ts.name, ts.budget, len(ts.tasks)) for ts in llm] == [("loca8k", 6_000, 15)]
+    path = tmp_path / "c.toml"
+    path.write_text("queries = 4\n")
+    sets = contextevo.tasksets(_contextevo_args(["--quick", "--config", str(path)]))
+    assert [len(ts.tasks) for ts in sets] == [15 * 2, 4 * 1]
+
+
+def test_evoharness_grid_follows_the_file_and_options_win(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("seeds = 3\nprofiles = [\"weak\"]\n")
+    args = _parse(evoharness.add_arguments, ["--quick", "--config", str(path)])
+    cfg = evoharness.config(args)
+    assert (cfg.seeds, cfg.profiles, cfg.long_seeds) == (3, ("weak",), 2)
+    args = _parse(evoharness.add_arguments, ["--config", str(path), "--reps", "1"])
+    cfg = evoharness.config(args)
+    assert (cfg.seeds, cfg.reps, cfg.long_seeds, cfg.quick) == (3, 1, 4, False)
+    assert evoharness.defaults(True) == evoharness.defaults(True, None)
