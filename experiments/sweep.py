@@ -144,8 +144,7 @@ def check_budgets(specs: list[JobSpec]) -> None:
     workspace set up as :func:`sim.harness.run_episode` sets it up."""
     from sim.harness import _system_prompt
     from sim.policies import make_program
-    from sim.workspace import Workspace
-    from sim.workspace.replay import check_feasible
+    from sim.workspace import ConfigError, Workspace
 
     seen = set()
     for spec in specs:
@@ -156,15 +155,15 @@ def check_budgets(specs: list[JobSpec]) -> None:
             seen.add((name, spec.budget, tuple(knobs.items())))
             program = make_program(name, **knobs)
             tmp = tempfile.mkdtemp(prefix="ctxsim-check-")
-            try:
-                ws = Workspace(tmp, budget=spec.budget, strict=False, sync=False,
-                               dashboard=program.dashboard,
-                               system_prompt=_system_prompt(program, spec.budget),
-                               context_tools=bool(program.agent_tools))
-                try:
-                    check_feasible(ws, f"budget for program {name!r}:")
-                finally:
-                    ws.close()
+            try:  # the workspace refuses a budget below its fixed overhead
+                Workspace(tmp, budget=spec.budget, strict=False, sync=False,
+                          dashboard=program.dashboard,
+                          system_prompt=_system_prompt(program, spec.budget),
+                          context_tools=bool(program.agent_tools)).close()
+            except ConfigError as exc:
+                # "budget N tokens is impossible: ..." -> naming the program too
+                raise ConfigError(str(exc).replace("budget", f"budget for program "
+                                                   f"{name!r}:", 1)) from None
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
 

@@ -4,8 +4,8 @@
 (any format of :data:`sim.workspace.importers.FORMATS`: SWE-agent .traj,
 mini-swe-agent, pi session JSONL, OpenAI messages or request, ATIF, Anthropic
 Messages, Claude Code session JSONL, Codex CLI rollout JSONL, OpenHands event stream
-and evaluation output) into a fresh workspace (``--dir``, or a new temp dir that is
-kept and printed), assembling and validating a request after every block, then
+and evaluation output) into a fresh workspace (``--dir``, kept; else a temporary directory removed at
+the end), assembling and validating a request after every block, then
 prints the final dashboard and totals (the format chosen and why, recorded tool
 schemas, blocks by type and status, tokens, largest blocks, records kept aside or
 carrying no context, compactions and stray results).
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -36,8 +38,8 @@ def _dir_problem(directory: str) -> str | None:
             return f"--dir {directory!r}: {str(p)!r} is not a directory"
     journal = path / "journal.jsonl"
     if journal.is_file() and journal.stat().st_size:
-        return (f"--dir {directory!r} already holds a workspace; choose a new or empty "
-                "directory (or omit --dir for a fresh temp dir)")
+        return (f"--dir {directory!r} already holds a workspace; expected a new or "
+                "empty directory (or no --dir: a temporary one)")
     return None
 
 
@@ -70,8 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "an ambiguous file is an error listing the candidates): "
                          + formats)
     rp.add_argument("--dir", default=None,
-                    help="new workspace directory (created; must not hold a workspace). "
-                         "Default: a new temp dir, which is kept and printed at the end")
+                    help="new workspace directory to keep (created; must not hold a "
+                         "workspace). Default: a temporary directory, removed at the end")
     rp.add_argument("--top", type=positive_int, default=5,
                     help="largest blocks to list (>= 1; default 5)")
     rp.add_argument("--soft", action="store_true",
@@ -87,9 +89,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the chosen subcommand; returns the exit status (2 on a workspace error)."""
-    from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
-    from sim.workspace.dashboard import dashboard_spec
-
     if args.workspace_command in ("check", "repair"):
         return _maintain(args)
     if args.dir is not None:
@@ -97,11 +96,25 @@ def main(args: argparse.Namespace) -> int:
         if problem:
             print(f"ctxsim workspace: {problem}", file=sys.stderr)
             return 2
+    with contextlib.ExitStack() as stack:
+        directory = args.dir
+        if directory is None:  # removed on the way out, whatever happens
+            directory = stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="ctxsim-replay-"))
+        return _replay(args, directory)
+
+
+def _replay(args: argparse.Namespace, directory: str) -> int:
+    """Replay into ``directory`` and print the report; the workspace is closed
+    before returning (a temporary directory is then removed by the caller)."""
+    from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
+    from sim.workspace.dashboard import dashboard_spec
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BudgetWarning)
             res = replay_trajectory(args.file, budget=args.budget, policy=args.policy,
-                                    directory=args.dir, tokenizer=args.tokenizer,
+                                    directory=directory, tokenizer=args.tokenizer,
                                     dashboard=dashboard_spec(args.dashboard,
                                                              args.dashboard_tokens),
                                     format=args.format)
@@ -110,6 +123,15 @@ def main(args: argparse.Namespace) -> int:
         msg = str(exc).replace("use Workspace.open", "choose a new --dir")
         print(f"ctxsim workspace: {msg}", file=sys.stderr)
         return 2
+    ws = res.workspace
+    try:
+        return _report(args, res, req)
+    finally:
+        ws.close()
+
+
+def _report(args: argparse.Namespace, res, req) -> int:
+    """Print the final dashboard and totals of replay ``res``; the exit status."""
     ws = res.workspace
     print(req.dashboard_text or "(no dashboard)")
     print()
@@ -147,15 +169,16 @@ def main(args: argparse.Namespace) -> int:
     if res.dropped:
         print(f"dropped     {len(res.dropped)} empty assistant message(s) left off the "
               f"wire: {', '.join(res.dropped)}")
-    print(f"workspace   {ws.directory}")
+    print(f"workspace   {ws.directory}" if args.dir is not None else
+          "workspace   temporary, removed (pass --dir to keep it)")
     # the overhead and the pinned blocks never leave the context: below them no
     # policy can fit a request, an impossible input rather than an over-budget replay
     floor = req.overhead + sum(b.tokens for b in blocks if b.status.value == "pinned")
     if res.over_budget and args.budget < floor:
-        print(f"ctxsim workspace: budget {args.budget:,} tokens is impossible: the fixed "
-              f"overhead ({req.overhead:,}) and the pinned blocks ({floor - req.overhead:,}"
-              f"), which are never archived, take {floor:,}; use a budget above "
-              f"{floor:,}", file=sys.stderr)
+        print(f"ctxsim workspace: budget {args.budget:,} tokens is impossible: expected "
+              f"at least {floor:,}, the fixed overhead ({req.overhead:,}) plus the pinned "
+              f"blocks ({floor - req.overhead:,}), which are never archived",
+              file=sys.stderr)
         return 2
     if res.over_budget and not args.soft:
         tries = [] if args.policy == "archive-oldest" else ["--policy archive-oldest"]

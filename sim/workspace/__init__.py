@@ -16,7 +16,7 @@ Quick tour::
     Workspace.open(ws.directory, read_only=True)              # beside a live writer
 
 Public names: :class:`Workspace`, :class:`Block`, :class:`Group`, :class:`BlockType`,
-:class:`BlockStatus`, :class:`Handle`; tokenizers (:class:`Tokenizer`,
+:class:`BlockStatus`, :class:`GroupStatus`, :class:`Handle`; tokenizers (:class:`Tokenizer`,
 :class:`BPETokenizer`, :class:`WhitespaceTokenizer`, :class:`CharTokenizer`,
 :func:`get_tokenizer`); the spec grammar (:func:`parse_spec`, :func:`format_ids`);
 dashboards (:class:`LedgerDashboard`, :class:`StatusBoardDashboard`,
@@ -30,7 +30,7 @@ of :class:`WorkspaceError`.
 
 from .assembly import (PROTOCOL, Request, default_system_prompt, message_tokens,
                        native_message)
-from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
 from .dashboard import (LedgerDashboard, NoDashboard, Rendered, Row,
                         StatusBoardDashboard, make_dashboard)
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
@@ -50,7 +50,7 @@ from .validate import validate_chat_request
 from .workspace import Workspace, message_text
 
 __all__ = [
-    "Workspace", "Block", "Group", "BlockType", "BlockStatus", "Handle",
+    "Workspace", "Block", "Group", "BlockType", "BlockStatus", "GroupStatus", "Handle",
     "Tokenizer", "BPETokenizer", "WhitespaceTokenizer", "CharTokenizer",
     "get_tokenizer", "parse_spec", "format_ids", "is_block_id", "is_group_id",
     "LedgerDashboard", "StatusBoardDashboard", "NoDashboard", "make_dashboard", "Row",

@@ -42,6 +42,21 @@ class BlockStatus(str, enum.Enum):
     DELETED = "deleted"
 
 
+class GroupStatus(str, enum.Enum):
+    """Where a group stands (a ``str``: checkpoints keep the same strings)."""
+
+    #: its members are out of the stream behind the group's placeholder
+    ARCHIVED = "archived"
+    #: dissolved by ``expand``: its members are top-level again; only its
+    #: transcript payload is left (deletable)
+    EXPANDED = "expanded"
+    #: explicitly deleted, members and all
+    DELETED = "deleted"
+
+    def __str__(self) -> str:  # messages read "group G1 is deleted" on any Python
+        return self.value
+
+
 @dataclass(frozen=True)
 class Handle:
     """A payload address: ``path`` relative to the payload store root (POSIX form,
@@ -125,8 +140,8 @@ class Group:
     ``members`` are block or group ids in stream order. ``handle`` addresses a readable
     transcript of every member's text; ``level`` is 1 for a group of raw blocks and one
     more than its deepest member group otherwise. ``parent`` is the coarser group this
-    one was archived into. ``status`` is archived, deleted, or ``expanded`` once
-    recovery walked back down through it.
+    one was archived into. ``status`` (:class:`GroupStatus`) is archived, deleted,
+    or expanded once recovery walked back down through it.
     """
 
     id: str
@@ -136,7 +151,7 @@ class Group:
     turn: int
     level: int = 1
     parent: str | None = None
-    status: str = "archived"
+    status: GroupStatus = GroupStatus.ARCHIVED
     tokens: int = 0
     #: number of the earliest block inside (the group's place in the stream)
     first: int = 0

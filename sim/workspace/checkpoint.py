@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
 from .safefs import create_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -206,7 +206,8 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
         ws.groups[gid] = Group(id=gid, members=members,
                                handle=Handle(f"{sha[:2]}/{sha}", length, sha),
                                replacement=replacement, turn=turn, level=level,
-                               parent=parent, status=status, tokens=tokens, first=first)
+                               parent=parent, status=GroupStatus(status), tokens=tokens,
+                               first=first)
         index_owner(ws, gid, sha)
     ws.versions.update(dict.fromkeys(blocks, 0))
     ws.versions.update(dict.fromkeys(ws.groups, 0))

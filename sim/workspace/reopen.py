@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import checkpoint
-from .blocks import BlockStatus
+from .blocks import BlockStatus, GroupStatus
 from .errors import HandleError, JournalError, WorkspaceError
 from .journal import VERSION, Journal, check_entry
 from .lock import WriterLock
@@ -47,7 +47,8 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     try:
         for attempt in range(1, _READ_TRIES + 1):
             ws, missing = _replay(cls, directory, tokenizer, dict(kwargs), lock,
-                                  use_checkpoint, set_aside)
+                                  use_checkpoint, set_aside,
+                                  check_budget=kwargs.get("budget") is not None)
             if _load_bytes(ws, missing, final=not read_only or attempt == _READ_TRIES):
                 break
         if not read_only:
@@ -66,8 +67,15 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
 
 
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
-            lock: Any, use_checkpoint: bool = True, set_aside: bool = False
-            ) -> tuple["Workspace", list[str] | None]:
+            lock: Any, use_checkpoint: bool = True, set_aside: bool = False,
+            check_budget: bool = False) -> tuple["Workspace", list[str] | None]:
+    """Build the workspace from the checkpoint and the journal's tail; returns it
+    and the live blocks whose bytes are still to load (None: all).
+    ``check_budget``: refuse a budget the caller gave that cannot hold the fixed
+    overhead (:func:`~sim.workspace.workspace.check_overhead`); the journaled one
+    was accepted when the workspace was made and is kept."""
+    from .workspace import check_overhead
+
     read_only = lock is None
     journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
                       read_only=read_only)
@@ -96,6 +104,8 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     kwargs.setdefault("budget", head.get("budget"))
     ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
              _lock=lock, read_only=read_only, **kwargs)
+    if check_budget:
+        check_overhead(ws)  # still empty: its request is the fixed overhead
     ws.head = head
     ws.open_notes.append(f"checkpoint: {why}")
     if q is not None:
@@ -147,7 +157,7 @@ def _load_bytes(ws: "Workspace", missing: list[str] | None, final: bool) -> bool
                 return False
             ws.mark_corrupt(b.id, f"{exc}")
     for g in ws.groups.values():
-        if g.status != "deleted" and not ws.store.exists(g.handle):
+        if g.status is not GroupStatus.DELETED and not ws.store.exists(g.handle):
             if not final:
                 return False
             ws.mark_corrupt(g.id, f"payload {g.handle.path!r} is missing")

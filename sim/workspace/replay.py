@@ -10,7 +10,6 @@ visible blocks and offloaded placeholders into a group, until it fits).
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,10 @@ from .errors import BudgetWarning, ConfigError, WorkspaceError
 from .importers import import_trajectory, read_trajectory
 from .importers.trajectory import Trajectory
 from .validate import validate_chat_request
-from .workspace import Workspace
+from .workspace import Workspace, check_overhead, fixed_overhead  # noqa: F401
+
+#: the name replay callers use (:func:`sim.workspace.workspace.check_overhead`)
+check_feasible = check_overhead
 
 POLICIES = ("none", "archive-oldest")
 
@@ -47,29 +49,6 @@ class ReplayResult:
     #: of the fixed overhead)
     tools: list[str] = field(default_factory=list)
     tool_tokens: int = 0
-
-
-def fixed_overhead(ws: Workspace) -> int:
-    """Tokens every request of ``ws`` costs before any block: system prompt, tool
-    schemas, reply priming and the dashboard of an empty workspace (its budget bar).
-    Only meaningful on a workspace with no blocks yet."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BudgetWarning)
-        req = ws.assemble(strict=False)
-    return req.overhead + req.dashboard
-
-
-def check_feasible(ws: Workspace, what: str = "budget") -> None:
-    """Raise :class:`ConfigError` if the fixed overhead of the new workspace ``ws``
-    (:func:`fixed_overhead`) alone exceeds its budget: no request could ever fit,
-    and archiving blocks cannot help. The message names both numbers."""
-    if ws.budget is None:
-        return
-    need = fixed_overhead(ws)
-    if need > ws.budget:
-        raise ConfigError(f"{what} {ws.budget:,} tokens is impossible: the fixed "
-                          f"overhead alone (system prompt, tool schemas and the empty "
-                          f"dashboard) is {need:,} tokens; use a budget above {need:,}")
 
 
 #: most top-level archived groups of one level before the oldest FANOUT of them are
@@ -148,23 +127,20 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
     request after every block; ``policy`` archives when over budget. Raises
     :class:`WorkspaceError` for an unknown policy, :class:`TrajectoryFormatError`
     for a bad file, :class:`RequestValidationError` if a request is invalid,
-    :class:`ConfigError` for an impossible budget (:func:`check_feasible`)."""
+    :class:`ConfigError` for an impossible budget (:func:`check_overhead`). With
+    ``directory=None`` the workspace is temporary: ``result.workspace.close()``
+    removes it (a replay that raises closes it itself)."""
     if policy not in POLICIES:
         raise WorkspaceError(f"unknown replay policy {policy!r}; choose one of {POLICIES}")
     traj = read_trajectory(source, format)
     tools = _recorded_tools(traj)
-    made = directory is None or not Path(directory).exists()
-    ws = Workspace(directory, budget=budget, tokenizer=tokenizer, strict=False,
-                   dashboard=dashboard, sync=sync, tools=tools)
-    try:
-        check_feasible(ws)
+    try:  # an impossible budget is refused before anything is made on disk
+        ws = Workspace(directory, budget=budget, tokenizer=tokenizer, strict=False,
+                       dashboard=dashboard, sync=sync, tools=tools)
     except ConfigError as exc:
-        ws.close()
-        if made:  # leave nothing behind for a replay that never started
-            shutil.rmtree(ws.directory, ignore_errors=True)
-        if tools:
-            raise ConfigError(f"{exc} (it includes the {len(tools)} tool schemas "
-                              f"recorded in the file)") from None
+        if tools and "fixed overhead" in str(exc):
+            raise ConfigError(f"{exc}, with the {len(tools)} tool schemas recorded "
+                              "in the file") from None
         raise
     result = ReplayResult(ws, trajectory=traj)
     if tools:
@@ -195,7 +171,11 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
         if on_request is not None:
             on_request(body)
 
-    import_trajectory(traj, ws, on_step=step)
+    try:
+        import_trajectory(traj, ws, on_step=step)
+    except BaseException:
+        ws.close()  # a temporary workspace (directory None) goes with it
+        raise
     return result
 
 

@@ -73,7 +73,7 @@ def delete_targets(ws: "Workspace", items: list[str]) -> tuple[list[str], list[s
                 raise BlockStateError(f"cannot delete group {ident}: it is {g.status}")
             if g.parent:
                 raise BlockStateError(f"cannot delete group {ident}: it is inside "
-                                      f"{g.parent}; delete or expand {g.parent}")
+                                      f"{g.parent}; delete or expand that group first")
             collect(ws, ident, blocks, groups)
             continue
         b = ws.blocks[ident]

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
-from .blocks import Block, BlockStatus, BlockType, Group, Handle
+from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
                      ConfigError, CorruptPayloadError, DeletedHandleError, PinnedBlockError,
                      ToolCallError, UnknownBlockError, WorkspaceError)
@@ -29,9 +29,10 @@ from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
 from .lock import WriterLock
 from .reopen import JOURNAL_VERSION
 from .ops import unapply_register
+from .state import WorkspaceState
 from .store import PayloadStore
 from .tokenizer import Tokenizer, get_tokenizer
-from .toplevel import TopLevel, top_group
+from .toplevel import top_group
 from .accounting import LOCAL_SLACK, TotalBound
 
 
@@ -83,6 +84,18 @@ class Workspace(Durable):
             if journal.is_file() and journal.stat().st_size:
                 raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
                                      " use Workspace.open")
+        self.read_only = read_only
+        self.strict = strict
+        self.guard_threshold = guard_threshold
+        self.system_prompt = (system_prompt if system_prompt is not None
+                              else default_system_prompt(budget))
+        self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
+        #: what the journal operations change (:mod:`sim.workspace.ops`)
+        self.state = WorkspaceState()
+        #: id -> why, for blocks and groups whose payload failed at open
+        self.corrupt: dict[str, str] = {}
+        if not _replay:  # a reopen checks a budget its caller gives (reopen.py)
+            check_overhead(self)
         #: a directory this object made (``directory=None``): removed on close
         self._temporary: Path | None = None
         try:
@@ -95,33 +108,14 @@ class Workspace(Durable):
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
-        self.read_only = read_only
         self._lock, self._lock_token = _lock or (None, None)
         if not read_only and self._lock is None:
             self._lock, self._lock_token = WriterLock.acquire(self.directory)
-        self.strict = strict
-        self.guard_threshold = guard_threshold
-        self.system_prompt = (system_prompt if system_prompt is not None
-                              else default_system_prompt(budget))
-        self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
         self.store = self.store_class(self.directory / "payloads", sync=sync,
                                       guard=self._check_writer, read_only=read_only)
         self.journal = self.journal_class(self.directory / "journal.jsonl", sync=sync,
                                           read_only=read_only)
-        self.blocks: dict[str, Block] = {}
-        self.groups: dict[str, Group] = {}
-        self.turn = 0
-        self.versions: dict[str, int] = {}
-        #: direct group of an archived block or group id
-        self.group_of: dict[str, str] = {}
-        self._call_owner: dict[str, str] = {}        # tool_call_id -> call block
-        self.results: dict[str, dict[str, str]] = {}  # call block -> {call id: result}
-        self._refs: dict[str, int] = {}               # sha256 -> live owners
-        self._by_sha: dict[str, list[str]] = {}       # sha256 -> every owner id
-        self.top = TopLevel()                         # what a request renders
         self.bound = TotalBound(self)                 # upper bound on the request
-        #: id -> why, for blocks and groups whose payload failed at open
-        self.corrupt: dict[str, str] = {}
         self.quarantine = None      # a writer's open: files it moved (``.moved``)
         self.open_notes: list[str] = []
         self.head: dict[str, Any] = {"op": "init", "version": JOURNAL_VERSION,
@@ -132,10 +126,58 @@ class Workspace(Durable):
         self.checkpoint_error = ""
         #: why an open did not use the checkpoint file there (a writer quarantines it)
         self.checkpoint_rejected = ""
-        self._next_block = 1
-        self._next_group = 1
         if not _replay:
             self._commit(dict(self.head))
+
+    # the state record's fields under the names the rest of the package reads
+    # (``ws.state`` is the record itself; ``ops`` writes only through it)
+    blocks = property(lambda self: self.state.blocks,
+                      doc="id -> :class:`Block`, in registration order")
+    groups = property(lambda self: self.state.groups,
+                      doc="id -> :class:`Group`, in archive order")
+    group_of = property(lambda self: self.state.group_of,
+                        doc="direct group of an archived block or group id")
+    results = property(lambda self: self.state.results,
+                       doc="tool-call block -> {call id: result block}")
+    top = property(lambda self: self.state.top,
+                   doc="the top-level items in stream order (what a request renders)")
+    _call_owner = property(lambda self: self.state.call_owner)
+    _refs = property(lambda self: self.state.refs)
+    _by_sha = property(lambda self: self.state.by_sha)
+
+    @property
+    def versions(self) -> dict[str, int]:
+        """id -> rendering version (bumped whenever an item's rendering may change)."""
+        return self.state.versions
+
+    @versions.setter
+    def versions(self, value: dict[str, int]) -> None:  # a logging dict (memory.py)
+        self.state.versions = value
+
+    @property
+    def turn(self) -> int:
+        """The current root turn (0 before the first assistant message)."""
+        return self.state.turn
+
+    @turn.setter
+    def turn(self, value: int) -> None:
+        self.state.turn = value
+
+    @property
+    def _next_block(self) -> int:
+        return self.state.next_block
+
+    @_next_block.setter
+    def _next_block(self, value: int) -> None:
+        self.state.next_block = value
+
+    @property
+    def _next_group(self) -> int:
+        return self.state.next_group
+
+    @_next_group.setter
+    def _next_group(self, value: int) -> None:
+        self.state.next_group = value
 
     # ------------------------------------------------------------------ reopen
     @classmethod
@@ -446,7 +488,7 @@ class Workspace(Durable):
             raise CorruptPayloadError(f"cannot recover {source}: {self.corrupt[source]}")
         if source[0] == "G":
             g = self.groups[source]
-            if g.status == "deleted":
+            if g.status is GroupStatus.DELETED:
                 raise DeletedHandleError(f"group {source} was deleted")
             data = self.store.read(g.handle)
             return self._admit(BlockType.NOTE, data, {"role": "user"}, self.turn,
@@ -470,7 +512,7 @@ class Workspace(Durable):
         if not is_group_id(group_id):
             raise BlockIdError(f"expected a group id, got {group_id!r}", str(group_id))
         g = self.group(group_id)
-        if g.status != "archived" or g.parent:
+        if g.status is not GroupStatus.ARCHIVED or g.parent:
             raise BlockStateError(f"cannot expand {group_id}: it is "
                                   f"{g.status if not g.parent else 'inside ' + g.parent}")
         self._commit({"op": "expand", "group": group_id})
@@ -543,3 +585,23 @@ class Workspace(Durable):
     def dashboard_text(self) -> str:
         """The dashboard as the agent sees it now (empty for the "none" variant)."""
         return self.assembler.assemble().dashboard_text
+
+def fixed_overhead(ws: Workspace) -> int:
+    """Tokens every request of ``ws`` costs before any block: system prompt, tool
+    schemas, reply priming and the dashboard of an empty workspace (its budget bar).
+    Only meaningful on a workspace with no blocks yet (measured by assembling it)."""
+    req = ws.assembler.assemble(incremental=False)
+    return req.overhead + req.dashboard
+
+
+def check_overhead(ws: Workspace, what: str = "budget") -> None:
+    """Raise :class:`ConfigError` if the empty workspace ``ws``'s budget cannot hold
+    its :func:`fixed_overhead`: no request could ever fit, and archiving cannot
+    help. ``what`` names the budget in the message (e.g. an option)."""
+    if ws.budget is None:
+        return
+    need = fixed_overhead(ws)
+    if need > ws.budget:
+        raise ConfigError(f"{what} {ws.budget:,} tokens is impossible: expected at "
+                          f"least {need:,}, the fixed overhead (system prompt, tool "
+                          "schemas and the empty dashboard)")

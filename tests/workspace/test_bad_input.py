@@ -5,10 +5,12 @@ A table of malformed block-id specs and hostile handles; each raises the right
 """
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from sim.workspace import (BlockIdError, BlockStateError, ConfinementError,
+from sim.workspace import (BlockIdError, BlockStateError, ConfigError, ConfinementError,
                            CorruptPayloadError, DeletedHandleError, Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
                            Workspace, WorkspaceError, parse_spec)
@@ -242,8 +244,45 @@ def test_bad_budget_is_refused_at_construction(budget, tmp_path):
 
 
 def test_good_budgets(tmp_path):
-    assert Workspace(tmp_path / "a", budget=1, sync=False).budget == 1
-    assert Workspace(tmp_path / "b", budget=None, sync=False).budget is None
+    # the smallest budget a workspace takes is its fixed overhead, measured here by
+    # an unlimited twin's first request (an independent route: a real assembly)
+    bare = Workspace(tmp_path / "b", budget=None, sync=False, system_prompt="",
+                     dashboard="none", context_tools=False)
+    assert bare.budget is None
+    need = bare.assemble().total
+    ws = Workspace(tmp_path / "a", budget=need, sync=False, system_prompt="",
+                   dashboard="none", context_tools=False)
+    assert ws.budget == need and ws.assemble().total == need
+
+
+def test_budget_below_the_fixed_overhead_fails_at_construction(tmp_path):
+    """Not at the first assemble(): a value below the overhead can never fit."""
+    fixed = dict(sync=False, system_prompt="a prompt", dashboard="none")  # no budget text
+    with Workspace(None, budget=None, **fixed) as twin:
+        need = twin.assemble().total
+    for budget in (10, need - 1):
+        with pytest.raises(ConfigError) as exc:
+            Workspace(tmp_path / "w", budget=budget, **fixed)
+        msg = str(exc.value)
+        assert "\n" not in msg and f"budget {budget:,} tokens" in msg
+        assert msg.count(f"{budget:,}") == 1  # the value named once
+        assert f"at least {need:,}" in msg
+        assert not (tmp_path / "w").exists()  # nothing half-made on disk
+    before = set(Path(tempfile.gettempdir()).glob("ctxsim-ws-*"))
+    with pytest.raises(ConfigError):
+        Workspace(None, budget=10, sync=False)
+    assert set(Path(tempfile.gettempdir()).glob("ctxsim-ws-*")) == before
+
+
+def test_reopen_refuses_a_given_budget_below_the_overhead_keeps_the_journaled(tmp_path):
+    with Workspace(tmp_path / "w", budget=5000, sync=False) as ws:
+        ws.register({"role": "user", "content": "hi"})
+    journal = (tmp_path / "w" / "journal.jsonl").read_bytes()
+    with pytest.raises(ConfigError, match="budget 10 tokens is impossible"):
+        Workspace.open(tmp_path / "w", budget=10)
+    assert (tmp_path / "w" / "journal.jsonl").read_bytes() == journal
+    with Workspace.open(tmp_path / "w") as ws:  # the lock was released
+        assert ws.budget == 5000 and len(ws.blocks) == 1
 
 
 @pytest.mark.parametrize("kwargs", [{"tokenizer": "nosuch"}, {"dashboard": "nosuch"},
@@ -260,12 +299,12 @@ def test_directory_that_is_a_file_is_a_clean_error(tmp_path):
     (tmp_path / "a_file").write_text("x")
     for d in (tmp_path / "a_file", tmp_path / "a_file" / "sub"):
         with pytest.raises(ConfigError, match="a_file"):
-            Workspace(d, budget=100)
+            Workspace(d, budget=5000)
     assert (tmp_path / "a_file").read_text() == "x"
 
 
 def test_existing_workspace_is_refused_untouched(tmp_path):
-    ws = Workspace(tmp_path / "w", budget=100, sync=False)
+    ws = Workspace(tmp_path / "w", budget=5000, sync=False)
     ws.close()
     before = sorted(p.name for p in (tmp_path / "w").iterdir())
     with pytest.raises(WorkspaceError, match="already holds a workspace"):

@@ -402,3 +402,25 @@ def test_cli_top_lists_exactly_top_blocks(capsys, tmp_path):
                  "--dir", str(tmp_path / "w")]) == 0
     out = capsys.readouterr().out.split("largest blocks:\n", 1)[1]
     assert len([ln for ln in out.splitlines() if " tok " in ln]) == 2
+
+
+def test_cli_replay_without_dir_leaves_nothing_behind(capsys, tmp_path, monkeypatch):
+    """The default workspace is temporary: removed at the end, and the report says
+    so; with --dir it is kept (and reopens) at the printed path."""
+    import tempfile
+    from experiments.cli import main
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert main(["workspace", "replay", TRAJ, "--budget", "8000"]) == 0
+    out = capsys.readouterr().out
+    assert "workspace   temporary, removed (pass --dir to keep it)" in out
+    assert list((tmp_path / "tmp").iterdir()) == []
+    # a replay refused after it ran (budget below overhead plus pins) cleans up too
+    assert main(["workspace", "replay", TRAJ, "--budget", "1200"]) == 2
+    assert list((tmp_path / "tmp").iterdir()) == []
+    kept = tmp_path / "kept"
+    assert main(["workspace", "replay", TRAJ, "--budget", "8000", "--dir", str(kept)]) == 0
+    assert f"workspace   {kept}" in capsys.readouterr().out
+    with Workspace.open(kept, read_only=True) as ws:
+        assert len(ws.blocks) > 0
