@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .blocks import BlockStatus, Handle
+from .blocks import BlockStatus, GroupStatus, Handle
 from .errors import CorruptPayloadError, DeletedHandleError, HandleError
 from .ids import is_block_id, is_group_id
 
@@ -34,7 +34,7 @@ def owner_of(ws: "Workspace", target: Handle | str) -> str:
     for ident in ws._by_sha.get(sha, ()):  # the index: O(owners), not O(blocks)
         if ident[0] == "G":
             g = ws.groups[ident]
-            if g.status == "deleted":
+            if g.status is GroupStatus.DELETED:
                 deleted = ident if deleted is None or deleted[0] == "G" else deleted
             else:
                 live_group = live_group or ident

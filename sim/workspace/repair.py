@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .blocks import BlockStatus, BlockType, Handle
+from .blocks import BlockStatus, BlockType, GroupStatus, Handle
 from .errors import HandleError, JournalError, WorkspaceError
 from . import checkpoint
 from .quarantine import FOLDER, listing
@@ -97,7 +97,7 @@ def _verify(ws: Workspace) -> dict[str, str]:
             except (HandleError, OSError) as exc:
                 bad[b.id] = str(exc)
     for g in ws.groups.values():
-        if g.status != "deleted" and g.id not in bad:
+        if g.status is not GroupStatus.DELETED and g.id not in bad:
             try:
                 ws.store.read(g.handle)
             except (HandleError, OSError) as exc:

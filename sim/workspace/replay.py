@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .blocks import BlockStatus
+from .blocks import BlockStatus, GroupStatus
 from .errors import BudgetWarning, ConfigError, WorkspaceError
 from .importers import import_trajectory, read_trajectory
 from .importers.trajectory import Trajectory
@@ -89,7 +89,7 @@ def archive_oldest(ws: Workspace) -> str | None:
         return None
     by_level: dict[int, list[str]] = {}
     for g in sorted(ws.groups.values(), key=lambda g: g.first):
-        if g.status == "archived" and g.parent is None:
+        if g.status is GroupStatus.ARCHIVED and g.parent is None:
             by_level.setdefault(g.level, []).append(g.id)
     for level, gids in sorted(by_level.items()):
         if len(gids) > FANOUT:

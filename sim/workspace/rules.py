@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .blocks import Block, BlockStatus
+from .blocks import Block, BlockStatus, GroupStatus
 from .errors import BlockStateError, ConfigError, PinnedBlockError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,7 +66,7 @@ def delete_targets(ws: "Workspace", items: list[str]) -> tuple[list[str], list[s
     for ident in items:
         if ident[0] == "G":
             g = ws.groups[ident]
-            if g.status == "expanded":  # only its transcript is left to delete
+            if g.status is GroupStatus.EXPANDED:  # only its transcript is left to delete
                 groups.append(ident)
                 continue
             if g.status != "archived":

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .blocks import BlockStatus, BlockType
+from .blocks import BlockStatus, BlockType, GroupStatus
 from .messages import decode_call_message
 from .errors import WorkspaceError
 from .workspace import Workspace
@@ -109,7 +109,7 @@ def verify(directory: str | Path, seed: int) -> int:
                 source = ws.blocks[b.recovered_from]
                 assert data == ws.store.read(source.handle), f"{b.id} differs from source"
         for g in ws.groups.values():
-            if g.status != "deleted":
+            if g.status is not GroupStatus.DELETED:
                 assert ws.read_payload(g.handle) == ws.transcript(g.members), g.id
         return live
     finally:
