@@ -97,6 +97,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "contextevo": {"loca_growth": _GROWTH, "loca_budget": _int(1), "families": _families,
                    "seeds": _int(1), "browse_window": _int(1), "queries": _int(1),
                    "browse_seeds": _int(1)},
+    "sorted_window": {"n": _int(1), "rhos": _list(("a number in (0, 1]", lambda v: (
+                          isinstance(v, (int, float)) and not isinstance(v, bool)
+                          and 0 < v <= 1))),
+                      "sigma": _positive_float(), "trials": _int(1),
+                      "windows": _list(_int(0)), "kappa": _int(1)},
+    "robustness": {"trajectories": _int(1), "samples": ("a power of two >= 2", lambda v: (
+                       isinstance(v, int) and not isinstance(v, bool) and v >= 2
+                       and not v & (v - 1))),
+                   "screen": _int(1), "tasks": _int(1), "queries": _int(1),
+                   "windows": _list(_int(1))},
     "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
                                                      _profiles)()),
                    "families": _families, "seeds": _int(1), "reps": _int(1),

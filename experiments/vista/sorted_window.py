@@ -22,21 +22,29 @@ NAME = "sorted_window"
 COLUMNS = ("n", "rho", "sigma", "w", "EZ", "EZ_se", "EZ_full_ledger", "EZ_full_se",
            "EZ_minus_full", "EZ_minus_full_se", "P_equal_full", "EZ_content", "EZ_blind",
            "trials", "seed")
-DEFAULTS = {"n": 100, "rhos": [0.25, 0.5, 0.75], "sigma": 1.0, "trials": 20_000,
-            "windows": [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 100], "kappa": 8}
-QUICK = {"trials": 2_000, "windows": [0, 1, 2, 4, 8, 16, 100]}
+
+
+def defaults() -> dict:
+    """The full grid: ``[default]`` of configs/sorted_window.toml."""
+    from experiments.config import load_config
+
+    return load_config(NAME)
 
 
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
     from experiments.arguments import add_no_progress, float_in
+    from experiments.config import add_config_argument, load_config
     from experiments.sweep import nonnegative_int, positive_int
+
+    DEFAULTS, QUICK = defaults(), load_config(NAME, "quick")
 
     add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
+    add_config_argument(parser, NAME)
     parser.add_argument("--quick", action="store_true",
                         help=f"small, fast version: {QUICK['trials']:,} trials and fewer "
                              "windows (explicit options win; default: off)")
@@ -66,9 +74,10 @@ def config(args) -> dict:
         UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game (exit 2).
     """
     from experiments.arguments import UsageError
+    from experiments.config import grid
     from experiments.sweep import resolve
 
-    cfg = resolve(args, DEFAULTS, QUICK)
+    cfg = resolve(args, grid(NAME, args))
     # panel (b) plays the two-point game (kappa large blocks) for windows 0..2 kappa
     least = 2 * cfg["kappa"] + 1
     if cfg["n"] < least:

@@ -83,6 +83,10 @@ BAD = [
     ("evoharness", "profiles = [\"genius\"]", "'profiles'.*'genius'.*solver profile"),
     ("evoharness", "program = \"nosuch\"", "'program'.*'nosuch'"),
     ("evoharness", "b = -1", "'b'.*got -1"),
+    ("sorted_window", "rhos = [0.5, 1.5]", "'rhos'.*item 1 is 1.5.*in \\(0, 1\\]"),
+    ("sorted_window", "windows = [-1]", "'windows'.*item 0 is -1"),
+    ("robustness", "samples = 12", "'samples'.*got 12.*power of two"),
+    ("robustness", "tasks = 0", "'tasks'.*got 0"),
 ]
 
 
@@ -95,7 +99,7 @@ def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
 
 
 @pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
-                                  "evoharness"])
+                                  "evoharness", "sorted_window"])
 def test_cli_refuses_an_unknown_key_in_one_line(tmp_path, capsys, name):
     path = tmp_path / "c.toml"
     path.write_text("famlies = 3\n")
@@ -162,3 +166,24 @@ def test_evoharness_grid_follows_the_file_and_options_win(tmp_path):
     cfg = evoharness.config(args)
     assert (cfg.seeds, cfg.reps, cfg.long_seeds, cfg.quick) == (3, 1, 4, False)
     assert evoharness.defaults(True) == evoharness.defaults(True, None)
+
+
+def test_robustness_design_comes_from_its_config(tmp_path, capsys):
+    """``claims --robustness --config`` reads the design from the file (and refuses an
+    unknown key in one line, before any work)."""
+    from experiments.claims.robustness.run import config as robustness_config
+    from experiments.claims.robustness.run import add_arguments as robustness_arguments
+
+    path = tmp_path / "c.toml"
+    path.write_text("tasks = 3\nwindows = [8_000]\n")
+    args = _parse(robustness_arguments, ["--robustness", "--quick", "--config", str(path)])
+    for k in ("jobs", "scheduler", "seed", "claims", "params"):
+        args.__dict__.setdefault(k, None)
+    args.jobs = 1
+    cfg = robustness_config(args)
+    assert (cfg["tasks"], cfg["windows"], cfg["samples"]) == (3, [8_000], 8)
+    path.write_text("famlies = 3\n")
+    assert main(["claims", "--robustness", "--config", str(path), "--out",
+                 str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "unknown key(s) ['famlies']" in err[0], err

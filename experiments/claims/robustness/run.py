@@ -11,13 +11,15 @@ from pathlib import Path
 from experiments.arguments import UsageError
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
-#: the default run's design (the arithmetic is in the package docstring)
-DEFAULTS = {"trajectories": 6, "samples": 32, "screen": 3, "tasks": 15, "queries": 6,
-            "windows": [4_000, 8_000, 12_000, 16_000, 32_000, 64_000]}
-#: ``--quick``: the same analysis on a smaller design
-QUICK = {"trajectories": 2, "samples": 8, "screen": 3, "tasks": 5, "queries": 4,
-         "windows": [4_000, 12_000, 64_000]}
 NAME = "robustness"
+
+
+def defaults() -> dict:
+    """The default run's design (``[default]`` of configs/robustness.toml; the
+    arithmetic is in the package docstring)."""
+    from experiments.config import load_config
+
+    return load_config(NAME)
 #: what the analysis leaves out, and why (said in the JSON and the docs)
 NOT_INCLUDED = ("ContextEvo and Evo-Harness claims: an evolution loop per world point "
                 "costs minutes to hours, too costly for a sample of hundreds of points; "
@@ -40,13 +42,16 @@ def add_arguments(parser) -> None:
     """``--robustness`` and its options (``--quick``, ``--samples``, ``--trajectories``,
     ``--screen``, ``--tasks``, ``--queries``, ``--jobs``, ``--scheduler``, ``--seed``,
     ``--no-progress``)."""
-    d, q = DEFAULTS, QUICK
+    from experiments.config import add_config_argument, load_config
+
+    d, q = defaults(), load_config(NAME, "quick")
     g = parser.add_argument_group("robustness (--robustness)")
     g.add_argument("--robustness", action="store_true",
                    help="global sensitivity of every agent-level claim over the world's "
                         "priors (`ctxsim world`): writes robustness.csv/.json/.png in "
                         "--out, then the scorecard with its robustness column "
                         "(default: off, the scorecard alone)")
+    add_config_argument(g, NAME)
     g.add_argument("--quick", action="store_true",
                    help="a small, fast robustness design (explicit options still win; "
                         "default: off, the full design)")
@@ -137,9 +142,10 @@ def select(args) -> tuple[list, list[str]]:
 
 def config(args) -> dict:
     """The effective design: explicit options win; ``--quick`` shrinks the others."""
+    from experiments.config import grid
     from experiments.sweep import executor_name, resolve
 
-    cfg = resolve(args, DEFAULTS, QUICK)
+    cfg = resolve(args, grid(NAME, args))
     claims, params = select(args)
     cfg.update(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
                executor=executor_name(args.jobs, args.scheduler), quick=bool(args.quick),
