@@ -24,6 +24,11 @@ from sim.workspace.blocks import BlockStatus, BlockType
 #: enum member -> its value (``.value`` is a slow property in a per-row loop)
 _VALUE = {e: e.value for e in (*BlockType, *BlockStatus)}
 _DELETED = BlockStatus.DELETED
+#: ledger rows by their fields, shared by the episodes of a process: a row is
+#: immutable, and the programs of a sweep replay one task with one agent seed, so
+#: most rows come back (making a frozen dataclass costs more than finding it)
+_LEDGER_ROWS: dict[tuple, LedgerRow] = {}
+_LEDGER_ROWS_KEPT = 1 << 17
 
 
 @dataclass
@@ -279,8 +284,7 @@ class ProgramContext:
     def _memo_ledger(self, shown) -> tuple:
         """The view's ledger rows, as :meth:`view` lists them without the memo (live
         blocks in id order, only the ``shown`` ids of a bounded ledger; None: all),
-        built directly: a row shows its age, new every turn, so there is nothing to
-        keep. A bounded ledger lists a few rows (its token cap bounds them), so
+        from the rows already made (:data:`_LEDGER_ROWS`). A bounded ledger lists a few rows (its token cap bounds them), so
         only those blocks are looked at, not every block of the session."""
         ws = self.ws
         turn = ws.turn
@@ -291,8 +295,17 @@ class ProgramContext:
             # (a group is no block: it has no ledger row here)
             blocks = sorted((ws.blocks[i] for i in shown if i[0] == "B"),
                             key=lambda b: int(b.id[1:]))
-        return tuple(LedgerRow(b.id, b.tokens, turn - b.turn, _VALUE[b.type], b.level,
-                               b.parent or "-", _VALUE[b.status]) for b in blocks)
+        rows, made = [], _LEDGER_ROWS
+        for b in blocks:
+            key = (b.id, b.tokens, turn - b.turn, _VALUE[b.type], b.level, b.parent or "-",
+                   _VALUE[b.status])
+            row = made.get(key)
+            if row is None:
+                if len(made) >= _LEDGER_ROWS_KEPT:
+                    made.clear()
+                row = made[key] = LedgerRow(*key)
+            rows.append(row)
+        return tuple(rows)
 
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
