@@ -10,6 +10,7 @@ A leaf module: agents, policies and the harness all import it, it imports none.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,6 +20,10 @@ from sim.tasks.tokens import count_tokens
 PRICES = {"uncached": 0.50, "cached": 0.05, "output": 3.00}
 #: output tokens per model call besides its visible text (reasoning, call framing)
 THINKING_TOKENS = 120
+
+#: an action's visible text, counted once: the programs of a sweep replay one task
+#: with one agent seed, so the same call texts come back request after request
+_output_tokens = lru_cache(maxsize=1 << 14)(count_tokens)
 
 
 @dataclass
@@ -105,6 +110,6 @@ def record_request(result: EpisodeResult, req, prev: list, text: str) -> list:
     result.dashboard_tokens += req.dashboard
     result.input_tokens += req.total
     result.cached_tokens += min(cached, req.total)
-    result.output_tokens += THINKING_TOKENS + (count_tokens(text) if text else 0)
+    result.output_tokens += THINKING_TOKENS + (_output_tokens(text) if text else 0)
     return keys
 

@@ -24,6 +24,11 @@ from sim.workspace.blocks import BlockStatus, BlockType
 #: enum member -> its value (``.value`` is a slow property in a per-row loop)
 _VALUE = {e: e.value for e in (*BlockType, *BlockStatus)}
 _DELETED = BlockStatus.DELETED
+#: ledger rows by their fields, shared by the episodes of a process: a row is
+#: immutable, and the programs of a sweep replay one task with one agent seed, so
+#: most rows come back (making a frozen dataclass costs more than finding it)
+_LEDGER_ROWS: dict[tuple, LedgerRow] = {}
+_LEDGER_ROWS_KEPT = 1 << 17
 
 
 @dataclass
@@ -276,6 +281,32 @@ class ProgramContext:
         return LedgerRow(b.id, b.tokens, self.ws.turn - b.turn, b.type.value, b.level,
                          b.parent or "-", b.status.value)
 
+    def _memo_ledger(self, shown) -> tuple:
+        """The view's ledger rows, as :meth:`view` lists them without the memo (live
+        blocks in id order, only the ``shown`` ids of a bounded ledger; None: all),
+        from the rows already made (:data:`_LEDGER_ROWS`). A bounded ledger lists a few rows (its token cap bounds them), so
+        only those blocks are looked at, not every block of the session."""
+        ws = self.ws
+        turn = ws.turn
+        if shown is None:
+            blocks = [b for b in ws.blocks.values() if b.status is not _DELETED]
+        else:
+            # shown ids are top-level items of this very state: live blocks or groups
+            # (a group is no block: it has no ledger row here)
+            blocks = sorted((ws.blocks[i] for i in shown if i[0] == "B"),
+                            key=lambda b: int(b.id[1:]))
+        rows, made = [], _LEDGER_ROWS
+        for b in blocks:
+            key = (b.id, b.tokens, turn - b.turn, _VALUE[b.type], b.level, b.parent or "-",
+                   _VALUE[b.status])
+            row = made.get(key)
+            if row is None:
+                if len(made) >= _LEDGER_ROWS_KEPT:
+                    made.clear()
+                row = made[key] = LedgerRow(*key)
+            rows.append(row)
+        return tuple(rows)
+
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
         """The assembled request as the agent sees it, and the workspace Request."""
@@ -308,22 +339,18 @@ class ProgramContext:
             if self.memo:
                 cache[it.id] = (it, key, entries[-1])
         ledger = None
-        if prog.dashboard != "none":
-            if self.memo:
-                # a row shows its age, new every turn: built directly, no memo
-                turn = ws.turn
-                ledger = tuple(LedgerRow(b.id, b.tokens, turn - b.turn, _VALUE[b.type],
-                                         b.level, b.parent or "-", _VALUE[b.status])
-                               for b in ws.blocks.values() if b.status is not _DELETED)
-            else:
-                ledger = tuple(self._ledger_row(b) for b in ws.live_blocks())
-        tools = frozenset(prog.agent_tools) | {"task"}
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read
         shown, remainder = self._dashboard_rows()
-        if ledger is not None and remainder is not None:
-            shown = set(shown)
-            ledger = tuple(r for r in ledger if r.id in shown)
+        if prog.dashboard != "none":
+            if self.memo:
+                ledger = self._memo_ledger(shown if remainder is not None else None)
+            else:
+                ledger = tuple(self._ledger_row(b) for b in ws.live_blocks())
+                if remainder is not None:
+                    shown = set(shown)
+                    ledger = tuple(r for r in ledger if r.id in shown)
+        tools = frozenset(prog.agent_tools) | {"task"}
         v = View(tuple(entries), self.budget, req.dashboard_text or None, ledger,
                  req.total if ledger is not None else None, self.notice, tools, ws.turn,
                  remainder if ledger is not None else None)
