@@ -406,20 +406,22 @@ def _panel_stages(ax, rows, backend: str) -> None:
                 ax.bar(x, r["accuracy"], width, color=f"C{b}", alpha=(0.45, 1.0, 0.7)[a],
                        label=stage if k == 0 and a == 0 else None,
                        edgecolor="k" if split == "held_out" else "none", linewidth=0.6)
+    # the held-out difference goes under each group's name, not above its bars, so
+    # the axis ends at a fraction of 1 whatever the bars' heights
+    ticks = []
+    for setting, start in settings:
         last = next((x for x in full if (x["setting"], x["start"], x["split"], x["stage"])
                      == (setting, start, "held_out", stages[-1])), None)
-        if last is not None:
-            ax.text(k, 1.04, f"held-out {last['diff_vs_start']:+.2f}\n"
-                    f"[{last['diff_lo']:+.2f}, {last['diff_hi']:+.2f}]", ha="center",
-                    fontsize=7)
-    ax.set_xticks(range(len(settings)), [f"{s}\nfrom {st}" for s, st in settings],
-                  fontsize=8)
-    ax.set_ylim(0, 1.2)
+        ticks.append(f"{setting}\nfrom {start}" + (
+            "" if last is None else f"\nheld-out {last['diff_vs_start']:+.2f}\n"
+            f"[{last['diff_lo']:+.2f}, {last['diff_hi']:+.2f}]"))
+    ax.set_xticks(range(len(settings)), ticks, fontsize=8)
+    ax.set_ylim(0, 1.0)
     ax.set_ylabel("solved fraction")
     ax.legend(fontsize=7, loc="upper left", ncol=len(stages))
     ax.set_title(f"(a) ContextEvo, {backend} back-end: bars per group = held-in | "
-                 "held-out (outlined) | all;\nabove: held-out paired difference, final "
-                 "iteration minus start [95% CI]", fontsize=8)
+                 "held-out (outlined) | all;\nunder each group: held-out paired "
+                 "difference, final iteration minus start [95% CI]", fontsize=8)
 
 
 def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
@@ -447,10 +449,12 @@ def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
                                         for n in names[1:]]
     ax.barh(ys + (len(settings) / 2) * h, paper, h, color="C7",
             label="paper: LHTB-46, Table 5 (no evidence-free baseline there)")
-    for y, n in zip(ys, names):
+    # the paper's held-out numbers beside the paper's own bar, named as the paper's
+    for y, n, v in zip(ys, names, paper):
         if n in PAPER_HELD_OUT_NOTES:
-            ax.text(1.01, y + (len(settings) / 2) * h, PAPER_HELD_OUT_NOTES[n], fontsize=6,
-                    va="center", transform=ax.get_yaxis_transform())
+            ax.text(v + 0.01, y + (len(settings) / 2) * h,
+                    f"paper: {PAPER_HELD_OUT_NOTES[n]}", fontsize=6, va="center",
+                    color="dimgrey")
     ax.set_yticks(ys, names, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.0)
@@ -465,12 +469,25 @@ def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
                  "back-end", fontsize=8)
 
 
-def _panel_seeds(ax, seed_rows, comparison) -> None:
+def seeds_not_run(rows: list[dict], backend: str) -> str:
+    """Why panel (c) is empty, in the words of the run that made ``rows``: the
+    evidence-free seeds run only with the synthetic back-end (:func:`run_all`), only
+    with the ablations, and only with ``--ef-seeds`` at least 2."""
+    if backend != "synthetic":
+        return (f"evidence-free seeds not run with the {backend} back-end\n"
+                "(they run with the synthetic back-end only)")
+    if not any(r["variant"] != "full" for r in rows):
+        return "evidence-free seeds not run (--no-ablations)"
+    return "evidence-free seeds not run (--ef-seeds 0)"
+
+
+def _panel_seeds(ax, seed_rows, comparison, why_not: str = "") -> None:
     """Held-out accuracy per seed, ContextEvo and each evidence-free baseline, with
-    the paired interval of ContextEvo minus each over seeds."""
+    the paired interval of ContextEvo minus each over seeds; ``why_not`` when there
+    are no seeds."""
     if not seed_rows:
         ax.set_axis_off()
-        ax.text(0.5, 0.5, "evidence-free seeds not run (--ef-seeds 0)", ha="center")
+        ax.text(0.5, 0.5, why_not, ha="center", va="center", fontsize=9)
         return
     settings = list(dict.fromkeys(r["setting"] for r in seed_rows))
     arms = [("full", "")] + [("evidence_free", b) for b in BASELINES]
@@ -513,7 +530,7 @@ def figure(rows: list[dict], path, backend: str, notes=(), seed_rows=(), compari
     _panel_stages(axes[0], rows, backend)
     first = next((r["start"] for r in rows if r["variant"] == "full"), "")
     _panel_variants(axes[1], rows, first, backend)
-    _panel_seeds(axes[2], list(seed_rows), comparison or {})
+    _panel_seeds(axes[2], list(seed_rows), comparison or {}, seeds_not_run(rows, backend))
     fig.text(0.5, -0.02, CRN_NOTE, ha="center", fontsize=7)
     if notes:
         fig.text(0.01, -0.05, "attribution vs the simulator's true causes, pooled over "

@@ -154,10 +154,51 @@ def run(args, executor=None) -> list:
     return paths
 
 
+#: a solved share at least this tall holds its three-line label inside the bar (the
+#: label is ~0.12 of the axis at 7 pt on the 5 in figure); a shorter bar has it above
+INSIDE_MIN_SHARE = 0.15
+#: points between a label and the mark under it (the paper's diamond is ~7 pt across)
+LABEL_PAD_PT = 2
+PAPER_MARK_PAD_PT = 6
+
+
+def solved_label(row: dict) -> str:
+    """A bar's label, one short item a line so neighbouring labels stay within their
+    bar's width: ``solved/n``, then the paired difference in solved tasks from vista
+    and its 95% interval (variants other than vista, when the difference was run)."""
+    label = f"{row['solved']}/{row['n']}"
+    if row["solved_diff_vs_vista"] != "" and row["program"] != "vista":
+        label += (f"\n{row['solved_diff_vs_vista']:+g}\n"
+                  f"[{row['solved_diff_lo']:+g}, {row['solved_diff_hi']:+g}]")
+    return label
+
+
+def label_anchor(share: float, paper_share) -> tuple[float, bool, int]:
+    """Where a bar's label goes, in data coordinates: ``(y, inside, offset_pt)``.
+
+    A bar at least :data:`INSIDE_MIN_SHARE` tall holds its label at its base (inside,
+    white), clear of the paper's diamond, which marks a share above the label's top
+    unless the paper's share is below ~0.12; a shorter bar has it above the higher of
+    its top and the paper's diamond (``paper_share``: a share, or ``""`` when the paper
+    reports none), so a label never sits under a diamond."""
+    if share >= INSIDE_MIN_SHARE:
+        return 0.0, True, LABEL_PAD_PT
+    if paper_share != "" and paper_share >= share:
+        return float(paper_share), False, PAPER_MARK_PAD_PT
+    return float(share), False, LABEL_PAD_PT
+
+
+def _needs_real_model(ax, i) -> None:
+    # upright along the empty slot: two neighbouring slots' labels cannot touch
+    ax.annotate("needs a real model", (i, 0), ha="center", va="bottom", rotation=90,
+                fontsize=7, xytext=(0, 3), textcoords="offset points", color="grey")
+
+
 def _figure(ordered: list[dict], cfg: dict):
     """Solved tasks with the paired difference from VISTA (left) and archive calls,
     archived blocks and recoveries beside the paper's counts (right)."""
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(12, 4.6))
+    fig, (ax1, ax2) = new_figure(1, 2, figsize=(14, 5),
+                                 gridspec_kw={"width_ratios": [1.2, 1.0]})
     names = [r["program"].replace("vista_", "") for r in ordered]
     x = list(range(len(ordered)))
     n = next((r["n"] for r in ordered if r["n"] != ""), 0)
@@ -166,21 +207,14 @@ def _figure(ordered: list[dict], cfg: dict):
     for i, r in zip(x, ordered):
         if r["result"] != MEASURED:
             for ax in (ax1, ax2):
-                ax.annotate("needs a\nreal model", (i, 0), ha="center", va="bottom",
-                            fontsize=7, xytext=(0, 3), textcoords="offset points",
-                            color="grey")
+                _needs_real_model(ax, i)
             continue
         ax1.bar(i, r["accuracy"], color="C0")
-        label = f"{r['solved']}/{r['n']}"
-        if r["solved_diff_vs_vista"] != "" and r["program"] != "vista":
-            label += (f"\n{r['solved_diff_vs_vista']:+g} "
-                      f"[{r['solved_diff_lo']:+g}, {r['solved_diff_hi']:+g}]")
-        # above the bar; inside its top when the label would cross the 100% line
-        inside = r["accuracy"] > 0.86
-        ax1.annotate(label, (i, r["accuracy"]), ha="center",
-                     va="top" if inside else "bottom", fontsize=7,
-                     color="white" if inside else "black",
-                     xytext=(0, -3 if inside else 2), textcoords="offset points")
+        paper_share = r["paper_solved"] / 75 if r["paper_solved"] != "" else ""
+        y, inside, pad = label_anchor(r["accuracy"], paper_share)
+        ax1.annotate(solved_label(r), (i, y), ha="center", va="bottom", fontsize=7,
+                     color="white" if inside else "black", xytext=(0, pad),
+                     textcoords="offset points", linespacing=1.1)
     paper = [(i, r["paper_solved"]) for i, r in zip(x, ordered) if r["paper_solved"] != ""]
     if paper:
         # both as a solved share: the paper's counts are of 75 tasks, the bars of n;
@@ -203,10 +237,19 @@ def _figure(ordered: list[dict], cfg: dict):
               ("recoveries", "recoveries", "C2"))
     for k, (col, label, color) in enumerate(series):
         pts = [(i, r[col]) for i, r in zip(x, ordered) if r["result"] == MEASURED]
-        bars = ax2.bar([i + (k - 1) * w for i, _ in pts], [v for _, v in pts], w,
-                       label=label, color=color)
-        if col == "recoveries":  # the smallest counts: printed, not read off a log axis
-            ax2.bar_label(bars, fmt="%g", fontsize=7, padding=1, color=color)
+        ax2.bar([i + (k - 1) * w for i, _ in pts], [v for _, v in pts], w,
+                label=label, color=color)
+    for i, r in zip(x, ordered):
+        if r["result"] != MEASURED:
+            continue
+        # the smallest counts: printed, not read off a log axis; above the paper's
+        # recoveries mark when that sits on the bar's top (within 3x on this axis)
+        rec, mark = float(r["recoveries"]), r["paper_recoveries"]
+        near = mark != "" and rec <= mark <= 3 * max(rec, 10.0)
+        ax2.annotate(f"{r['recoveries']:g}", (i + w, mark if near else rec),
+                     ha="center", va="bottom", fontsize=7, color="C2",
+                     xytext=(0, PAPER_MARK_PAD_PT if near else 1),
+                     textcoords="offset points")
     for col, marker, label in (("paper_archives", "v", "paper: archive calls"),
                                ("paper_recoveries", "^", "paper: recoveries")):
         pts = [(i, r[col]) for i, r in zip(x, ordered) if r[col] != ""]
@@ -227,7 +270,7 @@ def _figure(ordered: list[dict], cfg: dict):
     for ax in (ax1, ax2):
         ax.tick_params(axis="x", rotation=35, labelsize=8)
     # the caption (constrained layout keeps room for it)
-    fig.supxlabel("Left labels: solved/n, then solved minus vista's on the same tasks "
-                  "[95% CI]. Same synthetic agent in every variant; " + CRN_NOTE + ".",
-                  fontsize=7)
+    fig.supxlabel("Left labels: solved/n, then solved minus vista's on the same tasks, "
+                  "then its [95% CI]. Same synthetic agent in every variant; "
+                  + CRN_NOTE + ".", fontsize=7)
     return fig

@@ -75,6 +75,74 @@ def test_ablations_axis_ends_at_a_share_of_1_with_its_legend_outside(tmp_path):
     assert paper and sorted(marks[0].get_offsets()[:, 1]) == pytest.approx(sorted(paper))
 
 
+def _marker_boxes(ax, collection):
+    """Display-space boxes of a scatter's markers (side sqrt(s) points)."""
+    from matplotlib.transforms import Bbox
+
+    half = collection.get_sizes()[0] ** 0.5 / 2 * ax.figure.dpi / 72
+    return [Bbox([[x - half, y - half], [x + half, y + half]])
+            for x, y in ax.transData.transform(collection.get_offsets())]
+
+
+def test_ablations_labels_touch_neither_each_other_nor_the_paper_marks():
+    import experiments.vista.ablations as ablations
+
+    cfg = json.loads((FIGURES / "ablations.json").read_text())["config"]
+    fig = ablations._figure(_rows("ablations.csv"), cfg)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes[:2]:
+        texts = [t for t in ax.texts if t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        marks = [b for c in ax.collections if len(c.get_offsets())
+                 for b in _marker_boxes(ax, c)]
+        assert len(texts) >= 9  # one per variant: a count or "needs a real model"
+        for i, a in enumerate(boxes):
+            assert not any(_overlaps(a, b) for b in boxes[i + 1:]), texts[i].get_text()
+            assert not any(_overlaps(a, m) for m in marks), texts[i].get_text()
+
+
+@pytest.mark.parametrize("share, paper, expected", [
+    (0.32, 0.507, (0.0, True)),     # tall bar: label inside at its base
+    (0.05, 0.36, (0.36, False)),    # short bar, paper higher: above the diamond
+    (0.10, "", (0.10, False)),      # short bar, no paper count: above the bar
+    (0.10, 0.02, (0.10, False)),    # paper under the bar's top: above the bar
+])
+def test_ablations_label_anchor(share, paper, expected):
+    from experiments.vista.ablations import label_anchor
+
+    y, inside, pad = label_anchor(share, paper)
+    assert (y, inside) == expected and pad > 0
+
+
+def test_contextevo_axis_ends_at_1_and_the_paper_notes_sit_inside_panel_b(tmp_path, saved):
+    import experiments.contextevo.experiment as ce
+    from experiments.contextevo.paper import PAPER_HELD_OUT_NOTES
+
+    ce.figure(_rows("contextevo.csv"), tmp_path / "c.png", "synthetic")
+    a, b, _ = saved[-1].axes
+    assert a.get_ylim()[1] == 1.0
+    assert any("held-out" in t.get_text() for t in a.get_xticklabels())
+    notes = [t for t in b.texts if "held-out" in t.get_text()]
+    assert sorted(t.get_text() for t in notes) == sorted(
+        f"paper: {v}" for v in PAPER_HELD_OUT_NOTES.values())
+    inside = b.get_window_extent()
+    for t in notes:
+        box = t.get_window_extent()
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1, t.get_text()
+
+
+def test_contextevo_empty_seed_panel_gives_the_reason_of_its_run(tmp_path, saved):
+    import experiments.contextevo.experiment as ce
+
+    ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
+    [why] = [t.get_text() for t in saved[-1].axes[2].texts]
+    assert "llm back-end" in why and "--ef-seeds" not in why
+    full = [r for r in _rows("contextevo.csv") if r["variant"] == "full"]
+    assert "--no-ablations" in ce.seeds_not_run(full, "synthetic")
+    assert "--ef-seeds 0" in ce.seeds_not_run(_rows("contextevo.csv"), "synthetic")
+
+
 def test_proposition2_title_names_the_series_still_short_of_the_limit():
     from experiments.vista.proposition2 import _title
 
