@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
+import urllib.parse
 from typing import Callable
 
 
@@ -96,6 +98,90 @@ nonnegative_int = int_at_least(0)
 fraction = float_in(0.0, 1.0)
 #: a number > 0 (a scale, a timeout in seconds)
 positive_float = float_in(0.0, lo_open=True)
+
+
+#: Dask distributed's address schemes that name a host and a port
+#: (``distributed.comm.registry.backends``; a test checks they are all known there)
+DASK_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_INPROC = re.compile(r"[^/\s]+/\d+/\d+")
+_SCHEDULER_FORM = ("a Dask scheduler address SCHEME://HOST:PORT (SCHEME one of "
+                   f"{', '.join(DASK_HOST_PORT_SCHEMES)}; tcp when omitted) or "
+                   "inproc://HOST/PID/N")
+
+
+def _port_problem(port: str) -> str | None:
+    if not port:
+        return "no port"
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        return f"port {port!r} is not in 1..65535"
+    return None
+
+
+def scheduler_address(text: str) -> str:
+    """An argparse ``type``: a Dask distributed scheduler address, checked for its
+    form only (whether it answers is known when the run connects, exit 1).
+
+    Accepts what ``distributed`` connects to: ``[SCHEME://]HOST:PORT`` with SCHEME
+    in :data:`DASK_HOST_PORT_SCHEMES` (``tcp`` when omitted, as ``distributed``'s
+    default scheme), IPv6 hosts in brackets, and ``inproc://HOST/PID/N`` (a
+    ``LocalCluster(processes=False)`` in this process).
+
+    Raises:
+        argparse.ArgumentTypeError: naming the value, what was expected and what is
+            wrong with it (an unknown scheme, no host, no or a bad port).
+    """
+    scheme, sep, loc = text.strip().rpartition("://")
+    scheme = scheme if sep else "tcp"
+    problem = None
+    if scheme == "inproc":
+        if not _INPROC.fullmatch(loc):
+            problem = "an inproc address is HOST/PID/N"
+    elif scheme not in DASK_HOST_PORT_SCHEMES:
+        problem = f"unknown scheme {scheme!r}"
+    else:
+        if loc.startswith("["):
+            host, bracket, tail = loc[1:].partition("]")
+            port = tail[1:] if bracket and tail.startswith(":") else ""
+            if not bracket or (tail and not tail.startswith(":")):
+                host, port = "", ""
+        else:
+            host, colon, port = loc.rpartition(":")
+            if not colon:
+                host, port = loc, ""
+        if not host or "/" in host or (":" in host and not loc.startswith("[")):
+            problem = "no host" if not host else f"bad host {host!r}"
+        else:
+            problem = _port_problem(port)
+    if problem:
+        raise argparse.ArgumentTypeError(f"expected {_SCHEDULER_FORM}, got {text!r} "
+                                         f"({problem})")
+    return text.strip()
+
+
+def base_url(text: str) -> str:
+    """An argparse ``type``: the URL of an OpenAI-compatible endpoint, checked for its
+    form only: an ``http`` or ``https`` scheme, a host and, if given, a port in
+    1..65535 (whether it answers is known when the run connects, exit 1).
+
+    Raises:
+        argparse.ArgumentTypeError: naming the value and what was expected.
+    """
+    what = "an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080/v1"
+    try:
+        url = urllib.parse.urlsplit(text.strip())
+        port = url.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} "
+                                         "(bad port)") from None
+    if url.scheme.lower() not in ("http", "https"):
+        problem = f"scheme {url.scheme!r}" if url.scheme else "no scheme"
+    elif not url.hostname:
+        problem = "no host"
+    elif port == 0:
+        problem = "port 0"
+    else:
+        return text.strip()
+    raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} ({problem})")
 
 
 def add_no_progress(parser: argparse.ArgumentParser) -> None:

@@ -184,14 +184,31 @@ def error_line(exc: BaseException, argv: list[str] | None = None) -> str:
             f"(CTXSIM_DEBUG=1 shows the traceback)")
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether a ``KeyboardInterrupt`` is ``exc`` or anywhere in its chain
+    (``__cause__`` and ``__context__``): Ctrl-C inside a numba kernel surfaces as a
+    ``SystemError`` with the interrupt set as its context."""
+    todo, seen = [exc], set()
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        todo += [e.__cause__, e.__context__]
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ctxsim`` console script; returns the exit status.
 
     A failure is reported as one line (:func:`error_line`) with exit status 2 for
     an input the command cannot run with (as argparse's usage errors) and 1 for
     any other failure; commands with their own statuses return them (``workspace
-    replay``: 3 for an over-budget request). Set ``CTXSIM_DEBUG=1`` to get the full
-    traceback instead.
+    replay``: 3 for an over-budget request). Ctrl-C prints ``ctxsim: interrupted`` and
+    exits 130, also when the interrupt arrives chained under another error
+    (:func:`interrupted`). Set ``CTXSIM_DEBUG=1`` to get the full traceback instead.
     """
     if os.environ.get("CTXSIM_DEBUG"):
         return run_command(argv)
@@ -206,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        if interrupted(exc):
+            print("ctxsim: interrupted", file=sys.stderr)
+            return 130
         print(error_line(exc, argv), file=sys.stderr)
         return exit_status(exc)
 

@@ -207,8 +207,8 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     table = user.get(section, user) if isinstance(user.get(section), dict) else user
     unknown = sorted(set(table) - set(config))
     if unknown:
-        raise ConfigValueError(f"unknown key(s) {unknown} in {path}; expected some of "
-                         f"{sorted(config)}")
+        raise ConfigValueError(f"unknown key(s) {unknown} in {str(path)!r}; expected "
+                               f"some of {sorted(config)}")
     config.update(table)
     return validate(name, config, repr(str(path)))
 

@@ -25,6 +25,8 @@ import time
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llm`` subcommands: serve, status, stop."""
+    from experiments.arguments import base_url
+
     sub = parser.add_subparsers(dest="llm_command", required=True)
     sv = sub.add_parser("serve", help="assemble/verify the model and serve it locally")
     sv.add_argument("--port", type=int, default=None, help="port (default: a free one)")
@@ -39,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sv.add_argument("--pidfile", default=None,
                     help="write the server's pid here (default: none)")
     st = sub.add_parser("status", help="model, verification and endpoint status")
-    st.add_argument("--base-url", default=None,
+    st.add_argument("--base-url", type=base_url, default=None,
                     help="endpoint to probe (default: $CTXSIM_LLM_BASE_URL)")
     st.add_argument("--verify", action="store_true",
                     help="re-hash the model in full (default: trust the stamp)")
@@ -83,7 +85,8 @@ def _stop(args) -> int:
     try:
         pid = int(open(args.pidfile).read().strip())
     except (OSError, ValueError) as exc:
-        print(f"ctxsim llm stop: cannot read pid from {args.pidfile!r}: {exc}",
+        why = getattr(exc, "strerror", None) or exc  # not the path and errno again
+        print(f"ctxsim llm stop: cannot read pid from {args.pidfile!r}: {why}",
               file=sys.stderr)
         return 2
     try:

@@ -289,7 +289,7 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    int_at_least, int_in_range, nonnegative_int, positive_int)
+    int_at_least, int_in_range, nonnegative_int, positive_int, scheduler_address)
 
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
 growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000")
@@ -338,7 +338,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="output directory (default: %(default)s)")
     parser.add_argument("--jobs", type=positive_int, default=1,
                         help="worker processes on this machine (default: %(default)s)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    parser.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
                         help="run the jobs on a Dask distributed cluster, e.g. "
                              "tcp://host:8786 (needs the [dask] extra and ctxsim on "
                              "the workers; default: none, --jobs decides)")
@@ -376,13 +376,20 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 def dashboard_cap(text: str) -> int:
     """The ``--dashboard-tokens`` converter: an int at least the bounded ledger's
-    minimum (its budget bar and remainder line)."""
-    from sim.workspace.bounded_ledger import BoundedLedgerDashboard
+    minimum (its budget bar and remainder line), a smaller one worded as the
+    dashboard words it (:func:`~sim.workspace.bounded_ledger.cap_too_small`)."""
+    from sim.workspace.bounded_ledger import BoundedLedgerDashboard, cap_too_small
     from sim.workspace.tokenizer import get_tokenizer
 
     need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
-    return int_at_least(need, "a dashboard token cap that holds the budget bar and "
-                              "the remainder line")(text)
+    try:
+        cap = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a dashboard token cap of at least "
+                                         f"{need} tokens, got {text!r}") from None
+    if cap < need:
+        raise argparse.ArgumentTypeError(cap_too_small(cap, need))
+    return cap
 
 
 def program_names() -> list[str]:

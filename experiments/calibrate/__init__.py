@@ -77,13 +77,14 @@ def add_arguments(parser) -> None:
     """Options: ``--quick``, ``--base-url``, ``--model``, ``--probes``, ``--n-ctx``,
     ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``, ``--seed``,
     ``--no-progress``."""
+    from experiments.arguments import base_url
     from experiments.sweep import nonnegative_int, positive_int
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
                         help="a few decisions per probe, for a smoke run (default: off)")
-    parser.add_argument("--base-url", default=None,
+    parser.add_argument("--base-url", type=base_url, default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
     parser.add_argument("--model", default=None,
                         help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "

@@ -11,6 +11,7 @@ column."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from experiments.arguments import UsageError
@@ -52,9 +53,27 @@ def figures_dir(figures: str | None) -> Path:
     return figdir
 
 
+def no_data_line(figdir: Path, claims=REGISTRY) -> str | None:
+    """The error line when ``figdir`` holds none of the CSVs ``claims`` read (every
+    verdict would be "not testable here"), naming the directory and the commands
+    that write them; ``None`` when at least one is there."""
+    csvs = {c.csv for c in claims if c.check is not None and c.csv != "-"}
+    if any((figdir / name).is_file() for name in csvs):
+        return None
+    names = sorted({c.command.removeprefix("ctxsim run ").split()[0] for c in claims
+                    if c.check is not None and c.command.startswith("ctxsim run ")})
+    return (f"ctxsim claims: error: --figures {str(figdir)!r} holds none of the CSVs "
+            f"the claims read; make them with `ctxsim run NAME --out {str(figdir)!r}`, "
+            f"NAME one of {', '.join(names)}")
+
+
 def main(args) -> int:
     """Judge every claim, write ``claims.md`` and ``claims.json``, print one line
     per claim.
+
+    Returns 0, or 1 (one line, :func:`no_data_line`, nothing written) when
+    ``--figures`` holds none of the CSVs the claims read, unless ``--robustness``
+    runs (its scorecard then shows the robustness column beside empty verdicts).
 
     Raises:
         UsageError: for a ``--figures`` that is not a directory, an ``--out`` that
@@ -68,11 +87,13 @@ def main(args) -> int:
     check_options(args)
     if args.out is not None and not str(args.out).strip():
         raise UsageError("--out is empty; give a directory for claims.md/claims.json")
+    robust = getattr(args, "robustness", False)
+    no_data = None if robust else no_data_line(figdir)
+    if no_data:
+        print(no_data, file=sys.stderr)
+        return 1
     out = prepare_out(args.out) if args.out else figdir
-    if not any(figdir.glob("*.csv")):
-        print(f"ctxsim claims: warning: no CSV found in --figures {str(figdir)!r}; every "
-              "claim is judged without data (run the experiments with --out there)")
-    if getattr(args, "robustness", False):
+    if robust:
         from experiments.claims.robustness.run import main as robustness
 
         args.out = str(out)

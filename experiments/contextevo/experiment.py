@@ -62,7 +62,7 @@ SPLITS = ("held_in", "held_out", "all")
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
-    from experiments.arguments import add_no_progress, float_in, fraction
+    from experiments.arguments import add_no_progress, base_url, float_in, fraction
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int, program_names
     from sim.evolve.contextevo.spec import SURFACES
@@ -107,7 +107,8 @@ def add_arguments(parser) -> None:
                              "back-end skips it; default: %(default)s)")
     parser.add_argument("--llm-calls", type=positive_int, default=150,
                         help="model-call budget of the llm back-end (default: %(default)s)")
-    parser.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default: the embedded model, "
+    parser.add_argument("--base-url", type=base_url, default=None,
+                        help="OpenAI-compatible endpoint (default: the embedded model, "
                              "served locally for the run)")
     parser.add_argument("--model", default=None, help="model name at --base-url (default: the endpoint's)")
 

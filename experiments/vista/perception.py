@@ -251,7 +251,7 @@ def add_arguments(parser) -> None:
     """Options: ``--snapshots``, ``--cap`` (tokens), ``--pairs``, ``--base-url``
     (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
     ``--seed``."""
-    from experiments.arguments import add_no_progress
+    from experiments.arguments import add_no_progress, base_url
     from experiments.sweep import nonnegative_int, positive_int
 
     add_no_progress(parser)
@@ -265,7 +265,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--pairs", type=positive_int, default=3, metavar="N",
                         help="pairwise questions per snapshot, >= 1 "
                              "(default: %(default)s)")
-    parser.add_argument("--base-url", default=None,
+    parser.add_argument("--base-url", type=base_url, default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
     parser.add_argument("--model", default=None,
                         help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "

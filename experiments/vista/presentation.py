@@ -190,7 +190,7 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
 def add_arguments(parser) -> None:
     """Options: ``--trials``, ``--pairs``, ``--base-url``, ``--model``, ``--quick``,
     ``--out``, ``--seed``."""
-    from experiments.arguments import add_no_progress
+    from experiments.arguments import add_no_progress, base_url
     from experiments.sweep import nonnegative_int, positive_int
 
     add_no_progress(parser)
@@ -201,7 +201,7 @@ def add_arguments(parser) -> None:
                         help="trials per layout, >= 1 (default: %(default)s)")
     parser.add_argument("--pairs", type=positive_int, default=4, metavar="N",
                         help="call/result pairs per ledger, >= 1 (default: %(default)s)")
-    parser.add_argument("--base-url", default=None,
+    parser.add_argument("--base-url", type=base_url, default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
     parser.add_argument("--model", default=None,
                         help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "

@@ -33,9 +33,11 @@ def add_llm_arguments(parser) -> None:
     """The options of the real-model variant, added to ``ctxsim run pressure``:
     ``--agent``, ``--base-url``, ``--model``, ``--llm-budgets``, ``--llm-growth``,
     ``--llm-families``."""
+    from experiments.arguments import base_url
+
     parser.add_argument("--agent", choices=("synthetic", "llm"), default="synthetic",
                         help="synthetic agents (default) or a real LLM (small sweep)")
-    parser.add_argument("--base-url", default=None,
+    parser.add_argument("--base-url", type=base_url, default=None,
                         help="--agent llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model)")
     parser.add_argument("--model", default=None, help="--agent llm: model name at --base-url "

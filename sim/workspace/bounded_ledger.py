@@ -46,6 +46,13 @@ class DashboardCapError(WorkspaceError):
     """The token cap cannot hold even the budget bar and the remainder line."""
 
 
+def cap_too_small(cap: int, need: int) -> str:
+    """The one wording of a cap below :meth:`BoundedLedgerDashboard.minimum_cap`
+    ``need`` (tokens), shared by the dashboard and the ``--dashboard-tokens`` options."""
+    return (f"dashboard token cap {cap} cannot hold the budget bar and the remainder "
+            f"line; need at least {need} tokens")
+
+
 def row_line(row: Row, age: int) -> str:
     """One compact row: ``B12 41210 3r result`` (+ `` L1`` / `` archived`` when the
     level or status is not the default)."""
@@ -80,9 +87,7 @@ class BoundedLedgerDashboard:
 
         need = self.minimum_cap(tokenizer or get_tokenizer("cl100k_base"))
         if cap < need:
-            raise DashboardCapError(
-                f"dashboard token cap {cap} cannot hold the budget bar and the remainder "
-                f"line; need at least {need} tokens")
+            raise DashboardCapError(cap_too_small(cap, need))
         self.cap = cap
         self.shown: tuple[str, ...] = ()
         self.remainder: tuple[int, int, int] = (0, 0, 0)

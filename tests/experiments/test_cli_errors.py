@@ -163,7 +163,7 @@ def test_sorted_window_usage_errors_name_the_option(argv, named, tmp_path, capsy
 
 
 @pytest.mark.parametrize("argv, named", [
-    (["--jobs", "2", "--scheduler", "X"], "--jobs 2 and --scheduler 'X'"),
+    (["--jobs", "2", "--scheduler", "tcp://h:1"], "--jobs 2 and --scheduler 'tcp://h:1'"),
     (["--profile", "weak", "--world", "agent.p_index=0.3"], "--profile weak and --world"),
 ])
 def test_sweep_conflicting_options_exit_2(argv, named, tmp_path, capsys, monkeypatch):
@@ -174,9 +174,167 @@ def test_sweep_conflicting_options_exit_2(argv, named, tmp_path, capsys, monkeyp
     assert not (tmp_path / "o").exists()
 
 
-def test_claims_warns_when_figures_holds_no_csv(tmp_path, capsys):
+def test_claims_fails_when_figures_holds_none_of_the_claims_csvs(tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert main(["claims", "--figures", str(empty), "--out", str(tmp_path / "o")]) == 0
+    (empty / "unrelated.csv").write_text("a\n1\n")  # a CSV no claim reads
+    out = tmp_path / "o"
+    assert main(["claims", "--figures", str(empty), "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert "\n" not in err and captured.out == ""
+    assert err.startswith(f"ctxsim claims: error: --figures {str(empty)!r} holds none "
+                          "of the CSVs the claims read")
+    assert f"`ctxsim run NAME --out {str(empty)!r}`" in err and "theorem1" in err
+    assert not out.exists()
+
+
+def test_claims_with_some_csvs_judges_the_rest_not_testable(tmp_path, capsys):
+    import shutil
+
+    from experiments.claims.cli import SHIPPED_FIGURES
+
+    figs = tmp_path / "figs"
+    figs.mkdir()
+    shutil.copy(SHIPPED_FIGURES / "theorem1.csv", figs)
+    assert main(["claims", "--figures", str(figs), "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
-    assert f"no CSV found in --figures {str(empty)!r}" in out
+    assert "not testable here" in out and (tmp_path / "o" / "claims.json").is_file()
+
+
+def test_an_interrupt_chained_under_another_error_exits_130(monkeypatch, capsys):
+    """Ctrl-C inside a numba kernel surfaces as a SystemError whose context is the
+    KeyboardInterrupt (issue 24): still "interrupted", exit 130."""
+    import experiments.figures_cli as figures
+
+    def kernel(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("CPUDispatcher(<function k>) returned a result with an "
+                              "exception set")
+
+    def wrapped(args):
+        try:
+            kernel(args)
+        except SystemError as exc:
+            raise RuntimeError("sweep failed") from exc
+
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    for command in (kernel, wrapped):
+        monkeypatch.setattr(figures, "main", command)
+        assert main(["figures"]) == 130
+        assert capsys.readouterr().err == "ctxsim: interrupted\n"
+
+
+def test_an_error_without_an_interrupt_in_its_chain_still_exits_1(monkeypatch, capsys):
+    import experiments.figures_cli as figures
+
+    def kernel(args):
+        try:
+            raise ValueError("inner")
+        except ValueError:
+            raise SystemError("outer")
+
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    monkeypatch.setattr(figures, "main", kernel)
+    assert main(["figures"]) == 1
+    assert "SystemError: outer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, value, problem", [
+    (["run", "pressure", "--quick"], "bogus", "no port"),
+    (["run", "pressure", "--quick"], "http://x", "unknown scheme 'http'"),
+    (["run", "window", "--quick"], "tcp://host", "no port"),
+    (["run", "pressure", "--quick"], "tcp://host:0", "port '0' is not in 1..65535"),
+    (["run", "pressure", "--quick"], "tcp://:8786", "no host"),
+    (["claims", "--robustness"], "bogus", "no port"),
+])
+def test_a_malformed_scheduler_address_exits_2_at_parse_time(argv, value, problem,
+                                                             tmp_path, capsys,
+                                                             monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    line = _exit_2_line([*argv, "--no-progress", "--scheduler", value,
+                         "--out", str(tmp_path / "o")], capsys)
+    assert line.split(": error: ")[1] == (
+        "argument --scheduler: expected a Dask scheduler address SCHEME://HOST:PORT "
+        "(SCHEME one of tcp, tls, ws, wss, ucx; tcp when omitted) or "
+        f"inproc://HOST/PID/N, got {value!r} ({problem})")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.1:8786", "tls://h.example:8786",
+                                     "h:8786", "[::1]:8786", "tcp://[::1]:8786",
+                                     "ucx://h:13337", "inproc://192.0.2.2/32734/1"])
+def test_well_formed_scheduler_addresses_parse(address):
+    argv = ["run", "pressure", "--scheduler", address]
+    assert build_parser(argv).parse_args(argv).scheduler == address
+
+
+def test_the_accepted_schemes_are_dask_distributed_schemes():
+    pytest.importorskip("distributed")
+    import distributed.comm  # noqa: F401 - registers the built-in backends
+    from distributed.comm.registry import get_backend
+
+    from experiments.arguments import DASK_HOST_PORT_SCHEMES
+    for scheme in (*DASK_HOST_PORT_SCHEMES, "inproc"):
+        get_backend(scheme)  # raises ValueError for an unknown scheme
+
+
+#: every command with a --base-url option (one shared argparse type)
+BASE_URL_COMMANDS = [["run", "perception", "--quick"], ["run", "calibrate", "--quick"],
+                     ["run", "presentation", "--quick"], ["run", "contextevo", "--quick"],
+                     ["run", "evoharness", "--quick"], ["run", "pressure", "--quick"],
+                     ["llm", "status"]]
+
+
+@pytest.mark.parametrize("argv", BASE_URL_COMMANDS)
+@pytest.mark.parametrize("value, problem", [("notaurl", "no scheme"),
+                                            ("ftp://x", "scheme 'ftp'"),
+                                            ("http://", "no host"),
+                                            ("http://h:99999/v1", "bad port")])
+def test_a_malformed_base_url_exits_2_at_parse_time(argv, value, problem, capsys,
+                                                    monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    line = _exit_2_line([*argv, "--base-url", value], capsys)
+    assert line.split(": error: ")[1] == (
+        "argument --base-url: expected an http:// or https:// URL with a host, e.g. "
+        f"http://127.0.0.1:8080/v1, got {value!r} ({problem})")
+
+
+@pytest.mark.parametrize("argv", BASE_URL_COMMANDS)
+def test_a_well_formed_base_url_parses(argv):
+    argv = [*argv, "--base-url", "https://api.example.com:8443/v1"]
+    assert build_parser(argv).parse_args(argv).base_url == \
+        "https://api.example.com:8443/v1"
+
+
+def test_a_small_dashboard_cap_names_the_minimum_alike(tmp_path, capsys, monkeypatch):
+    from sim.workspace.bounded_ledger import BoundedLedgerDashboard
+    from sim.workspace.tokenizer import get_tokenizer
+
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
+    sweep = _exit_2_line(["run", "pressure", "--quick", "--dashboard-tokens", "5"], capsys)
+    assert main(["workspace", "replay", TRAJ, "--budget", "8000", "--dashboard",
+                 "bounded_ledger", "--dashboard-tokens", "5",
+                 "--dir", str(tmp_path / "ws")]) == 2
+    replay = capsys.readouterr().err.strip()
+    expected = (f"dashboard token cap 5 cannot hold the budget bar and the remainder "
+                f"line; need at least {need} tokens")
+    assert sweep.endswith(f": error: argument --dashboard-tokens: {expected}")
+    assert replay == f"ctxsim workspace: {expected}"
+    text = _exit_2_line(["run", "pressure", "--dashboard-tokens", "many"], capsys)
+    assert text.endswith(f"expected a dashboard token cap of at least {need} tokens, "
+                         "got 'many'")
+
+
+def test_a_missing_trajectory_is_named_once_with_the_reason(tmp_path, capsys,
+                                                            monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    assert main(["workspace", "replay", "/nonexistent/nosuch.traj", "--budget", "8000",
+                 "--dir", str(tmp_path / "ws")]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("cannot read trajectory '/nonexistent/nosuch.traj': "
+                        "No such file or directory"), err
+    assert "Errno" not in err and err.count("nosuch.traj") == 1

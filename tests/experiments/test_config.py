@@ -67,3 +67,12 @@ def test_unreadable_or_invalid_toml_is_named(tmp_path):
     bad.write_text("kappas = [\n")
     with pytest.raises(ValueError, match="not valid TOML"):
         load_config("theorem1", "quick", bad)
+
+
+def test_every_config_error_quotes_the_path(tmp_path):
+    path = tmp_path / "c.toml"
+    for text in ("kapas = [2]", "kappas = [2.5]"):
+        path.write_text(text + "\n")
+        with pytest.raises(ConfigValueError) as err:
+            load_config("theorem1", "quick", path)
+        assert f" in {str(path)!r}" in str(err.value), str(err.value)

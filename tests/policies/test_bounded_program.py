@@ -56,7 +56,7 @@ def test_sweeps_take_a_dashboard_token_cap(capsys):
     with pytest.raises(SystemExit):
         build_parser(argv).parse_args(argv)
     err = capsys.readouterr().err
-    assert "expected a dashboard token cap" in err and "got '20'" in err
+    assert "dashboard token cap 20 cannot hold" in err and "need at least" in err
     assert dashboard_knobs("vista_bounded_ledger", 333) == {"dashboard_tokens": 333}
     assert dashboard_knobs("vista", 333) == {}
     assert make_program("vista_bounded_ledger", **dashboard_knobs(

@@ -8,7 +8,7 @@ import contextlib
 import time
 from pathlib import Path
 
-from experiments.arguments import UsageError
+from experiments.arguments import UsageError, scheduler_address
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 NAME = "robustness"
@@ -78,7 +78,7 @@ def add_arguments(parser) -> None:
                         "`ctxsim world`; the others stay at their defaults)")
     g.add_argument("--jobs", type=positive_int, default=1,
                    help="worker processes on this machine (default: %(default)s)")
-    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    g.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
                    help="run on a Dask distributed cluster, e.g. tcp://host:8786 "
                         "(default: none, --jobs decides)")
     g.add_argument("--seed", type=nonnegative_int, default=0,

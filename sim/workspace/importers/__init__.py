@@ -147,7 +147,9 @@ def _parse(path: Path) -> Any:
     except (OSError, ValueError) as exc:
         # ValueError: undecodable bytes, and paths the OS cannot take (a lone
         # surrogate or a NUL byte in the name)
-        raise TrajectoryFormatError(f"cannot read trajectory {str(path)!r}: {exc}") from None
+        # strerror: an OSError's str() repeats the path and the errno
+        why = getattr(exc, "strerror", None) or exc
+        raise TrajectoryFormatError(f"cannot read trajectory {str(path)!r}: {why}") from None
     line = 0
     try:
         if path.suffix == ".jsonl":
