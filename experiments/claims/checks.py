@@ -871,6 +871,7 @@ class BudgetDecisions(Check):
         d = num(a["final_skill_tokens"]) - num(b["final_skill_tokens"])
         v = self.rule(1, d) if held > 0 else Verdict.NOT_REPRODUCED
         return Outcome(f"{self.arm}: accept {dec['accept']}, merge {dec['merge']}, "
-                       f"skip {dec['skip']}; add-only harness {d:+.0f} tokens larger",
+                       f"skip {dec['skip']}; add-only harness {abs(d):.0f} tokens "
+                       f"{'larger' if d >= 0 else 'smaller'}",
                        "point estimates", v,
                        "the budgeted curator must merge or skip at least once")

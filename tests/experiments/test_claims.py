@@ -229,9 +229,14 @@ def test_budget_decisions_slot(tmp_path):
     _evoharness(tmp_path, (4, 2, 1))
     res = _verdict(tmp_path, "EH-curator-budget")
     assert res.verdict is NI                                         # no interval column
-    assert "merge 2, skip 1" in res.ours and "+220 tokens" in res.ours
+    assert "merge 2, skip 1" in res.ours and "220 tokens larger" in res.ours
     _evoharness(tmp_path, (4, 0, 1))                                 # a skip alone counts
     assert _verdict(tmp_path, "EH-curator-budget").verdict is NI
+    rows = [{**r, "final_skill_tokens": 150 if r["arm"] == "add-only" else 200}
+            for r in csv.DictReader(open(tmp_path / "evoharness.csv"))]
+    _write(tmp_path / "evoharness.csv", rows)                        # budgeted larger
+    res = _verdict(tmp_path, "EH-curator-budget")
+    assert res.verdict is NR and "50 tokens smaller" in res.ours
     _evoharness(tmp_path, (6, 0, 0))                                 # only appends
     assert _verdict(tmp_path, "EH-curator-budget").verdict is NR
 
