@@ -24,33 +24,22 @@ than its effect alone would allow (``direction_fraction`` counts "reproduced in
 direction only" too, and ``verdict_at_default`` gives the verdict at the defaults
 with the same reduced design).
 
-Cost (world points x episodes per point), the arithmetic behind the sizes:
+Cost (world points x episodes per point), the arithmetic behind the sizes
+(``experiments/configs/robustness.toml``):
 
-* points = 1 (the defaults) + R (k + 1) (Morris: R trajectories, k = 22
+* points = 1 (the defaults) + R (k + 1) (Morris: R trajectories, k = 32
   parameters of ``ctxsim world``) + N (M + 3) (Sobol': base sample N, M screened
   parameters plus the others as one group, first and total indices only);
 * episodes per point = tasks x 15 LOCA-like episodes (vista and react at 8K
   growth; at 128K the 9 main programs and 4 ablation variants, one job per task)
-  + queries x windows x 2 BrowseComp-like episodes (react, vista);
-* measured (with the speed branch's fast path as merged at 00:38 UTC): the
-  ``--quick`` run, ``python3 -m experiments.cli claims --robustness --quick
-  --jobs 2 --figures DIR``, played 9,405 episodes at 95 points in 232 CPU
-  seconds (24.7 ms per episode, 2.4 s per point, judging included) while the
-  2-core machine ran at a load of 7-11 from other jobs (its wall time, 9 min 51 s,
-  says nothing about an idle machine; CPU seconds do, and contention only
-  inflates them). An earlier run of the same design before speed's second commit:
-  278 CPU s, identical files; a rerun at the final commit (load 4-7): 224 CPU s,
-  7 min 34 s wall. The 24.7 ms include every fixed cost (worker start,
-  budget checks, SALib, the figure, the scorecard); the episodes and judging of a
-  default-design point alone cost 13.2 ms per episode in process (3 points, one
-  the defaults, two drawn from the priors: 3.4-4.7 CPU s each), so the default's
-  estimate below is an upper bound.
+  + queries x windows x 2 BrowseComp-like episodes (react, vista).
 
 ``--quick``: R = 2, N = 8, M = 3; 5 tasks, 4 queries x 3 windows (4K, 12K, 64K):
-1 + 46 + 48 = 95 points x 99 episodes = 9,405 episodes = 232 CPU s, about 2 min on
-2 cores (budget 3 min). Default: R = 6, N = 32, M = 3; 15 tasks (each LOCA-like
-family once), 6 queries x 6 windows (4K-64K): 1 + 138 + 192 = 331 points x 297
-episodes = 98,307 episodes x 24.7 ms = 2,430 CPU s, about 20 min on 2 cores
-(budget 30 min, a third to spare). A faster episode buys more tasks per point
+1 + 66 + 48 = 115 points x 99 episodes = 11,385 episodes. Default: R = 6, N = 32,
+M = 3; 15 tasks (each LOCA-like family once), 6 queries x 6 windows (4K-64K):
+1 + 198 + 192 = 391 points x 297 episodes = 116,127 episodes. Each run's wall and
+worker time per point are in its sidecar (``robustness.json``: ``wall_seconds``,
+``worker_wall_seconds_per_point``);
+the measured times are in the README. A faster episode buys more tasks per point
 first (the power of each verdict), then a larger N.
 """
