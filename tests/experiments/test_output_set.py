@@ -15,6 +15,7 @@ import pytest
 
 from experiments import cli
 from experiments.output import STAGING_PREFIX, OutDirError, dumps_strict
+from tests.workspace.helpers import default_sigint
 
 SMALL = ["run", "window", "--windows", "8000", "--queries", "2", "--no-progress"]
 
@@ -22,7 +23,8 @@ SMALL = ["run", "window", "--windows", "8000", "--queries", "2", "--no-progress"
 def ctxsim(*argv, cwd=None, **kw):
     return subprocess.Popen([sys.executable, "-m", "experiments.cli", *argv], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONPATH=str(Path.cwd())), **kw)
+                            env=dict(os.environ, PYTHONPATH=str(Path.cwd())),
+                            preexec_fn=default_sigint, **kw)
 
 
 def files(directory: Path) -> dict[str, bytes]:

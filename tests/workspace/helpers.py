@@ -1,9 +1,10 @@
-"""Shared checks for the workspace tests (invariants 3, 4 and 8) and a small
-workspace with guard-offloaded results."""
+"""Shared checks for the workspace tests (invariants 3, 4 and 8), a small
+workspace with guard-offloaded results, and the SIGINT reset for child processes."""
 
 from __future__ import annotations
 
 import re
+import signal
 
 from sim.workspace import BlockStatus, Workspace, validate_chat_request
 from sim.workspace.dashboard import MESSAGE_TOKENS
@@ -87,3 +88,10 @@ def flip_byte(path, offset: int, mask: int = 0x20) -> None:
         byte = fh.read(1)
         fh.seek(offset)
         fh.write(bytes([byte[0] ^ mask]))
+
+
+def default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default action. A shell's
+    background job (``cmd &`` without job control) starts with SIGINT ignored, and an
+    ignored SIGINT survives exec, so the Ctrl-C these tests send would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -22,14 +22,19 @@ from sim.workspace.journal import encode_line
 from sim.workspace.repair import check, repair
 from sim.workspace.reopen import reopen
 
+from tests.workspace.helpers import default_sigint
+
 from .test_durability import _env, all_bytes, build
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    # the scripts that send themselves SIGINT need its default action, which a
+    # background job without job control does not inherit (see default_sigint)
     return subprocess.run([sys.executable, "-c", script, *map(str, args)], env=_env(),
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          preexec_fn=default_sigint)
 
 
 def _full_replay(directory: Path) -> Workspace:
