@@ -65,7 +65,7 @@ class ProgramContext:
         self._items = None       # (state, every top-level item)
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
         self._cursor = 0                          # how much of the touched-id log is seen
-        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden/call, Entry)
+        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden, call, Entry)
 
     # -- reading -------------------------------------------------------------------
     def _state(self) -> int:
@@ -314,15 +314,16 @@ class ProgramContext:
         req = self._assemble()
         entries = []
         show = prog.show_handles
-        cache = self._entry_cache
+        cache, hidden, calls, memo = self._entry_cache, self.hidden, self.calls, self.memo
         for it in self.stream(statuses=None, unpinned=False):
-            if self.memo:
+            if memo:
                 # an item object is rebuilt whenever a field it shows changes, so
-                # the same object, hiding and call text give the same entry
-                key = (it.id in self.hidden, self.calls.get(it.id))
+                # the same object, hiding and call text give the same entry (compared
+                # field by field: no key tuple is made for the ~95% of items that hit)
+                hide, call = it.id in hidden, calls.get(it.id)
                 hit = cache.get(it.id)
-                if hit is not None and hit[0] is it and hit[1] == key:
-                    entries.append(hit[2])
+                if hit is not None and hit[0] is it and hit[1] == hide and hit[2] == call:
+                    entries.append(hit[3])
                     continue
             handle = None
             if it.status in ("archived", "offloaded_placeholder") and show \
@@ -336,8 +337,8 @@ class ProgramContext:
                 src = it.text if not src else src
             entries.append(Entry(it.id, it.type, it.status, it.text, it.tokens, handle,
                                  src, it.turn))
-            if self.memo:
-                cache[it.id] = (it, key, entries[-1])
+            if memo:
+                cache[it.id] = (it, hide, call, entries[-1])
         ledger = None
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read
