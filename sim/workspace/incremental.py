@@ -191,6 +191,11 @@ class IncrementalAssembler(FrameCachingAssembler):
             if op is last:
                 if hasattr(self.dashboard, "shown"):  # the rows that request showed
                     self.dashboard.shown, self.dashboard.remainder = shown, remainder
+                if op is tries[-1][0]:
+                    # the kept renderings are of this very state (its measure was the
+                    # last refresh): undoing and committing the op touched ids whose
+                    # renderings are unchanged, so they need not be rendered again
+                    self._cursor = len(ws.versions.log)
                 return req
         return None
 
