@@ -65,7 +65,7 @@ class ProgramContext:
         self._items = None       # (state, every top-level item)
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
         self._cursor = 0                          # how much of the touched-id log is seen
-        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden/call, Entry)
+        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden, call, Entry)
 
     # -- reading -------------------------------------------------------------------
     def _state(self) -> int:
@@ -307,37 +307,41 @@ class ProgramContext:
             rows.append(row)
         return tuple(rows)
 
+    def _entry(self, it: Item) -> Entry:
+        """Item ``it`` as the agent's view lists it (kept for :meth:`view`'s memo)."""
+        ws = self.ws
+        hide = it.id in self.hidden
+        handle = None
+        if it.status in ("archived", "offloaded_placeholder") and self.program.show_handles \
+                and not hide:
+            h = (ws.groups[it.id].handle if it.id[0] == "G" else ws.blocks[it.id].handle)
+            handle = h.path
+        # a result shows the call that produced it; a call block shows its own call
+        # text (what the model reads in the assistant message)
+        call = self.calls.get(it.id)
+        src = call or ""
+        if it.id[0] == "G" or it.status != "visible":
+            src = it.text if not src else src
+        entry = Entry(it.id, it.type, it.status, it.text, it.tokens, handle, src, it.turn)
+        if self.memo:
+            self._entry_cache[it.id] = (it, hide, call, entry)
+        return entry
+
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
         """The assembled request as the agent sees it, and the workspace Request."""
         ws, prog = self.ws, self.program
         req = self._assemble()
-        entries = []
-        show = prog.show_handles
-        cache = self._entry_cache
-        for it in self.stream(statuses=None, unpinned=False):
-            if self.memo:
-                # an item object is rebuilt whenever a field it shows changes, so
-                # the same object, hiding and call text give the same entry
-                key = (it.id in self.hidden, self.calls.get(it.id))
-                hit = cache.get(it.id)
-                if hit is not None and hit[0] is it and hit[1] == key:
-                    entries.append(hit[2])
-                    continue
-            handle = None
-            if it.status in ("archived", "offloaded_placeholder") and show \
-                    and it.id not in self.hidden:
-                h = (ws.groups[it.id].handle if it.id[0] == "G" else ws.blocks[it.id].handle)
-                handle = h.path
-            # a result shows the call that produced it; a call block shows its own
-            # call text (what the model reads in the assistant message)
-            src = self.calls.get(it.id, "")
-            if it.id[0] == "G" or it.status != "visible":
-                src = it.text if not src else src
-            entries.append(Entry(it.id, it.type, it.status, it.text, it.tokens, handle,
-                                 src, it.turn))
-            if self.memo:
-                cache[it.id] = (it, key, entries[-1])
+        items = self.stream(statuses=None, unpinned=False)
+        if self.memo:
+            # an item object is rebuilt whenever a field it shows changes, so the same
+            # object, hiding and call text give the same entry (~95% of items hit)
+            cache, hidden, calls = self._entry_cache, self.hidden, self.calls
+            entries = [hit[3] if (hit := cache.get(it.id)) is not None and hit[0] is it
+                       and hit[1] == (it.id in hidden) and hit[2] == calls.get(it.id)
+                       else self._entry(it) for it in items]
+        else:
+            entries = [self._entry(it) for it in items]
         ledger = None
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read

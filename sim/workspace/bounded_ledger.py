@@ -18,19 +18,21 @@ age, a short type, and level/status only when they are not the default (L0, visi
 
 Counting: every row is one line ending in a newline and starting with a letter, where
 cl100k_base's pre-tokenizer always splits, so the text's tokens are the sum of the
-lines' tokens (tests check it). A row's count is cached by ``(row, age)``; at most
-``cap / 4`` rows can be shown, so each render tokenizes a bounded number of new lines
-whatever the number of blocks; selecting them is one ``heapq.nlargest`` pass.
+lines' tokens (tests check it). A row's count is its head and tail's (cached by row)
+plus its age's (cached by age); at most ``cap / 4`` rows can be shown, so each render
+tokenizes a bounded number of new rows whatever the number of blocks, and makes the
+text of the rows shown only; selecting them is one ``heapq.nlargest`` pass.
 """
 
 from __future__ import annotations
 
 import heapq
+from functools import partial
 
 from .dashboard import (CLOSE_TAG, MESSAGE_TOKENS, OPEN_TAG, BudgetFacts, Rendered, Row,
                         _bar, _fixed_point)
 from .errors import WorkspaceError
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, count_by_lines
 
 #: the default token cap (the issue's setting, near VISTA's reported ~340 tokens)
 DEFAULT_CAP = 400
@@ -91,7 +93,6 @@ class BoundedLedgerDashboard:
         self.cap = cap
         self.shown: tuple[str, ...] = ()
         self.remainder: tuple[int, int, int] = (0, 0, 0)
-        self._lines: dict[tuple[Row, int], tuple[str, int]] = {}
         self._parts: dict[Row, int] = {}   # a row's head + tail tokens (_split_count)
         self._ages: dict[int, int] = {}    # tokens of " <age>r"
 
@@ -114,16 +115,12 @@ class BoundedLedgerDashboard:
                     f" | dashboard ~{total:,}{' ' * pad}\n{rows_header}")
         return make
 
-    def _line(self, row: Row, age: int, tok: Tokenizer, fresh: bool) -> tuple[str, int]:
-        key = (row, age)
-        hit = None if fresh else self._lines.get(key)
-        if hit is None:
-            text = row_line(row, age)
-            parts = None if fresh else self._split_count(row, age, tok)
-            hit = (text, parts if parts is not None else tok.count(text))
-            if not fresh:
-                self._lines[key] = hit
-        return hit
+    def _line_tokens(self, row: Row, age: int, tok: Tokenizer, fresh: bool) -> int:
+        """Tokens of ``row_line(row, age)``. Why not the text too: most candidates
+        are passed over (they do not fit), so the text is made only for the rows
+        shown (:func:`row_line` in :meth:`render`)."""
+        n = None if fresh else self._split_count(row, age, tok)
+        return n if n is not None else tok.count(row_line(row, age))
 
     def _split_count(self, row: Row, age: int, tok: Tokenizer) -> int | None:
         """Tokens of ``row_line(row, age)`` as head + `` <age>r`` + tail, or None for a
@@ -168,29 +165,30 @@ class BoundedLedgerDashboard:
                 happen for numbers below a billion, see :meth:`minimum_cap`).
         """
         count = tokenizer.count
+        by_lines = partial(count_by_lines, tokenizer)  # the header: see count_by_lines
         all_tokens = sum(r.tokens for r in rows)
         fixed = MESSAGE_TOKENS + count(CLOSE_TAG)
         make = self._header_maker(facts, self.HEADER_ROWS)
         # room for rows, assuming the header states the cap and the remainder line
         # carries the largest numbers it can (both checked exactly below)
-        room = (self.cap - fixed - count(make(self.cap, 0))
+        room = (self.cap - fixed - by_lines(make(self.cap, 0))
                 - count(remainder_line(len(rows), all_tokens, facts.turn)))
-        chosen: list[tuple[Row, str, int]] = []
+        chosen: list[tuple[Row, int]] = []
         used = 0
         for r in self._candidates(rows, max(0, room) // MIN_ROW_TOKENS):
-            text, n = self._line(r, facts.turn - r.turn, tokenizer, fresh)
+            n = self._line_tokens(r, facts.turn - r.turn, tokenizer, fresh)
             if used + n > room:
                 continue  # a shorter row further down may still fit
-            chosen.append((r, text, n))
+            chosen.append((r, n))
             used += n
         while True:
-            ids = {r.id for r, _, _ in chosen}
-            hidden_tokens = all_tokens - sum(r.tokens for r, _, _ in chosen)
+            ids = {r.id for r, _ in chosen}
+            hidden_tokens = all_tokens - sum(r.tokens for r, _ in chosen)
             oldest = max((facts.turn - r.turn for r in rows if r.id not in ids), default=0)
             rem = (len(rows) - len(chosen), hidden_tokens, oldest)
             tail = remainder_line(*rem)
-            rest = fixed + sum(n for _, _, n in chosen) + count(tail)
-            header, total = _fixed_point(make, count, rest)
+            rest = fixed + sum(n for _, n in chosen) + count(tail)
+            header, total = _fixed_point(make, by_lines, rest)
             if total <= self.cap:
                 break
             if not chosen:
@@ -198,10 +196,9 @@ class BoundedLedgerDashboard:
                     f"dashboard token cap {self.cap} cannot hold the budget bar and the "
                     f"remainder line ({total} tokens)")
             chosen.pop()
-        self.shown = tuple(r.id for r, _, _ in chosen)
+        self.shown = tuple(r.id for r, _ in chosen)
         self.remainder = rem
-        if len(self._lines) > 64 * max(1, self.cap // MIN_ROW_TOKENS):
-            self._lines.clear()  # rows of past ages
-            self._parts.clear()
-        body = "".join(text for _, text, _ in chosen)
+        if len(self._parts) > 64 * max(1, self.cap // MIN_ROW_TOKENS):
+            self._parts.clear()  # rows of the past
+        body = "".join(row_line(r, facts.turn - r.turn) for r, _ in chosen)
         return Rendered(header + body + tail + CLOSE_TAG, total)

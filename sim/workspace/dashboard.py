@@ -11,9 +11,10 @@ once per distinct value. Tests check the sum equals counting the whole text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple, Protocol
 
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, count_by_lines
 
 #: chat framing tokens per message (OpenAI cookbook convention), see assembly.py
 MESSAGE_TOKENS = 3
@@ -148,7 +149,7 @@ class LedgerDashboard:
                     f"overhead ~{facts.overhead:,} | conversation ~{facts.conversation:,}"
                     f" | dashboard ~{total:,}{' ' * pad}\n{self.HEADER_ROWS}")
 
-        header, total = _fixed_point(make, tokenizer.count, rest)
+        header, total = _fixed_point(make, partial(count_by_lines, tokenizer), rest)
         if len(self._rows) > 4 * max(len(rows), 1024):  # drop rows of the past
             self._rows.clear()
         return Rendered(header + "".join(parts) + CLOSE_TAG, total)
@@ -178,7 +179,8 @@ class StatusBoardDashboard:
                     f"conversation ~{facts.conversation:,}, board ~{total:,}{' ' * pad}\n"
                     f"{body}{CLOSE_TAG}")
 
-        text, total = _fixed_point(make, tokenizer.count, MESSAGE_TOKENS)
+        text, total = _fixed_point(make, partial(count_by_lines, tokenizer),
+                                   MESSAGE_TOKENS)
         return Rendered(text, total)
 
 

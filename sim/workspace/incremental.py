@@ -89,8 +89,10 @@ class IncrementalAssembler(FrameCachingAssembler):
 
     def __init__(self, ws, dashboard: str):
         super().__init__(ws, dashboard)
-        #: id -> (messages, tokens or None when answered inside its call, row)
-        self._items: dict[str, tuple[list[dict], int | None, Row]] = {}
+        #: id -> (messages, tokens or None when answered inside its call, row, id)
+        self._items: dict[str, tuple[list[dict], int | None, Row, str]] = {}
+        #: ids of kept items that render to no message (an empty assistant message)
+        self._empty: set[str] = set()
         #: block id -> (bytes, type, recovered_from, message fields, native message):
         #: made once when the block's tokens are counted at registration
         self._natives: dict[str, tuple] = {}
@@ -128,13 +130,14 @@ class IncrementalAssembler(FrameCachingAssembler):
         dirty, self._cursor = ws.versions.since(self._cursor)
         if not dirty:
             return
-        items, blocks, results = self._items, ws.blocks, ws.results
+        items, blocks, results, empty = self._items, ws.blocks, ws.results, self._empty
         todo = set(dirty)
         for ident in dirty:  # a result's rendering depends on its call's state
             answers = results.get(ident)
             if answers:
                 todo.update(answers.values())
         for ident in todo:
+            empty.discard(ident)
             if ident[0] == "G":
                 g = ws.groups.get(ident)
                 if g is None or g.status != "archived" or g.parent:
@@ -142,7 +145,7 @@ class IncrementalAssembler(FrameCachingAssembler):
                     continue
                 msgs, n = self._render_group(g)
                 items[ident] = (msgs, n, Row(ident, g.tokens, g.turn, "group", g.level,
-                                             "-", "archived"))
+                                             "-", "archived"), ident)
                 continue
             b = blocks.get(ident)
             # top-level: neither deleted nor inside a group (sim.workspace.toplevel)
@@ -154,10 +157,12 @@ class IncrementalAssembler(FrameCachingAssembler):
             cb = b.call_block
             if cb is not None and b.recovered_from is None \
                     and blocks[cb].status in _IN_STREAM:
-                items[ident] = ((), None, row)  # answered right after its call
+                items[ident] = ((), None, row, ident)  # answered right after its call
                 continue
             msgs, n = self._render_block(b, False)
-            items[ident] = (msgs, n, row)
+            items[ident] = (msgs, n, row, ident)
+            if not msgs:
+                empty.add(ident)
 
     def measure(self) -> int:
         """Total tokens of the request that would be assembled now; the request is
@@ -186,6 +191,11 @@ class IncrementalAssembler(FrameCachingAssembler):
             if op is last:
                 if hasattr(self.dashboard, "shown"):  # the rows that request showed
                     self.dashboard.shown, self.dashboard.remainder = shown, remainder
+                if op is tries[-1][0]:
+                    # the kept renderings are of this very state (its measure was the
+                    # last refresh): undoing and committing the op touched ids whose
+                    # renderings are unchanged, so they need not be rendered again
+                    self._cursor = len(ws.versions.log)
                 return req
         return None
 
@@ -198,16 +208,18 @@ class IncrementalAssembler(FrameCachingAssembler):
                 return req
         if not incremental or ws.corrupt:
             self._items.clear()
+            self._empty.clear()
             self._cursor = 0  # the log names every id: the next request renders all
             return super().assemble(incremental)
         self._refresh()
         items = self._items
-        order = list(ws.top)
-        kept = [items[i] for i in order]
+        kept = [items[i] for i in ws.top]
         rows = [e[2] for e in kept]
-        item_tokens = {i: e[1] for i, e in zip(order, kept) if e[1] is not None}
+        item_tokens = {e[3]: e[1] for e in kept if e[1] is not None}
         conversation = sum(item_tokens.values())
-        dropped = tuple(i for i, e in zip(order, kept) if e[1] is not None and not e[0])
+        # an item with no message is rare: skip the pass over every item when none is
+        dropped = tuple(e[3] for e in kept if e[1] is not None and not e[0]) \
+            if self._empty else ()
         system, tools = self._frame()
         messages = [system]
         messages += chain.from_iterable(e[0] for e in kept)

@@ -145,6 +145,27 @@ def pieces(text: str, chunk: int = CHUNK, scan: int = SCAN):
     yield text[start:]
 
 
+def count_by_lines(tokenizer: Tokenizer, text: str) -> int:
+    """Tokens of ``text``, counted line by line where cl100k_base's pre-tokenizer
+    always splits (after a newline that a non-space follows, :func:`_safe`), so the
+    lines' counts add up to the whole count; other tokenizers count it whole.
+
+    Why: a dashboard header is re-counted on every render with new numbers in one or
+    two of its lines; counted apart, the unchanged lines are memo hits of a counting
+    tokenizer (:class:`sim.token_cache.KnownCountTokenizer`) and only the short
+    changed lines reach the encoder."""
+    if tokenizer.name != "cl100k_base":
+        return tokenizer.count(text)
+    count, total, start, end = tokenizer.count, 0, 0, len(text)
+    j = text.find("\n") + 1
+    while 0 < j < end:
+        if not text[j].isspace():
+            total += count(text[start:j])
+            start = j
+        j = text.find("\n", j) + 1
+    return total + count(text[start:])
+
+
 _WORD = re.compile(r"\S+")
 
 
