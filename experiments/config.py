@@ -35,6 +35,11 @@ def _positive_float() -> tuple[str, Callable[[Any], bool]]:
             and not isinstance(v, bool) and math.isfinite(v) and v > 0)
 
 
+def _float_in(lo: float, hi: float, what: str) -> tuple[str, Callable[[Any], bool]]:
+    return (what, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v) and lo <= v <= hi)
+
+
 def _list(item: tuple[str, Callable[[Any], bool]], empty: bool = False
           ) -> tuple[str, Callable[[Any], bool], tuple]:
     return ("list", empty, item)
@@ -107,6 +112,23 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                        and not v & (v - 1))),
                    "screen": _int(1), "tasks": _int(1), "queries": _int(1),
                    "windows": _list(_int(1))},
+    "proposition1": {
+        **{k: _int(1) for k in ("budget_N", "budget_k", "budget_B_step", "budget_trials",
+                                "linear_hash_trials", "sep_min", "sep_sim_max", "sep_max",
+                                "sep_trials", "fixed_B", "fixed_k", "fixed_max",
+                                "fixed_trials")},
+        "c": _positive_float(),
+        "c0": _float_in(1.0, math.inf, "a finite number >= 1 (a handle needs at least "
+                                        "ceil(log2 N) bits)"),
+        "fixed_sim_max": _positive_float(),
+    },
+    "calibrate": {
+        **{k: _int(1) for k in ("index", "confabulate", "recovery", "snapshots", "pairs",
+                                "trials", "context_cases")},
+        "cap": _int(100),
+        "lengths": _list(_int(50)),
+        "depths": _list(_float_in(0.0, 1.0, "a number in [0, 1]")),
+    },
     "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
                                                      _profiles)()),
                    "families": _families, "seeds": _int(1), "reps": _int(1),
@@ -150,6 +172,15 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
             if not ok(value):
                 raise ConfigValueError(f"config key {key!r} in {source}: got {value!r} "
                                        f"({type(value).__name__}); expected {what}")
+    if name == "proposition1":
+        _ordered(config, source, ("sep_min", "sep_sim_max", "sep_max"))
+        if config["budget_N"] < 2:
+            raise ConfigValueError(f"config key 'budget_N' in {source}: got "
+                                   f"{config['budget_N']!r}; expected an integer >= 2")
+        if config["fixed_sim_max"] > config["fixed_max"]:
+            raise ConfigValueError(
+                f"config key 'fixed_sim_max' in {source}: got {config['fixed_sim_max']!r}; "
+                f"expected at most fixed_max = {config['fixed_max']!r}")
     if name == "theorem1":
         points = {(e, k) for e in config["log2_n"] for k in config["kappas"] if 2**e > k}
         if not points:
@@ -163,6 +194,14 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
                     f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "
                     f"{config['kappas']}, and 2^{e} > {k})")
     return config
+
+
+def _ordered(config: dict, source: str, keys: tuple[str, ...]) -> None:
+    """Refuse ``config`` unless ``config[keys[0]] <= config[keys[1]] <= ...``."""
+    for a, b in zip(keys, keys[1:]):
+        if config[a] > config[b]:
+            raise ConfigValueError(f"config key {b!r} in {source}: got {config[b]!r}; "
+                                   f"expected at least {a} = {config[a]!r}")
 
 
 def _shipped(name: str) -> dict:

@@ -37,21 +37,12 @@ TRIAL_COLUMNS = ("probe", "case", "condition", "key", "truth", "answer", "outcom
                  "strict", "value_copied", "request_tokens", "detail")
 PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
 
-#: sizes of each probe: the default run and --quick
-SIZES = {
-    # ~137K prompt tokens (the model's; 1.6 per cl100k token in the needle probe): at
-    # the 21 ms of CPU a prompt token took in the measured --quick run, ~48 CPU
-    # minutes, ~24 minutes on 2 idle cores (an estimate, not a measurement)
-    "full": {"index": 15, "confabulate": 9, "recovery": 12, "snapshots": 2, "cap": 1200,
-             "pairs": 2, "trials": 8, "context_cases": 3,
-             "lengths": (250, 1000, 2000, 3000), "depths": (0.2, 0.8)},
-    "quick": {"index": 4, "confabulate": 3, "recovery": 3, "snapshots": 1, "cap": 500,
-              "pairs": 1, "trials": 2, "context_cases": 2, "lengths": (250, 1500),
-              "depths": (0.5,)},
-}
+#: the probe sizes: the tables of ``experiments/configs/calibrate.toml`` (``[default]``
+#: and ``[quick]``), read by :func:`sizes`
+CONFIG = "calibrate"
 
 
-#: the sizes ``--size`` may override (the others are tuples)
+#: the sizes ``--size`` may override (the others, lengths and depths, are lists)
 INT_SIZES = ("index", "confabulate", "recovery", "snapshots", "cap", "pairs", "trials",
              "context_cases")
 
@@ -73,17 +64,36 @@ def size_override(text: str) -> tuple[str, int]:
     return name, n
 
 
+def sizes(args) -> dict:
+    """The probe sizes ``args`` ask for: the ``[quick]`` or ``[default]`` table of
+    ``experiments/configs/calibrate.toml``, ``--config FILE``'s keys over it, then
+    ``--size NAME=N`` over both. ``lengths`` (cl100k tokens) and ``depths`` (fractions
+    of the stream) come back as tuples.
+
+    Raises:
+        ConfigValueError: a bad value or an unknown key in ``--config`` (see
+            :func:`experiments.config.load_config`).
+    """
+    from experiments.config import grid
+
+    out = {**grid(CONFIG, args), **dict(getattr(args, "size", None) or ())}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in out.items()}
+
+
 def add_arguments(parser) -> None:
-    """Options: ``--quick``, ``--base-url``, ``--model``, ``--probes``, ``--n-ctx``,
-    ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``, ``--seed``,
-    ``--no-progress``."""
+    """Options: ``--quick``, ``--config``, ``--base-url``, ``--model``, ``--probes``,
+    ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``,
+    ``--seed``, ``--no-progress``."""
     from experiments.arguments import base_url
+    from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="a few decisions per probe, for a smoke run (default: off)")
+                        help="a few decisions per probe, for a smoke run: the [quick] "
+                             "table of experiments/configs/calibrate.toml (default: off)")
+    add_config_argument(parser, CONFIG)
     parser.add_argument("--base-url", type=base_url, default=None,
                         help="OpenAI-compatible endpoint (default: embedded local model)")
     parser.add_argument("--model", default=None,
@@ -94,12 +104,13 @@ def add_arguments(parser) -> None:
                         help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
     parser.add_argument("--n-ctx", type=positive_int, default=8192, metavar="TOKENS",
                         help="context window of the embedded model's server; the "
-                             "needle probe's longest request needs about 6K of the "
-                             "model's tokens (default: %(default)s)")
+                             "needle probe's longest request is about 1.3 of the "
+                             "model's tokens per cl100k token of its longest length "
+                             "(about 2.7K at the default 2,000; default: %(default)s)")
     parser.add_argument("--size", type=size_override, nargs="+", default=None,
                         metavar="NAME=N",
-                        help="override a probe size of the chosen run (default or "
-                             "--quick), e.g. index=15 confabulate=9; integer sizes: "
+                        help="override a probe size of the chosen table (and of "
+                             "--config), e.g. index=15 confabulate=9; integer sizes: "
                              f"{', '.join(INT_SIZES)} (default: none)")
     parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
                         help="threads of the embedded model's server (default: the "
@@ -247,8 +258,8 @@ def run(args) -> list:
     from sim.agents.answer_cache import AnswerCache, CachedClient
     from sim.agents.llm_server import cache_dir
 
+    size = sizes(args)  # a bad --config is refused before anything is made
     out = prepare_out(args.out)
-    sizes = {**SIZES["quick" if args.quick else "full"], **dict(args.size or ())}
     cache_path = None if args.no_cache else (args.cache or
                                              cache_dir() / "calibrate_answers.jsonl")
     say = (lambda s: None) if args.no_progress else (
@@ -258,7 +269,7 @@ def run(args) -> list:
         settings = dataclasses.replace(settings, max_repairs=0, max_tokens=160,
                                        temperature=0.0)
         client = CachedClient(_client(settings), AnswerCache(cache_path))
-        trials, costs = run_probes(client, args.probes, sizes, args.seed, say)
+        trials, costs = run_probes(client, args.probes, size, args.seed, say)
     wall = time.perf_counter() - t0
     cpu1 = os.times()
     cpu = {"self": round((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system), 1),
@@ -271,7 +282,7 @@ def run(args) -> list:
     paths.append(plot(ests, trials, out / f"{FILE}.png", model))
     led = client.ledger.as_dict()
     cfg = {"quick": bool(args.quick), "seed": args.seed, "probes": list(args.probes),
-           "sizes": {k: list(v) if isinstance(v, tuple) else v for k, v in sizes.items()},
+           "sizes": {k: list(v) if isinstance(v, tuple) else v for k, v in size.items()},
            "n_ctx": args.n_ctx, "n_threads": args.n_threads, "temperature": settings.temperature,
            "max_repairs": settings.max_repairs, "tokenizer": "cl100k_base",
            "cache": str(cache_path) if cache_path else None}

@@ -31,7 +31,7 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.config import non_negative_int
+from experiments.config import add_config_argument, grid, non_negative_int
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate)
 from sim.games.recovery_strategies import LinearHash, evaluate
 from theory.proposition1 import fixed_budget_threshold
@@ -41,18 +41,10 @@ COLUMNS = ["panel", "strategy", "N", "k", "B", "B_over_Nk", "success", "success_
 
 STRATEGIES = ["keep_blocks", "keep_prefix", "linear_hash", "recoverable"]
 
-#: Grids. ``budget_B_step``: simulated B values are multiples of it (plus Nk - 1);
-#: closed forms are evaluated at every B.
-CONFIGS: dict[str, dict] = {
-    "default": {"budget_N": 16, "budget_k": 8, "budget_B_step": 8, "budget_trials": 20000,
-                "linear_hash_trials": 3000, "c": 1.5, "c0": 1.0, "sep_min": 7,
-                "sep_sim_max": 12, "sep_max": 20, "sep_trials": 4000, "fixed_B": 32768,
-                "fixed_k": 32, "fixed_sim_max": 12.0, "fixed_max": 20, "fixed_trials": 4000},
-    "quick": {"budget_N": 16, "budget_k": 8, "budget_B_step": 16, "budget_trials": 2000,
-              "linear_hash_trials": 300, "c": 1.5, "c0": 1.0, "sep_min": 7,
-              "sep_sim_max": 10, "sep_max": 20, "sep_trials": 1000, "fixed_B": 32768,
-              "fixed_k": 32, "fixed_sim_max": 11.5, "fixed_max": 20, "fixed_trials": 500},
-}
+#: the grids: the ``[default]`` and ``[quick]`` tables of
+#: ``experiments/configs/proposition1.toml`` (``budget_B_step``: simulated B values are
+#: multiples of it, plus Nk - 1; closed forms are evaluated at every B)
+CONFIG = "proposition1"
 
 
 def _row_seed(seed: int, *key: int) -> int:
@@ -203,7 +195,11 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run proposition1``."""
-    parser.add_argument("--quick", action="store_true", help="small grid (seconds; default: off, the full grid)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small grid: the [quick] table of "
+                             "experiments/configs/proposition1.toml (seconds; default: "
+                             "off, the [default] table)")
+    add_config_argument(parser, CONFIG)
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
@@ -215,7 +211,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
     section = "quick" if args.quick else "default"
-    config = dict(CONFIGS[section])
+    config = grid(CONFIG, args, section)
     if args.seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {args.seed}")
     out = prepare_out(args.out)

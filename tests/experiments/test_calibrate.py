@@ -116,7 +116,7 @@ import math  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from experiments.calibrate import SIZES, run_probes  # noqa: E402
+from experiments.calibrate import run_probes  # noqa: E402
 from experiments.calibrate import estimates as E  # noqa: E402
 from experiments.calibrate import probes as P  # noqa: E402
 from sim.agents.answer_cache import AnswerCache, CachedClient  # noqa: E402

@@ -1,6 +1,6 @@
 """The calibration's quick probes end to end with the embedded real model (marker
 ``llm``; deselected by default, ``pytest -m llm`` runs it, and it skips with a reason
-when llama-cpp-python or the model parts are missing). About 40 requests; a few
+when llama-cpp-python or the model parts are missing). About 20 requests; a few
 minutes on 2 CPUs."""
 
 from __future__ import annotations

@@ -87,6 +87,14 @@ BAD = [
     ("sorted_window", "windows = [-1]", "'windows'.*item 0 is -1"),
     ("robustness", "samples = 12", "'samples'.*got 12.*power of two"),
     ("robustness", "tasks = 0", "'tasks'.*got 0"),
+    ("proposition1", "c0 = 0.5", "'c0'.*got 0.5.*>= 1"),
+    ("proposition1", "sep_sim_max = 30", "'sep_max'.*got 20.*at least sep_sim_max = 30"),
+    ("proposition1", "fixed_sim_max = 25.0", "'fixed_sim_max'.*at most fixed_max = 20"),
+    ("proposition1", "budget_N = 1", "'budget_N'.*got 1.*>= 2"),
+    ("calibrate", "index = 0", "'index'.*got 0"),
+    ("calibrate", "lengths = [10]", "'lengths'.*item 0 is 10"),
+    ("calibrate", "depths = [0.5, 1.5]", "'depths'.*item 1 is 1.5.*\\[0, 1\\]"),
+    ("calibrate", "cap = 50", "'cap'.*got 50"),
 ]
 
 
@@ -99,7 +107,8 @@ def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
 
 
 @pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
-                                  "evoharness", "sorted_window"])
+                                  "evoharness", "sorted_window", "proposition1",
+                                  "calibrate"])
 def test_cli_refuses_an_unknown_key_in_one_line(tmp_path, capsys, name):
     path = tmp_path / "c.toml"
     path.write_text("famlies = 3\n")
@@ -187,3 +196,40 @@ def test_robustness_design_comes_from_its_config(tmp_path, capsys):
                  str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "unknown key(s) ['famlies']" in err[0], err
+
+
+def test_calibrate_sizes_follow_the_tables_the_file_and_size_options(tmp_path):
+    """``ctxsim run calibrate``: the table, then ``--config``'s keys, then ``--size``."""
+    from experiments import calibrate
+
+    def sizes(argv):
+        return calibrate.sizes(_parse(calibrate.add_arguments, argv))
+
+    for argv, section in (([], "default"), (["--quick"], "quick")):
+        table = load_config("calibrate", section)
+        assert sizes(argv) == {k: tuple(v) if isinstance(v, list) else v
+                               for k, v in table.items()}
+    path = tmp_path / "c.toml"
+    path.write_text("[quick]\nindex = 5\nlengths = [300, 900]\n")
+    got = sizes(["--quick", "--config", str(path)])
+    assert (got["index"], got["lengths"]) == (5, (300, 900))
+    assert got["confabulate"] == load_config("calibrate", "quick")["confabulate"]
+    got = sizes(["--quick", "--config", str(path), "--size", "index=2", "trials=4"])
+    assert (got["index"], got["trials"], got["lengths"]) == (2, 4, (300, 900))
+
+
+def test_proposition1_run_uses_the_config_file(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("[quick]\nbudget_trials = 100\nsep_max = 12\n")
+    out = tmp_path / "out"
+    assert main(["run", "proposition1", "--quick", "--config", str(path), "--out",
+                 str(out), "--no-progress"]) == 0
+    side = json.loads((out / "proposition1.json").read_text())
+    assert (side["config"]["budget_trials"], side["config"]["sep_max"]) == (100, 12)
+    with open(out / "proposition1.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    sep = {int(r["N"]) for r in rows if r["panel"] == "separation"}
+    assert max(sep) == 2**12
+    sim = [r for r in rows if r["panel"] == "budget" and r["source"] == "simulated"
+           and r["strategy"] != "linear_hash"]
+    assert sim and {r["trials"] for r in sim} == {"100"}
