@@ -184,6 +184,16 @@ def error_line(exc: BaseException, argv: list[str] | None = None) -> str:
             f"(CTXSIM_DEBUG=1 shows the traceback)")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``kill``, a batch scheduler), raised in the main thread
+    like Ctrl-C so that every cleanup an interrupt runs (an output set's staging
+    folder, the embedded model server, a workspace lock) runs for it too."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def interrupted(exc: BaseException) -> bool:
     """Whether a ``KeyboardInterrupt`` is ``exc`` or anywhere in its chain
     (``__cause__`` and ``__context__``): Ctrl-C inside a numba kernel surfaces as a
@@ -208,15 +218,40 @@ def main(argv: list[str] | None = None) -> int:
     any other failure; commands with their own statuses return them (``workspace
     replay``: 3 for an over-budget request). Ctrl-C prints ``ctxsim: interrupted`` and
     exits 130, also when the interrupt arrives chained under another error
-    (:func:`interrupted`). Set ``CTXSIM_DEBUG=1`` to get the full traceback instead.
+    (:func:`interrupted`); SIGTERM runs the same cleanups (:class:`Terminated`),
+    prints ``ctxsim: terminated`` and exits 143. Set ``CTXSIM_DEBUG=1`` to get the
+    full traceback instead.
     """
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(exc: BaseException) -> int:
+    """Say how the run was stopped; return 143 for SIGTERM, 130 for Ctrl-C."""
+    todo = [exc]
+    while todo:  # a SIGTERM may arrive chained under another error, as Ctrl-C does
+        e = todo.pop()
+        if isinstance(e, Terminated):
+            print("ctxsim: terminated", file=sys.stderr)
+            return 143
+        if e is not None and not isinstance(e, KeyboardInterrupt):
+            todo += [e.__cause__, e.__context__]
+    print("ctxsim: interrupted", file=sys.stderr)
+    return 130
+
+
+def _main(argv: list[str] | None) -> int:
     if os.environ.get("CTXSIM_DEBUG"):
         return run_command(argv)
     try:
         return run_command(argv)
-    except KeyboardInterrupt:
-        print("ctxsim: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _stopped(exc)
     except BrokenPipeError:
         # the reader went away (``ctxsim figures | head``): stop quietly, as a shell
         # tool does, with no second error when Python flushes stdout at exit
@@ -224,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
         if interrupted(exc):
-            print("ctxsim: interrupted", file=sys.stderr)
-            return 130
+            return _stopped(exc)
         print(error_line(exc, argv), file=sys.stderr)
         return exit_status(exc)
 

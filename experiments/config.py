@@ -24,10 +24,16 @@ class ConfigValueError(UsageError):
     """A config value is malformed; the message names the key and the file."""
 
 
+#: the largest integer a config may hold: counts and sizes reach numba kernels and
+#: NumPy arrays as int64, and a product of two of them must not wrap
+INT_MAX = 2**62 - 1
+
+
 def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
-    span = f">= {lo:,}" if hi is None else f"in {lo}..{hi}"
+    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo}..{hi}"
+    top = INT_MAX if hi is None else hi
     return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
-            and v >= lo and (hi is None or v <= hi))
+            and lo <= v <= top)
 
 
 def _positive_float() -> tuple[str, Callable[[Any], bool]]:
@@ -139,8 +145,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def validate(name: str, config: dict, source: str = "the shipped config") -> dict:
+def validate(name: str, config: dict, source: str = "the shipped config",
+             given: frozenset[str] | set[str] = frozenset(), section: str = "default"
+             ) -> dict:
     """Check ``config`` against :data:`SCHEMAS` [``name``]; return it unchanged.
+
+    ``given``: the keys ``source`` (a user's file) set; a cross-key error about a key
+    it did not set says that the value came from the shipped ``[section]`` table.
 
     Raises:
         ConfigValueError: naming the key, the bad value, what was expected and
@@ -167,6 +178,10 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
                     raise ConfigValueError(
                         f"config key {key!r} in {source}: item {i} is {item!r} "
                         f"({type(item).__name__}); expected {what}")
+                if value.index(item) < i:  # a repeated point would be run twice
+                    raise ConfigValueError(
+                        f"config key {key!r} in {source}: item {i} ({item!r}) repeats "
+                        f"item {value.index(item)}; expected each at most once")
         else:
             what, ok = spec
             if not ok(value):
@@ -189,8 +204,11 @@ def validate(name: str, config: dict, source: str = "the shipped config") -> dic
                                    f"{config['kappas']})")
         for e, k in config["panels"]:
             if (e, k) not in points:
+                where = (source if "panels" in given or source == "the shipped config"
+                         else f"the shipped [{section}] table (set 'panels' in "
+                              f"{source} too, to points of its grid)")
                 raise ConfigValueError(
-                    f"config key 'panels' in {source}: [{e}, {k}] is not a point of the "
+                    f"config key 'panels' in {where}: [{e}, {k}] is not a point of the "
                     f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "
                     f"{config['kappas']}, and 2^{e} > {k})")
     return config
@@ -217,14 +235,16 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     Args:
         name: experiment name (file ``configs/NAME.toml`` in this package).
         section: table to read, e.g. "default" or "quick".
-        path: optional user TOML file; its ``section`` table (or, if it has no
-            tables, its top level) overrides the shipped defaults key by key.
+        path: optional user TOML file, read in layers over the shipped table: its
+            top-level keys (they apply to every grid), then its ``section`` table
+            (it applies to that grid only). Every table in it is checked, also those
+            this run does not read.
 
     Raises:
         KeyError: naming the section if neither file has it.
-        ConfigValueError: naming a key the shipped defaults do not know (a typo
-            guard), or a file that cannot be read or is not TOML (a ``ValueError``;
-            ``ctxsim`` exits 2 for it).
+        ConfigValueError: naming a key the shipped defaults do not know or a table
+            the shipped file does not have (a typo guard), or a file that cannot be
+            read or is not TOML (``ctxsim`` exits 2 for it).
         ConfigValueError: a malformed value (see :func:`validate`).
     """
     shipped = _shipped(name)
@@ -243,13 +263,27 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
                          f"{exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
-    table = user.get(section, user) if isinstance(user.get(section), dict) else user
-    unknown = sorted(set(table) - set(config))
-    if unknown:
-        raise ConfigValueError(f"unknown key(s) {unknown} in {str(path)!r}; expected "
-                               f"some of {sorted(config)}")
-    config.update(table)
-    return validate(name, config, repr(str(path)))
+    source = repr(str(path))
+    top = {k: v for k, v in user.items() if not isinstance(v, dict)}
+    tables = {k: v for k, v in user.items() if isinstance(v, dict)}
+    unknown_tables = sorted(set(tables) - set(shipped))
+    if unknown_tables:
+        raise ConfigValueError(f"unknown table(s) {unknown_tables} in {source}; expected "
+                               f"some of {sorted(shipped)} (or keys at the top level)")
+    for where, keys in (("", top),
+                        *((f", table [{t}]", table) for t, table in tables.items())):
+        unknown = sorted(set(keys) - set(config))
+        if unknown:
+            raise ConfigValueError(f"unknown key(s) {unknown} in {source}{where}; "
+                                   f"expected some of {sorted(config)}")
+    # every table of the file is checked, not only the one this run reads
+    for t in tables:
+        layered = {**dict(shipped.get("default", {})), **shipped.get(t, {}), **top,
+                   **tables[t]}
+        validate(name, layered, f"[{t}] of {source}", set(top) | set(tables[t]), t)
+    mine = {**top, **tables.get(section, {})}
+    config.update(mine)
+    return validate(name, config, source, set(mine), section)
 
 
 #: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
@@ -260,10 +294,11 @@ def add_config_argument(parser, name: str) -> None:
     """``--config FILE``: a user TOML overriding keys of ``configs/NAME.toml``."""
     tables = ", ".join(f"[{t}]" for t in _shipped(name))
     parser.add_argument("--config", default=None, metavar="FILE",
-                        help=f"TOML file overriding keys of experiments/configs/{name}.toml, "
-                             f"at its top level or in a table named like the grid "
-                             f"({tables}); an unknown key or a bad value is refused "
-                             "before any work (default: none)")
+                        help=f"TOML file overriding keys of experiments/configs/{name}.toml: "
+                             f"at its top level for every grid, in a table named like a "
+                             f"grid ({tables}) for that grid; an unknown key or a bad "
+                             "value in any table is refused before any work (default: "
+                             "none)")
 
 
 def grid(name: str, args, section: str | None = None) -> dict:

@@ -74,10 +74,39 @@ def sizes(args) -> dict:
         ConfigValueError: a bad value or an unknown key in ``--config`` (see
             :func:`experiments.config.load_config`).
     """
-    from experiments.config import grid
+    from experiments.config import grid, validate
 
-    out = {**grid(CONFIG, args), **dict(getattr(args, "size", None) or ())}
+    out = grid(CONFIG, args)
+    given = dict(getattr(args, "size", None) or ())
+    if given:
+        out = validate(CONFIG, {**out, **given}, "--size", set(given))
     return {k: tuple(v) if isinstance(v, list) else v for k, v in out.items()}
+
+
+#: the embedded model's tokens per cl100k token on the needle streams, measured:
+#: 22,242 prompt tokens of Qwen2.5-Coder-1.5B for 14,236 cl100k tokens in the default
+#: run's context probe (figures/calibration.json), rounded up
+MODEL_TOKENS_PER_CL100K = 1.6
+
+
+def check_context_window(size: dict, n_ctx: int, answer_tokens: int = 160) -> None:
+    """Refuse needle ``lengths`` (cl100k tokens) whose longest request cannot fit the
+    embedded model's context window ``n_ctx`` (its tokens) with ``answer_tokens``
+    left for the answer, before the server starts.
+
+    Raises:
+        ConfigValueError: naming the length, the tokens it needs and ``--n-ctx``.
+    """
+    from experiments.config import ConfigValueError
+
+    longest = max(size["lengths"])
+    need = math.ceil(longest * MODEL_TOKENS_PER_CL100K) + answer_tokens
+    if need > n_ctx:
+        raise ConfigValueError(
+            f"config key 'lengths': a needle stream of {longest:,} cl100k tokens needs "
+            f"about {need:,} of the embedded model's tokens ({MODEL_TOKENS_PER_CL100K} "
+            f"per cl100k token, and {answer_tokens} for the answer), more than --n-ctx "
+            f"{n_ctx:,}; raise --n-ctx or shorten lengths")
 
 
 def add_arguments(parser) -> None:
@@ -104,9 +133,10 @@ def add_arguments(parser) -> None:
                         help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
     parser.add_argument("--n-ctx", type=positive_int, default=8192, metavar="TOKENS",
                         help="context window of the embedded model's server; the "
-                             "needle probe's longest request is about 1.3 of the "
+                             "needle probe's longest request takes about 1.6 of the "
                              "model's tokens per cl100k token of its longest length "
-                             "(about 2.7K at the default 2,000; default: %(default)s)")
+                             "(about 3.4K at the default 2,000), checked before the "
+                             "server starts (default: %(default)s)")
     parser.add_argument("--size", type=size_override, nargs="+", default=None,
                         metavar="NAME=N",
                         help="override a probe size of the chosen table (and of "
@@ -258,7 +288,9 @@ def run(args) -> list:
     from sim.agents.answer_cache import AnswerCache, CachedClient
     from sim.agents.llm_server import cache_dir
 
-    size = sizes(args)  # a bad --config is refused before anything is made
+    size = sizes(args)  # a bad --config or --size is refused before anything is made
+    if args.base_url is None and "context" in args.probes:
+        check_context_window(size, args.n_ctx)
     out = prepare_out(args.out)
     cache_path = None if args.no_cache else (args.cache or
                                              cache_dir() / "calibrate_answers.jsonl")

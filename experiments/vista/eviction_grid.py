@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from experiments.config import non_negative_int
+from experiments.config import add_config_argument, non_negative_int
 from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, Content,
                                 Ledger, ListChannel, WindowedLedger)
 from sim.games.content_burden import content_EZ
@@ -157,8 +157,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
-    parser.add_argument("--config", default=None,
-                        help="TOML file overriding keys of experiments/configs/theorem1.toml "
-                             "(default: none; format in README)")
+    add_config_argument(parser, "theorem1")
     parser.add_argument("--no-progress", action="store_true",
                         help="hide the progress bar (default: shown)")

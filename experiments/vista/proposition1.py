@@ -31,8 +31,9 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.config import add_config_argument, grid, non_negative_int
-from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate)
+from experiments.config import ConfigValueError, add_config_argument, grid, non_negative_int
+from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate,
+                                validate_game)
 from sim.games.recovery_strategies import LinearHash, evaluate
 from theory.proposition1 import fixed_budget_threshold
 
@@ -84,6 +85,41 @@ def fixed_budget_grid(config: dict) -> list[int]:
     n_max = recoverable_max_N(k, B, config["c0"])
     ns |= {n_max, n_max + 1}
     return sorted(n for n in ns if n * k > B)
+
+
+def check_grid(config: dict, source: str = "the shipped config") -> None:
+    """Refuse a grid with a point that is no recovery game T(N, k, B) (N >= 2,
+    k >= 1, 0 <= B < N k), before anything is computed.
+
+    Raises:
+        ConfigValueError: naming the panel's keys, ``source`` and the bad point.
+    """
+    def game(keys, where, N, k, B):
+        try:
+            validate_game(N, k, B)
+        except ValueError as exc:
+            raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: "
+                                   f"{where} is no recovery game: {exc}") from None
+
+    game(("budget_N", "budget_k"), f"the budget panel's N = {config['budget_N']}, "
+         f"k = {config['budget_k']}", config["budget_N"], config["budget_k"], 0)
+    for j in range(config["sep_min"], config["sep_max"] + 1):
+        k, B = separation_point(2**j, config["c"])
+        game(("sep_min", "sep_max", "c"), f"the separation point N = 2^{j} (k = {k}, "
+             f"B = {B})", 2**j, k, B)
+    keys = ("fixed_B", "fixed_k", "fixed_max", "c0")
+    try:
+        ns = fixed_budget_grid(config)
+    except ValueError as exc:
+        raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: "
+                               f"the fixed-budget panel has no grid: {exc}") from None
+    if not ns:
+        raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: the "
+                               f"fixed-budget panel has no N up to 2^{config['fixed_max']} "
+                               f"with N k > B = {config['fixed_B']}")
+    for n in ns:
+        game(keys, f"the fixed-budget point N = {n} (k = {config['fixed_k']}, "
+             f"B = {config['fixed_B']})", n, config["fixed_k"], config["fixed_B"])
 
 
 def build_rows(config: dict, seed: int) -> list[dict]:
@@ -212,6 +248,8 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
     section = "quick" if args.quick else "default"
     config = grid(CONFIG, args, section)
+    check_grid(config, repr(args.config) if getattr(args, "config", None)
+               else "the shipped config")
     if args.seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {args.seed}")
     out = prepare_out(args.out)

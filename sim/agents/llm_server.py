@@ -339,13 +339,16 @@ def start_server(path: Path | None = None, *, port: int | None = None,
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to SIGTERM it when its parent dies, so a
-    killed experiment never leaves a 3 GB server behind (no-op elsewhere)."""
+    """In the child, before exec: ask Linux to SIGKILL it when its parent dies, so a
+    killed experiment never leaves a 3 GB server behind (no-op elsewhere). SIGKILL,
+    not SIGTERM: a server busy in llama.cpp's C code (loading the model, evaluating a
+    prompt) runs Python's SIGTERM handler only when that call returns, and an
+    orphan has no one left to answer."""
     if sys.platform.startswith("linux"):
         import ctypes
 
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _tail(path: Path, n: int = 2000) -> str:

@@ -100,3 +100,35 @@ def test_llm_status_command(capsys, monkeypatch, tmp_path):
     assert out["expected_sha256"] == ls.MODEL_SHA256
     assert main(["llm", "status", "--verify"]) == 2
     assert "no model file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_server_child_dies_with_its_parent_even_if_it_ignores_sigterm(tmp_path):
+    """The server is started with ``_die_with_parent``: when the experiment that
+    started it is killed, the kernel sends SIGKILL, which a server stuck in C code
+    (or ignoring SIGTERM) cannot defer."""
+    import subprocess
+    import sys
+    import time
+
+    stubborn = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                "print('ready', flush=True); time.sleep(60)")
+    # the parent exits only once the child ignores SIGTERM
+    parent = ("import subprocess, sys; from sim.agents.llm_server import _die_with_parent; "
+              f"p = subprocess.Popen([sys.executable, '-c', {stubborn!r}], "
+              "stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, "
+              "preexec_fn=_die_with_parent); "
+              "assert p.stdout.readline() == 'ready\\n'; print(p.pid, flush=True)")
+    out = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True,
+                         timeout=60, env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        pytest.fail(f"child {pid} outlived its parent by 10 s")

@@ -76,3 +76,51 @@ def test_every_config_error_quotes_the_path(tmp_path):
         with pytest.raises(ConfigValueError) as err:
             load_config("theorem1", "quick", path)
         assert f" in {str(path)!r}" in str(err.value), str(err.value)
+
+
+def test_top_level_keys_apply_to_every_grid_and_a_table_to_its_own(tmp_path):
+    """A key at the top level of FILE applies whichever grid runs, also when FILE
+    has tables; a table's key applies to its grid only, over the top level."""
+    path = tmp_path / "c.toml"
+    path.write_text("trials = 1000\n[quick]\nsigmas = [0.5]\n")
+    quick, default = load_config("theorem1", "quick", path), load_config("theorem1",
+                                                                        "default", path)
+    assert quick["trials"] == default["trials"] == 1000
+    assert quick["sigmas"] == [0.5] != default["sigmas"]
+    path.write_text("trials = 1000\n[quick]\ntrials = 10\n")
+    assert load_config("theorem1", "quick", path)["trials"] == 10
+    assert load_config("theorem1", "default", path)["trials"] == 1000
+
+
+@pytest.mark.parametrize("text, match", [
+    ("[default]\nbogus = 1\n", "unknown key\\(s\\) \\['bogus'\\].*table \\[default\\]"),
+    ("[defualt]\ntrials = 5\n", "unknown table\\(s\\) \\['defualt'\\]"),
+    ("[default]\ntrials = -3\n", "'trials' in \\[default\\].*got -3"),
+])
+def test_a_table_the_run_does_not_read_is_checked_too(tmp_path, text, match):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigValueError, match=match):
+        load_config("theorem1", "quick", path)
+
+
+def test_integers_past_int64_and_repeated_points_are_refused(tmp_path):
+    path = tmp_path / "c.toml"
+    for text, match in (("trials = 99999999999999999999", "'trials'.*below 2\\*\\*62"),
+                        ("trials = 4611686018427387904", "'trials'.*below 2\\*\\*62"),
+                        ("kappas = [2, 2]", "'kappas'.*item 1 \\(2\\) repeats item 0")):
+        path.write_text(text + "\n")
+        with pytest.raises(ConfigValueError, match=match):
+            load_config("theorem1", "quick", path)
+    path.write_text("trials = 4611686018427387903\n")  # 2**62 - 1: the largest allowed
+    assert load_config("theorem1", "quick", path)["trials"] == 2**62 - 1
+
+
+def test_a_panel_error_names_where_the_panel_came_from(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("kappas = [8]\n")   # the shipped [quick] panels use kappa 2 and 4
+    with pytest.raises(ConfigValueError, match="shipped \\[quick\\] table.*set 'panels'"):
+        load_config("theorem1", "quick", path)
+    path.write_text("kappas = [8]\npanels = [[6, 2]]\n")
+    with pytest.raises(ConfigValueError, match=f"'panels' in {str(path)!r}"):
+        load_config("theorem1", "quick", path)

@@ -42,7 +42,9 @@ def test_a_run_writes_its_set_and_leaves_no_staging(tmp_path):
     assert staging_left(tmp_path) == []
 
 
-def test_interrupted_run_leaves_the_previous_set_untouched(tmp_path):
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                                 (signal.SIGTERM, 143, "terminated")])
+def test_interrupted_run_leaves_the_previous_set_untouched(tmp_path, signum, status, word):
     out = tmp_path / "out"
     assert cli.main([*SMALL, "--out", str(out)]) == 0
     before = files(out)
@@ -54,12 +56,28 @@ def test_interrupted_run_leaves_the_previous_set_untouched(tmp_path):
         time.sleep(0.05)
     assert staging_left(tmp_path), "the run never started computing"
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert proc.returncode == status, err
+    assert f"ctxsim: {word}" in err
     assert files(out) == before  # the earlier set, whole and unchanged
     assert staging_left(tmp_path) == []
+
+
+def test_a_terminated_first_run_leaves_neither_out_nor_staging(tmp_path):
+    """SIGTERM (``timeout``) while a first run computes: the ``--out`` it would have
+    made is not left behind, empty or not."""
+    out = tmp_path / "new"
+    proc = ctxsim("run", "window", "--windows", "8000", "16000", "32000", "64000",
+                  "--queries", "50", "--seeds", "3", "--no-progress", "--out", str(out))
+    deadline = time.monotonic() + 60
+    while not staging_left(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert staging_left(tmp_path), "the run never started computing"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_a_run_that_fails_late_changes_nothing(tmp_path, monkeypatch):

@@ -233,3 +233,62 @@ def test_proposition1_run_uses_the_config_file(tmp_path):
     sim = [r for r in rows if r["panel"] == "budget" and r["source"] == "simulated"
            and r["strategy"] != "linear_hash"]
     assert sim and {r["trials"] for r in sim} == {"100"}
+
+
+@pytest.mark.parametrize("text, match", [
+    ("fixed_B = 1", "'fixed_B'.*fixed-budget point N = 1 .*N must be >= 2"),
+    ("fixed_k = 100000", "'fixed_k'.*fixed-budget point N = 1 "),
+    ("sep_min = 1\nsep_sim_max = 1", "'sep_min'.*separation point N = 2\\^2 .*B must be < N\\*k"),
+])
+def test_proposition1_refuses_a_grid_point_that_is_no_game(tmp_path, capsys, text, match):
+    """A grid whose panel reaches a point outside T(N, k, B) is a usage error (exit 2,
+    one line naming the keys) before anything is computed."""
+    import re
+
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    out = tmp_path / "out"
+    assert main(["run", "proposition1", "--quick", "--config", str(path), "--out",
+                 str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and re.search(match, err[0]), err
+    assert not out.exists()
+
+
+def test_proposition1_shipped_grids_are_games():
+    from experiments.vista.proposition1 import check_grid
+
+    for section in ("default", "quick"):
+        check_grid(load_config("proposition1", section))
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--size", "cap=50"], "'cap' in --size: got 50"),
+    (["--size", "index=99999999999999999999999"], "'index' in --size: got 9+.*below 2\\*\\*62"),
+    (["--n-ctx", "2048"], "'lengths'.*2,000 cl100k tokens needs about 3,360 .*--n-ctx 2,048"),
+])
+def test_calibrate_refuses_bad_sizes_before_any_model_starts(tmp_path, capsys, monkeypatch,
+                                                             argv, match):
+    import re
+
+    import experiments.calibrate as calibrate
+
+    def no_model(args):
+        raise AssertionError("the model server was started")
+
+    monkeypatch.setattr(calibrate, "_endpoint", no_model)
+    out = tmp_path / "out"
+    assert main(["run", "calibrate", *argv, "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and re.search(match, err[0]), err
+    assert not out.exists()
+
+
+def test_calibrate_context_window_check_is_exact_at_the_edge():
+    from experiments.calibrate import check_context_window
+    from experiments.config import ConfigValueError
+
+    size = {"lengths": (250, 1000)}          # 1000 * 1.6 + 160 = 1760 model tokens
+    check_context_window(size, 1760)
+    with pytest.raises(ConfigValueError, match="needs about 1,760"):
+        check_context_window(size, 1759)
