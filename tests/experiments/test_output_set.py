@@ -42,19 +42,26 @@ def test_a_run_writes_its_set_and_leaves_no_staging(tmp_path):
     assert staging_left(tmp_path) == []
 
 
+def computing(out: Path) -> subprocess.Popen:
+    """A long window sweep into ``out``, returned once its staging folder exists (it
+    is computing)."""
+    proc = ctxsim("run", "window", "--windows", "8000", "16000", "32000", "64000",
+                  "--queries", "50", "--seeds", "3", "--no-progress", "--out", str(out))
+    deadline = time.monotonic() + 60
+    while not staging_left(out.parent) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert staging_left(out.parent), "the run never started computing"
+    return proc
+
+
 @pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
                                                  (signal.SIGTERM, 143, "terminated")])
 def test_interrupted_run_leaves_the_previous_set_untouched(tmp_path, signum, status, word):
     out = tmp_path / "out"
     assert cli.main([*SMALL, "--out", str(out)]) == 0
     before = files(out)
-    # a long sweep of the same experiment, interrupted with SIGINT while computing
-    proc = ctxsim("run", "window", "--windows", "8000", "16000", "32000", "64000",
-                  "--queries", "50", "--seeds", "3", "--no-progress", "--out", str(out))
-    deadline = time.monotonic() + 60
-    while not staging_left(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert staging_left(tmp_path), "the run never started computing"
+    # a long sweep of the same experiment, stopped by the signal while computing
+    proc = computing(out)
     time.sleep(1.0)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
@@ -67,13 +74,7 @@ def test_interrupted_run_leaves_the_previous_set_untouched(tmp_path, signum, sta
 def test_a_terminated_first_run_leaves_neither_out_nor_staging(tmp_path):
     """SIGTERM (``timeout``) while a first run computes: the ``--out`` it would have
     made is not left behind, empty or not."""
-    out = tmp_path / "new"
-    proc = ctxsim("run", "window", "--windows", "8000", "16000", "32000", "64000",
-                  "--queries", "50", "--seeds", "3", "--no-progress", "--out", str(out))
-    deadline = time.monotonic() + 60
-    while not staging_left(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert staging_left(tmp_path), "the run never started computing"
+    proc = computing(tmp_path / "new")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
