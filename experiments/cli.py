@@ -194,20 +194,26 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
-def interrupted(exc: BaseException) -> bool:
-    """Whether a ``KeyboardInterrupt`` is ``exc`` or anywhere in its chain
-    (``__cause__`` and ``__context__``): Ctrl-C inside a numba kernel surfaces as a
-    ``SystemError`` with the interrupt set as its context."""
+def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` (or :class:`Terminated`) that is ``exc`` or anywhere in
+    its chain (``__cause__`` and ``__context__``), else None."""
     todo, seen = [exc], set()
     while todo:
         e = todo.pop()
         if e is None or id(e) in seen:
             continue
         if isinstance(e, KeyboardInterrupt):
-            return True
+            return e
         seen.add(id(e))
         todo += [e.__cause__, e.__context__]
-    return False
+    return None
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether a ``KeyboardInterrupt`` is ``exc`` or anywhere in its chain
+    (``__cause__`` and ``__context__``): Ctrl-C inside a numba kernel surfaces as a
+    ``SystemError`` with the interrupt set as its context."""
+    return _interrupt_in(exc) is not None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,15 +238,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _stopped(exc: BaseException) -> int:
-    """Say how the run was stopped; return 143 for SIGTERM, 130 for Ctrl-C."""
-    todo = [exc]
-    while todo:  # a SIGTERM may arrive chained under another error, as Ctrl-C does
-        e = todo.pop()
-        if isinstance(e, Terminated):
-            print("ctxsim: terminated", file=sys.stderr)
-            return 143
-        if e is not None and not isinstance(e, KeyboardInterrupt):
-            todo += [e.__cause__, e.__context__]
+    """Say how the run was stopped (``exc`` has an interrupt in its chain); return 143
+    for SIGTERM, 130 for Ctrl-C."""
+    if isinstance(_interrupt_in(exc), Terminated):
+        print("ctxsim: terminated", file=sys.stderr)
+        return 143
     print("ctxsim: interrupted", file=sys.stderr)
     return 130
 

@@ -42,26 +42,29 @@ PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
 CONFIG = "calibrate"
 
 
-#: the sizes ``--size`` may override (the others, lengths and depths, are lists)
-INT_SIZES = ("index", "confabulate", "recovery", "snapshots", "cap", "pairs", "trials",
-             "context_cases")
+def int_sizes() -> tuple[str, ...]:
+    """The sizes ``--size`` may override: the integer keys of the shipped
+    ``[default]`` table (``lengths`` and ``depths`` are lists)."""
+    from experiments.config import load_config
+
+    return tuple(k for k, v in load_config(CONFIG).items() if isinstance(v, int))
 
 
 def size_override(text: str) -> tuple[str, int]:
-    """The ``--size`` converter: ``NAME=N`` with NAME in :data:`INT_SIZES`, N >= 1."""
+    """The ``--size`` converter: ``NAME=N`` with NAME in :func:`int_sizes` and N an
+    integer; which N are allowed is the schema's to say (:func:`sizes`)."""
     import argparse
 
+    names = int_sizes()
     name, sep, value = text.partition("=")
-    if not sep or name not in INT_SIZES:
+    if not sep or name not in names:
         raise argparse.ArgumentTypeError(f"expected NAME=N with NAME one of "
-                                         f"{', '.join(INT_SIZES)}, got {text!r}")
+                                         f"{', '.join(names)}, got {text!r}")
     try:
-        n = int(value)
+        return name, int(value)
     except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{name} must be an integer >= 1, got {value!r}")
-    return name, n
+        raise argparse.ArgumentTypeError(f"{name} must be an integer, got {value!r}"
+                                         ) from None
 
 
 def sizes(args) -> dict:
@@ -141,7 +144,7 @@ def add_arguments(parser) -> None:
                         metavar="NAME=N",
                         help="override a probe size of the chosen table (and of "
                              "--config), e.g. index=15 confabulate=9; integer sizes: "
-                             f"{', '.join(INT_SIZES)} (default: none)")
+                             f"{', '.join(int_sizes())} (default: none)")
     parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
                         help="threads of the embedded model's server (default: the "
                              "server's choice, the usable cores); 1 decodes faster on "

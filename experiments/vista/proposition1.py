@@ -88,19 +88,32 @@ def fixed_budget_grid(config: dict) -> list[int]:
 
 
 def check_grid(config: dict, source: str = "the shipped config") -> None:
-    """Refuse a grid with a point that is no recovery game T(N, k, B) (N >= 2,
-    k >= 1, 0 <= B < N k), before anything is computed.
+    """Refuse a grid whose keys disagree (``sep_min <= sep_sim_max <= sep_max``,
+    ``fixed_sim_max <= fixed_max``) or whose panels reach a point that is no recovery
+    game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before anything is computed.
 
     Raises:
-        ConfigValueError: naming the panel's keys, ``source`` and the bad point.
+        ConfigValueError: naming the keys, ``source`` and the bad value or point.
     """
+    def refuse(keys, what):
+        raise ConfigValueError(f"config key{'s' if len(keys) > 1 else ''} "
+                               f"{', '.join(map(repr, keys))} in {source}: {what}")
+
     def game(keys, where, N, k, B):
         try:
             validate_game(N, k, B)
         except ValueError as exc:
-            raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: "
-                                   f"{where} is no recovery game: {exc}") from None
+            reason = str(exc)
+        else:
+            return
+        refuse(keys, f"{where} is no recovery game: {reason}")
 
+    for a, b in (("sep_min", "sep_sim_max"), ("sep_sim_max", "sep_max")):
+        if config[a] > config[b]:
+            refuse((b,), f"got {config[b]!r}; expected at least {a} = {config[a]!r}")
+    if config["fixed_sim_max"] > config["fixed_max"]:
+        refuse(("fixed_sim_max",), f"got {config['fixed_sim_max']!r}; expected at most "
+                                   f"fixed_max = {config['fixed_max']!r}")
     game(("budget_N", "budget_k"), f"the budget panel's N = {config['budget_N']}, "
          f"k = {config['budget_k']}", config["budget_N"], config["budget_k"], 0)
     for j in range(config["sep_min"], config["sep_max"] + 1):
@@ -111,12 +124,12 @@ def check_grid(config: dict, source: str = "the shipped config") -> None:
     try:
         ns = fixed_budget_grid(config)
     except ValueError as exc:
-        raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: "
-                               f"the fixed-budget panel has no grid: {exc}") from None
+        ns, reason = None, str(exc)
+    if ns is None:
+        refuse(keys, f"the fixed-budget panel has no grid: {reason}")
     if not ns:
-        raise ConfigValueError(f"config keys {', '.join(map(repr, keys))} in {source}: the "
-                               f"fixed-budget panel has no N up to 2^{config['fixed_max']} "
-                               f"with N k > B = {config['fixed_B']}")
+        refuse(keys, f"the fixed-budget panel has no N up to 2^{config['fixed_max']} "
+                     f"with N k > B = {config['fixed_B']}")
     for n in ns:
         game(keys, f"the fixed-budget point N = {n} (k = {config['fixed_k']}, "
              f"B = {config['fixed_B']})", n, config["fixed_k"], config["fixed_B"])
@@ -246,8 +259,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
-    section = "quick" if args.quick else "default"
-    config = grid(CONFIG, args, section)
+    config = grid(CONFIG, args)
     check_grid(config, repr(args.config) if getattr(args, "config", None)
                else "the shipped config")
     if args.seed < 0:
@@ -262,7 +274,8 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
     plot(rows, meta, out / "proposition1.png")
     paths.append(out / "proposition1.png")
     paths.append(write_sidecar(out / "proposition1.json",
-                               {"grid": section, **config, "seed": args.seed},
+                               {"grid": "quick" if args.quick else "default",
+                                **config, "seed": args.seed},
                                {"rows": len(rows), "columns": COLUMNS,
                                 "fixed_N_star": meta["fixed_N_star"],
                                 "fixed_N_max": meta["fixed_N_max"]}))

@@ -88,9 +88,6 @@ BAD = [
     ("robustness", "samples = 12", "'samples'.*got 12.*power of two"),
     ("robustness", "tasks = 0", "'tasks'.*got 0"),
     ("proposition1", "c0 = 0.5", "'c0'.*got 0.5.*>= 1"),
-    ("proposition1", "sep_sim_max = 30", "'sep_max'.*got 20.*at least sep_sim_max = 30"),
-    ("proposition1", "fixed_sim_max = 25.0", "'fixed_sim_max'.*at most fixed_max = 20"),
-    ("proposition1", "budget_N = 1", "'budget_N'.*got 1.*>= 2"),
     ("calibrate", "index = 0", "'index'.*got 0"),
     ("calibrate", "lengths = [10]", "'lengths'.*item 0 is 10"),
     ("calibrate", "depths = [0.5, 1.5]", "'depths'.*item 1 is 1.5.*\\[0, 1\\]"),
@@ -236,6 +233,9 @@ def test_proposition1_run_uses_the_config_file(tmp_path):
 
 
 @pytest.mark.parametrize("text, match", [
+    ("sep_sim_max = 30", "'sep_max'.*got 20.*at least sep_sim_max = 30"),
+    ("fixed_sim_max = 25.0", "'fixed_sim_max'.*got 25.0.*at most fixed_max = 20"),
+    ("budget_N = 1", "'budget_N'.*N = 1, .*N must be >= 2, got 1"),
     ("fixed_B = 1", "'fixed_B'.*fixed-budget point N = 1 .*N must be >= 2"),
     ("fixed_k = 100000", "'fixed_k'.*fixed-budget point N = 1 "),
     ("sep_min = 1\nsep_sim_max = 1", "'sep_min'.*separation point N = 2\\^2 .*B must be < N\\*k"),
@@ -264,6 +264,8 @@ def test_proposition1_shipped_grids_are_games():
 
 @pytest.mark.parametrize("argv, match", [
     (["--size", "cap=50"], "'cap' in --size: got 50"),
+    (["--size", "index=0"], "'index' in --size: got 0 \\(int\\); expected an integer >= 1"),
+    (["--size", "trials=-1"], "'trials' in --size: got -1"),
     (["--size", "index=99999999999999999999999"], "'index' in --size: got 9+.*below 2\\*\\*62"),
     (["--n-ctx", "2048"], "'lengths'.*2,000 cl100k tokens needs about 3,360 .*--n-ctx 2,048"),
 ])
