@@ -256,10 +256,17 @@ def test_proposition1_refuses_a_grid_point_that_is_no_game(tmp_path, capsys, tex
 
 
 def test_proposition1_shipped_grids_are_games():
-    from experiments.vista.proposition1 import check_grid
+    """Both shipped grids pass the check, and the same grids with one point moved off
+    the game fail it (so the check can fail)."""
+    from experiments.vista.proposition1 import check_grid, fixed_budget_grid
 
     for section in ("default", "quick"):
-        check_grid(load_config("proposition1", section))
+        cfg = load_config("proposition1", section)
+        assert check_grid(cfg) is None and len(fixed_budget_grid(cfg)) > 2
+        with pytest.raises(ConfigValueError, match="'fixed_B'.*N = 1 "):
+            check_grid({**cfg, "fixed_B": 1})
+        with pytest.raises(ConfigValueError, match="'budget_N'.*N = 1, "):
+            check_grid({**cfg, "budget_N": 1})
 
 
 @pytest.mark.parametrize("argv, match", [
