@@ -19,7 +19,9 @@ cap. Similarity is :func:`sim.evolve.evoharness.similarity.pair_similarity` (the
 measured winner for merging).
 
 :class:`AddOnlyCurator` is the baseline public users report for another playbook
-system: every proposal is appended as a new skill, nothing is merged, no budget.
+system: every proposal is appended as a new skill and nothing is merged; under the
+harness's caps it can only skip once full (the experiment gives it the same caps as
+every other arm).
 """
 
 from __future__ import annotations
@@ -192,8 +194,9 @@ class Curator:
 
 @dataclass
 class AddOnlyCurator:
-    """ADD-only, unbounded: every proposal becomes a new skill (a fresh name when taken),
-    never merged, never pruned; use with :data:`sim.evolve.evoharness.skill_harness.UNBOUNDED`."""
+    """ADD-only: every proposal becomes a new skill (a fresh name when taken), never
+    merged, never pruned; a proposal the harness's caps refuse is skipped (a budget
+    SKIP). Unbounded with :data:`sim.evolve.evoharness.skill_harness.UNBOUNDED`."""
 
     levels: tuple[str, ...] = ("general", "topic")
 
