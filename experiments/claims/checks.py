@@ -670,7 +670,8 @@ class VisibleSlopes(Check):
 # -- one-row CSVs of the evolution experiments -----------------------------------------
 @dataclass(frozen=True)
 class RowOrder(Check):
-    """A paired difference with its interval, read from one row of ``csv``."""
+    """A paired difference with its interval, read from one row of ``csv``; shown as
+    ``label`` (default: the column's name)."""
 
     csv: str
     where: Mapping[str, str]
@@ -678,41 +679,19 @@ class RowOrder(Check):
     lo: str
     hi: str
     sign: int
+    label: str = ""
     rule: ClassVar = staticmethod(rules.order_verdict)
 
     def run(self, figdir, claim):
         r = one(read(figdir, self.csv, (self.column, self.lo, self.hi)), self.where, self.csv)
         d, a, b = num(r[self.column]), num(r[self.lo]), num(r[self.hi])
-        return Outcome(f"{self.column} = {d:+.3f}", f"[{a:+.3f}, {b:+.3f}] paired bootstrap",
+        # token differences run to millions: three decimals would bury the digits
+        f = "+.3f" if max(abs(d), abs(a), abs(b)) < 1000 else "+,.0f"
+        return Outcome(f"{self.label or self.column} = {d:{f}}",
+                       f"[{a:{f}}, {b:{f}}] paired bootstrap",
                        self.rule(self.sign, d, a, b),
                        "sizes not comparable with the paper's benchmarks; the ordering "
                        "is the claim")
-
-
-@dataclass(frozen=True)
-class PointOrder(Check):
-    """The ordering of two rows' point estimates when ``csv`` has no paired interval
-    of their difference (``missing`` names what it would need): at best
-    "no interval"."""
-
-    csv: str
-    key: Mapping[str, str]
-    a: Mapping[str, str]
-    b: Mapping[str, str]
-    column: str
-    sign: int
-    missing: str
-    scale: float = 1.0
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, self.csv, (self.column,))
-        ra = one(rows, {**self.key, **self.a}, self.csv)
-        rb = one(rows, {**self.key, **self.b}, self.csv)
-        va, vb = num(ra[self.column]) / self.scale, num(rb[self.column]) / self.scale
-        return Outcome(f"{self.column}: {va:.4g} vs {vb:.4g} ({va - vb:+.4g})",
-                       "point estimates", self.rule(self.sign, va - vb),
-                       f"no paired interval in {self.csv} (it would need {self.missing})")
 
 
 @dataclass(frozen=True)

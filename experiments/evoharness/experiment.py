@@ -16,7 +16,10 @@ Then skill-only vs context-policy evolution vs combined on long-horizon tasks
 :func:`experiments.evoharness.llm_run.run_llm` instead.
 
 Writes ``evoharness.csv`` (one row per arm: pass rate, paired difference from
-no-evolve, the budget-forced ACCEPT/MERGE/SKIP counts), ``evoharness_policy.csv``,
+no-evolve, the budget-forced ACCEPT/MERGE/SKIP counts), ``evoharness_pairs.csv`` (every
+ordering the papers state, per profile: the paired difference and its 95% interval),
+``evoharness_policy.csv``, ``evoharness_policy_pairs.csv`` (every pair of its arms'
+paired differences in reward and tokens),
 ``evoharness.png`` (arms; harness size against the caps over the stream; skills vs
 policy), ``evoharness.json`` (config, the paired comparisons as numbers,
 ``budget_decisions`` per evolving arm, the harness traces, the paper numbers) and
@@ -34,9 +37,10 @@ from experiments.evoharness.figure import figure
 from experiments.evoharness.grid import run_grid, split_stream, tasks
 from experiments.evoharness.llm_run import run_llm
 from experiments.evoharness.paper import PAPER
-from experiments.evoharness.policy import POLICY_COLUMNS, policy_comparison
-from experiments.evoharness.table import (COLUMNS, budget_decisions, comparisons,
-                                          resolution, table)
+from experiments.evoharness.policy import (POLICY_COLUMNS, POLICY_PAIRS_COLUMNS,
+                                           policy_comparison)
+from experiments.evoharness.table import (COLUMNS, PAIRS_COLUMNS, budget_decisions,
+                                          comparisons, resolution, table)
 from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
 from sim.evolve.evoharness.propose import EVOLVER_PRIOR, Evolver
 from sim.evolve.evoharness.skill_effects import SKILL_USE_PRIOR, SkillUse
@@ -64,7 +68,7 @@ def run(args) -> list:
     tab = table(results, arm_list, cfg.seed)
     comps = comparisons(results, cfg.profiles, cfg.seed)
     res = resolution(comps)
-    prow, pinfo = policy_comparison(cfg)
+    prow, ppairs, pinfo = policy_comparison(cfg)
     wall = time.perf_counter() - t0
     prof = "medium" if "medium" in cfg.profiles else cfg.profiles[0]
     traces = {f"{a}/{prof}": (list(results[(a, prof)][0].trace),
@@ -72,7 +76,9 @@ def run(args) -> list:
     final = SkillHarness.from_dict(results[("online-standard", prof)][0].harness,
                                    HarnessCaps(**results[("online-standard", prof)][0].caps))
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, tab),
+             write_csv(out / f"{NAME}_pairs.csv", PAIRS_COLUMNS, comps),
              write_csv(out / f"{NAME}_policy.csv", POLICY_COLUMNS, prow),
+             write_csv(out / f"{NAME}_policy_pairs.csv", POLICY_PAIRS_COLUMNS, ppairs),
              final.save(out / f"{NAME}_harness.json", replace=True),
              save_figure(figure(tab, traces, prow, cfg), out / f"{NAME}.png")]
     if cfg.quick:

@@ -9,6 +9,7 @@ from experiments.evoharness.arms import Arm
 from experiments.evoharness.config import GridConfig
 from experiments.evoharness.grid import run_arm
 from experiments.evoharness.paper import PAPER
+from experiments.evoharness.table import paired_runs
 from experiments.paired import bootstrap_mean_ci
 
 #: the program ContextEvo starts from (and the skill-only arm keeps)
@@ -16,9 +17,14 @@ START = "react"
 POLICY_COLUMNS = ("arm", "program", "n_tasks", "reward", "reward_lo", "reward_hi",
                   "mean_tokens", "skill_tokens_in_harness", "paper_reward",
                   "paper_mean_tokens")
+#: evoharness_policy_pairs.csv: ``arm`` minus ``reference`` of ``measure`` (reward:
+#: solved per task; mean_tokens: tokens per run), paired over the held-out tasks
+POLICY_PAIRS_COLUMNS = ("arm", "reference", "measure", "diff", "lo", "hi")
+#: the per-task column of each measure, and the decimals it is written with
+_MEASURES = {"reward": ("solved", 4), "mean_tokens": ("tokens", 1)}
 
 
-def policy_comparison(cfg: GridConfig) -> tuple[list[dict], dict]:
+def policy_comparison(cfg: GridConfig) -> tuple[list[dict], list[dict], dict]:
     """The four arms, each on the held-out long-horizon tasks:
 
     * ``baseline``: the start program ``react``, no skills;
@@ -29,8 +35,10 @@ def policy_comparison(cfg: GridConfig) -> tuple[list[dict], dict]:
       ``react`` on the same held-in split, no skills;
     * ``combined``: that evolved program with skills evolved on held-in under it.
 
-    Returns ``(rows, info)``: one row per arm (:data:`POLICY_COLUMNS`) and the evolved
-    program, its held-in log and the split.
+    Returns ``(rows, pairs, info)``: one row per arm (:data:`POLICY_COLUMNS`), every
+    ordered pair of arms' paired difference in reward and in tokens per run
+    (:data:`POLICY_PAIRS_COLUMNS`; the claims judge reads ContextEvo Table 3's
+    orderings from them), and the evolved program, its held-in log and the split.
 
     Raises:
         RuntimeError: if ContextEvo's held-out split differs from this one.
@@ -70,7 +78,16 @@ def policy_comparison(cfg: GridConfig) -> tuple[list[dict], dict]:
                      "mean_tokens": round(float(np.mean([x["tokens"] for x in r.rows])), 1),
                      "skill_tokens_in_harness": r.final_tokens,
                      "paper_reward": pr, "paper_mean_tokens": pt})
+    pairs = []
+    for arm in runs:
+        for ref in runs:
+            for measure, (col, digits) in ([] if arm == ref else _MEASURES.items()):
+                d, lo, hi = paired_runs([runs[arm]], [runs[ref]], cfg.seed, col,
+                                        f"{arm} and {ref}")
+                pairs.append({"arm": arm, "reference": ref, "measure": measure,
+                              "diff": round(d, digits), "lo": round(lo, digits),
+                              "hi": round(hi, digits)})
     info = {"contextevo_stage": stage, "contextevo_spec": evolved.to_dict(),
             "contextevo_held_in_log": res.log,
             "split": {"held_in": len(train), "held_out": len(test)}}
-    return rows, info
+    return rows, pairs, info

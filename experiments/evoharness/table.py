@@ -42,14 +42,21 @@ def per_task(summaries, col: str = "solved") -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in by.items()}
 
 
-def paired(results, arm: str, ref: str, profile: str, seed: int) -> tuple:
-    """``(mean, lo, hi)`` of arm minus ref over tasks (paired bootstrap)."""
-    a = per_task(results[(arm, profile)])
-    b = per_task(results[(ref, profile)])
+def paired_runs(runs, ref_runs, seed: int, col: str = "solved", what: str = "") -> tuple:
+    """``(mean, lo, hi)`` of ``runs`` minus ``ref_runs`` (each a list of stream
+    summaries) over tasks: the per-task means of ``col`` over replicates, paired
+    bootstrap (95%). Raises ValueError naming ``what`` if they scored different tasks."""
+    a, b = per_task(runs, col), per_task(ref_runs, col)
     if set(a) != set(b):
-        raise ValueError(f"{arm} and {ref} ({profile}) scored different tasks")
+        raise ValueError(f"{what} scored different tasks")
     ids = sorted(a)
     return bootstrap_mean_ci([a[i] - b[i] for i in ids], seed=seed)
+
+
+def paired(results, arm: str, ref: str, profile: str, seed: int) -> tuple:
+    """``(mean, lo, hi)`` of arm minus ref over tasks (paired bootstrap)."""
+    return paired_runs(results[(arm, profile)], results[(ref, profile)], seed,
+                       what=f"{arm} and {ref} ({profile})")
 
 
 def _mean(xs) -> float:
@@ -95,6 +102,10 @@ def comparisons(results, profiles, seed: int) -> list[dict]:
                             "paper": paper, "diff": round(m, 4), "lo": round(lo, 4),
                             "hi": round(hi, 4)})
     return out
+
+
+#: evoharness_pairs.csv: one row per :func:`comparisons` entry
+PAIRS_COLUMNS = ("profile", "arm", "reference", "paper", "diff", "lo", "hi")
 
 
 def budget_decisions(results) -> dict:

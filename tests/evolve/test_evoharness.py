@@ -493,8 +493,8 @@ def test_experiment_table_pairs_tasks_and_counts_budget_decisions():
     summed per evolving arm, and resolution lists the intervals containing 0."""
     from experiments.evoharness.arms import Arm
     from experiments.evoharness.grid import StreamSummary
-    from experiments.evoharness.table import (budget_decisions, comparisons, paired,
-                                              resolution, table)
+    from experiments.evoharness.table import (PAIRS_COLUMNS, budget_decisions,
+                                              comparisons, paired, resolution, table)
 
     def stream(arm, rep, solved, budget):
         rows = tuple({"task_id": f"t{i}", "solved": s, "tokens": 10, "skills_shown": 1,
@@ -521,8 +521,31 @@ def test_experiment_table_pairs_tasks_and_counts_budget_decisions():
     comps = comparisons(res, ["medium"], 0)
     assert [(c["arm"], c["reference"]) for c in comps] == [("online-standard",
                                                              "no-evolve")]
+    assert set(comps[0]) == set(PAIRS_COLUMNS)   # the rows evoharness_pairs.csv holds
     r = resolution(comps)
     assert r["total"] == 1 and r["resolved"] + len(r["unresolved"]) == 1
+
+
+def test_paired_runs_pairs_any_column_and_refuses_different_tasks():
+    """The policy comparison's pairs: tokens per run paired over tasks like solved
+    (the mean of per-task differences, by hand), a difference and its reverse are
+    opposite, and streams over different tasks are refused naming them."""
+    from experiments.evoharness.grid import StreamSummary
+    from experiments.evoharness.arms import Arm
+    from experiments.evoharness.table import paired_runs
+
+    def stream(tokens, ids=None):
+        rows = tuple({"task_id": t, "solved": 1, "tokens": k}
+                     for t, k in zip(ids or [f"t{i}" for i in range(len(tokens))], tokens))
+        return StreamSummary(Arm("no-evolve", "medium", "none"), 0, rows, (), {}, {},
+                             {}, 0, 0, {})
+    a, b = stream([100, 250, 90, 400]), stream([120, 200, 90, 300])
+    m, lo, hi = paired_runs([a], [b], 0, "tokens", "a and b")
+    assert m == pytest.approx((-20 + 50 + 0 + 100) / 4) and lo <= m <= hi
+    assert paired_runs([b], [a], 0, "tokens", "b and a")[0] == pytest.approx(-m)
+    with pytest.raises(ValueError, match="a and c scored different tasks"):
+        paired_runs([a], [stream([1, 2, 3, 4], ["t0", "t1", "t2", "x"])], 0, "tokens",
+                    "a and c")
 
 
 def test_lost_evidence_is_read_from_the_final_request_not_from_the_answer_form():

@@ -254,6 +254,36 @@ def test_ordering_reads_one_row_and_names_a_missing_one(tmp_path):
     assert res.verdict is NT and "evoharness.csv" in res.note
 
 
+def test_pairwise_orderings_read_the_pairs_csvs_on_both_sides(tmp_path):
+    """Evo-Harness's "below full" orderings and ContextEvo Table 3 read a paired
+    interval from the run's pairs CSVs: reproduced when it lies on the claimed side,
+    direction only when it crosses zero, not reproduced on the other side; the shown
+    value names the pair (tokens with thousands separators)."""
+    def pairs(diff, lo, hi):
+        _write(tmp_path / "evoharness_pairs.csv", [
+            {"profile": "medium", "arm": "topic-only", "reference": "online-standard",
+             "paper": "Table 3", "diff": diff, "lo": lo, "hi": hi}])
+    pairs(-0.08, -0.13, -0.03)
+    res = _verdict(tmp_path, "EH-topic-only")
+    assert res.verdict is R and res.ours == "topic-only - online-standard = -0.080"
+    pairs(-0.08, -0.13, 0.02)
+    assert _verdict(tmp_path, "EH-topic-only").verdict is D
+    pairs(0.05, 0.01, 0.09)
+    assert _verdict(tmp_path, "EH-topic-only").verdict is NR
+
+    def policy(diff, lo, hi):
+        _write(tmp_path / "evoharness_policy_pairs.csv", [
+            {"arm": "context-policy", "reference": "baseline", "measure": "mean_tokens",
+             "diff": diff, "lo": lo, "hi": hi}])
+    policy(-99230.1, -150000.0, -20000.0)    # the paper: 7.52M < 8.57M tokens
+    res = _verdict(tmp_path, "CE-Tab3-policy-tokens")
+    assert res.verdict is R and "context-policy - baseline = -99,230" in res.ours
+    policy(-99230.1, -150000.0, 20000.0)
+    assert _verdict(tmp_path, "CE-Tab3-policy-tokens").verdict is D
+    policy(5000.0, 1000.0, 9000.0)
+    assert _verdict(tmp_path, "CE-Tab3-policy-tokens").verdict is NR
+
+
 def test_away_from_the_papers_setting_reproduced_becomes_direction(tmp_path):
     rows = [{"snapshot": f"s{k}", "condition": c, "quantity": "block", "item": f"b{j}",
              "truth": 100, "estimate": 100, "rel_error": 0.0 if c == "+dash" else 0.8,

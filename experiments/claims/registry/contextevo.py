@@ -10,7 +10,7 @@ experiments in the shapes they plot.
 
 from __future__ import annotations
 
-from experiments.claims.checks import EvidenceFree, PointOrder, RowOrder, StageGain
+from experiments.claims.checks import EvidenceFree, RowOrder, StageGain
 from experiments.claims.records import Claim, Paper, PaperNumber
 
 P = Paper.CONTEXTEVO
@@ -63,7 +63,7 @@ def _csv_where(setting, variant, split, stage="iter2"):
 _CE = ("experiments.contextevo.experiment", "ctxsim run contextevo", "contextevo.png",
        "contextevo.csv")
 _EH = ("experiments.evoharness.experiment", "ctxsim run evoharness", "evoharness.png",
-       "evoharness_policy.csv")
+       "evoharness_policy_pairs.csv")
 _LOCA_AT = "synthetic LOCA-like tasks, 128K growth, budget 128K, from react"
 _BROWSE_AT = "synthetic BrowseComp-like tasks, W = 16K, from react"
 
@@ -77,13 +77,14 @@ def _ablation(id, variant, split, where, statement, text, values):
                  f"{_LOCA_AT}; {split.replace('_', '-')} tasks, iteration 2")
 
 
-def _table3(id, statement, text, a, b, column, sign, values, unit, scale=1.0):
+def _table3(id, statement, text, a, b, column, sign, values, unit):
     return Claim(id, P, "Table 3", "§6.1 Table 3", statement,
-                 PaperNumber(text, values, unit, LHTB), *_EH, (column,),
-                 PointOrder("evoharness_policy.csv", {}, {"arm": a}, {"arm": b}, column,
-                            sign, f"{column}_diff/{column}_diff_lo/{column}_diff_hi "
-                                  f"({a} - {b}, paired over tasks)", scale=scale),
-                 "synthetic LOCA-like long-horizon tasks (evoharness policy comparison)")
+                 PaperNumber(text, values, unit, LHTB), *_EH, ("diff", "lo", "hi"),
+                 RowOrder("evoharness_policy_pairs.csv",
+                          {"arm": a, "reference": b, "measure": column},
+                          "diff", "lo", "hi", sign, f"{column}: {a} - {b}"),
+                 "synthetic LOCA-like long-horizon tasks (evoharness policy comparison), "
+                 f"{column}: {a} - {b} paired over the held-out tasks")
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -174,22 +175,22 @@ CLAIMS: tuple[Claim, ...] = (
     _table3("CE-Tab3-skill-tokens", "skill-only evolution raises mean tokens per run "
             "(8.57M -> 9.61M)", "9.61M vs 8.57M", "skill-only", "baseline", "mean_tokens",
             1, {"skill-only": TABLE3["skill-only"][1], "baseline": TABLE3["baseline"][1]},
-            "tokens per run", scale=1e6),
+            "tokens per run"),
     _table3("CE-Tab3-policy-tokens", "the evolved context policy saves tokens against "
             "the baseline (7.52M vs 8.57M)", "7.52M vs 8.57M", "context-policy", "baseline",
             "mean_tokens", -1, {"context-policy": TABLE3["context-policy"][1],
                                 "baseline": TABLE3["baseline"][1]},
-            "tokens per run", scale=1e6),
+            "tokens per run"),
     _table3("CE-Tab3-policy-vs-skill-tokens", "the evolved context policy uses fewer "
             "tokens than skill-only evolution (7.52M vs 9.61M)", "7.52M vs 9.61M",
             "context-policy", "skill-only", "mean_tokens", -1,
             {"context-policy": TABLE3["context-policy"][1],
-             "skill-only": TABLE3["skill-only"][1]}, "tokens per run", scale=1e6),
+             "skill-only": TABLE3["skill-only"][1]}, "tokens per run"),
     _table3("CE-Tab3-combined-tokens", "adding skills to the evolved policy raises "
             "tokens (9.69M vs 7.52M)", "9.69M vs 7.52M", "combined", "context-policy",
             "mean_tokens", 1, {"combined": TABLE3["combined"][1],
                                "context-policy": TABLE3["context-policy"][1]},
-            "tokens per run", scale=1e6),
+            "tokens per run"),
     Claim("CE-cross", P, "Table 12", "§6 (cross-harness)",
           "ContextEvo improves OpenCode from 35.06% to 40.80% on BrowseComp-Plus hard174",
           PaperNumber("61/174 -> 71/174", TABLE12, "tasks",

@@ -8,8 +8,7 @@ its sidecar records.
 
 from __future__ import annotations
 
-from experiments.claims.checks import (BudgetDecisions, EveryRow, PointOrder,
-                                       ProfileGainGap, RowOrder)
+from experiments.claims.checks import BudgetDecisions, EveryRow, ProfileGainGap, RowOrder
 from experiments.claims.records import Claim, Paper, PaperNumber
 from experiments.claims.registry.contextevo import table3 as contextevo_table3
 
@@ -41,6 +40,8 @@ def paper_tables() -> dict:
 
 _GRID = ("experiments.evoharness.experiment", "ctxsim run evoharness", "evoharness.png",
          "evoharness.csv")
+#: the same run's paired comparisons (one row per ordering the papers state)
+_PAIRS = _GRID[:3] + ("evoharness_pairs.csv",)
 _AT = "synthetic LOCA-like stream, medium solver profile"
 
 
@@ -52,13 +53,17 @@ def _vs_base(id, item, where, arm, sign, statement, text, values):
                           "diff_vs_no_evolve", "diff_lo", "diff_hi", sign), _AT)
 
 
+def _pair(arm: str, reference: str, sign: int) -> RowOrder:
+    """``arm`` minus ``reference`` (medium profile) with its paired interval."""
+    return RowOrder("evoharness_pairs.csv", {"profile": "medium", "arm": arm,
+                                             "reference": reference},
+                    "diff", "lo", "hi", sign, f"{arm} - {reference}")
+
+
 def _vs_full(id, arm, statement, text, values):
     return Claim(id, P, "Table 3", "§4.4 Table 3 (ablation)", statement,
                  PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
-                 *_GRID, ("pass_rate",),
-                 PointOrder("evoharness.csv", {"profile": "medium"}, {"arm": arm},
-                            {"arm": "online-standard"}, "pass_rate", -1,
-                            f"a paired interval of {arm} - online-standard"), _AT)
+                 *_PAIRS, ("diff", "lo", "hi"), _pair(arm, "online-standard", -1), _AT)
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -87,10 +92,8 @@ CLAIMS: tuple[Claim, ...] = (
           PaperNumber("75.0 vs 73.4", {"online": FIG5["online"],
                                        "train-split": FIG5["train-split"]},
                       "%", "SWE-bench Lite, Opus 4.7 solver"),
-          *_GRID, ("pass_rate",),
-          PointOrder("evoharness.csv", {"profile": "medium"}, {"arm": "online-standard"},
-                     {"arm": "train-split-standard"}, "pass_rate", 1,
-                     "a paired interval of online-standard - train-split-standard"), _AT),
+          *_PAIRS, ("diff", "lo", "hi"),
+          _pair("online-standard", "train-split-standard", 1), _AT),
     _vs_full("EH-general-only", "general-only", "general-only skills fall below the full "
              "harness (66.67 vs 67.00 SWE; 30.28 vs 34.02 CL)",
              "66.67 vs 67.00 (SWE); 30.28 vs 34.02 (CL)",
