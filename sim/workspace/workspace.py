@@ -20,7 +20,7 @@ from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetW
                      ToolCallError, UnknownBlockError, WorkspaceError)
 from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
-from .messages import encode_call_message as _encode_call, message_text
+from .messages import encode_call_message as _encode_call, message_text, wire_safe
 from . import rules as _rules, views as _views
 from .rules import check_budget
 from .handles import owner_of, read_named
@@ -281,9 +281,14 @@ class Workspace(Durable):
         make the request smaller (or, decided without an assembly, would save at
         most ``accounting.LOCAL_SLACK`` tokens). ``observation``: pass the guard (default:
         only tool results; importers set it for observations a format records as
-        user messages). Raises :class:`ToolCallError` for
-        a malformed message, :class:`UnknownBlockError` for a result whose
-        ``tool_call_id`` answers no registered call.
+        user messages). Raises :class:`ToolCallError` for a malformed message,
+        including anything that would make the assembled request invalid
+        (:mod:`sim.workspace.validate`): a tool call whose id or function name is
+        not a non-empty string, a call id already used in this workspace or this
+        message (compared as sent, :meth:`call_id_owner`), ``tool_calls`` on a
+        message that is not an assistant's; :class:`UnknownBlockError` for a result
+        whose ``tool_call_id`` answers no registered call. Nothing is stored or
+        journaled then.
         """
         if not isinstance(message, dict):
             raise ToolCallError(f"a message must be a dict, got {message!r:.80}")
@@ -297,13 +302,22 @@ class Workspace(Durable):
         if message.get("name"):
             meta["name"] = str(message["name"])
         call_block = None
+        if role != "assistant" and message.get("tool_calls") not in (None, []):
+            # only an assistant message carries calls; storing the content alone
+            # would drop them without a word
+            raise ToolCallError(f"a {role} message cannot carry tool_calls; expected "
+                                "them on an assistant message")
         if role == "assistant" and message.get("tool_calls"):
             meta["tool_calls"] = _clean_tool_calls(message["tool_calls"])
-            ids = [c["id"] for c in meta["tool_calls"]]
-            for cid in ids:
-                if cid in self._call_owner or ids.count(cid) > 1:
-                    raise ToolCallError(f"tool call id {cid!r} is already used"
-                                        f" by {self._call_owner.get(cid, 'this message')}")
+            here: dict[str, None] = {}
+            for cid in (c["id"] for c in meta["tool_calls"]):
+                owner = self.call_id_owner(cid) or (
+                    "this message" if wire_safe(cid) in here else None)
+                if owner:
+                    raise ToolCallError(f"tool call id {cid!r} is already used by "
+                                        f"{owner}; expected an id unique in the "
+                                        "workspace")
+                here[wire_safe(cid)] = None
             if block_type is None:
                 btype = BlockType.TOOL_CALL
             elif btype is not BlockType.TOOL_CALL:
@@ -329,6 +343,20 @@ class Workspace(Durable):
         return self._admit(btype, data, meta, turn, status, call_block=call_block,
                            observation=role == "tool" if observation is None
                            else bool(observation) and not pinned)
+
+    def call_id_owner(self, call_id: str) -> str | None:
+        """The block whose tool call has id ``call_id`` as a request shows it, or None.
+        Ids are compared in their wire form (:func:`~sim.workspace.messages.wire_safe`),
+        so ``"c\\ud800"`` (a lone surrogate) and ``"c\\\\ud800"`` (its escape, typed
+        out) are one id: a request could not tell their results apart."""
+        owner = self._call_owner.get(call_id)
+        key = wire_safe(call_id)
+        if owner is None and ("\\" in call_id or key is not call_id):
+            # only an id holding a backslash or a lone surrogate can equal another
+            # one's wire form: every other id is found by the lookup above
+            owner = next((o for c, o in self._call_owner.items()
+                          if wire_safe(c) == key), None)
+        return owner
 
     def _admit(self, btype: BlockType, data: bytes, meta: dict, turn: int,
                status: BlockStatus, *, call_block: str | None = None,

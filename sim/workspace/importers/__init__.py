@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from ..blocks import BlockStatus
 from ..errors import ToolCallError, TrajectoryFormatError, UnknownBlockError, WorkspaceError
+from ..messages import wire_safe
 from . import (anthropic, atif, claudecode, codex, minisweagent, openai, openhands, pi,
                sweagent)
 from .fields import Lines
@@ -246,9 +247,11 @@ class _CallIds:
         for call in calls:
             cid = call["id"]
             new, n = cid, 2
-            while new in self.ws._call_owner or new in used:
+            # taken as the workspace compares ids (their wire form), so a renamed
+            # id is one register accepts
+            while self.ws.call_id_owner(new) or wire_safe(new) in used:
                 new, n = f"{cid}~{n}", n + 1
-            used.add(new)
+            used.add(wire_safe(new))
             fresh.setdefault(cid, []).append(new)
             out.append(call if new == cid else dict(call, id=new))
         self.pending.update(fresh)  # results now answer this message's calls
