@@ -379,3 +379,15 @@ def test_register_accepts_tool_calls_the_validator_accepts(ws, calls):
     validate_chat_request(ws.assemble().to_openai())
     ws.register({"role": "user", "content": "next", "tool_calls": []})  # no calls: fine
     validate_chat_request(ws.assemble().to_openai())
+
+
+def test_a_result_for_a_call_id_with_a_lone_surrogate_registers(ws):
+    """The budget bound measured the id's UTF-8 bytes, and a lone surrogate has none:
+    a UnicodeEncodeError escaped register. The id is measured as sent (escaped)."""
+    from sim.workspace.validate import validate_chat_request
+
+    ws.register({"role": "assistant", "content": None, "tool_calls": [_call("k\ud800")]})
+    ws.assemble()  # an exact total: the next registration is decided by the bound
+    b = ws.register({"role": "tool", "tool_call_id": "k\ud800", "content": "r"})
+    assert b.message["tool_call_id"] == "k\ud800"
+    validate_chat_request(ws.assemble().to_openai())
