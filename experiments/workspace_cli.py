@@ -13,7 +13,9 @@ carrying no context, compactions and stray results).
 ``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
 journal without writing, lists quarantined files and exits 1 on damage;
 ``ctxsim workspace repair DIR`` rebuilds what the surviving bytes allow (never
-deleting) and exits 1 if damage remains (:mod:`sim.workspace.repair`).
+deleting) and exits 1 if damage remains (:mod:`sim.workspace.repair`). Both exit 2
+if DIR holds no part of a workspace (:mod:`sim.workspace.presence`: an empty or
+missing journal beside a checkpoint or payloads is damage, not absence).
 """
 
 from __future__ import annotations
@@ -32,14 +34,17 @@ from experiments.arguments import positive_int  # noqa: E402 - one wording every
 
 def _dir_problem(directory: str) -> str | None:
     """Why ``--dir`` cannot hold a new workspace (None if it can)."""
+    from sim.workspace.presence import workspace_marks
+
     path = Path(directory)
     for p in (path, *path.parents):
         if p.exists() and not p.is_dir():
             return f"--dir {directory!r}: {str(p)!r} is not a directory"
-    journal = path / "journal.jsonl"
-    if journal.is_file() and journal.stat().st_size:
-        return (f"--dir {directory!r} already holds a workspace; expected a new or "
-                "empty directory (or no --dir: a temporary one)")
+    marks = workspace_marks(path)
+    if marks:
+        return (f"--dir {directory!r} already holds a workspace ({', '.join(marks)}); "
+                "expected a new or empty directory (or no --dir: a temporary one; "
+                "`ctxsim workspace check` if it is damaged)")
     return None
 
 
@@ -194,10 +199,7 @@ def _maintain(args: argparse.Namespace) -> int:
     from sim.workspace import WorkspaceError
     from sim.workspace.repair import check, repair
 
-    if not (Path(args.dir) / "journal.jsonl").is_file():
-        print(f"ctxsim workspace: no workspace journal in {args.dir!r}", file=sys.stderr)
-        return 2
-    try:
+    try:  # a directory with no workspace is an error (2), one damaged a report (1)
         if args.workspace_command == "repair":
             for line in repair(args.dir):
                 print(f"repair      {line}")

@@ -27,6 +27,7 @@ from .handles import owner_of, read_named
 from .journal import Journal
 from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
 from .lock import WriterLock
+from .presence import workspace_marks
 from .reopen import JOURNAL_VERSION
 from .ops import unapply_register
 from .state import WorkspaceState
@@ -55,7 +56,8 @@ class Workspace(Durable):
     ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
-    or dashboard name or if ``directory`` already holds a journal,
+    or dashboard name or if ``directory`` already holds a workspace (any part of
+    one, an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
     :class:`WorkspaceLockedError` if another process writes there; all checked
     before anything is created on disk.
     """
@@ -80,10 +82,10 @@ class Workspace(Durable):
         self.budget = budget
         self.assembler = Assembler(self, dashboard)
         if directory is not None and not _replay:
-            journal = Path(directory) / "journal.jsonl"
-            if journal.is_file() and journal.stat().st_size:
-                raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
-                                     " use Workspace.open")
+            marks = workspace_marks(directory)
+            if marks:  # even a damaged one: a new journal would hide its bytes
+                raise WorkspaceError(f"{str(directory)!r} already holds a workspace ("
+                                     f"{', '.join(marks)}); use Workspace.open")
         self.read_only = read_only
         self.strict = strict
         self.guard_threshold = guard_threshold
@@ -193,9 +195,11 @@ class Workspace(Durable):
         :class:`CorruptPayloadError` naming it). ``read_only``: take no lock, write
         and move nothing, ignore a torn last line (a reader beside a live writer).
         ``kwargs`` are as for the constructor (budget defaults to the journaled one).
-        Raises :class:`JournalError` naming the line and byte offset of a bad line,
-        :class:`WorkspaceError` if there is no journal, :class:`WorkspaceLockedError`
-        if another process is writing (unless ``read_only``).
+        Raises :class:`JournalError` naming the line and byte offset of a bad line
+        (a journal missing, empty or only a torn line beside the other parts of a
+        workspace is one: run ``ctxsim workspace repair``), :class:`WorkspaceError`
+        if ``directory`` holds no workspace, :class:`WorkspaceLockedError` if
+        another process is writing (unless ``read_only``).
         """
         from .reopen import reopen
 
