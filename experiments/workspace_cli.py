@@ -114,6 +114,7 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
     before returning (a temporary directory is then removed by the caller)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
     from sim.workspace.dashboard import dashboard_spec
+    from sim.workspace.replay import check_final_budget
 
     try:
         with warnings.catch_warnings():
@@ -130,7 +131,13 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
         return 2
     ws = res.workspace
     try:
+        # an impossible budget is an input error: said before any report (stdout
+        # stays empty), with a least budget that does not depend on the one given
+        check_final_budget(res)
         return _report(args, res, req)
+    except WorkspaceError as exc:
+        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        return 2
     finally:
         ws.close()
 
@@ -176,15 +183,6 @@ def _report(args: argparse.Namespace, res, req) -> int:
               f"wire: {', '.join(res.dropped)}")
     print(f"workspace   {ws.directory}" if args.dir is not None else
           "workspace   temporary, removed (pass --dir to keep it)")
-    # the overhead and the pinned blocks never leave the context: below them no
-    # policy can fit a request, an impossible input rather than an over-budget replay
-    floor = req.overhead + sum(b.tokens for b in blocks if b.status.value == "pinned")
-    if res.over_budget and args.budget < floor:
-        print(f"ctxsim workspace: budget {args.budget:,} tokens is impossible: expected "
-              f"at least {floor:,}, the fixed overhead ({req.overhead:,}) plus the pinned "
-              f"blocks ({floor - req.overhead:,}), which are never archived",
-              file=sys.stderr)
-        return 2
     if res.over_budget and not args.soft:
         tries = [] if args.policy == "archive-oldest" else ["--policy archive-oldest"]
         print(f"ctxsim workspace: {res.over_budget} of {res.requests} requests were over "

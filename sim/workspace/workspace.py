@@ -16,8 +16,9 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfigError, CorruptPayloadError, DeletedHandleError, PinnedBlockError,
-                     ToolCallError, UnknownBlockError, WorkspaceError)
+                     ConfigError, CorruptPayloadError, DeletedHandleError,
+                     ImpossibleBudgetError, PinnedBlockError, ToolCallError,
+                     UnknownBlockError, WorkspaceError)
 from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
 from .messages import encode_call_message as _encode_call, message_text, wire_safe
@@ -55,7 +56,8 @@ class Workspace(Durable):
     :meth:`close` (or the end of a ``with`` block) or its process ends; with
     ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
-    directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
+    directory that cannot be made, :class:`ImpossibleBudgetError` (a
+    :class:`ConfigError`) for a budget below the fixed overhead (:func:`check_overhead`), :class:`WorkspaceError` for an unknown tokenizer
     or dashboard name or if ``directory`` already holds a workspace (any part of
     one, an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
     :class:`WorkspaceLockedError` if another process writes there; all checked
@@ -73,7 +75,7 @@ class Workspace(Durable):
                  tools: list[dict] | None = None, guard_threshold: int | None = None,
                  sync: bool = True, context_tools: bool = True, read_only: bool = False,
                  _replay: bool = False, _lock: Any = None):
-        from .assembly import Assembler, default_system_prompt
+        from .assembly import Assembler
         from .tools import context_tool_schemas
 
         # validate every argument before anything is created on disk
@@ -89,8 +91,8 @@ class Workspace(Durable):
         self.read_only = read_only
         self.strict = strict
         self.guard_threshold = guard_threshold
-        self.system_prompt = (system_prompt if system_prompt is not None
-                              else default_system_prompt(budget))
+        self._given_prompt = system_prompt
+        self.system_prompt = self.system_prompt_at(budget)
         self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
         #: what the journal operations change (:mod:`sim.workspace.ops`)
         self.state = WorkspaceState()
@@ -130,6 +132,16 @@ class Workspace(Durable):
         self.checkpoint_rejected = ""
         if not _replay:
             self._commit(dict(self.head))
+
+    def system_prompt_at(self, budget: int | None) -> str:
+        """The system prompt this workspace has under ``budget``: the one it was
+        given, else the default, which states the budget
+        (:func:`~sim.workspace.assembly.default_system_prompt`)."""
+        from .assembly import default_system_prompt
+
+        if self._given_prompt is not None:
+            return self._given_prompt
+        return default_system_prompt(budget)
 
     # the state record's fields under the names the rest of the package reads
     # (``ws.state`` is the record itself; ``ops`` writes only through it)
@@ -626,14 +638,38 @@ def fixed_overhead(ws: Workspace) -> int:
     return req.overhead + req.dashboard
 
 
-def check_overhead(ws: Workspace, what: str = "budget") -> None:
-    """Raise :class:`ConfigError` if the empty workspace ``ws``'s budget cannot hold
-    its :func:`fixed_overhead`: no request could ever fit, and archiving cannot
-    help. ``what`` names the budget in the message (e.g. an option)."""
-    if ws.budget is None:
+def check_overhead(ws: Workspace, what: str = "budget", *,
+                   budget: int | None = None) -> None:
+    """Raise :class:`ImpossibleBudgetError` if ``budget`` (default: ``ws``'s own)
+    cannot hold what no context program can take out of a request of ``ws``
+    (:meth:`~sim.workspace.assembly.Assembler.floor`): the fixed overhead (system
+    prompt, tool schemas and the dashboard) and, once there are any, the pinned
+    blocks; no request could ever fit, and archiving cannot help. Refused are
+    exactly the budgets below the least one that holds it (a budget above it whose
+    floor does not fit, where one more digit costs more than it adds, is left to
+    be over budget). The message states that least budget
+    (:meth:`~sim.workspace.assembly.Assembler.least_budget`, also the error's
+    ``least``) and what it counts. ``what`` names the budget in the message (e.g.
+    an option)."""
+    budget = ws.budget if budget is None else budget
+    if budget is None or ws.assembler.floor(budget).total <= budget:
+        return  # it fits, so the least budget that fits is no larger
+    least = ws.assembler.least_budget()
+    if budget >= least:
+        # the floor is not monotone in the budget (one more digit may cost more
+        # than it adds): refused as impossible are exactly the budgets below the
+        # least one, so the stated minimum never moves; this one is over at worst
         return
-    need = fixed_overhead(ws)
-    if need > ws.budget:
-        raise ConfigError(f"{what} {ws.budget:,} tokens is impossible: expected at "
-                          f"least {need:,}, the fixed overhead (system prompt, tool "
-                          "schemas and the empty dashboard)")
+    f = ws.assembler.floor(least)
+    # counted at the least budget, not at the one refused: the system prompt and
+    # the dashboard state the budget, so their tokens change with its digits
+    if f.pinned:
+        counts = (f"what no context program can archive, at that budget: the fixed "
+                  f"overhead (system prompt and tool schemas) {f.overhead:,}, the "
+                  f"pinned blocks {f.pinned:,} and a dashboard listing only them "
+                  f"{f.dashboard:,}")
+    else:
+        counts = (f"the fixed overhead at that budget: system prompt and tool schemas "
+                  f"{f.overhead:,}, the empty dashboard {f.dashboard:,}")
+    raise ImpossibleBudgetError(f"{what} {budget:,} tokens is impossible: expected at "
+                                f"least {least:,}, {counts}", least)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sim.workspace import (BlockIdError, BlockStateError, ConfigError, ConfinementError,
-                           CorruptPayloadError, DeletedHandleError, Handle, HandleError,
+from sim.workspace import (BlockIdError, BlockStateError, BudgetWarning, ConfigError,
+                           ConfinementError, CorruptPayloadError, DeletedHandleError,
+                           Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
                            Workspace, WorkspaceError, parse_spec)
 from tests.workspace.helpers import flip_byte, payload_span, with_offloads
@@ -391,3 +392,49 @@ def test_a_result_for_a_call_id_with_a_lone_surrogate_registers(ws):
     b = ws.register({"role": "tool", "tool_call_id": "k\ud800", "content": "r"})
     assert b.message["tool_call_id"] == "k\ud800"
     validate_chat_request(ws.assemble().to_openai())
+
+
+# ---------------------------------------------------------------- the least budget
+PINS = [{"role": "system", "content": "You fix bugs. " * 80},
+        {"role": "user", "content": "The failing test is test_parse (12 lines). " * 40}]
+
+
+def _holding_pins(budget, **kw):
+    """A workspace under ``budget`` (strict off) holding only the pinned blocks."""
+    ws = Workspace(None, budget=budget, strict=False, sync=False, **kw)
+    for m in PINS:
+        ws.register(m, pinned=True)
+    return ws
+
+
+@pytest.mark.parametrize("kw", [{}, {"dashboard": "status_board"}, {"dashboard": "none"},
+                                {"dashboard": "bounded_ledger"}, {"tokenizer": "char"},
+                                {"system_prompt": "a prompt that states no budget"}])
+def test_the_least_budget_is_exact_and_the_same_whatever_budget_is_refused(kw):
+    """Issue: the minimum an impossible budget named moved with the budget given
+    (the system prompt and the dashboard state the budget, so their counts change
+    with its digits), and a budget equal to it was refused in turn. The least
+    budget is now one number for every refused budget; a real assembly fits it
+    and does not fit one token less (an oracle apart from the floor's count)."""
+    from sim.workspace import ImpossibleBudgetError
+    from sim.workspace.workspace import check_overhead
+
+    ws = _holding_pins(None, **kw)
+    stated = set()
+    for budget in (1, 10, 500, 999, 1_000):
+        with pytest.raises(ImpossibleBudgetError) as exc:
+            check_overhead(ws, budget=budget)
+        assert "pinned blocks" in str(exc.value)
+        stated.add(exc.value.least)
+    (least,) = stated
+    assert f"at least {least:,}," in str(exc.value)
+    for budget in range(least - 10, least):  # the budgets just below it too
+        with pytest.raises(ImpossibleBudgetError):
+            check_overhead(ws, budget=budget)
+    for budget in (least, least + 1, 10 * least):  # and none from it up
+        check_overhead(ws, budget=budget)
+    with _holding_pins(least, **kw) as at, _holding_pins(least - 1, **kw) as below:
+        assert at.assemble().total <= least
+        with pytest.warns(BudgetWarning):
+            assert below.assemble().total > least - 1
+    ws.close()
