@@ -184,8 +184,8 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
 
 
 def check_final_budget(result: ReplayResult) -> None:
-    """Raise :class:`ConfigError` if some request of replay ``result`` was over its
-    budget and the budget is below what no policy can take out of the final
+    """Raise :class:`ImpossibleBudgetError` if some request of replay ``result`` was
+    over its budget and the budget is below what no policy can take out of the final
     request: the fixed overhead, the pinned blocks and a dashboard listing them
     (:func:`check_overhead` on the final workspace). The message states the exact
     least budget that holds them, the same whatever budget was refused; at that

@@ -57,9 +57,10 @@ class Workspace(Durable):
     ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
     directory that cannot be made, :class:`ImpossibleBudgetError` (a
-    :class:`ConfigError`) for a budget below the fixed overhead (:func:`check_overhead`), :class:`WorkspaceError` for an unknown tokenizer
-    or dashboard name or if ``directory`` already holds a workspace (any part of
-    one, an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
+    :class:`ConfigError`) for a budget below the fixed overhead
+    (:func:`check_overhead`), :class:`WorkspaceError` for an unknown tokenizer or
+    dashboard name or if ``directory`` already holds a workspace (any part of one,
+    an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
     :class:`WorkspaceLockedError` if another process writes there; all checked
     before anything is created on disk.
     """
@@ -321,11 +322,12 @@ class Workspace(Durable):
         if role != "assistant" and message.get("tool_calls") not in (None, []):
             # only an assistant message carries calls; storing the content alone
             # would drop them without a word
-            raise ToolCallError(f"a {role} message cannot carry tool_calls; expected "
-                                "them on an assistant message")
+            raise ToolCallError(f"a {role} message cannot carry tool_calls (got "
+                                f"{message['tool_calls']!r:.60}); expected them on an "
+                                "assistant message")
         if role == "assistant" and message.get("tool_calls"):
             meta["tool_calls"] = _clean_tool_calls(message["tool_calls"])
-            here: dict[str, None] = {}
+            here: set[str] = set()
             for cid in (c["id"] for c in meta["tool_calls"]):
                 owner = self.call_id_owner(cid) or (
                     "this message" if wire_safe(cid) in here else None)
@@ -333,7 +335,7 @@ class Workspace(Durable):
                     raise ToolCallError(f"tool call id {cid!r} is already used by "
                                         f"{owner}; expected an id unique in the "
                                         "workspace")
-                here[wire_safe(cid)] = None
+                here.add(wire_safe(cid))
             if block_type is None:
                 btype = BlockType.TOOL_CALL
             elif btype is not BlockType.TOOL_CALL:
