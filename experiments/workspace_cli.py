@@ -13,7 +13,9 @@ carrying no context, compactions and stray results).
 ``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
 journal without writing, lists quarantined files and exits 1 on damage;
 ``ctxsim workspace repair DIR`` rebuilds what the surviving bytes allow (never
-deleting) and exits 1 if damage remains (:mod:`sim.workspace.repair`).
+deleting) and exits 1 if damage remains (:mod:`sim.workspace.repair`). Both exit 2
+if DIR holds no part of a workspace (:mod:`sim.workspace.presence`: an empty or
+missing journal beside a checkpoint or payloads is damage, not absence).
 """
 
 from __future__ import annotations
@@ -32,14 +34,17 @@ from experiments.arguments import positive_int  # noqa: E402 - one wording every
 
 def _dir_problem(directory: str) -> str | None:
     """Why ``--dir`` cannot hold a new workspace (None if it can)."""
+    from sim.workspace.presence import workspace_marks
+
     path = Path(directory)
     for p in (path, *path.parents):
         if p.exists() and not p.is_dir():
             return f"--dir {directory!r}: {str(p)!r} is not a directory"
-    journal = path / "journal.jsonl"
-    if journal.is_file() and journal.stat().st_size:
-        return (f"--dir {directory!r} already holds a workspace; expected a new or "
-                "empty directory (or no --dir: a temporary one)")
+    marks = workspace_marks(path)
+    if marks:
+        return (f"--dir {directory!r} already holds a workspace ({', '.join(marks)}); "
+                "expected a new or empty directory (or no --dir: a temporary one; "
+                "`ctxsim workspace check` if it is damaged)")
     return None
 
 
@@ -109,6 +114,7 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
     before returning (a temporary directory is then removed by the caller)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
     from sim.workspace.dashboard import dashboard_spec
+    from sim.workspace.replay import check_final_budget
 
     try:
         with warnings.catch_warnings():
@@ -125,7 +131,13 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
         return 2
     ws = res.workspace
     try:
+        # an impossible budget is an input error: said before any report (stdout
+        # stays empty), with a least budget that does not depend on the one given
+        check_final_budget(res)
         return _report(args, res, req)
+    except WorkspaceError as exc:
+        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        return 2
     finally:
         ws.close()
 
@@ -171,15 +183,6 @@ def _report(args: argparse.Namespace, res, req) -> int:
               f"wire: {', '.join(res.dropped)}")
     print(f"workspace   {ws.directory}" if args.dir is not None else
           "workspace   temporary, removed (pass --dir to keep it)")
-    # the overhead and the pinned blocks never leave the context: below them no
-    # policy can fit a request, an impossible input rather than an over-budget replay
-    floor = req.overhead + sum(b.tokens for b in blocks if b.status.value == "pinned")
-    if res.over_budget and args.budget < floor:
-        print(f"ctxsim workspace: budget {args.budget:,} tokens is impossible: expected "
-              f"at least {floor:,}, the fixed overhead ({req.overhead:,}) plus the pinned "
-              f"blocks ({floor - req.overhead:,}), which are never archived",
-              file=sys.stderr)
-        return 2
     if res.over_budget and not args.soft:
         tries = [] if args.policy == "archive-oldest" else ["--policy archive-oldest"]
         print(f"ctxsim workspace: {res.over_budget} of {res.requests} requests were over "
@@ -194,10 +197,7 @@ def _maintain(args: argparse.Namespace) -> int:
     from sim.workspace import WorkspaceError
     from sim.workspace.repair import check, repair
 
-    if not (Path(args.dir) / "journal.jsonl").is_file():
-        print(f"ctxsim workspace: no workspace journal in {args.dir!r}", file=sys.stderr)
-        return 2
-    try:
+    try:  # a directory with no workspace is an error (2), one damaged a report (1)
         if args.workspace_command == "repair":
             for line in repair(args.dir):
                 print(f"repair      {line}")

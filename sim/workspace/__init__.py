@@ -38,7 +38,7 @@ from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetW
                      HandleError, JournalError, PinnedBlockError, ReadOnlyError,
                      RequestValidationError, ToolCallError, TrajectoryFormatError,
                      UnknownBlockError, WorkspaceError, WorkspaceLockedError)
-from .errors import PlantedLinkError, WriteFailedError
+from .errors import ImpossibleBudgetError, PlantedLinkError, WriteFailedError
 from .ids import format_ids, is_block_id, is_group_id, parse_spec
 from .importers import import_trajectory, load_trajectory
 from .replay import ReplayResult, replay_trajectory
@@ -61,7 +61,7 @@ __all__ = [
     "WorkspaceError", "ConfigError", "BlockIdError", "UnknownBlockError", "PinnedBlockError",
     "BlockStateError", "HandleError", "DeletedHandleError", "ConfinementError",
     "CorruptPayloadError", "BudgetExceededError", "BudgetWarning",
-    "PlantedLinkError", "WriteFailedError",
+    "PlantedLinkError", "WriteFailedError", "ImpossibleBudgetError",
     "RequestValidationError", "JournalError", "TrajectoryFormatError", "ToolCallError",
     "WorkspaceLockedError", "ReadOnlyError",
 ]

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .messages import wire_safe
+
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
 
@@ -88,8 +90,10 @@ class TotalBound:
                 or op["turn"] != self._turn
                 or self.ws.tokenizer.name not in CHAR_BOUNDED):
             return None
-        cid = op["message"].get("tool_call_id") or ""
-        return self.total + op["tokens"] + len(str(cid).encode()) + SLACK
+        # the id as sent: a lone surrogate goes out as its escape (and cannot be
+        # encoded as UTF-8 as it is)
+        cid = wire_safe(str(op["message"].get("tool_call_id") or ""))
+        return self.total + op["tokens"] + len(cid.encode()) + SLACK
 
     def committed(self, op: dict[str, Any]) -> None:
         """Follow a committed operation (any other than register: unknown)."""

@@ -107,6 +107,31 @@ def is_empty_assistant(message: dict[str, Any]) -> bool:
             and not message.get("content"))
 
 
+@dataclass(frozen=True)
+class Floor:
+    """What no context program can take out of a request under ``budget``, in
+    tokens: ``overhead`` (system prompt, tool schemas, reply priming), ``pinned``
+    (the pinned blocks' messages: never archived or deleted) and ``dashboard`` (a
+    dashboard listing only the pinned blocks). The default system prompt and the
+    dashboard's budget bar state the budget, so all of it depends on ``budget``."""
+
+    budget: int | None
+    overhead: int
+    pinned: int
+    dashboard: int
+
+    @property
+    def total(self) -> int:
+        """overhead + pinned + dashboard, in tokens."""
+        return self.overhead + self.pinned + self.dashboard
+
+
+def block_row(b, corrupt: bool) -> Row:
+    """Block ``b``'s ledger row (status "corrupt" when ``corrupt``)."""
+    return Row(b.id, b.tokens, b.turn, _TYPE[b.type], b.level, b.parent or "-",
+               "corrupt" if corrupt else _STATUS[b.status])
+
+
 @dataclass
 class Request:
     """An assembled request. ``messages`` (system/overhead first, dashboard last),
@@ -153,6 +178,7 @@ class Assembler:
         self.dashboard = make_dashboard(dashboard)
         self._cache: dict[str, tuple[Any, list[dict], int]] = {}
         self._overhead: tuple[Any, int] | None = None
+        self._tools: tuple[Any, int] | None = None
 
     def native_tokens(self, btype: BlockType, data: bytes, meta: dict[str, Any],
                       recovered_from: str | None, bid: str) -> int:
@@ -171,13 +197,61 @@ class Assembler:
         ws = self.ws
         key = (ws.system_prompt, len(ws.tools), id(ws.tools))
         if fresh or self._overhead is None or self._overhead[0] != key:
-            n = message_tokens(wire_safe({"role": "system", "content": ws.system_prompt}),
-                               ws.tokenizer)
-            if ws.tools:
-                n += ws.tokenizer.count(json.dumps(wire_safe(ws.tools),
-                                                   separators=(",", ":")))
-            self._overhead = (key, n + REPLY_PRIMING)
+            self._overhead = (key, self._overhead_of(ws.system_prompt, fresh))
         return self._overhead[1]
+
+    def _overhead_of(self, prompt: str, fresh: bool = False) -> int:
+        """The overhead with system prompt ``prompt`` (the schemas' count cached)."""
+        ws = self.ws
+        key = (len(ws.tools), id(ws.tools))
+        if fresh or self._tools is None or self._tools[0] != key:
+            n = ws.tokenizer.count(json.dumps(wire_safe(ws.tools), separators=(",", ":"))
+                                   ) if ws.tools else 0
+            self._tools = (key, n)
+        return (message_tokens(wire_safe({"role": "system", "content": prompt}),
+                               ws.tokenizer) + self._tools[1] + REPLY_PRIMING)
+
+    def floor(self, budget: int | None) -> Floor:
+        """The :class:`Floor` of this workspace under ``budget``: the smallest request
+        any context program could send from now on (counted as :meth:`assemble`
+        counts, at the current turn, with the system prompt the workspace would
+        have under that budget). On an empty workspace it is the whole request."""
+        ws = self.ws
+        prompt = ws.system_prompt_at(budget)
+        # the workspace's own prompt: the count every assembly reuses (cached)
+        overhead = self.overhead() if prompt == ws.system_prompt else \
+            self._overhead_of(prompt)
+        rows, pinned = self._pinned()
+        dash = self.dashboard.render(rows, BudgetFacts(budget, overhead, pinned, ws.turn),
+                                     ws.tokenizer)
+        return Floor(budget, overhead, pinned, dash.tokens)
+
+    def _pinned(self) -> tuple[list[Row], int]:
+        """The pinned blocks' ledger rows and their messages' tokens."""
+        ws = self.ws
+        rows, tokens = [], 0
+        for ident in ws.top:
+            b = ws.blocks.get(ident)
+            if b is not None and b.status is BlockStatus.PINNED:
+                rows.append(block_row(b, ident in ws.corrupt))
+                tokens += b.tokens
+        return rows, tokens
+
+    def least_budget(self) -> int:
+        """The smallest budget B whose :meth:`floor` fits it (``floor(B).total <= B``).
+        Exact: every B is tried upward from a bound no floor goes under (the pinned
+        blocks, schemas, priming and framing, and the system prompt when it does
+        not state the budget), since the floor is not monotone in B: more digits
+        cost tokens, while a smaller percentage or a bar no longer full may save
+        some."""
+        ws = self.ws
+        states_budget = ws.system_prompt_at(1) != ws.system_prompt_at(2)
+        # an empty prompt costs its framing only: no prompt costs less
+        budget = self._overhead_of("" if states_budget else ws.system_prompt)
+        budget += self._pinned()[1]
+        while self.floor(budget).total > budget:
+            budget += 1
+        return budget
 
     # -- per-item rendering -------------------------------------------------------
     def _native(self, b) -> dict[str, Any]:
@@ -269,10 +343,7 @@ class Assembler:
             else:
                 b = blocks[gid]
                 bid = gid
-                status = b.status
-                rows.append(Row(bid, b.tokens, b.turn, _TYPE[b.type], b.level,
-                                b.parent or "-",
-                                "corrupt" if bid in ws.corrupt else _STATUS[status]))
+                rows.append(block_row(b, bid in ws.corrupt))
                 cb = b.call_block
                 if cb is not None and b.recovered_from is None \
                         and blocks[cb].status in _IN_STREAM:

@@ -97,12 +97,11 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     os.replace(tmp, target)
 
 
-def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
-    """The verified checkpoint of ``directory`` (state dict with ``inline`` bytes),
-    or (None, why not)."""
-    path = directory / NAME
+def _read(directory: Path) -> tuple[tuple[bytes, int] | None, str]:
+    """The bytes after the header line of a checkpoint that passes its own sha256
+    and the length of its state JSON, or (None, why not)."""
     try:
-        raw = path.read_bytes()
+        raw = (directory / NAME).read_bytes()
     except FileNotFoundError:
         return None, "no checkpoint"
     except OSError as exc:
@@ -113,7 +112,33 @@ def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
         return None, "checkpoint header damaged"
     if hashlib.sha256(rest).hexdigest().encode() != parts[2]:
         return None, "checkpoint fails its sha256"
-    n = int(parts[3])
+    return (rest, int(parts[3])), "ok"
+
+
+def recorded_head(directory: Path) -> dict[str, Any] | None:
+    """The journal's init entry as a checkpoint that passes its own sha256 recorded
+    it (tokenizer, budget), whatever the journal holds now; else None. What
+    ``repair`` writes back into a journal left without its first line."""
+    got, _ = _read(directory)
+    if got is None:
+        return None
+    rest, n = got
+    try:
+        head = json.loads(rest[:n])["head"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(head, dict) and head.get("op") == "init" and \
+        isinstance(head.get("tokenizer"), str)
+    return head if ok else None
+
+
+def load(directory: Path) -> tuple[dict[str, Any] | None, str]:
+    """The verified checkpoint of ``directory`` (state dict with ``inline`` bytes),
+    or (None, why not)."""
+    got, why = _read(directory)
+    if got is None:
+        return None, why
+    rest, n = got
     try:
         state = json.loads(rest[:n])
         covered = state["journal_bytes"]

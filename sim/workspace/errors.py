@@ -19,6 +19,18 @@ class ConfigError(WorkspaceError, ValueError):
     anything is created on disk."""
 
 
+class ImpossibleBudgetError(ConfigError):
+    """A budget below what no context program can take out of a request (the fixed
+    overhead, the pinned blocks and a dashboard listing them): no request could
+    ever fit. ``least`` is the smallest budget that holds it (exact: the system
+    prompt and the dashboard state the budget, so it is not the count at the
+    refused one)."""
+
+    def __init__(self, message: str, least: int):
+        super().__init__(message)
+        self.least = least
+
+
 class BlockIdError(WorkspaceError, ValueError):
     """A block-id spec is malformed: empty, a bad token ("B", "X7", "B-1", "B3,,B4"),
     or a reversed range ("B10-B3"). ``token`` holds the offending token."""

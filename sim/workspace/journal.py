@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import JournalError, WriteFailedError
-from .safefs import open_fd, owned, raise_failed, write_all
+from .safefs import open_fd, owned, raise_failed, replace_file, write_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -132,11 +132,19 @@ class Journal:
             os.close(fd)
 
     def append(self, entry: dict[str, Any]) -> None:
-        """Append one checksummed entry and (with ``sync``) fsync it. A failed write
-        is cut back off (:class:`WriteFailedError` says whether that worked; if not,
+        """Append one checksummed entry and (with ``sync``) fsync it; the first entry
+        of a journal that does not exist yet creates it whole (temp file, rename). A
+        failed write is cut back off (:class:`WriteFailedError` says whether that worked; if not,
         every later append is refused until the journal is reopened)."""
         if self.failed:
             raise WriteFailedError(self.failed, truncated=False)
+        if self._fh is None and not os.path.lexists(self.path):
+            # a new journal appears whole with its first (init) line: a crash leaves
+            # none or one that opens, so an empty journal is damage, never a
+            # workspace that was still being made (sim.workspace.presence)
+            replace_file(self.path, encode_line(entry), self.sync,
+                         f"journal {str(self.path)!r}")
+            return
         if self._fh is None:
             self._fh = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             self._file = owned(self._fh)

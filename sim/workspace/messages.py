@@ -129,21 +129,53 @@ def lone_surrogate_path(value: Any, path: str = "") -> str | None:
     return None
 
 
+def tool_call_problem(call: Any) -> tuple[str, str, Any] | None:
+    """What makes one OpenAI tool call invalid in a chat request, or None: (the bad
+    field's path below the call, what it must be, the value found). The one rule
+    :func:`~sim.workspace.validate.validate_chat_request` applies to each call and
+    :func:`clean_tool_calls` applies before a call is stored (uniqueness of ids is
+    the caller's: it needs the other calls)."""
+    if not isinstance(call, dict) or call.get("type") != "function":
+        return "", "tool call must be an object with type 'function'", call
+    cid = call.get("id")
+    if not isinstance(cid, str) or not cid:
+        return ".id", "tool call id must be a non-empty string", cid
+    fn = call.get("function")
+    if not isinstance(fn, dict):
+        return ".function", "function must be an object", fn
+    if not isinstance(fn.get("name"), str) or not fn["name"]:
+        return ".function.name", "function.name must be a non-empty string", fn.get("name")
+    if not isinstance(fn.get("arguments"), str):
+        return (".function.arguments", "function.arguments must be a string",
+                fn.get("arguments"))
+    return None
+
+
 def clean_tool_calls(calls: Any) -> list[dict[str, Any]]:
-    """Validate and normalise OpenAI ``tool_calls`` (arguments kept as given text)."""
+    """Validate and normalise OpenAI ``tool_calls`` (arguments kept as given text;
+    arguments that are not text are stored as their JSON; ``type`` is "function").
+    Raises :class:`ToolCallError` naming the call, the field and the value for
+    anything a request could not carry (:func:`tool_call_problem`): a call that
+    is not an object with a ``function`` object, an id or a function name that is
+    not a non-empty string."""
     if not isinstance(calls, list):
         raise ToolCallError(f"tool_calls must be a list, got {calls!r:.60}")
     out = []
-    for call in calls:
+    for i, call in enumerate(calls):
         fn = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(fn, dict) or not isinstance(call.get("id"), str) \
-                or not isinstance(fn.get("name"), str):
-            raise ToolCallError(f"malformed tool call {call!r:.80}")
+        if not isinstance(fn, dict):
+            raise ToolCallError(f"malformed tool call {call!r:.80}: expected an object "
+                                "with a 'function' object")
         args = fn.get("arguments", "")
         if not isinstance(args, str):
             args = json.dumps(args)
-        out.append({"id": call["id"], "type": "function",
-                    "function": {"name": fn["name"], "arguments": args}})
+        clean = {"id": call.get("id"), "type": "function",
+                 "function": {"name": fn.get("name"), "arguments": args}}
+        bad = tool_call_problem(clean)
+        if bad is not None:
+            field, what, value = bad
+            raise ToolCallError(f"tool_calls[{i}]{field}: {what}, got {value!r:.60}")
+        out.append(clean)
     return out
 
 

@@ -299,7 +299,7 @@ class Packs:
 
     def _open_for_append(self, need: int) -> int:
         from .errors import PlantedLinkError
-        from .safefs import open_fd, owned, real_dir
+        from .safefs import fsync_dir, open_fd, owned, real_dir
 
         real_dir(self.dir.parent)
         real_dir(self.dir)
@@ -322,10 +322,8 @@ class Packs:
             except (FileExistsError, PlantedLinkError):  # not a regular file (a
                 number += 1                            # link): never ours to append to
         if self.sync:
-            from .store import _fsync_dir
-
-            _fsync_dir(self.dir)
-            _fsync_dir(self.dir.parent)
+            fsync_dir(self.dir)
+            fsync_dir(self.dir.parent)
         self._end[name] = 0
         self._fh, self._fh_name, self._file = fd, name, owned(fd)
         return fd

@@ -20,6 +20,7 @@ from .blocks import BlockStatus, GroupStatus
 from .errors import HandleError, JournalError, WorkspaceError
 from .journal import VERSION, Journal, check_entry
 from .lock import WriterLock
+from .presence import JOURNAL, head_problem, workspace_marks
 from .quarantine import Quarantine
 from .store import _REL
 
@@ -39,8 +40,7 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
     :class:`JournalError` unless ``set_aside`` (``repair``). A writer moves a
     checkpoint it did not use (damaged, disagreeing, forged copies) to quarantine."""
     directory = Path(directory)
-    if not (directory / "journal.jsonl").is_file():
-        raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+    check_present(directory)
     lock = WriterLock.acquire(directory) if not read_only else None
     collecting = gc.isenabled()
     gc.disable()  # a bulk load of acyclic records: cyclic GC passes only cost time
@@ -66,6 +66,28 @@ def reopen(cls: type, directory: str | Path, tokenizer: Any, kwargs: dict[str, A
             gc.enable()
 
 
+def check_present(directory: Path) -> None:
+    """Raise unless ``directory`` holds a workspace whose journal has a first line:
+    :class:`WorkspaceError` if it holds none (:func:`~.presence.workspace_marks`),
+    :class:`JournalError` if it holds one whose journal is missing, empty or only a
+    torn line (damage: ``repair`` handles it as a journal cut to nothing). Reads
+    only: an open that refuses has changed nothing."""
+    marks = workspace_marks(directory)
+    if not marks:
+        raise WorkspaceError(f"no workspace in {str(directory)!r}: expected its "
+                             "journal.jsonl, checkpoint.bin, payloads/ or quarantine/")
+    why = head_problem(directory)
+    if why is None:
+        return
+    _, ckpt = checkpoint.load(directory)
+    lost = f"; {ckpt}" if ckpt.startswith(checkpoint.MISMATCH) else ""
+    raise JournalError(f"journal {str(directory / JOURNAL)!r} {why} (no line 1 at byte "
+                       f"0), but {str(directory)!r} holds a workspace ("
+                       f"{', '.join(marks)}){lost}; run `ctxsim workspace repair` (it "
+                       "writes a new journal, sets the checkpoint aside and "
+                       "re-attaches every payload as an offloaded note)")
+
+
 def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
             lock: Any, use_checkpoint: bool = True, set_aside: bool = False,
             check_budget: bool = False) -> tuple["Workspace", list[str] | None]:
@@ -77,7 +99,7 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     from .workspace import check_overhead
 
     read_only = lock is None
-    journal = Journal(directory / "journal.jsonl", sync=kwargs.get("sync", True),
+    journal = Journal(directory / JOURNAL, sync=kwargs.get("sync", True),
                       read_only=read_only)
     q = Quarantine(directory) if not read_only else None
 
@@ -96,7 +118,8 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     else:
         tail = journal.lines(0, 1, keep_torn)
         if not tail or tail[0].entry.get("op") != "init":
-            raise WorkspaceError(f"no workspace journal in {str(directory)!r}")
+            raise JournalError(f"journal {str(journal.path)!r} line 1 (byte 0) is not "
+                               "the init line a journal starts with")
         head = tail.pop(0).entry
     if head.get("version") not in (1, VERSION) or not isinstance(head.get("tokenizer"), str):
         raise JournalError(f"journal {str(journal.path)!r} line 1 (byte 0): version "

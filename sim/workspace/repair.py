@@ -23,6 +23,7 @@ from pathlib import Path
 from .blocks import BlockStatus, BlockType, GroupStatus, Handle
 from .errors import HandleError, JournalError, WorkspaceError
 from . import checkpoint
+from .presence import JOURNAL, head_problem, workspace_marks
 from .quarantine import FOLDER, listing
 from .reopen import reopen
 from .workspace import Workspace
@@ -140,10 +141,17 @@ def _put_back(ws: Workspace, handle: Handle, source: Path) -> None:
 
 
 def repair(directory: str | Path) -> list[str]:
-    """Repair ``directory`` (see module doc); returns one line per action. Raises
+    """Repair ``directory`` (see module doc); returns one line per action. A journal
+    missing, empty or holding only a torn line beside the rest of a workspace is a
+    journal cut to nothing: a new one holding only the init line takes its place
+    (:func:`_restart_journal`), and the repair goes on as for any journal cut
+    short. Raises :class:`WorkspaceError` if ``directory`` holds no workspace,
     :class:`JournalError` if the journal itself cannot be read (nothing to rebuild
     on), :class:`WorkspaceLockedError` if a writer is running."""
+    directory = Path(directory)
     actions: list[str] = []
+    if workspace_marks(directory) and head_problem(directory):
+        actions = _restart_journal(directory)
     try:
         ws = reopen(Workspace, directory, None, {}, set_aside=True)
     except JournalError as exc:
@@ -201,6 +209,48 @@ def repair(directory: str | Path) -> list[str]:
     finally:
         ws.close()
     return actions
+
+
+def _restart_journal(directory: Path) -> list[str]:
+    """Put a journal holding only an init line where there is none with a first
+    line (DESIGN.md's damage table: a journal cut to 0% is a journal cut short):
+    the init line the checkpoint recorded if it passes its sha256, else a new one
+    (cl100k_base, no budget). The old journal's bytes, if any, go to quarantine
+    first. The reopen that follows sets the checkpoint aside (it covers lines that
+    are gone) and quarantines every payload file; repair re-attaches them all."""
+    from .journal import VERSION, encode_line
+    from .lock import WriterLock
+    from .quarantine import Quarantine
+    from .safefs import open_fd, replace_file
+
+    lock, token = WriterLock.acquire(directory)
+    try:
+        why = head_problem(directory)  # again under the lock: nobody writes now
+        if why is None:
+            return []
+        path = directory / JOURNAL
+        q = Quarantine(directory)
+        if why != "is missing":
+            with os.fdopen(open_fd(path, os.O_RDONLY), "rb") as fh:
+                raw = fh.read()
+            if raw:
+                q.keep("journal-before-repair", raw, f"the journal, which {why}, as it "
+                       "was before repair replaced it")
+        head = checkpoint.recorded_head(directory)
+        source = "the init line the checkpoint recorded"
+        if head is None:
+            head = {"op": "init", "version": VERSION, "tokenizer": "cl100k_base",
+                    "budget": None}
+            source = ("a new init line (tokenizer cl100k_base, no budget: no intact "
+                      "checkpoint recorded one)")
+        # the line is written in the current version's format, whatever the old was
+        head = dict(head, version=VERSION)
+        replace_file(path, encode_line(head), True, f"journal {str(path)!r}")
+        return [f"quarantined {src or '(bytes)'} -> {dst}: {reason}"
+                for src, dst, reason in q.moved] + [
+            f"journal {why}: wrote a new one holding only {source}"]
+    finally:
+        lock.release(token)
 
 
 def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .blocks import BlockStatus, GroupStatus
-from .errors import BudgetWarning, ConfigError, WorkspaceError
+from .errors import BudgetWarning, ConfigError, ImpossibleBudgetError, WorkspaceError
 from .importers import import_trajectory, read_trajectory
 from .importers.trajectory import Trajectory
 from .validate import validate_chat_request
@@ -127,7 +127,9 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
     request after every block; ``policy`` archives when over budget. Raises
     :class:`WorkspaceError` for an unknown policy, :class:`TrajectoryFormatError`
     for a bad file, :class:`RequestValidationError` if a request is invalid,
-    :class:`ConfigError` for an impossible budget (:func:`check_overhead`). With
+    :class:`ImpossibleBudgetError` (a :class:`ConfigError`) for a budget below the
+    fixed overhead, stating the least budget that also holds the pinned blocks and
+    their dashboard rows, as :func:`check_final_budget` does after a replay. With
     ``directory=None`` the workspace is temporary: ``result.workspace.close()``
     removes it (a replay that raises closes it itself)."""
     if policy not in POLICIES:
@@ -137,11 +139,13 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
     try:  # an impossible budget is refused before anything is made on disk
         ws = Workspace(directory, budget=budget, tokenizer=tokenizer, strict=False,
                        dashboard=dashboard, sync=sync, tools=tools)
+    except ImpossibleBudgetError as exc:
+        # the empty workspace's least budget is not the replay's: say the one
+        # check_final_budget says after a replay, whatever budget was refused
+        _check_pinned_floor(traj, budget, tokenizer, dashboard, tools)
+        raise _naming_tools(exc, len(tools)) from None  # (the pins only add to it)
     except ConfigError as exc:
-        if tools and "fixed overhead" in str(exc):
-            raise ConfigError(f"{exc}, with the {len(tools)} tool schemas recorded "
-                              "in the file") from None
-        raise
+        raise _naming_tools(exc, len(tools)) from None
     result = ReplayResult(ws, trajectory=traj)
     if tools:
         import json
@@ -177,6 +181,49 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
         ws.close()  # a temporary workspace (directory None) goes with it
         raise
     return result
+
+
+def check_final_budget(result: ReplayResult) -> None:
+    """Raise :class:`ImpossibleBudgetError` if some request of replay ``result`` was
+    over its budget and the budget is below what no policy can take out of the final
+    request: the fixed overhead, the pinned blocks and a dashboard listing them
+    (:func:`check_overhead` on the final workspace). The message states the exact
+    least budget that holds them, the same whatever budget was refused; at that
+    budget a replay may still be over budget (other blocks), but not impossible."""
+    if result.over_budget:
+        try:
+            check_overhead(result.workspace)
+        except ConfigError as exc:
+            raise _naming_tools(exc, len(result.tools)) from None
+
+
+def _check_pinned_floor(traj: Trajectory, budget: int, tokenizer: Any, dashboard: str,
+                        tools: list[dict]) -> None:
+    """:func:`check_final_budget` for a replay that could not start: the trajectory
+    imported with no budget into a scratch workspace pins the same blocks, with the
+    same ids and turns, as any replay of it (a budget only offloads and archives
+    other blocks), so its floor is the final request's."""
+    from dataclasses import replace
+
+    from .memory import scratch_workspace
+
+    scratch = scratch_workspace(budget=None, tokenizer=tokenizer, strict=False,
+                                dashboard=dashboard, tools=tools)
+    try:
+        import_trajectory(replace(traj, notes=[], renamed=[]), scratch)
+        check_overhead(scratch, budget=budget)
+    except ConfigError as exc:
+        raise _naming_tools(exc, len(tools)) from None
+    finally:
+        scratch.close()
+
+
+def _naming_tools(exc: ConfigError, recorded: int) -> ConfigError:
+    """``exc``, saying that the overhead holds the file's recorded tool schemas."""
+    if recorded and isinstance(exc, ImpossibleBudgetError):
+        return ImpossibleBudgetError(f"{exc}, with the {recorded} tool schemas recorded "
+                                     "in the file", exc.least)
+    return exc
 
 
 def _recorded_tools(traj: Trajectory) -> list[dict]:

@@ -120,3 +120,24 @@ def create_file(path: Path, data: bytes | memoryview, sync: bool, what: str) -> 
             pass
         raise
     os.close(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync the directory ``path`` (makes a rename or a new name in it durable)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_file(path: Path, data: bytes | memoryview, sync: bool, what: str) -> None:
+    """Put ``data`` at ``path`` whole: a temp file beside it (``.<name>.new``),
+    fsynced and renamed over ``path``, then the directory fsynced (with ``sync``),
+    so a crash leaves the old file (or none) or the new one, never a part of it.
+    Raises as :func:`create_file`."""
+    tmp = path.with_name(f".{path.name}.new")
+    create_file(tmp, data, sync, what)
+    os.replace(tmp, path)
+    if sync:
+        fsync_dir(path.parent)

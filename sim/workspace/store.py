@@ -24,17 +24,9 @@ from typing import Callable, Iterator
 from .blocks import Handle
 from .errors import ConfinementError, CorruptPayloadError, HandleError
 from .packs import PACK_BELOW, Packs
-from .safefs import create_file, real_dir
+from .safefs import create_file, fsync_dir, real_dir
 
 _REL = re.compile(r"^[0-9a-f]{2}/[0-9a-f]{64}$")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class PayloadStore:
@@ -91,7 +83,7 @@ class PayloadStore:
         create_file(tmp, data, self.sync, f"payload {handle.path!r}")
         os.replace(tmp, target)
         if self.sync:
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
         return handle
 
     def address(self, path: str | os.PathLike[str]) -> str:
@@ -225,7 +217,7 @@ class PayloadStore:
         except FileNotFoundError:
             return
         if self.sync:
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
 
     def close(self) -> None:
         """Close the pack being appended to (everything is already durable)."""

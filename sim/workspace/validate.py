@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from .errors import RequestValidationError as E
-from .messages import lone_surrogate_path
+from .messages import lone_surrogate_path, tool_call_problem
 
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 
@@ -80,20 +80,13 @@ def validate_chat_request(request: dict[str, Any]) -> None:
                         f"{where}.tool_calls")
             for j, c in enumerate(calls):
                 cw = f"{where}.tool_calls[{j}]"
-                if not isinstance(c, dict) or c.get("type") != "function":
-                    raise E("tool call must be an object with type 'function'", cw)
-                cid = c.get("id")
-                if not isinstance(cid, str) or not cid:
-                    raise E("tool call id must be a non-empty string", f"{cw}.id")
+                bad = tool_call_problem(c)
+                if bad is not None:
+                    raise E(bad[1], cw + bad[0])
+                cid = c["id"]
                 if cid in seen_ids:
                     raise E(f"duplicate tool call id {cid!r}", f"{cw}.id")
                 seen_ids.add(cid)
-                fn = c.get("function")
-                if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) \
-                        or not fn["name"]:
-                    raise E("function.name must be a non-empty string", f"{cw}.function")
-                if not isinstance(fn.get("arguments"), str):
-                    raise E("function.arguments must be a string", f"{cw}.function.arguments")
                 pending[cid] = i
     if pending:
         raise E(f"tool call(s) {sorted(pending)} never answered", "messages")

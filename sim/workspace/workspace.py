@@ -16,17 +16,19 @@ from typing import Any, Iterable
 
 from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
 from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetWarning,
-                     ConfigError, CorruptPayloadError, DeletedHandleError, PinnedBlockError,
-                     ToolCallError, UnknownBlockError, WorkspaceError)
+                     ConfigError, CorruptPayloadError, DeletedHandleError,
+                     ImpossibleBudgetError, PinnedBlockError, ToolCallError,
+                     UnknownBlockError, WorkspaceError)
 from .ids import is_group_id, parse_spec
 from .messages import ROLE_TYPE as _ROLE_TYPE, clean_tool_calls as _clean_tool_calls
-from .messages import encode_call_message as _encode_call, message_text
+from .messages import encode_call_message as _encode_call, message_text, wire_safe
 from . import rules as _rules, views as _views
 from .rules import check_budget
 from .handles import owner_of, read_named
 from .journal import Journal
 from .durability import CHECKPOINT_EVERY, Durable  # noqa: F401  (re-exported)
 from .lock import WriterLock
+from .presence import workspace_marks
 from .reopen import JOURNAL_VERSION
 from .ops import unapply_register
 from .state import WorkspaceState
@@ -54,8 +56,11 @@ class Workspace(Durable):
     :meth:`close` (or the end of a ``with`` block) or its process ends; with
     ``directory=None`` the temporary directory is removed on close.
     Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
-    directory that cannot be made, :class:`WorkspaceError` for an unknown tokenizer
-    or dashboard name or if ``directory`` already holds a journal,
+    directory that cannot be made, :class:`ImpossibleBudgetError` (a
+    :class:`ConfigError`) for a budget below the fixed overhead
+    (:func:`check_overhead`), :class:`WorkspaceError` for an unknown tokenizer or
+    dashboard name or if ``directory`` already holds a workspace (any part of one,
+    an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
     :class:`WorkspaceLockedError` if another process writes there; all checked
     before anything is created on disk.
     """
@@ -71,7 +76,7 @@ class Workspace(Durable):
                  tools: list[dict] | None = None, guard_threshold: int | None = None,
                  sync: bool = True, context_tools: bool = True, read_only: bool = False,
                  _replay: bool = False, _lock: Any = None):
-        from .assembly import Assembler, default_system_prompt
+        from .assembly import Assembler
         from .tools import context_tool_schemas
 
         # validate every argument before anything is created on disk
@@ -80,15 +85,15 @@ class Workspace(Durable):
         self.budget = budget
         self.assembler = Assembler(self, dashboard)
         if directory is not None and not _replay:
-            journal = Path(directory) / "journal.jsonl"
-            if journal.is_file() and journal.stat().st_size:
-                raise WorkspaceError(f"{str(directory)!r} already holds a workspace;"
-                                     " use Workspace.open")
+            marks = workspace_marks(directory)
+            if marks:  # even a damaged one: a new journal would hide its bytes
+                raise WorkspaceError(f"{str(directory)!r} already holds a workspace ("
+                                     f"{', '.join(marks)}); use Workspace.open")
         self.read_only = read_only
         self.strict = strict
         self.guard_threshold = guard_threshold
-        self.system_prompt = (system_prompt if system_prompt is not None
-                              else default_system_prompt(budget))
+        self._given_prompt = system_prompt
+        self.system_prompt = self.system_prompt_at(budget)
         self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
         #: what the journal operations change (:mod:`sim.workspace.ops`)
         self.state = WorkspaceState()
@@ -128,6 +133,16 @@ class Workspace(Durable):
         self.checkpoint_rejected = ""
         if not _replay:
             self._commit(dict(self.head))
+
+    def system_prompt_at(self, budget: int | None) -> str:
+        """The system prompt this workspace has under ``budget``: the one it was
+        given, else the default, which states the budget
+        (:func:`~sim.workspace.assembly.default_system_prompt`)."""
+        from .assembly import default_system_prompt
+
+        if self._given_prompt is not None:
+            return self._given_prompt
+        return default_system_prompt(budget)
 
     # the state record's fields under the names the rest of the package reads
     # (``ws.state`` is the record itself; ``ops`` writes only through it)
@@ -193,9 +208,11 @@ class Workspace(Durable):
         :class:`CorruptPayloadError` naming it). ``read_only``: take no lock, write
         and move nothing, ignore a torn last line (a reader beside a live writer).
         ``kwargs`` are as for the constructor (budget defaults to the journaled one).
-        Raises :class:`JournalError` naming the line and byte offset of a bad line,
-        :class:`WorkspaceError` if there is no journal, :class:`WorkspaceLockedError`
-        if another process is writing (unless ``read_only``).
+        Raises :class:`JournalError` naming the line and byte offset of a bad line
+        (a journal missing, empty or only a torn line beside the other parts of a
+        workspace is one: run ``ctxsim workspace repair``), :class:`WorkspaceError`
+        if ``directory`` holds no workspace, :class:`WorkspaceLockedError` if
+        another process is writing (unless ``read_only``).
         """
         from .reopen import reopen
 
@@ -281,9 +298,14 @@ class Workspace(Durable):
         make the request smaller (or, decided without an assembly, would save at
         most ``accounting.LOCAL_SLACK`` tokens). ``observation``: pass the guard (default:
         only tool results; importers set it for observations a format records as
-        user messages). Raises :class:`ToolCallError` for
-        a malformed message, :class:`UnknownBlockError` for a result whose
-        ``tool_call_id`` answers no registered call.
+        user messages). Raises :class:`ToolCallError` for a malformed message,
+        including anything that would make the assembled request invalid
+        (:mod:`sim.workspace.validate`): a tool call whose id or function name is
+        not a non-empty string, a call id already used in this workspace or this
+        message (compared as sent, :meth:`call_id_owner`), ``tool_calls`` on a
+        message that is not an assistant's; :class:`UnknownBlockError` for a result
+        whose ``tool_call_id`` answers no registered call. Nothing is stored or
+        journaled then.
         """
         if not isinstance(message, dict):
             raise ToolCallError(f"a message must be a dict, got {message!r:.80}")
@@ -297,13 +319,23 @@ class Workspace(Durable):
         if message.get("name"):
             meta["name"] = str(message["name"])
         call_block = None
+        if role != "assistant" and message.get("tool_calls") not in (None, []):
+            # only an assistant message carries calls; storing the content alone
+            # would drop them without a word
+            raise ToolCallError(f"a {role} message cannot carry tool_calls (got "
+                                f"{message['tool_calls']!r:.60}); expected them on an "
+                                "assistant message")
         if role == "assistant" and message.get("tool_calls"):
             meta["tool_calls"] = _clean_tool_calls(message["tool_calls"])
-            ids = [c["id"] for c in meta["tool_calls"]]
-            for cid in ids:
-                if cid in self._call_owner or ids.count(cid) > 1:
-                    raise ToolCallError(f"tool call id {cid!r} is already used"
-                                        f" by {self._call_owner.get(cid, 'this message')}")
+            here: set[str] = set()
+            for cid in (c["id"] for c in meta["tool_calls"]):
+                owner = self.call_id_owner(cid) or (
+                    "this message" if wire_safe(cid) in here else None)
+                if owner:
+                    raise ToolCallError(f"tool call id {cid!r} is already used by "
+                                        f"{owner}; expected an id unique in the "
+                                        "workspace")
+                here.add(wire_safe(cid))
             if block_type is None:
                 btype = BlockType.TOOL_CALL
             elif btype is not BlockType.TOOL_CALL:
@@ -329,6 +361,20 @@ class Workspace(Durable):
         return self._admit(btype, data, meta, turn, status, call_block=call_block,
                            observation=role == "tool" if observation is None
                            else bool(observation) and not pinned)
+
+    def call_id_owner(self, call_id: str) -> str | None:
+        """The block whose tool call has id ``call_id`` as a request shows it, or None.
+        Ids are compared in their wire form (:func:`~sim.workspace.messages.wire_safe`),
+        so ``"c\\ud800"`` (a lone surrogate) and ``"c\\\\ud800"`` (its escape, typed
+        out) are one id: a request could not tell their results apart."""
+        owner = self._call_owner.get(call_id)
+        key = wire_safe(call_id)
+        if owner is None and ("\\" in call_id or key is not call_id):
+            # only an id holding a backslash or a lone surrogate can equal another
+            # one's wire form: every other id is found by the lookup above
+            owner = next((o for c, o in self._call_owner.items()
+                          if wire_safe(c) == key), None)
+        return owner
 
     def _admit(self, btype: BlockType, data: bytes, meta: dict, turn: int,
                status: BlockStatus, *, call_block: str | None = None,
@@ -594,14 +640,38 @@ def fixed_overhead(ws: Workspace) -> int:
     return req.overhead + req.dashboard
 
 
-def check_overhead(ws: Workspace, what: str = "budget") -> None:
-    """Raise :class:`ConfigError` if the empty workspace ``ws``'s budget cannot hold
-    its :func:`fixed_overhead`: no request could ever fit, and archiving cannot
-    help. ``what`` names the budget in the message (e.g. an option)."""
-    if ws.budget is None:
+def check_overhead(ws: Workspace, what: str = "budget", *,
+                   budget: int | None = None) -> None:
+    """Raise :class:`ImpossibleBudgetError` if ``budget`` (default: ``ws``'s own)
+    cannot hold what no context program can take out of a request of ``ws``
+    (:meth:`~sim.workspace.assembly.Assembler.floor`): the fixed overhead (system
+    prompt, tool schemas and the dashboard) and, once there are any, the pinned
+    blocks; no request could ever fit, and archiving cannot help. Refused are
+    exactly the budgets below the least one that holds it (a budget above it whose
+    floor does not fit, where one more digit costs more than it adds, is left to
+    be over budget). The message states that least budget
+    (:meth:`~sim.workspace.assembly.Assembler.least_budget`, also the error's
+    ``least``) and what it counts. ``what`` names the budget in the message (e.g.
+    an option)."""
+    budget = ws.budget if budget is None else budget
+    if budget is None or ws.assembler.floor(budget).total <= budget:
+        return  # it fits, so the least budget that fits is no larger
+    least = ws.assembler.least_budget()
+    if budget >= least:
+        # the floor is not monotone in the budget (one more digit may cost more
+        # than it adds): refused as impossible are exactly the budgets below the
+        # least one, so the stated minimum never moves; this one is over at worst
         return
-    need = fixed_overhead(ws)
-    if need > ws.budget:
-        raise ConfigError(f"{what} {ws.budget:,} tokens is impossible: expected at "
-                          f"least {need:,}, the fixed overhead (system prompt, tool "
-                          "schemas and the empty dashboard)")
+    f = ws.assembler.floor(least)
+    # counted at the least budget, not at the one refused: the system prompt and
+    # the dashboard state the budget, so their tokens change with its digits
+    if f.pinned:
+        counts = (f"what no context program can archive, at that budget: the fixed "
+                  f"overhead (system prompt and tool schemas) {f.overhead:,}, the "
+                  f"pinned blocks {f.pinned:,} and a dashboard listing only them "
+                  f"{f.dashboard:,}")
+    else:
+        counts = (f"the fixed overhead at that budget: system prompt and tool schemas "
+                  f"{f.overhead:,}, the empty dashboard {f.dashboard:,}")
+    raise ImpossibleBudgetError(f"{what} {budget:,} tokens is impossible: expected at "
+                                f"least {least:,}, {counts}", least)

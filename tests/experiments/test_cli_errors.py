@@ -63,6 +63,33 @@ def test_replay_below_overhead_plus_pinned_blocks_exits_2(tmp_path, capsys):
     assert "budget 600 tokens is impossible" in err and "pinned blocks" in err
 
 
+@pytest.mark.parametrize("policy", ["none", "archive-oldest"])
+def test_replay_names_one_least_budget_before_any_output(tmp_path, capsys, policy):
+    """Issue: --budget 10 said "at least 501", 501 printed the whole report and then
+    "at least 1,590", 1,590 then "at least 1,591" (the dashboard, which states the
+    budget, was not counted). Now every impossible budget gets the same least
+    budget, on stderr with nothing on stdout; that budget is accepted (an
+    over-budget replay, 3) and one token less is refused."""
+    import re
+
+    def run(budget):
+        rc = main(["workspace", "replay", TRAJ, "--budget", str(budget), "--policy",
+                   policy, "--dir", str(tmp_path / str(budget))])
+        return (rc, *capsys.readouterr())
+
+    stated = set()
+    for budget in (10, 501, 1590, 1591):  # before the replay, then after it
+        rc, out, err = run(budget)
+        assert rc == 2 and out == "" and err.count("\n") == 1
+        assert "pinned blocks" in err and "dashboard listing only them" in err
+        stated.add(int(re.search(r"at least ([\d,]+),", err)[1].replace(",", "")))
+    (least,) = stated
+    rc, out, err = run(least - 1)
+    assert rc == 2 and out == "" and f"expected at least {least:,}," in err
+    rc, out, err = run(least)
+    assert rc == 3 and "over the budget" in err and out.startswith("<context_workspace")
+
+
 def test_replay_hint_does_not_suggest_the_policy_in_use(tmp_path, capsys):
     assert main(["workspace", "replay", TRAJ, "--budget", "2000", "--policy",
                  "archive-oldest", "--dir", str(tmp_path / "a")]) == 3

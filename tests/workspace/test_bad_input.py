@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sim.workspace import (BlockIdError, BlockStateError, ConfigError, ConfinementError,
-                           CorruptPayloadError, DeletedHandleError, Handle, HandleError,
+from sim.workspace import (BlockIdError, BlockStateError, BudgetWarning, ConfigError,
+                           ConfinementError, CorruptPayloadError, DeletedHandleError,
+                           Handle, HandleError,
                            PinnedBlockError, ToolCallError, UnknownBlockError,
                            Workspace, WorkspaceError, parse_spec)
 from tests.workspace.helpers import flip_byte, payload_span, with_offloads
@@ -310,3 +311,130 @@ def test_existing_workspace_is_refused_untouched(tmp_path):
     with pytest.raises(WorkspaceError, match="already holds a workspace"):
         Workspace(tmp_path / "w", budget=100)
     assert sorted(p.name for p in (tmp_path / "w").iterdir()) == before
+
+
+# ---------------------------------------------------------------- tool calls register
+def _call(cid, name="f", args="{}"):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+#: (tool_calls, text the refusal names): each would make the request invalid
+BAD_CALLS = [
+    ([_call("c9", "")], "function.name must be a non-empty string, got ''"),
+    ([_call("")], "id must be a non-empty string, got ''"),
+    ([_call(None)], "id must be a non-empty string, got None"),
+    ([_call(7)], "id must be a non-empty string, got 7"),
+    ([_call("c9", None)], "function.name must be a non-empty string, got None"),
+    ([_call("c9", 3)], "function.name must be a non-empty string, got 3"),
+    ([_call("c9"), _call("c10", "")], "tool_calls[1].function.name"),
+    ([{"id": "c9", "type": "function", "function": "f"}], "expected an object"),
+    ([_call("c9"), _call("c9")], "'c9' is already used by this message"),
+    ([_call("c1")], "'c1' is already used by B3"),
+    # a lone surrogate is sent as its escape: the two would be one id on the wire
+    ([_call("k\ud800"), _call("k\\ud800")], "is already used by this message"),
+]
+
+
+@pytest.mark.parametrize("calls,needle", BAD_CALLS)
+def test_register_refuses_tool_calls_a_request_cannot_carry(ws, calls, needle):
+    """Issue: an empty function name or call id was stored, and every later request
+    failed the package's own validator. Refused now, before anything is journaled."""
+    before = ws.snapshot()
+    journal = (ws.directory / "journal.jsonl").read_bytes()
+    with pytest.raises(ToolCallError) as err:
+        ws.register({"role": "assistant", "content": None, "tool_calls": calls})
+    assert needle in str(err.value)
+    assert ws.snapshot() == before
+    assert (ws.directory / "journal.jsonl").read_bytes() == journal
+
+
+@pytest.mark.parametrize("role", ["user", "system", "tool"])
+def test_register_refuses_tool_calls_on_other_roles(ws, role):
+    before = ws.snapshot()
+    msg = {"role": role, "content": "x", "tool_calls": [_call("c9")]}
+    if role == "tool":
+        msg["tool_call_id"] = "c9"
+    with pytest.raises(ToolCallError, match=f"a {role} message cannot carry tool_calls"):
+        ws.register(msg)
+    assert ws.snapshot() == before
+
+
+GOOD_CALLS = [
+    [_call("c9")],
+    [_call("c9", "bash", '{"cmd": "ls"}'), _call("c10", "read", "")],
+    [_call("ü-1", "lesen")],                   # non-ASCII id and name
+    [_call("k\\ud800")],                       # a backslash, unique on the wire
+    [_call("k\ud800", "f\ud800")],             # lone surrogates: escaped on the wire
+    [{"id": "c9", "function": {"name": "f", "arguments": {"a": 1}}}],  # normalised
+]
+
+
+@pytest.mark.parametrize("calls", GOOD_CALLS)
+def test_register_accepts_tool_calls_the_validator_accepts(ws, calls):
+    from sim.workspace.validate import validate_chat_request
+
+    b = ws.register({"role": "assistant", "content": None, "tool_calls": calls})
+    for c in calls:
+        ws.register({"role": "tool", "tool_call_id": c["id"], "content": "ok"})
+    assert [c["id"] for c in b.message["tool_calls"]] == [c["id"] for c in calls]
+    validate_chat_request(ws.assemble().to_openai())
+    ws.register({"role": "user", "content": "next", "tool_calls": []})  # no calls: fine
+    validate_chat_request(ws.assemble().to_openai())
+
+
+def test_a_result_for_a_call_id_with_a_lone_surrogate_registers(ws):
+    """The budget bound measured the id's UTF-8 bytes, and a lone surrogate has none:
+    a UnicodeEncodeError escaped register. The id is measured as sent (escaped)."""
+    from sim.workspace.validate import validate_chat_request
+
+    ws.register({"role": "assistant", "content": None, "tool_calls": [_call("k\ud800")]})
+    ws.assemble()  # an exact total: the next registration is decided by the bound
+    b = ws.register({"role": "tool", "tool_call_id": "k\ud800", "content": "r"})
+    assert b.message["tool_call_id"] == "k\ud800"
+    validate_chat_request(ws.assemble().to_openai())
+
+
+# ---------------------------------------------------------------- the least budget
+PINS = [{"role": "system", "content": "You fix bugs. " * 80},
+        {"role": "user", "content": "The failing test is test_parse (12 lines). " * 40}]
+
+
+def _holding_pins(budget, **kw):
+    """A workspace under ``budget`` (strict off) holding only the pinned blocks."""
+    ws = Workspace(None, budget=budget, strict=False, sync=False, **kw)
+    for m in PINS:
+        ws.register(m, pinned=True)
+    return ws
+
+
+@pytest.mark.parametrize("kw", [{}, {"dashboard": "status_board"}, {"dashboard": "none"},
+                                {"dashboard": "bounded_ledger"}, {"tokenizer": "char"},
+                                {"system_prompt": "a prompt that states no budget"}])
+def test_the_least_budget_is_exact_and_the_same_whatever_budget_is_refused(kw):
+    """Issue: the minimum an impossible budget named moved with the budget given
+    (the system prompt and the dashboard state the budget, so their counts change
+    with its digits), and a budget equal to it was refused in turn. The least
+    budget is now one number for every refused budget; a real assembly fits it
+    and does not fit one token less (an oracle apart from the floor's count)."""
+    from sim.workspace import ImpossibleBudgetError
+    from sim.workspace.workspace import check_overhead
+
+    ws = _holding_pins(None, **kw)
+    stated = set()
+    for budget in (1, 10, 500, 999, 1_000):
+        with pytest.raises(ImpossibleBudgetError) as exc:
+            check_overhead(ws, budget=budget)
+        assert "pinned blocks" in str(exc.value)
+        stated.add(exc.value.least)
+    (least,) = stated
+    assert f"at least {least:,}," in str(exc.value)
+    for budget in range(least - 10, least):  # the budgets just below it too
+        with pytest.raises(ImpossibleBudgetError):
+            check_overhead(ws, budget=budget)
+    for budget in (least, least + 1, 10 * least):  # and none from it up
+        check_overhead(ws, budget=budget)
+    with _holding_pins(least, **kw) as at, _holding_pins(least - 1, **kw) as below:
+        assert at.assemble().total <= least
+        with pytest.warns(BudgetWarning):
+            assert below.assemble().total > least - 1
+    ws.close()

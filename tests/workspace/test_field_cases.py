@@ -189,6 +189,60 @@ def test_variant_three_duplicates_and_a_reused_id_in_a_later_message():
     wire_ok(bodies[-1])
 
 
+def test_each_renamed_call_id_is_reported_in_the_result_and_the_summary():
+    """Issue: a duplicate id was renamed "c1" -> "c1~2" without a word (the README
+    promises no silent change); each rename is now a note and a record."""
+    from sim.workspace.importers import RenamedCall
+
+    call = lambda cid, a: {"id": cid, "type": "function",  # noqa: E731
+                           "function": {"name": "f", "arguments": a}}
+    msgs = [{"role": "user", "content": "go"},
+            {"role": "assistant", "content": None,
+             "tool_calls": [call("c1", "1"), call("c1", "2")]},
+            {"role": "tool", "tool_call_id": "c1", "content": "r1"},
+            {"role": "tool", "tool_call_id": "c1", "content": "r2"},
+            {"role": "assistant", "content": None, "tool_calls": [call("c1", "3")]},
+            {"role": "tool", "tool_call_id": "c1", "content": "r3"}]
+    res, _ = replay(msgs, 8000)
+    assert res.trajectory.renamed == [
+        RenamedCall("messages[1]", "B2", "c1", "c1~2", "this message"),
+        RenamedCall("messages[4]", "B5", "c1", "c1~3", "B2")]
+    notes = [n for n in res.trajectory.notes if "renamed" in n]
+    assert notes == [
+        "B2 (messages[1]): renamed duplicate tool call id 'c1' -> 'c1~2' (already "
+        "used by this message; results are paired in order)",
+        "B5 (messages[4]): renamed duplicate tool call id 'c1' -> 'c1~3' (already "
+        "used by B2; results are paired in order)"]
+    r = cli("workspace", "replay", str(CASES / "duplicate_call_id_one_message.json"),
+            "--budget", "8000")
+    assert r.returncode == 0
+    assert "renamed duplicate tool call id 'functions.eval:0' -> 'functions.eval:0~2'" \
+        in r.stdout
+
+
+def test_unique_call_ids_are_not_renamed_or_noted():
+    res, _ = replay(CASES / "lone_surrogate.json", 5000)
+    assert res.trajectory.renamed == []
+    assert not any("renamed" in n for n in res.trajectory.notes)
+
+
+def test_call_ids_equal_only_on_the_wire_are_renamed_and_valid():
+    """A lone surrogate is sent as its escape: "k\\ud800" and the typed-out escape
+    are one id on the wire, so the importer renames the second (register would
+    refuse it)."""
+    call = lambda cid: {"id": cid, "type": "function",  # noqa: E731
+                        "function": {"name": "f", "arguments": "{}"}}
+    msgs = [{"role": "user", "content": "go"},
+            {"role": "assistant", "content": None,
+             "tool_calls": [call("k\ud800"), call("k\\ud800")]},
+            {"role": "tool", "tool_call_id": "k\ud800", "content": "r1"},
+            {"role": "tool", "tool_call_id": "k\\ud800", "content": "r2"}]
+    res, bodies = replay(msgs, 8000)
+    assert [(r.recorded, r.renamed) for r in res.trajectory.renamed] == [
+        ("k\\ud800", "k\\ud800~2")]
+    validate_chat_request(bodies[-1])
+
+
 # -- 3. the wire-payload guard covers observations recorded as user messages ----------
 def test_large_observation_as_user_is_offloaded_within_a_strict_budget():
     res, bodies = replay(CASES / "large_observation_as_user.traj.json", 8000)

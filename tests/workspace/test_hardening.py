@@ -391,6 +391,137 @@ def test_a_journal_cut_to_a_tenth_under_an_intact_checkpoint_is_damage(tmp_path,
     assert not check(d).damaged
 
 
+def _journal_cut_to_nothing(d: Path, how: str) -> set[bytes]:
+    """A workspace (char tokenizer, budget 50,000; packed and file payloads) whose
+    journal is then emptied, removed or cut inside its first line; its blocks'
+    bytes."""
+    ws = Workspace(d, tokenizer="char", budget=50_000, sync=False)
+    for i in range(40):
+        ws.register({"role": "user", "content": f"block {i} " + "z" * (4100 * (i % 10 == 0))})
+    contents = {b.data for b in ws.blocks.values()}
+    ws.close()
+    journal = d / "journal.jsonl"
+    if how == "emptied":
+        journal.write_bytes(b"")
+    elif how == "removed":
+        journal.unlink()
+    else:
+        journal.write_bytes(journal.read_bytes()[:20])
+    return contents
+
+
+@pytest.mark.parametrize("how", ["emptied", "removed", "cut inside line 1"])
+def test_a_journal_cut_to_nothing_is_damage_never_no_workspace(tmp_path, how, capsys):
+    """Issue: an emptied journal made the directory look like no workspace (check and
+    repair: "no workspace journal", exit 2) and a new workspace there overwrote the
+    checkpoint. It is the damage-table row "journal cut to 10% under an intact
+    checkpoint" at 0%: open refuses, check exits 1, a new workspace is refused
+    without a byte changed, and repair re-attaches every payload."""
+    from experiments.cli import main
+
+    d = tmp_path / "w"
+    contents = _journal_cut_to_nothing(d, how)
+    before = all_bytes(d)
+    with pytest.raises(WorkspaceError, match="already holds a workspace"):
+        Workspace(d, budget=8000)
+    for read_only in (False, True):
+        with pytest.raises(JournalError, match="run `ctxsim workspace repair`"):
+            Workspace.open(d, read_only=read_only)
+    assert main(["workspace", "replay", str(ROOT / "sim/data/trajectories/"
+                                               "sweagent_marshmallow-1867.traj"),
+                 "--budget", "8000", "--dir", str(d)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "already holds a workspace" in err
+    assert main(["workspace", "check", str(d)]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED" in out and "checkpoint covers" in out
+    assert all_bytes(d) == before  # every refusal and the check left every byte
+    actions = repair(d)
+    assert any("wrote a new one holding only the init line the checkpoint recorded"
+               in a for a in actions)
+    assert sum("re-attached orphan" in a for a in actions) == 40
+    after = Workspace.open(d, read_only=True)
+    assert after.tokenizer.name == "char" and after.budget == 50_000
+    assert contents <= {b.data for b in after.blocks.values()}
+    assert {k for k, v in before.items() if v} <= set(all_bytes(d))  # none deleted
+    assert main(["workspace", "check", str(d)]) == 0
+
+
+def test_a_journal_cut_to_nothing_without_a_checkpoint_gets_a_new_init_line(tmp_path):
+    """No intact checkpoint to take the init line from: repair writes a default
+    one (named in its report) and still re-attaches every payload."""
+    d = tmp_path / "w"
+    contents = _journal_cut_to_nothing(d, "emptied")
+    (d / "checkpoint.bin").unlink()
+    actions = repair(d)
+    assert any("tokenizer cl100k_base, no budget" in a for a in actions)
+    after = Workspace.open(d, read_only=True)
+    assert contents <= {b.data for b in after.blocks.values()}
+    assert not check(d).damaged
+
+
+@pytest.mark.parametrize("setup", ["missing", "empty", "lock only", "empty payloads/",
+                                   "other files"])
+def test_a_directory_without_a_workspace_is_none_and_takes_a_new_one(tmp_path, setup,
+                                                                      capsys):
+    """The other side: with no part of a workspace (a lock file holds no byte of one),
+    check and repair say so (exit 2), open raises WorkspaceError, a new one is made."""
+    from experiments.cli import main
+
+    d = tmp_path / "w"
+    if setup != "missing":
+        d.mkdir()
+    if setup == "lock only":
+        (d / "lock").write_text("1 host 0\n")
+    elif setup == "empty payloads/":
+        (d / "payloads" / "packs").mkdir(parents=True)
+    elif setup == "other files":
+        (d / "notes.txt").write_text("mine")
+    for command in ("check", "repair"):
+        assert main(["workspace", command, str(d)]) == 2
+        assert "no workspace in" in capsys.readouterr().err
+    with pytest.raises(WorkspaceError, match="no workspace in") as exc:
+        Workspace.open(d)
+    assert not isinstance(exc.value, JournalError)
+    with Workspace(d, sync=False) as ws:
+        ws.register({"role": "user", "content": "hi"})
+    with Workspace.open(d) as ws:
+        assert [b.data for b in ws.blocks.values()] == [b"hi"]
+
+
+def test_a_journal_whose_first_line_is_not_the_init_line_is_damage(tmp_path):
+    d = tmp_path / "w"
+    build(d)
+    journal = d / "journal.jsonl"
+    journal.write_bytes(encode_line({"op": "turn", "turn": 1}) + journal.read_bytes())
+    (d / "checkpoint.bin").unlink()  # else its mismatch is named first
+    with pytest.raises(JournalError, match=r"line 1 \(byte 0\) is not the init line"):
+        Workspace.open(d)
+    assert check(d).damaged
+
+
+def test_a_new_journal_appears_whole_with_its_init_line(tmp_path, monkeypatch):
+    """Killed while a workspace is made (here: just before the journal's rename), a
+    directory holds no journal, so no workspace, and a new one can be made there:
+    an empty journal never comes from a workspace being made."""
+    from sim.workspace.presence import workspace_marks
+
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    d = tmp_path / "w"
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", killed)
+        with pytest.raises(KeyboardInterrupt):
+            Workspace(d, sync=False)
+    assert not (d / "journal.jsonl").exists() and workspace_marks(d) == []
+    with Workspace(d, sync=False, budget=9000):
+        pass
+    first = (d / "journal.jsonl").read_bytes().split(b"\n")[0]
+    assert json.loads(first[9:]) == {"op": "init", "version": 2,
+                                     "tokenizer": "cl100k_base", "budget": 9000}
+
+
 # ---------------------------------------------------------------- 8, 10: journal lines
 def _crashed_with_tail(d: Path, extra: int = 1) -> None:
     """13 blocks checkpointed, then ``extra`` registrations after the checkpoint

@@ -18,10 +18,11 @@ from typing import Any, Callable
 
 from ..blocks import BlockStatus
 from ..errors import ToolCallError, TrajectoryFormatError, UnknownBlockError, WorkspaceError
+from ..messages import wire_safe
 from . import (anthropic, atif, claudecode, codex, minisweagent, openai, openhands, pi,
                sweagent)
 from .fields import Lines
-from .trajectory import Trajectory
+from .trajectory import RenamedCall, Trajectory
 
 READERS: dict[str, Callable[[Any], Any]] = {
     "sweagent": sweagent.read, "minisweagent": minisweagent.read, "pi": pi.read,
@@ -241,18 +242,27 @@ class _CallIds:
         self.ws = workspace
         self.pending: dict[str, list[str]] = {}
 
-    def calls(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out, used, fresh = [], set(), {}
+    def calls(self, calls: list[dict[str, Any]]
+              ) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
+        """The calls with unique ids, and (recorded id, new id, the block or "this
+        message" already using the recorded id) for each one renamed."""
+        out, used, fresh, renamed = [], set(), {}, []
         for call in calls:
             cid = call["id"]
+            owner = self.ws.call_id_owner(cid) or (
+                "this message" if wire_safe(cid) in used else None)
             new, n = cid, 2
-            while new in self.ws._call_owner or new in used:
+            # taken as the workspace compares ids (their wire form), so a renamed
+            # id is one register accepts
+            while self.ws.call_id_owner(new) or wire_safe(new) in used:
                 new, n = f"{cid}~{n}", n + 1
-            used.add(new)
+            used.add(wire_safe(new))
             fresh.setdefault(cid, []).append(new)
             out.append(call if new == cid else dict(call, id=new))
+            if new != cid:
+                renamed.append((cid, new, owner))
         self.pending.update(fresh)  # results now answer this message's calls
-        return out
+        return out, renamed
 
     def result(self, cid: str) -> str:
         queue = self.pending.get(cid)
@@ -271,7 +281,9 @@ def import_trajectory(source: str | Path | list | dict | Trajectory, workspace, 
     ``pin_task``. Observations pass the wire-payload guard whatever role the format
     gives them: tool results, and user messages after the task statement
     (mini-swe-agent and SWE-agent record observations as user messages). Call ids are
-    made unique and results paired with calls in order (see :class:`_CallIds`).
+    made unique and results paired with calls in order (see :class:`_CallIds`); each
+    renamed id is a :class:`RenamedCall` in the trajectory's ``renamed`` and a line
+    in its ``notes``.
 
     A record kept aside (``_aside``: an unknown kind, a sidechain) becomes a note
     block, archived at once: its bytes are stored, its row is in the ledger, it is
@@ -317,8 +329,10 @@ def _fail(traj: Trajectory, where: str, role: str, exc: Exception) -> Trajectory
 
 def _register(ws, msg: dict[str, Any], demo: bool, where: str, ids: _CallIds,
               traj: Trajectory, may_pin_task: bool, pin_system: bool):
+    renamed: list[tuple[str, str, str]] = []
     if msg.get("tool_calls"):
-        msg = dict(msg, tool_calls=ids.calls(msg["tool_calls"]))
+        calls, renamed = ids.calls(msg["tool_calls"])
+        msg = dict(msg, tool_calls=calls)
     if msg["role"] == "tool":
         recorded = msg["tool_call_id"]
         cid = ids.result(recorded)
@@ -343,6 +357,11 @@ def _register(ws, msg: dict[str, Any], demo: bool, where: str, ids: _CallIds,
     if stray:
         traj.notes.append(f"{block.id} ({where}): tool result for call id "
                           f"{recorded[:60]!r} imported as a user message: {why}")
+    for old, new, owner in renamed:
+        traj.renamed.append(RenamedCall(where, block.id, old, new, owner))
+        traj.notes.append(f"{block.id} ({where}): renamed duplicate tool call id "
+                          f"{old[:60]!r} -> {new[:64]!r} (already used by {owner}; "
+                          "results are paired in order)")
     return block
 
 

@@ -26,9 +26,22 @@ from __future__ import annotations
 import collections
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import fields
+
+
+class RenamedCall(NamedTuple):
+    """A tool call whose recorded id another call already used, imported under a
+    new id (``<id>~<n>``): ``where`` in the file, the ``block`` holding the call,
+    the ``recorded`` and the ``renamed`` id, and the block (or "this message")
+    already using the recorded id."""
+
+    where: str
+    block: str
+    recorded: str
+    renamed: str
+    used_by: str
 
 
 @dataclass
@@ -37,7 +50,8 @@ class Trajectory:
     the recorded ``tools`` (OpenAI function schemas: they count as fixed overhead of
     every request), ``notes`` (one line each, naming a position in the file),
     ``skipped`` (records that carry no context, counted by kind: headers, settings
-    changes, UI events), and the ``format`` chosen with the ``reason``."""
+    changes, UI events), and the ``format`` chosen with the ``reason``; after
+    an import, ``renamed`` lists every call id made unique (:class:`RenamedCall`)."""
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
@@ -46,6 +60,7 @@ class Trajectory:
     format: str = ""
     reason: str = ""
     source: str = ""
+    renamed: list[RenamedCall] = field(default_factory=list)
 
     def aside(self, record: Any, where: str, why: str) -> None:
         """Keep ``record`` whole, out of the context (see ``_aside``)."""
