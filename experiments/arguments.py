@@ -184,6 +184,51 @@ def base_url(text: str) -> str:
     raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} ({problem})")
 
 
+def first_repeat(items, key: Callable | None = None) -> tuple[int, int] | None:
+    """``(i, j)``: item ``i`` is the first to repeat an earlier item ``j`` (compared by
+    ``key(item)`` when given), or None when all differ. One rule for a repeated list
+    item, on the command line (:class:`Distinct`) and in a config
+    (:func:`experiments.config.validate`): a repeated level, window or program would
+    run its points twice and double its sample."""
+    seen: list = []   # compared with ==, not hashed: a config's items may be lists
+    for i, item in enumerate(items):
+        k = key(item) if key else item
+        if k in seen:
+            return i, seen.index(k)
+        seen.append(k)
+    return None
+
+
+class Distinct(argparse.Action):
+    """``action=Distinct`` for a list option (``nargs``): a value given twice is a
+    usage error (exit 2) naming it, e.g. ``argument --programs: 'vista' is given
+    twice; expected each at most once``. ``key=`` (a keyword of ``add_argument``)
+    compares a part of each value: ``key=name_of`` refuses a NAME=VALUE option
+    (values parsed to ``(name, value)`` pairs) naming a parameter twice, whatever
+    the values."""
+
+    def __init__(self, option_strings, dest, key: Callable | None = None, **kwargs):
+        self.key = key
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        hit = first_repeat(values, self.key)
+        if hit is not None:
+            i, j = hit
+            if self.key is None:
+                raise argparse.ArgumentError(self, f"{values[i]!r} is given twice; "
+                                                   "expected each at most once")
+            raise argparse.ArgumentError(
+                self, f"{self.key(values[i])!r} is given twice ({values[j][1]!r} and "
+                      f"{values[i][1]!r}); expected each name at most once")
+        setattr(namespace, self.dest, list(values))
+
+
+def name_of(item: tuple) -> str:
+    """The name of a parsed ``NAME=VALUE`` pair (``Distinct``'s ``key``)."""
+    return item[0]
+
+
 def add_no_progress(parser: argparse.ArgumentParser) -> None:
     """The ``--no-progress`` flag every experiment takes (tqdm bars off)."""
     parser.add_argument("--no-progress", action="store_true",

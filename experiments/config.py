@@ -17,7 +17,7 @@ import pathlib
 import tomllib
 from typing import Any, Callable
 
-from experiments.arguments import UsageError, nonnegative_int
+from experiments.arguments import UsageError, first_repeat, nonnegative_int
 
 
 class ConfigValueError(UsageError):
@@ -178,10 +178,12 @@ def validate(name: str, config: dict, source: str = "the shipped config",
                     raise ConfigValueError(
                         f"config key {key!r} in {source}: item {i} is {item!r} "
                         f"({type(item).__name__}); expected {what}")
-                if value.index(item) < i:  # a repeated point would be run twice
-                    raise ConfigValueError(
-                        f"config key {key!r} in {source}: item {i} ({item!r}) repeats "
-                        f"item {value.index(item)}; expected each at most once")
+            repeat = first_repeat(value)  # a repeated point would be run twice
+            if repeat is not None:
+                i, j = repeat
+                raise ConfigValueError(
+                    f"config key {key!r} in {source}: item {i} ({value[i]!r}) repeats "
+                    f"item {j}; expected each at most once")
         else:
             what, ok = spec
             if not ok(value):

@@ -289,7 +289,8 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    int_at_least, int_in_range, nonnegative_int, positive_int, scheduler_address)
+    Distinct, int_at_least, int_in_range, name_of, nonnegative_int, positive_int,
+    scheduler_address)
 
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
 growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000")
@@ -356,12 +357,14 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "values, figures/calibration.json, clipped into the prior "
                              "ranges; `ctxsim run calibrate`) (default: "
                              f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
-    parser.add_argument("--calibrated-row", nargs="*", default=None, metavar="PROGRAM",
+    parser.add_argument("--calibrated-row", nargs="*", action=Distinct, default=None,
+                        metavar="PROGRAM",
                         help="also run these programs (none named: vista) with the "
                              f"agent at the {CALIBRATED} point; their rows are labelled "
                              f"PROGRAM@{CALIBRATED} (default: off)")
-    parser.add_argument("--world", type=world_value, nargs="+", default=None,
-                        metavar="NAME=VALUE",
+    # a parameter named twice is refused: the last value would silently win
+    parser.add_argument("--world", type=world_value, nargs="+", action=Distinct,
+                        key=name_of, default=None, metavar="NAME=VALUE",
                         help="a point of the synthetic world's table (`ctxsim world`), "
                              "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
                              "--profile (default: none, the profile's values)")
@@ -403,7 +406,8 @@ def add_programs_argument(parser: argparse.ArgumentParser, default, quick=None) 
     """``--programs`` with ``choices`` (all of :data:`sim.policies.PROGRAMS`)."""
     names = program_names()
     q = f"; --quick: {' '.join(quick)}" if quick is not None else ""
-    parser.add_argument("--programs", nargs="+", choices=names, default=None,
+    parser.add_argument("--programs", nargs="+", choices=names, action=Distinct,
+                        default=None,
                         metavar="PROGRAM",
                         help=f"context programs to run (default: {' '.join(default)}{q}); "
                              f"valid: {', '.join(names)}")

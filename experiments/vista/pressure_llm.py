@@ -33,7 +33,7 @@ def add_llm_arguments(parser) -> None:
     """The options of the real-model variant, added to ``ctxsim run pressure``:
     ``--agent``, ``--base-url``, ``--model``, ``--llm-budgets``, ``--llm-growth``,
     ``--llm-families``."""
-    from experiments.arguments import base_url
+    from experiments.arguments import Distinct, base_url
 
     parser.add_argument("--agent", choices=("synthetic", "llm"), default="synthetic",
                         help="synthetic agents (default) or a real LLM (small sweep)")
@@ -44,7 +44,8 @@ def add_llm_arguments(parser) -> None:
                              "(default: $CTXSIM_LLM_MODEL or the endpoint's)")
     from experiments.sweep import families_arg, growth_tokens, positive_int
 
-    parser.add_argument("--llm-budgets", type=positive_int, nargs="+", default=None,
+    parser.add_argument("--llm-budgets", type=positive_int, nargs="+", action=Distinct,
+                        default=None,
                         metavar="TOKENS",
                         help="--agent llm: budgets B in tokens (default: 2500 5000; "
                              "--quick: 2500)")

@@ -34,7 +34,7 @@ def defaults() -> dict:
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
-    from experiments.arguments import add_no_progress, float_in
+    from experiments.arguments import Distinct, add_no_progress, float_in
     from experiments.config import add_config_argument, load_config
     from experiments.sweep import nonnegative_int, positive_int
 
@@ -53,7 +53,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--n", type=positive_int, default=None, metavar="BLOCKS",
                         help=f"blocks in the working set (default: {DEFAULTS['n']})")
     parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+",
-                        default=None, metavar="RHO",
+                        action=Distinct, default=None, metavar="RHO",
                         help="excess as a fraction of the total size, each in (0, 1] "
                              f"(default: {' '.join(map(str, DEFAULTS['rhos']))})")
     parser.add_argument("--sigma", type=float_in(0.0), default=None,
@@ -62,7 +62,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--trials", type=positive_int, default=None,
                         help=f"trials per point (default: {DEFAULTS['trials']:,}; "
                              f"--quick: {QUICK['trials']:,})")
-    parser.add_argument("--windows", type=nonnegative_int, nargs="+", default=None,
+    parser.add_argument("--windows", type=nonnegative_int, nargs="+", action=Distinct,
+                        default=None,
                         metavar="W", help="listed rows w (default: "
                                           f"{' '.join(map(str, DEFAULTS['windows']))})")
 
