@@ -45,7 +45,7 @@ class JobSpec:
         level: growth tokens (loca) or window W (browse): the sweep coordinate.
         budget: context budget B in tokens.
         programs: program names (:data:`sim.policies.PROGRAMS`).
-        profile: agent profile name.
+        profile: agent profile name (None with ``world``, which replaces it).
         base_seed: the sweep seed.
         dashboard_tokens: token cap of the bounded-ledger programs (None: each
             program's registered cap).
@@ -60,7 +60,7 @@ class JobSpec:
     level: int
     budget: int
     programs: tuple[str, ...]
-    profile: str = "medium"
+    profile: str | None = "medium"
     base_seed: int = 0
     dashboard_tokens: int | None = None
     world: tuple[tuple[str, float], ...] = ()
@@ -455,7 +455,10 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     if scheduler and args.jobs != 1:
         raise UsageError(f"--jobs {args.jobs} and --scheduler {scheduler!r} both choose "
                          "where the jobs run; give one")
-    cfg.update(profile=args.profile or DEFAULT_PROFILE, seed=args.seed, jobs=args.jobs,
+    # the sidecar records the agent actually used: with --world (no --profile) the
+    # world's values replace every profile, so no profile name is recorded (null)
+    profile = args.profile or (None if world else DEFAULT_PROFILE)
+    cfg.update(profile=profile, seed=args.seed, jobs=args.jobs,
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
                dashboard_tokens=getattr(args, "dashboard_tokens", None),
                world=world)

@@ -146,3 +146,16 @@ def test_one_rule_for_a_repeat_on_the_command_line_and_in_a_config():
     assert first_repeat([8000, 16000]) is None and first_repeat([]) is None
     with pytest.raises(ConfigValueError, match=r"'levels'.*item 2 \(8000\) repeats item 0"):
         validate("pressure", {"levels": [8000, 16000, 8000]})
+
+
+@pytest.mark.parametrize("world, profile", [([], "medium"),
+                                            (["--world", "agent.p_index=0.3"], None)])
+def test_the_sidecar_records_the_profile_only_when_one_was_used(world, profile, tmp_path):
+    import json
+
+    assert main(["run", "pressure", "--quick", "--levels", "8000", "--programs", "react",
+                 "--families", "1", "--seeds", "1", "--no-progress", *world,
+                 "--out", str(tmp_path)]) == 0
+    config = json.loads((tmp_path / "pressure.json").read_text())["config"]
+    assert config["profile"] == profile
+    assert config["world"] == ({"agent.p_index": 0.3} if world else {})
