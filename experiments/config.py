@@ -79,6 +79,15 @@ def _families() -> tuple[str, Callable[[Any], bool]]:
     return _int(1, len(FAMILIES))
 
 
+#: the largest kappa (= L / l) of the eviction game: the content channel's E[Z]
+#: quadrature (:mod:`sim.games.content_burden`) holds a (grid points x kappa) table,
+#: about 2.6 GB at kappa = 2^16 (measured), 40 KB more per unit of kappa beyond
+KAPPA_MAX = 2**16
+#: the largest c = ln(kappa) / sigma of a content channel: the exact rate quadrature
+#: (:mod:`sim.games.content_rate`) costs about c^4: ~30 s per (kappa, sigma) at 64
+#: (measured 35 s at c = 69, 9 min at c = 139, and 17 TiB asked at c = 5e5)
+CONTENT_C_MAX = 64
+
 _PROGRAM = _one_of("a registered context program", _programs)
 #: tool-result tokens per task: the LOCA-like generator needs at least 1,000
 _GROWTH = _int(1_000)
@@ -91,11 +100,12 @@ _LOCA = {"budget": _int(1), "families": _families, "seeds": _int(1),
 #: unchecked.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "theorem1": {
-        "kappas": _list(_int(1)),
-        "log2_n": _list(_int(1, 62)),
+        # the eviction game needs kappa >= 2 and n = 2^log2_n > kappa, at most 2^62
+        "kappas": _list(_int(2, KAPPA_MAX)),
+        "log2_n": _list(_int(2, 62)),
         "sigmas": _list(_positive_float()),
         "trials": _int(1),
-        "prop2_extra_log2_n": _list(_int(1, 62), empty=True),
+        "prop2_extra_log2_n": _list(_int(2, 62), empty=True),
         "panels": _list(("a [log2_n, kappa] pair of integers",
                          lambda v: isinstance(v, list) and len(v) == 2 and all(
                              isinstance(x, int) and not isinstance(x, bool) for x in v))),
@@ -143,6 +153,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
                    "program": _PROGRAM},
 }
+
+
+def _where(key: str, source: str, given, section: str, also: str = "") -> str:
+    """Where ``key``'s value in a cross-key error came from: ``source`` when it set
+    the key, else the shipped ``[section]`` table (with a hint to set it in
+    ``source`` too)."""
+    if key in given or source == "the shipped config":
+        return source
+    return f"the shipped [{section}] table (set {key!r} in {source} too{also})"
 
 
 def validate(name: str, config: dict, source: str = "the shipped config",
@@ -195,11 +214,28 @@ def validate(name: str, config: dict, source: str = "the shipped config",
             raise ConfigValueError(f"config in {source}: no grid point has n = 2^log2_n "
                                    f"> kappa (log2_n {config['log2_n']}, kappas "
                                    f"{config['kappas']})")
+        # Proposition 2's extra sizes are played at every kappa (no n <= kappa skipped)
+        kmax = max(config["kappas"])
+        for e in config["prop2_extra_log2_n"]:
+            if 2**e <= kmax:
+                raise ConfigValueError(
+                    f"config key 'prop2_extra_log2_n' in "
+                    f"{_where('prop2_extra_log2_n', source, given, section)}: "
+                    f"{e} gives n = 2^{e} = {2**e}, not above kappa {kmax}; expected "
+                    f"each with 2^log2_n > every kappa of {config['kappas']}")
+        kmin_sigma = min(config["sigmas"])
+        c = math.log(kmax) / kmin_sigma
+        if c > CONTENT_C_MAX:
+            raise ConfigValueError(
+                f"config key 'sigmas' in {_where('sigmas', source, given, section)}: sigma "
+                f"{kmin_sigma!r} with kappa {kmax} gives c = ln(kappa)/sigma = {c:.3g}, "
+                f"above {CONTENT_C_MAX}; expected each sigma >= ln({kmax})/"
+                f"{CONTENT_C_MAX} = {math.log(kmax) / CONTENT_C_MAX:.4g} (the exact "
+                "content-rate quadrature costs about c^4: ~30 s per (kappa, sigma) at "
+                f"c = {CONTENT_C_MAX}, hours or out of memory beyond)")
         for e, k in config["panels"]:
             if (e, k) not in points:
-                where = (source if "panels" in given or source == "the shipped config"
-                         else f"the shipped [{section}] table (set 'panels' in "
-                              f"{source} too, to points of its grid)")
+                where = _where("panels", source, given, section, ", to points of its grid")
                 raise ConfigValueError(
                     f"config key 'panels' in {where}: [{e}, {k}] is not a point of the "
                     f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "
