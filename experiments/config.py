@@ -122,7 +122,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                           isinstance(v, (int, float)) and not isinstance(v, bool)
                           and 0 < v <= 1))),
                       "sigma": _positive_float(), "trials": _int(1),
-                      "windows": _list(_int(0)), "kappa": _int(1)},
+                      # panel (b)'s two-point game needs kappa >= 2 (and < n)
+                      "windows": _list(_int(0)), "kappa": _int(2)},
     "robustness": {"trajectories": _int(1), "samples": ("a power of two >= 2", lambda v: (
                        isinstance(v, int) and not isinstance(v, bool) and v >= 2
                        and not v & (v - 1))),

@@ -239,6 +239,9 @@ def test_proposition1_run_uses_the_config_file(tmp_path):
     ("fixed_B = 1", "'fixed_B'.*fixed-budget point N = 1 .*N must be >= 2"),
     ("fixed_k = 100000", "'fixed_k'.*fixed-budget point N = 1 "),
     ("sep_min = 1\nsep_sim_max = 1", "'sep_min'.*separation point N = 2\\^2 .*B must be < N\\*k"),
+    # every point is a game, but the threshold N* needs B > k (was rc 1 after the grid)
+    ("fixed_B = 1\nfixed_k = 1", "'fixed_k', 'fixed_B'.*fixed_k = 1 is not below "
+     "fixed_B = 1"),
 ])
 def test_proposition1_refuses_a_grid_point_that_is_no_game(tmp_path, capsys, text, match):
     """A grid whose panel reaches a point outside T(N, k, B) is a usage error (exit 2,
@@ -267,6 +270,9 @@ def test_proposition1_shipped_grids_are_games():
             check_grid({**cfg, "fixed_B": 1})
         with pytest.raises(ConfigValueError, match="'budget_N'.*N = 1, "):
             check_grid({**cfg, "budget_N": 1})
+    # the smallest fixed budget above k passes
+    assert check_grid({**load_config("proposition1", "quick"), "fixed_B": 2,
+                       "fixed_k": 1}) is None
 
 
 @pytest.mark.parametrize("argv, match", [
@@ -301,3 +307,18 @@ def test_calibrate_context_window_check_is_exact_at_the_edge():
     check_context_window(size, 1760)
     with pytest.raises(ConfigValueError, match="needs about 1,760"):
         check_context_window(size, 1759)
+
+
+def test_sorted_window_kappa_is_what_the_two_point_game_takes(tmp_path, capsys):
+    """Panel (b)'s two-point game needs kappa >= 2: kappa = 1 is refused before any
+    work (was rc 1 from the game), kappa = 2 is taken."""
+    path = tmp_path / "c.toml"
+    path.write_text("kappa = 1\n")
+    out = tmp_path / "out"
+    assert main(["run", "sorted_window", "--quick", "--config", str(path), "--out",
+                 str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "config key 'kappa'" in err[0] and "got 1 " in err[0]
+    assert not out.exists()
+    path.write_text("kappa = 2\n")
+    assert load_config("sorted_window", "quick", path)["kappa"] == 2
