@@ -28,15 +28,18 @@ def _parse_int(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
 
 
-def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
-    """An argparse ``type``: an integer >= ``minimum``.
+def int_at_least(minimum: int, what: str | None = None, maximum: int | None = None
+                 ) -> Callable[[str], int]:
+    """An argparse ``type``: an integer >= ``minimum`` (and <= ``maximum`` if given).
 
     Args:
         minimum: the smallest value accepted.
         what: how the message names the value (default ``an integer >= minimum``).
+        maximum: the largest value accepted (default: none).
 
     Returns a converter raising :class:`argparse.ArgumentTypeError` that names the
-    value as typed and what was expected.
+    value as typed and what was expected: ``expected an integer >= 1, got '-5'``,
+    ``expected an integer >= 1 and at most 10,000,000, got '20000000'``.
     """
     what = what or f"an integer >= {minimum:,}"
 
@@ -44,6 +47,9 @@ def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
         value = _parse_int(text, what)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"expected {what} and at most {maximum:,}, "
+                                             f"got {text!r}")
         return value
     convert.__name__ = f"int>={minimum}"
     return convert
@@ -51,7 +57,7 @@ def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
 
 def int_in_range(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse ``type``: an integer in ``lo..hi`` (both included)."""
-    what = f"an integer in {lo}..{hi}"
+    what = f"an integer in {lo:,}..{hi:,}"
 
     def convert(text: str) -> int:
         value = _parse_int(text, what)
@@ -89,6 +95,15 @@ def float_in(lo: float = -math.inf, hi: float = math.inf, *, lo_open: bool = Fal
     convert.__name__ = "float"
     return convert
 
+
+#: the largest token count a sweep takes (a growth level, a window, a budget):
+#: 39x the paper's largest level (256K). The LOCA-like tasks cost about quadratic
+#: time in it (one episode: ~1 s at 1M tokens, ~10 s at 4M, ~30 s at 10M,
+#: measured), so a full sweep at 10M takes hours and one at 100M would not end
+MAX_TOKENS = 10_000_000
+#: a context budget or window W in tokens (1..MAX_TOKENS) of a sweep: above the
+#: largest growth level a budget evicts nothing, so a larger one changes no result
+budget_tokens = int_at_least(1, maximum=MAX_TOKENS)
 
 #: a positive integer (counts, token budgets, worker processes, ports)
 positive_int = int_at_least(1)

@@ -17,7 +17,7 @@ import pathlib
 import tomllib
 from typing import Any, Callable
 
-from experiments.arguments import UsageError, first_repeat, nonnegative_int
+from experiments.arguments import MAX_TOKENS, UsageError, first_repeat, nonnegative_int
 
 
 class ConfigValueError(UsageError):
@@ -30,7 +30,7 @@ INT_MAX = 2**62 - 1
 
 
 def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
-    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo}..{hi}"
+    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo:,}..{hi:,}"
     top = INT_MAX if hi is None else hi
     return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
             and lo <= v <= top)
@@ -89,10 +89,16 @@ KAPPA_MAX = 2**16
 CONTENT_C_MAX = 64
 
 _PROGRAM = _one_of("a registered context program", _programs)
-#: tool-result tokens per task: the LOCA-like generator needs at least 1,000
-_GROWTH = _int(1_000)
+#: tool-result tokens per task: the LOCA-like generator needs at least 1,000; at most
+#: MAX_TOKENS, as on the command line (an episode's time grows about quadratically)
+_GROWTH = _int(1_000, MAX_TOKENS)
+#: a context budget or window W in tokens, bounded as on the command line
+_TOKENS = _int(1, MAX_TOKENS)
+#: blocks of the sorted-window game: each trial sorts n sizes (a million blocks take
+#: ~0.1 s per trial and point, measured; 10 million ~1 s and 1.6 GB)
+MAX_BLOCKS = 1_000_000
 #: keys every LOCA-like sweep (pressure, ablations, cost) shares
-_LOCA = {"budget": _int(1), "families": _families, "seeds": _int(1),
+_LOCA = {"budget": _TOKENS, "families": _families, "seeds": _int(1),
          "programs": lambda: _list(_PROGRAM())}
 
 #: experiment -> key -> (what is expected, check), a list spec, or a zero-argument
@@ -111,24 +117,24 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                              isinstance(x, int) and not isinstance(x, bool) for x in v))),
     },
     "pressure": {"levels": _list(_GROWTH), **_LOCA},
-    "window": {"windows": _list(_int(1)), "programs": _LOCA["programs"],
+    "window": {"windows": _list(_TOKENS), "programs": _LOCA["programs"],
                "queries": _int(1), "seeds": _int(1)},
     "ablations": {"growth": _GROWTH, **_LOCA},
     "cost": {"growth": _GROWTH, **_LOCA},
-    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _int(1), "families": _families,
-                   "seeds": _int(1), "browse_window": _int(1), "queries": _int(1),
+    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _TOKENS, "families": _families,
+                   "seeds": _int(1), "browse_window": _TOKENS, "queries": _int(1),
                    "browse_seeds": _int(1)},
-    "sorted_window": {"n": _int(1), "rhos": _list(("a number in (0, 1]", lambda v: (
+    "sorted_window": {"n": _int(1, MAX_BLOCKS), "rhos": _list(("a number in (0, 1]", lambda v: (
                           isinstance(v, (int, float)) and not isinstance(v, bool)
                           and 0 < v <= 1))),
                       "sigma": _positive_float(), "trials": _int(1),
                       # panel (b)'s two-point game needs kappa >= 2 (and < n)
-                      "windows": _list(_int(0)), "kappa": _int(2)},
+                      "windows": _list(_int(0, MAX_BLOCKS)), "kappa": _int(2)},
     "robustness": {"trajectories": _int(1), "samples": ("a power of two >= 2", lambda v: (
                        isinstance(v, int) and not isinstance(v, bool) and v >= 2
                        and not v & (v - 1))),
                    "screen": _int(1), "tasks": _int(1), "queries": _int(1),
-                   "windows": _list(_int(1))},
+                   "windows": _list(_TOKENS)},
     "proposition1": {
         **{k: _int(1) for k in ("budget_N", "budget_k", "budget_B_step", "budget_trials",
                                 "linear_hash_trials", "sep_min", "sep_sim_max", "sep_max",
@@ -149,8 +155,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
                                                      _profiles)()),
                    "families": _families, "seeds": _int(1), "reps": _int(1),
-                   "growth": _GROWTH, "budget": _int(1), "long_growth": _GROWTH,
-                   "long_budget": _int(1), "long_families": _families,
+                   "growth": _GROWTH, "budget": _TOKENS, "long_growth": _GROWTH,
+                   "long_budget": _TOKENS, "long_families": _families,
                    "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
                    "program": _PROGRAM},
 }

@@ -289,11 +289,12 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    Distinct, int_at_least, int_in_range, name_of, nonnegative_int, positive_int,
-    scheduler_address)
+    MAX_TOKENS, Distinct, budget_tokens, int_at_least, int_in_range, name_of,
+    nonnegative_int, positive_int, scheduler_address)
 
-#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
-growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000")
+#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
+#: at most MAX_TOKENS (an episode's time grows about quadratically with it)
+growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000", MAX_TOKENS)
 
 
 def families_arg():
@@ -507,8 +508,9 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
     """``--budget``, ``--families`` and ``--seeds`` of the LOCA-like sweeps."""
     from sim.tasks.loca import FAMILIES
 
-    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
-                        help=f"context budget B in tokens ({fmt_default(defaults['budget'])})")
+    parser.add_argument("--budget", type=budget_tokens, default=None, metavar="TOKENS",
+                        help=f"context budget B in tokens, 1..{MAX_TOKENS:,} "
+                             f"({fmt_default(defaults['budget'])})")
     parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
                         help=f"LOCA-like task families, 1..{len(FAMILIES)} "
                              f"({fmt_default(defaults['families'], quick['families'])})")
@@ -524,7 +526,8 @@ def add_loca_level_arguments(parser: argparse.ArgumentParser, defaults: dict,
     are their grids (``[default]``, ``[quick]``), shown in the help."""
     add_programs_argument(parser, defaults["programs"], quick["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="context growth: tool-result tokens per task, >= 1,000 "
+                        help="context growth: tool-result tokens per task, "
+                             f"1,000..{MAX_TOKENS:,} "
                              f"({fmt_default(defaults['growth'], quick['growth'])})")
     add_loca_task_arguments(parser, defaults, quick)
 

@@ -34,8 +34,8 @@ def defaults() -> dict:
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
-    from experiments.arguments import Distinct, add_no_progress, float_in
-    from experiments.config import add_config_argument, load_config
+    from experiments.arguments import Distinct, add_no_progress, float_in, int_in_range
+    from experiments.config import MAX_BLOCKS, add_config_argument, load_config
     from experiments.sweep import nonnegative_int, positive_int
 
     DEFAULTS, QUICK = defaults(), load_config(NAME, "quick")
@@ -50,8 +50,10 @@ def add_arguments(parser) -> None:
                              "windows (explicit options win; default: off)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="base random seed (default: %(default)s)")
-    parser.add_argument("--n", type=positive_int, default=None, metavar="BLOCKS",
-                        help=f"blocks in the working set (default: {DEFAULTS['n']})")
+    parser.add_argument("--n", type=int_in_range(1, MAX_BLOCKS), default=None,
+                        metavar="BLOCKS",
+                        help=f"blocks in the working set, 1..{MAX_BLOCKS:,} (default: "
+                             f"{DEFAULTS['n']})")
     parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+",
                         action=Distinct, default=None, metavar="RHO",
                         help="excess as a fraction of the total size, each in (0, 1] "

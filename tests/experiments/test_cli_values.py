@@ -159,3 +159,71 @@ def test_the_sidecar_records_the_profile_only_when_one_was_used(world, profile, 
     config = json.loads((tmp_path / "pressure.json").read_text())["config"]
     assert config["profile"] == profile
     assert config["world"] == ({"agent.p_index": 0.3} if world else {})
+
+
+# -- sizes have a documented bound (issue: --levels 100000000000 ran for minutes) ------
+OVER = [
+    (["run", "pressure", "--levels", "8000", "100000000000"], "--levels",
+     "expected a growth level in tokens >= 1,000 and at most 10,000,000, got "
+     "'100000000000'"),
+    (["run", "pressure", "--levels", "10000001"], "--levels", "got '10000001'"),
+    (["run", "pressure", "--budget", "10000001"], "--budget",
+     "expected an integer >= 1 and at most 10,000,000, got '10000001'"),
+    (["run", "pressure", "--agent", "llm", "--llm-growth", "10000001"], "--llm-growth",
+     "got '10000001'"),
+    (["run", "pressure", "--agent", "llm", "--llm-budgets", "2500", "10000001"],
+     "--llm-budgets", "got '10000001'"),
+    (["run", "window", "--windows", "4000", "10000001"], "--windows",
+     "expected an integer >= 1 and at most 10,000,000, got '10000001'"),
+    (["run", "ablations", "--growth", "10000001"], "--growth", "got '10000001'"),
+    (["run", "cost", "--growth", "10000001"], "--growth", "got '10000001'"),
+    (["run", "cost", "--budget", "10000001"], "--budget", "got '10000001'"),
+    (["run", "sorted_window", "--n", "1000001"], "--n",
+     "expected an integer in 1..1,000,000, got '1000001'"),
+]
+
+
+@pytest.mark.parametrize("argv, option, named", OVER,
+                         ids=[" ".join(a[1:]) for a, _, _ in OVER])
+def test_a_size_over_its_bound_is_a_usage_error(argv, option, named, capsys):
+    from experiments.cli import build_parser
+
+    with pytest.raises(SystemExit) as stop:
+        build_parser(argv).parse_known_args(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"argument {option}: expected " in err and err.endswith(named)
+
+
+AT_BOUND = [
+    (["run", "pressure", "--levels", "1000", "10000000", "--budget", "10000000"],
+     {"levels": [1000, 10_000_000], "budget": 10_000_000}),
+    (["run", "pressure", "--llm-growth", "10000000", "--llm-budgets", "10000000"],
+     {"llm_growth": 10_000_000, "llm_budgets": [10_000_000]}),
+    (["run", "window", "--windows", "1", "10000000"], {"windows": [1, 10_000_000]}),
+    (["run", "ablations", "--growth", "10000000"], {"growth": 10_000_000}),
+    (["run", "sorted_window", "--n", "1000000"], {"n": 1_000_000}),
+]
+
+
+@pytest.mark.parametrize("argv, values", AT_BOUND,
+                         ids=[" ".join(a[1:]) for a, _ in AT_BOUND])
+def test_sizes_at_their_bound_parse(argv, values):
+    from experiments.cli import build_parser
+
+    args, unknown = build_parser(argv).parse_known_args(argv)
+    assert not unknown and {k: getattr(args, k) for k in values} == values
+
+
+def test_a_huge_level_stops_at_once_with_nothing_written(capsys, tmp_path, monkeypatch):
+    from experiments.vista import pressure
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the sweep started")
+    monkeypatch.setattr(pressure, "run_sweep", no_work)
+    argv = ["run", "pressure", "--quick", "--levels", "100000000000", "--programs",
+            "react", "--families", "1", "--no-progress", "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and "argument --levels" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -24,8 +24,8 @@ BAD = [
     ("prop2_extra_log2_n = \"x\"", "'prop2_extra_log2_n'.*expected a list"),
     ("log2_n = [2]\nkappas = [4]\npanels = [[2, 4]]", "no grid point"),
     # what the eviction game needs (issue: kappas = [1, 2] failed partway with rc 1)
-    ("kappas = [1, 2]\npanels = [[6, 2]]", "'kappas'.*item 0 is 1 .*in 2..65536"),
-    ("kappas = [65537]", "'kappas'.*item 0 is 65537 .*in 2..65536"),
+    ("kappas = [1, 2]\npanels = [[6, 2]]", "'kappas'.*item 0 is 1 .*in 2..65,536"),
+    ("kappas = [65537]", "'kappas'.*item 0 is 65537 .*in 2..65,536"),
     ("log2_n = [1, 4]", "'log2_n'.*item 0 is 1 .*in 2..62"),
     ("log2_n = [63]", "'log2_n'.*item 0 is 63 .*in 2..62"),
     ("prop2_extra_log2_n = [1]", "'prop2_extra_log2_n'.*item 0 is 1 .*in 2..62"),

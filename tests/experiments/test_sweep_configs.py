@@ -71,7 +71,17 @@ def test_shipped_defaults_agree_with_the_task_generators():
 
 
 BAD = [
-    ("pressure", "levels = [500]", "'levels'.*item 0 is 500.*>= 1,000"),
+    ("pressure", "levels = [500]", "'levels'.*item 0 is 500.*in 1,000..10,000,000"),
+    # sizes are bounded as on the command line (MAX_TOKENS, MAX_BLOCKS)
+    ("pressure", "levels = [8000, 10_000_001]", "'levels'.*item 1 is 10000001.*in "
+     "1,000..10,000,000"),
+    ("pressure", "budget = 10_000_001", "'budget'.*got 10000001.*in 1..10,000,000"),
+    ("ablations", "growth = 10_000_001", "'growth'.*got 10000001"),
+    ("window", "windows = [10_000_001]", "'windows'.*item 0 is 10000001"),
+    ("contextevo", "browse_window = 10_000_001", "'browse_window'.*got 10000001"),
+    ("evoharness", "long_growth = 10_000_001", "'long_growth'.*got 10000001"),
+    ("robustness", "windows = [4000, 10_000_001]", "'windows'.*item 1 is 10000001"),
+    ("sorted_window", "n = 1_000_001", "'n'.*got 1000001.*in 1..1,000,000"),
     ("pressure", "families = 16", "'families'.*got 16.*in 1..15"),
     ("pressure", "programs = [\"nosuch\"]", "'programs'.*'nosuch'.*context program"),
     ("window", "windows = []", "'windows'.*empty"),
@@ -101,6 +111,20 @@ def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
     path.write_text(text + "\n")
     with pytest.raises(ConfigValueError, match=match):
         load_config(name, "quick", path)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("pressure", "levels = [1_000, 10_000_000]\nbudget = 10_000_000"),
+    ("cost", "growth = 10_000_000\nbudget = 1"),
+    ("window", "windows = [1, 10_000_000]"),
+    ("contextevo", "loca_growth = 10_000_000\nbrowse_window = 10_000_000"),
+    ("evoharness", "long_growth = 10_000_000\nlong_budget = 10_000_000"),
+    ("sorted_window", "n = 1_000_000\nwindows = [0, 1_000_000]"),
+])
+def test_sizes_at_the_bound_are_taken(tmp_path, name, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    load_config(name, "quick", path)
 
 
 @pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
