@@ -74,7 +74,8 @@ def config(args) -> dict:
     """Explicit options win; ``--quick`` shrinks the others.
 
     Raises:
-        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game (exit 2).
+        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game, or a
+            window w above n (exit 2).
     """
     from experiments.arguments import UsageError
     from experiments.config import grid
@@ -86,6 +87,16 @@ def config(args) -> dict:
     if cfg["n"] < least:
         raise UsageError(f"--n {cfg['n']}: expected at least {least} blocks (panel (b)'s "
                          f"Theorem 1 game lists up to {least - 1} rows)")
+    # at most n rows can be listed: a larger w would write rows labelled with a w
+    # the game never played (it lists all n, the full ledger)
+    wider = [w for w in cfg["windows"] if w > cfg["n"]]
+    if wider:
+        windows = ("--windows" if getattr(args, "windows", None) is not None
+                   else "the config's windows")
+        n = "--n" if getattr(args, "n", None) is not None else "the config's n"
+        raise UsageError(f"{windows}: w = {wider[0]} is more listed rows than the "
+                         f"n = {cfg['n']} blocks ({n}); expected each w <= {cfg['n']} "
+                         "(w = n: the full ledger)")
     cfg["seed"] = args.seed
     return cfg
 

@@ -227,3 +227,30 @@ def test_a_huge_level_stops_at_once_with_nothing_written(capsys, tmp_path, monke
         main(argv)
     assert stop.value.code == 2 and "argument --levels" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+# -- sorted_window: at most n rows can be listed (issue: --windows 500 with n = 100) ----
+@pytest.mark.parametrize("argv, named", [
+    (["--windows", "0", "500"], "--windows: w = 500 is more listed rows than the n = 100 "
+                                "blocks (the config's n); expected each w <= 100"),
+    (["--windows", "101"], "w = 101 is more listed rows than the n = 100 blocks"),
+    (["--n", "50"], "the config's windows: w = 100 is more listed rows than the n = 50 "
+                    "blocks (--n)"),
+])
+def test_sorted_window_refuses_a_window_above_n(argv, named, capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    out = tmp_path / "out"
+    assert main(["run", "sorted_window", "--quick", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ctxsim run sorted_window: error: ")
+    assert named in err[0] and "Traceback" not in err[0]
+    assert not out.exists()
+
+
+def test_sorted_window_takes_a_window_of_n(tmp_path):
+    from experiments.cli import build_parser
+    from experiments.vista import sorted_window
+
+    argv = ["run", "sorted_window", "--quick", "--n", "50", "--windows", "0", "50"]
+    cfg = sorted_window.config(build_parser(argv).parse_args(argv))
+    assert (cfg["n"], cfg["windows"]) == (50, [0, 50])
