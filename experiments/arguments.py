@@ -28,15 +28,18 @@ def _parse_int(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
 
 
-def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
-    """An argparse ``type``: an integer >= ``minimum``.
+def int_at_least(minimum: int, what: str | None = None, maximum: int | None = None
+                 ) -> Callable[[str], int]:
+    """An argparse ``type``: an integer >= ``minimum`` (and <= ``maximum`` if given).
 
     Args:
         minimum: the smallest value accepted.
         what: how the message names the value (default ``an integer >= minimum``).
+        maximum: the largest value accepted (default: none).
 
     Returns a converter raising :class:`argparse.ArgumentTypeError` that names the
-    value as typed and what was expected.
+    value as typed and what was expected: ``expected an integer >= 1, got '-5'``,
+    ``expected an integer >= 1 and at most 10,000,000, got '20000000'``.
     """
     what = what or f"an integer >= {minimum:,}"
 
@@ -44,6 +47,9 @@ def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
         value = _parse_int(text, what)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"expected {what} and at most {maximum:,}, "
+                                             f"got {text!r}")
         return value
     convert.__name__ = f"int>={minimum}"
     return convert
@@ -51,7 +57,7 @@ def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
 
 def int_in_range(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse ``type``: an integer in ``lo..hi`` (both included)."""
-    what = f"an integer in {lo}..{hi}"
+    what = f"an integer in {lo:,}..{hi:,}"
 
     def convert(text: str) -> int:
         value = _parse_int(text, what)
@@ -89,6 +95,15 @@ def float_in(lo: float = -math.inf, hi: float = math.inf, *, lo_open: bool = Fal
     convert.__name__ = "float"
     return convert
 
+
+#: the largest token count a sweep takes (a growth level, a window, a budget):
+#: 39x the paper's largest level (256K). The LOCA-like tasks cost about quadratic
+#: time in it (one episode: ~1 s at 1M tokens, ~10 s at 4M, ~30 s at 10M,
+#: measured), so a full sweep at 10M takes hours and one at 100M would not end
+MAX_TOKENS = 10_000_000
+#: a context budget or window W in tokens (1..MAX_TOKENS) of a sweep: above the
+#: largest growth level a budget evicts nothing, so a larger one changes no result
+budget_tokens = int_at_least(1, maximum=MAX_TOKENS)
 
 #: a positive integer (counts, token budgets, worker processes, ports)
 positive_int = int_at_least(1)
@@ -182,6 +197,51 @@ def base_url(text: str) -> str:
     else:
         return text.strip()
     raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} ({problem})")
+
+
+def first_repeat(items, key: Callable | None = None) -> tuple[int, int] | None:
+    """``(i, j)``: item ``i`` is the first to repeat an earlier item ``j`` (compared by
+    ``key(item)`` when given), or None when all differ. One rule for a repeated list
+    item, on the command line (:class:`Distinct`) and in a config
+    (:func:`experiments.config.validate`): a repeated level, window or program would
+    run its points twice and double its sample."""
+    seen: list = []   # compared with ==, not hashed: a config's items may be lists
+    for i, item in enumerate(items):
+        k = key(item) if key else item
+        if k in seen:
+            return i, seen.index(k)
+        seen.append(k)
+    return None
+
+
+class Distinct(argparse.Action):
+    """``action=Distinct`` for a list option (``nargs``): a value given twice is a
+    usage error (exit 2) naming it, e.g. ``argument --programs: 'vista' is given
+    twice; expected each at most once``. ``key=`` (a keyword of ``add_argument``)
+    compares a part of each value: ``key=name_of`` refuses a NAME=VALUE option
+    (values parsed to ``(name, value)`` pairs) naming a parameter twice, whatever
+    the values."""
+
+    def __init__(self, option_strings, dest, key: Callable | None = None, **kwargs):
+        self.key = key
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        hit = first_repeat(values, self.key)
+        if hit is not None:
+            i, j = hit
+            if self.key is None:
+                raise argparse.ArgumentError(self, f"{values[i]!r} is given twice; "
+                                                   "expected each at most once")
+            raise argparse.ArgumentError(
+                self, f"{self.key(values[i])!r} is given twice ({values[j][1]!r} and "
+                      f"{values[i][1]!r}); expected each name at most once")
+        setattr(namespace, self.dest, list(values))
+
+
+def name_of(item: tuple) -> str:
+    """The name of a parsed ``NAME=VALUE`` pair (``Distinct``'s ``key``)."""
+    return item[0]
 
 
 def add_no_progress(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ import pathlib
 import tomllib
 from typing import Any, Callable
 
-from experiments.arguments import UsageError, nonnegative_int
+from experiments.arguments import MAX_TOKENS, UsageError, first_repeat, nonnegative_int
 
 
 class ConfigValueError(UsageError):
@@ -30,7 +30,7 @@ INT_MAX = 2**62 - 1
 
 
 def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
-    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo}..{hi}"
+    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo:,}..{hi:,}"
     top = INT_MAX if hi is None else hi
     return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
             and lo <= v <= top)
@@ -79,11 +79,26 @@ def _families() -> tuple[str, Callable[[Any], bool]]:
     return _int(1, len(FAMILIES))
 
 
+#: the largest kappa (= L / l) of the eviction game: the content channel's E[Z]
+#: quadrature (:mod:`sim.games.content_burden`) holds a (grid points x kappa) table,
+#: about 2.6 GB at kappa = 2^16 (measured), 40 KB more per unit of kappa beyond
+KAPPA_MAX = 2**16
+#: the largest c = ln(kappa) / sigma of a content channel: the exact rate quadrature
+#: (:mod:`sim.games.content_rate`) costs about c^4: ~30 s per (kappa, sigma) at 64
+#: (measured 35 s at c = 69, 9 min at c = 139, and 17 TiB asked at c = 5e5)
+CONTENT_C_MAX = 64
+
 _PROGRAM = _one_of("a registered context program", _programs)
-#: tool-result tokens per task: the LOCA-like generator needs at least 1,000
-_GROWTH = _int(1_000)
+#: tool-result tokens per task: the LOCA-like generator needs at least 1,000; at most
+#: MAX_TOKENS, as on the command line (an episode's time grows about quadratically)
+_GROWTH = _int(1_000, MAX_TOKENS)
+#: a context budget or window W in tokens, bounded as on the command line
+_TOKENS = _int(1, MAX_TOKENS)
+#: blocks of the sorted-window game: each trial sorts n sizes (a million blocks take
+#: ~0.1 s per trial and point, measured; 10 million ~1 s and 1.6 GB)
+MAX_BLOCKS = 1_000_000
 #: keys every LOCA-like sweep (pressure, ablations, cost) shares
-_LOCA = {"budget": _int(1), "families": _families, "seeds": _int(1),
+_LOCA = {"budget": _TOKENS, "families": _families, "seeds": _int(1),
          "programs": lambda: _list(_PROGRAM())}
 
 #: experiment -> key -> (what is expected, check), a list spec, or a zero-argument
@@ -91,33 +106,35 @@ _LOCA = {"budget": _int(1), "families": _families, "seeds": _int(1),
 #: unchecked.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "theorem1": {
-        "kappas": _list(_int(1)),
-        "log2_n": _list(_int(1, 62)),
+        # the eviction game needs kappa >= 2 and n = 2^log2_n > kappa, at most 2^62
+        "kappas": _list(_int(2, KAPPA_MAX)),
+        "log2_n": _list(_int(2, 62)),
         "sigmas": _list(_positive_float()),
         "trials": _int(1),
-        "prop2_extra_log2_n": _list(_int(1, 62), empty=True),
+        "prop2_extra_log2_n": _list(_int(2, 62), empty=True),
         "panels": _list(("a [log2_n, kappa] pair of integers",
                          lambda v: isinstance(v, list) and len(v) == 2 and all(
                              isinstance(x, int) and not isinstance(x, bool) for x in v))),
     },
     "pressure": {"levels": _list(_GROWTH), **_LOCA},
-    "window": {"windows": _list(_int(1)), "programs": _LOCA["programs"],
+    "window": {"windows": _list(_TOKENS), "programs": _LOCA["programs"],
                "queries": _int(1), "seeds": _int(1)},
     "ablations": {"growth": _GROWTH, **_LOCA},
     "cost": {"growth": _GROWTH, **_LOCA},
-    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _int(1), "families": _families,
-                   "seeds": _int(1), "browse_window": _int(1), "queries": _int(1),
+    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _TOKENS, "families": _families,
+                   "seeds": _int(1), "browse_window": _TOKENS, "queries": _int(1),
                    "browse_seeds": _int(1)},
-    "sorted_window": {"n": _int(1), "rhos": _list(("a number in (0, 1]", lambda v: (
+    "sorted_window": {"n": _int(1, MAX_BLOCKS), "rhos": _list(("a number in (0, 1]", lambda v: (
                           isinstance(v, (int, float)) and not isinstance(v, bool)
                           and 0 < v <= 1))),
                       "sigma": _positive_float(), "trials": _int(1),
-                      "windows": _list(_int(0)), "kappa": _int(1)},
+                      # panel (b)'s two-point game needs kappa >= 2 (and < n)
+                      "windows": _list(_int(0, MAX_BLOCKS)), "kappa": _int(2)},
     "robustness": {"trajectories": _int(1), "samples": ("a power of two >= 2", lambda v: (
                        isinstance(v, int) and not isinstance(v, bool) and v >= 2
                        and not v & (v - 1))),
                    "screen": _int(1), "tasks": _int(1), "queries": _int(1),
-                   "windows": _list(_int(1))},
+                   "windows": _list(_TOKENS)},
     "proposition1": {
         **{k: _int(1) for k in ("budget_N", "budget_k", "budget_B_step", "budget_trials",
                                 "linear_hash_trials", "sep_min", "sep_sim_max", "sep_max",
@@ -138,11 +155,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
                                                      _profiles)()),
                    "families": _families, "seeds": _int(1), "reps": _int(1),
-                   "growth": _GROWTH, "budget": _int(1), "long_growth": _GROWTH,
-                   "long_budget": _int(1), "long_families": _families,
+                   "growth": _GROWTH, "budget": _TOKENS, "long_growth": _GROWTH,
+                   "long_budget": _TOKENS, "long_families": _families,
                    "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
                    "program": _PROGRAM},
 }
+
+
+def _where(key: str, source: str, given, section: str, also: str = "") -> str:
+    """Where ``key``'s value in a cross-key error came from: ``source`` when it set
+    the key, else the shipped ``[section]`` table (with a hint to set it in
+    ``source`` too)."""
+    if key in given or source == "the shipped config":
+        return source
+    return f"the shipped [{section}] table (set {key!r} in {source} too{also})"
 
 
 def validate(name: str, config: dict, source: str = "the shipped config",
@@ -178,10 +204,12 @@ def validate(name: str, config: dict, source: str = "the shipped config",
                     raise ConfigValueError(
                         f"config key {key!r} in {source}: item {i} is {item!r} "
                         f"({type(item).__name__}); expected {what}")
-                if value.index(item) < i:  # a repeated point would be run twice
-                    raise ConfigValueError(
-                        f"config key {key!r} in {source}: item {i} ({item!r}) repeats "
-                        f"item {value.index(item)}; expected each at most once")
+            repeat = first_repeat(value)  # a repeated point would be run twice
+            if repeat is not None:
+                i, j = repeat
+                raise ConfigValueError(
+                    f"config key {key!r} in {source}: item {i} ({value[i]!r}) repeats "
+                    f"item {j}; expected each at most once")
         else:
             what, ok = spec
             if not ok(value):
@@ -193,11 +221,28 @@ def validate(name: str, config: dict, source: str = "the shipped config",
             raise ConfigValueError(f"config in {source}: no grid point has n = 2^log2_n "
                                    f"> kappa (log2_n {config['log2_n']}, kappas "
                                    f"{config['kappas']})")
+        # Proposition 2's extra sizes are played at every kappa (no n <= kappa skipped)
+        kmax = max(config["kappas"])
+        for e in config["prop2_extra_log2_n"]:
+            if 2**e <= kmax:
+                raise ConfigValueError(
+                    f"config key 'prop2_extra_log2_n' in "
+                    f"{_where('prop2_extra_log2_n', source, given, section)}: "
+                    f"{e} gives n = 2^{e} = {2**e}, not above kappa {kmax}; expected "
+                    f"each with 2^log2_n > every kappa of {config['kappas']}")
+        kmin_sigma = min(config["sigmas"])
+        c = math.log(kmax) / kmin_sigma
+        if c > CONTENT_C_MAX:
+            raise ConfigValueError(
+                f"config key 'sigmas' in {_where('sigmas', source, given, section)}: sigma "
+                f"{kmin_sigma!r} with kappa {kmax} gives c = ln(kappa)/sigma = {c:.3g}, "
+                f"above {CONTENT_C_MAX}; expected each sigma >= ln({kmax})/"
+                f"{CONTENT_C_MAX} = {math.log(kmax) / CONTENT_C_MAX:.4g} (the exact "
+                "content-rate quadrature costs about c^4: ~30 s per (kappa, sigma) at "
+                f"c = {CONTENT_C_MAX}, hours or out of memory beyond)")
         for e, k in config["panels"]:
             if (e, k) not in points:
-                where = (source if "panels" in given or source == "the shipped config"
-                         else f"the shipped [{section}] table (set 'panels' in "
-                              f"{source} too, to points of its grid)")
+                where = _where("panels", source, given, section, ", to points of its grid")
                 raise ConfigValueError(
                     f"config key 'panels' in {where}: [{e}, {k}] is not a point of the "
                     f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "

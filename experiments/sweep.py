@@ -45,7 +45,7 @@ class JobSpec:
         level: growth tokens (loca) or window W (browse): the sweep coordinate.
         budget: context budget B in tokens.
         programs: program names (:data:`sim.policies.PROGRAMS`).
-        profile: agent profile name.
+        profile: agent profile name (None with ``world``, which replaces it).
         base_seed: the sweep seed.
         dashboard_tokens: token cap of the bounded-ledger programs (None: each
             program's registered cap).
@@ -60,7 +60,7 @@ class JobSpec:
     level: int
     budget: int
     programs: tuple[str, ...]
-    profile: str = "medium"
+    profile: str | None = "medium"
     base_seed: int = 0
     dashboard_tokens: int | None = None
     world: tuple[tuple[str, float], ...] = ()
@@ -289,10 +289,12 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    int_at_least, int_in_range, nonnegative_int, positive_int, scheduler_address)
+    MAX_TOKENS, Distinct, budget_tokens, int_at_least, int_in_range, name_of,
+    nonnegative_int, positive_int, scheduler_address)
 
-#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens
-growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000")
+#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
+#: at most MAX_TOKENS (an episode's time grows about quadratically with it)
+growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000", MAX_TOKENS)
 
 
 def families_arg():
@@ -356,12 +358,14 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "values, figures/calibration.json, clipped into the prior "
                              "ranges; `ctxsim run calibrate`) (default: "
                              f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
-    parser.add_argument("--calibrated-row", nargs="*", default=None, metavar="PROGRAM",
+    parser.add_argument("--calibrated-row", nargs="*", action=Distinct, default=None,
+                        metavar="PROGRAM",
                         help="also run these programs (none named: vista) with the "
                              f"agent at the {CALIBRATED} point; their rows are labelled "
                              f"PROGRAM@{CALIBRATED} (default: off)")
-    parser.add_argument("--world", type=world_value, nargs="+", default=None,
-                        metavar="NAME=VALUE",
+    # a parameter named twice is refused: the last value would silently win
+    parser.add_argument("--world", type=world_value, nargs="+", action=Distinct,
+                        key=name_of, default=None, metavar="NAME=VALUE",
                         help="a point of the synthetic world's table (`ctxsim world`), "
                              "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
                              "--profile (default: none, the profile's values)")
@@ -403,7 +407,8 @@ def add_programs_argument(parser: argparse.ArgumentParser, default, quick=None) 
     """``--programs`` with ``choices`` (all of :data:`sim.policies.PROGRAMS`)."""
     names = program_names()
     q = f"; --quick: {' '.join(quick)}" if quick is not None else ""
-    parser.add_argument("--programs", nargs="+", choices=names, default=None,
+    parser.add_argument("--programs", nargs="+", choices=names, action=Distinct,
+                        default=None,
                         metavar="PROGRAM",
                         help=f"context programs to run (default: {' '.join(default)}{q}); "
                              f"valid: {', '.join(names)}")
@@ -451,7 +456,10 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     if scheduler and args.jobs != 1:
         raise UsageError(f"--jobs {args.jobs} and --scheduler {scheduler!r} both choose "
                          "where the jobs run; give one")
-    cfg.update(profile=args.profile or DEFAULT_PROFILE, seed=args.seed, jobs=args.jobs,
+    # the sidecar records the agent actually used: with --world (no --profile) the
+    # world's values replace every profile, so no profile name is recorded (null)
+    profile = args.profile or (None if world else DEFAULT_PROFILE)
+    cfg.update(profile=profile, seed=args.seed, jobs=args.jobs,
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
                dashboard_tokens=getattr(args, "dashboard_tokens", None),
                world=world)
@@ -500,8 +508,9 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
     """``--budget``, ``--families`` and ``--seeds`` of the LOCA-like sweeps."""
     from sim.tasks.loca import FAMILIES
 
-    parser.add_argument("--budget", type=positive_int, default=None, metavar="TOKENS",
-                        help=f"context budget B in tokens ({fmt_default(defaults['budget'])})")
+    parser.add_argument("--budget", type=budget_tokens, default=None, metavar="TOKENS",
+                        help=f"context budget B in tokens, 1..{MAX_TOKENS:,} "
+                             f"({fmt_default(defaults['budget'])})")
     parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
                         help=f"LOCA-like task families, 1..{len(FAMILIES)} "
                              f"({fmt_default(defaults['families'], quick['families'])})")
@@ -517,7 +526,8 @@ def add_loca_level_arguments(parser: argparse.ArgumentParser, defaults: dict,
     are their grids (``[default]``, ``[quick]``), shown in the help."""
     add_programs_argument(parser, defaults["programs"], quick["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="context growth: tool-result tokens per task, >= 1,000 "
+                        help="context growth: tool-result tokens per task, "
+                             f"1,000..{MAX_TOKENS:,} "
                              f"({fmt_default(defaults['growth'], quick['growth'])})")
     add_loca_task_arguments(parser, defaults, quick)
 

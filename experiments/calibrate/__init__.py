@@ -116,7 +116,7 @@ def add_arguments(parser) -> None:
     """Options: ``--quick``, ``--config``, ``--base-url``, ``--model``, ``--probes``,
     ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``,
     ``--seed``, ``--no-progress``."""
-    from experiments.arguments import base_url
+    from experiments.arguments import Distinct, base_url, name_of
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int
 
@@ -131,7 +131,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model", default=None,
                         help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
                              "the endpoint's)")
-    parser.add_argument("--probes", nargs="+", choices=PROBES, default=list(PROBES),
+    parser.add_argument("--probes", nargs="+", choices=PROBES, action=Distinct,
+                        default=list(PROBES),
                         metavar="PROBE",
                         help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
     parser.add_argument("--n-ctx", type=positive_int, default=8192, metavar="TOKENS",
@@ -140,7 +141,9 @@ def add_arguments(parser) -> None:
                              "model's tokens per cl100k token of its longest length "
                              "(about 3.4K at the default 2,000), checked before the "
                              "server starts (default: %(default)s)")
-    parser.add_argument("--size", type=size_override, nargs="+", default=None,
+    # a size named twice is refused: the last value would silently win
+    parser.add_argument("--size", type=size_override, nargs="+", action=Distinct,
+                        key=name_of, default=None,
                         metavar="NAME=N",
                         help="override a probe size of the chosen table (and of "
                              "--config), e.g. index=15 confabulate=9; integer sizes: "

@@ -62,7 +62,7 @@ SPLITS = ("held_in", "held_out", "all")
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
-    from experiments.arguments import add_no_progress, base_url, float_in, fraction
+    from experiments.arguments import Distinct, add_no_progress, base_url, float_in, fraction
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int, program_names
     from sim.evolve.contextevo.spec import SURFACES
@@ -96,7 +96,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-ablations", action="store_true",
                         help="skip the ablations and baselines (the llm back-end always "
                              "skips them; default: off)")
-    parser.add_argument("--surfaces", nargs="+", choices=SURFACES, default=None,
+    parser.add_argument("--surfaces", nargs="+", choices=SURFACES, action=Distinct,
+                        default=None,
                         metavar="SURFACE",
                         help="surfaces the harness adapter exposes to the editor; edits "
                              "to others are discarded and counted (default: all): "

@@ -190,7 +190,7 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
 def add_arguments(parser) -> None:
     """Options: ``--trials``, ``--pairs``, ``--base-url``, ``--model``, ``--quick``,
     ``--out``, ``--seed``."""
-    from experiments.arguments import add_no_progress, base_url
+    from experiments.arguments import Distinct, add_no_progress, base_url
     from experiments.sweep import nonnegative_int, positive_int
 
     add_no_progress(parser)
@@ -210,7 +210,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="random seed, an integer >= 0 (default: %(default)s)")
     parser.add_argument("--conditions", nargs="+", choices=ALL_CONDITIONS,
-                        default=list(CONDITIONS), metavar="CONDITION",
+                        action=Distinct, default=list(CONDITIONS), metavar="CONDITION",
                         help="presentations to compare (default: the four of the study; "
                              f"valid: {', '.join(ALL_CONDITIONS)}); other than the "
                              "default, the outputs are named presentation[_plain]_<conditions>")

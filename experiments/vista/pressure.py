@@ -17,8 +17,8 @@ from experiments.output import new_figure, prepare_out, save_figure, write_csv, 
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
-from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, aggregate, calibrated_jobs,
+from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, Distinct, add_common_arguments,
+                               add_loca_task_arguments, add_programs_argument, paper_setting, aggregate, calibrated_jobs,
                                fmt_default, growth_tokens, loca_specs, run_sweep,
                                split_calibrated, sweep_config)
 
@@ -38,10 +38,12 @@ def add_arguments(parser) -> None:
     """Options: levels, programs, budget, families, seeds (+ the common ones)."""
     d, q = defaults(), load_config(NAME, "quick")
     add_common_arguments(parser, NAME)
-    parser.add_argument("--levels", type=growth_tokens, nargs="+", default=None,
+    parser.add_argument("--levels", type=growth_tokens, nargs="+", action=Distinct,
+                        default=None,
                         metavar="TOKENS",
                         help="context-growth levels: tool-result tokens per task, each "
-                             f">= 1,000 ({fmt_default(d['levels'], q['levels'])})")
+                             f"in 1,000..{MAX_TOKENS:,} "
+                             f"({fmt_default(d['levels'], q['levels'])})")
     add_programs_argument(parser, d["programs"], q["programs"])
     add_loca_task_arguments(parser, d, q)
     from experiments.vista.pressure_llm import add_llm_arguments

@@ -33,7 +33,7 @@ def add_llm_arguments(parser) -> None:
     """The options of the real-model variant, added to ``ctxsim run pressure``:
     ``--agent``, ``--base-url``, ``--model``, ``--llm-budgets``, ``--llm-growth``,
     ``--llm-families``."""
-    from experiments.arguments import base_url
+    from experiments.arguments import Distinct, base_url
 
     parser.add_argument("--agent", choices=("synthetic", "llm"), default="synthetic",
                         help="synthetic agents (default) or a real LLM (small sweep)")
@@ -42,14 +42,16 @@ def add_llm_arguments(parser) -> None:
                              "embedded local model)")
     parser.add_argument("--model", default=None, help="--agent llm: model name at --base-url "
                              "(default: $CTXSIM_LLM_MODEL or the endpoint's)")
-    from experiments.sweep import families_arg, growth_tokens, positive_int
+    from experiments.sweep import MAX_TOKENS, budget_tokens, families_arg, growth_tokens
 
-    parser.add_argument("--llm-budgets", type=positive_int, nargs="+", default=None,
+    parser.add_argument("--llm-budgets", type=budget_tokens, nargs="+", action=Distinct,
+                        default=None,
                         metavar="TOKENS",
-                        help="--agent llm: budgets B in tokens (default: 2500 5000; "
-                             "--quick: 2500)")
+                        help=f"--agent llm: budgets B in tokens, each 1..{MAX_TOKENS:,} "
+                             "(default: 2500 5000; --quick: 2500)")
     parser.add_argument("--llm-growth", type=growth_tokens, default=4000, metavar="TOKENS",
-                        help="--agent llm: context growth per task in tokens, >= 1,000 "
+                        help="--agent llm: context growth per task in tokens, "
+                             f"1,000..{MAX_TOKENS:,} "
                              "(default: %(default)s)")
     parser.add_argument("--llm-families", type=families_arg(), default=None, metavar="N",
                         help="--agent llm: LOCA families, seed 0 each (default: 4; "

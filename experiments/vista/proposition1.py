@@ -89,7 +89,7 @@ def fixed_budget_grid(config: dict) -> list[int]:
 
 def check_grid(config: dict, source: str = "the shipped config") -> None:
     """Refuse a grid whose keys disagree (``sep_min <= sep_sim_max <= sep_max``,
-    ``fixed_sim_max <= fixed_max``) or whose panels reach a point that is no recovery
+    ``fixed_sim_max <= fixed_max``, ``fixed_k < fixed_B``) or whose panels reach a point that is no recovery
     game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before anything is computed.
 
     Raises:
@@ -133,6 +133,11 @@ def check_grid(config: dict, source: str = "the shipped config") -> None:
     for n in ns:
         game(keys, f"the fixed-budget point N = {n} (k = {config['fixed_k']}, "
              f"B = {config['fixed_B']})", n, config["fixed_k"], config["fixed_B"])
+    # the panel marks N* = exp(W((B - k) ln 2 / c0)), which exists only for B > k
+    if config["fixed_k"] >= config["fixed_B"]:
+        refuse(("fixed_k", "fixed_B"), f"fixed_k = {config['fixed_k']} is not below "
+               f"fixed_B = {config['fixed_B']}; expected fixed_k < fixed_B (the "
+               "fixed-budget threshold N* needs B > k)")
 
 
 def build_rows(config: dict, seed: int) -> list[dict]:

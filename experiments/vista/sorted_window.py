@@ -34,8 +34,8 @@ def defaults() -> dict:
 def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
     ``--trials``, ``--windows``."""
-    from experiments.arguments import add_no_progress, float_in
-    from experiments.config import add_config_argument, load_config
+    from experiments.arguments import Distinct, add_no_progress, float_in, int_in_range
+    from experiments.config import MAX_BLOCKS, add_config_argument, load_config
     from experiments.sweep import nonnegative_int, positive_int
 
     DEFAULTS, QUICK = defaults(), load_config(NAME, "quick")
@@ -50,10 +50,12 @@ def add_arguments(parser) -> None:
                              "windows (explicit options win; default: off)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="base random seed (default: %(default)s)")
-    parser.add_argument("--n", type=positive_int, default=None, metavar="BLOCKS",
-                        help=f"blocks in the working set (default: {DEFAULTS['n']})")
+    parser.add_argument("--n", type=int_in_range(1, MAX_BLOCKS), default=None,
+                        metavar="BLOCKS",
+                        help=f"blocks in the working set, 1..{MAX_BLOCKS:,} (default: "
+                             f"{DEFAULTS['n']})")
     parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+",
-                        default=None, metavar="RHO",
+                        action=Distinct, default=None, metavar="RHO",
                         help="excess as a fraction of the total size, each in (0, 1] "
                              f"(default: {' '.join(map(str, DEFAULTS['rhos']))})")
     parser.add_argument("--sigma", type=float_in(0.0), default=None,
@@ -62,7 +64,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--trials", type=positive_int, default=None,
                         help=f"trials per point (default: {DEFAULTS['trials']:,}; "
                              f"--quick: {QUICK['trials']:,})")
-    parser.add_argument("--windows", type=nonnegative_int, nargs="+", default=None,
+    parser.add_argument("--windows", type=nonnegative_int, nargs="+", action=Distinct,
+                        default=None,
                         metavar="W", help="listed rows w (default: "
                                           f"{' '.join(map(str, DEFAULTS['windows']))})")
 
@@ -71,7 +74,8 @@ def config(args) -> dict:
     """Explicit options win; ``--quick`` shrinks the others.
 
     Raises:
-        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game (exit 2).
+        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game, or a
+            window w above n (exit 2).
     """
     from experiments.arguments import UsageError
     from experiments.config import grid
@@ -83,6 +87,16 @@ def config(args) -> dict:
     if cfg["n"] < least:
         raise UsageError(f"--n {cfg['n']}: expected at least {least} blocks (panel (b)'s "
                          f"Theorem 1 game lists up to {least - 1} rows)")
+    # at most n rows can be listed: a larger w would write rows labelled with a w
+    # the game never played (it lists all n, the full ledger)
+    wider = [w for w in cfg["windows"] if w > cfg["n"]]
+    if wider:
+        windows = ("--windows" if getattr(args, "windows", None) is not None
+                   else "the config's windows")
+        n = "--n" if getattr(args, "n", None) is not None else "the config's n"
+        raise UsageError(f"{windows}: w = {wider[0]} is more listed rows than the "
+                         f"n = {cfg['n']} blocks ({n}); expected each w <= {cfg['n']} "
+                         "(w = n: the full ledger)")
     cfg["seed"] = args.seed
     return cfg
 

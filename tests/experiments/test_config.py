@@ -14,7 +14,7 @@ BAD = [
     ("kappas = []", "'kappas'.*empty"),
     ("kappas = [true]", "'kappas'.*item 0 is True"),
     ("log2_n = []", "'log2_n'.*empty"),
-    ("log2_n = [0]", "'log2_n'.*in 1..62"),
+    ("log2_n = [0]", "'log2_n'.*in 2..62"),
     ("sigmas = [0.0]", "'sigmas'.*> 0"),
     ("sigmas = [\"a\"]", "'sigmas'.*'a' \\(str\\)"),
     ("trials = -1", "'trials'.*got -1"),
@@ -22,7 +22,19 @@ BAD = [
     ("panels = [[6, 3]]", "'panels'.*\\[6, 3\\] is not a point"),
     ("panels = [[6]]", "'panels'.*pair"),
     ("prop2_extra_log2_n = \"x\"", "'prop2_extra_log2_n'.*expected a list"),
-    ("log2_n = [1]\nkappas = [2]", "no grid point"),
+    ("log2_n = [2]\nkappas = [4]\npanels = [[2, 4]]", "no grid point"),
+    # what the eviction game needs (issue: kappas = [1, 2] failed partway with rc 1)
+    ("kappas = [1, 2]\npanels = [[6, 2]]", "'kappas'.*item 0 is 1 .*in 2..65,536"),
+    ("kappas = [65537]", "'kappas'.*item 0 is 65537 .*in 2..65,536"),
+    ("log2_n = [1, 4]", "'log2_n'.*item 0 is 1 .*in 2..62"),
+    ("log2_n = [63]", "'log2_n'.*item 0 is 63 .*in 2..62"),
+    ("prop2_extra_log2_n = [1]", "'prop2_extra_log2_n'.*item 0 is 1 .*in 2..62"),
+    # extra sizes are played at every kappa: [quick] has kappas [2, 4]
+    ("prop2_extra_log2_n = [2]", "'prop2_extra_log2_n' in .*2 gives n = 2\\^2 = 4, "
+     "not above kappa 4"),
+    # c = ln(4) / 0.02 = 69 > 64: the rate quadrature would take minutes per sigma
+    ("sigmas = [0.5, 0.02]", "'sigmas' in .*sigma 0.02 with kappa 4 gives c = "
+     "ln\\(kappa\\)/sigma = 69.3, above 64"),
 ]
 
 
@@ -32,6 +44,40 @@ def test_bad_values_name_the_key(tmp_path, text, match):
     path.write_text(text + "\n")
     with pytest.raises(ConfigValueError, match=match):
         load_config("theorem1", "quick", path)
+
+
+@pytest.mark.parametrize("text", [
+    "kappas = [2, 65536]\nlog2_n = [17]\npanels = [[17, 2]]\nsigmas = [0.5]\n"
+    "prop2_extra_log2_n = [17, 62]",
+    "log2_n = [2, 62]\nkappas = [2, 4]\npanels = [[2, 2], [62, 4]]",
+    "prop2_extra_log2_n = [3]",                         # 2^3 = 8 > kappa 4
+    "sigmas = [0.021661]",                              # c = ln(4) / 0.021661 = 63.9995
+])
+def test_values_at_the_limits_are_accepted(tmp_path, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    load_config("theorem1", "quick", path)
+
+
+def test_a_kappa_the_game_refuses_stops_before_any_work(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text("kappas = [1, 2]\npanels = [[6, 2]]\n")
+    out = tmp_path / "out"
+    assert main(["run", "theorem1", "--quick", "--config", str(path), "--out", str(out),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "config key 'kappas'" in err[0] and "item 0 is 1" in err[0]
+    assert not out.exists()
+
+
+def test_the_smallest_grid_runs(tmp_path):
+    """kappa 2, n = 2^2 and an extra size at 2^62: the simulators take the limits."""
+    path = tmp_path / "c.toml"
+    path.write_text("kappas = [2]\nlog2_n = [2]\nsigmas = [0.5]\ntrials = 10\n"
+                    "prop2_extra_log2_n = [2, 62]\npanels = [[2, 2]]\n")
+    assert main(["run", "theorem1", "--config", str(path), "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    assert (tmp_path / "proposition2.csv").read_text().count("\n") == 1 + 3
 
 
 def test_empty_list_allowed_where_documented(tmp_path):

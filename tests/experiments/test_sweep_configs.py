@@ -71,7 +71,17 @@ def test_shipped_defaults_agree_with_the_task_generators():
 
 
 BAD = [
-    ("pressure", "levels = [500]", "'levels'.*item 0 is 500.*>= 1,000"),
+    ("pressure", "levels = [500]", "'levels'.*item 0 is 500.*in 1,000..10,000,000"),
+    # sizes are bounded as on the command line (MAX_TOKENS, MAX_BLOCKS)
+    ("pressure", "levels = [8000, 10_000_001]", "'levels'.*item 1 is 10000001.*in "
+     "1,000..10,000,000"),
+    ("pressure", "budget = 10_000_001", "'budget'.*got 10000001.*in 1..10,000,000"),
+    ("ablations", "growth = 10_000_001", "'growth'.*got 10000001"),
+    ("window", "windows = [10_000_001]", "'windows'.*item 0 is 10000001"),
+    ("contextevo", "browse_window = 10_000_001", "'browse_window'.*got 10000001"),
+    ("evoharness", "long_growth = 10_000_001", "'long_growth'.*got 10000001"),
+    ("robustness", "windows = [4000, 10_000_001]", "'windows'.*item 1 is 10000001"),
+    ("sorted_window", "n = 1_000_001", "'n'.*got 1000001.*in 1..1,000,000"),
     ("pressure", "families = 16", "'families'.*got 16.*in 1..15"),
     ("pressure", "programs = [\"nosuch\"]", "'programs'.*'nosuch'.*context program"),
     ("window", "windows = []", "'windows'.*empty"),
@@ -101,6 +111,20 @@ def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
     path.write_text(text + "\n")
     with pytest.raises(ConfigValueError, match=match):
         load_config(name, "quick", path)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("pressure", "levels = [1_000, 10_000_000]\nbudget = 10_000_000"),
+    ("cost", "growth = 10_000_000\nbudget = 1"),
+    ("window", "windows = [1, 10_000_000]"),
+    ("contextevo", "loca_growth = 10_000_000\nbrowse_window = 10_000_000"),
+    ("evoharness", "long_growth = 10_000_000\nlong_budget = 10_000_000"),
+    ("sorted_window", "n = 1_000_000\nwindows = [0, 1_000_000]"),
+])
+def test_sizes_at_the_bound_are_taken(tmp_path, name, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text + "\n")
+    load_config(name, "quick", path)
 
 
 @pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
@@ -239,6 +263,9 @@ def test_proposition1_run_uses_the_config_file(tmp_path):
     ("fixed_B = 1", "'fixed_B'.*fixed-budget point N = 1 .*N must be >= 2"),
     ("fixed_k = 100000", "'fixed_k'.*fixed-budget point N = 1 "),
     ("sep_min = 1\nsep_sim_max = 1", "'sep_min'.*separation point N = 2\\^2 .*B must be < N\\*k"),
+    # every point is a game, but the threshold N* needs B > k (was rc 1 after the grid)
+    ("fixed_B = 1\nfixed_k = 1", "'fixed_k', 'fixed_B'.*fixed_k = 1 is not below "
+     "fixed_B = 1"),
 ])
 def test_proposition1_refuses_a_grid_point_that_is_no_game(tmp_path, capsys, text, match):
     """A grid whose panel reaches a point outside T(N, k, B) is a usage error (exit 2,
@@ -267,6 +294,9 @@ def test_proposition1_shipped_grids_are_games():
             check_grid({**cfg, "fixed_B": 1})
         with pytest.raises(ConfigValueError, match="'budget_N'.*N = 1, "):
             check_grid({**cfg, "budget_N": 1})
+    # the smallest fixed budget above k passes
+    assert check_grid({**load_config("proposition1", "quick"), "fixed_B": 2,
+                       "fixed_k": 1}) is None
 
 
 @pytest.mark.parametrize("argv, match", [
@@ -301,3 +331,18 @@ def test_calibrate_context_window_check_is_exact_at_the_edge():
     check_context_window(size, 1760)
     with pytest.raises(ConfigValueError, match="needs about 1,760"):
         check_context_window(size, 1759)
+
+
+def test_sorted_window_kappa_is_what_the_two_point_game_takes(tmp_path, capsys):
+    """Panel (b)'s two-point game needs kappa >= 2: kappa = 1 is refused before any
+    work (was rc 1 from the game), kappa = 2 is taken."""
+    path = tmp_path / "c.toml"
+    path.write_text("kappa = 1\n")
+    out = tmp_path / "out"
+    assert main(["run", "sorted_window", "--quick", "--config", str(path), "--out",
+                 str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "config key 'kappa'" in err[0] and "got 1 " in err[0]
+    assert not out.exists()
+    path.write_text("kappa = 2\n")
+    assert load_config("sorted_window", "quick", path)["kappa"] == 2
