@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from experiments.arguments import UsageError
+from experiments.claims.data import has_rows
 from experiments.claims.judge import judge_all
 from experiments.claims.registry import REGISTRY
 from experiments.claims.report import write
@@ -53,18 +54,38 @@ def figures_dir(figures: str | None) -> Path:
     return figdir
 
 
+def csvs_read(claims=REGISTRY) -> set[str]:
+    """The CSV names ``claims``' checks read: each claim's ``csv`` and any other its
+    check names (``EvidenceFree`` reads contextevo_seeds.csv)."""
+    names = set()
+    for c in claims:
+        if c.check is not None:
+            names |= {n for n in (c.csv, getattr(c.check, "csv", None))
+                      if isinstance(n, str) and n.endswith(".csv")}
+    return names
+
+
 def no_data_line(figdir: Path, claims=REGISTRY) -> str | None:
-    """The error line when ``figdir`` holds none of the CSVs ``claims`` read (every
-    verdict would be "not testable here"), naming the directory and the commands
-    that write them; ``None`` when at least one is there."""
-    csvs = {c.csv for c in claims if c.check is not None and c.csv != "-"}
-    if any((figdir / name).is_file() for name in csvs):
+    """The error line when ``figdir`` holds no rows of the CSVs ``claims`` read (every
+    verdict would be "not testable here"): none of them is there (naming any other
+    CSVs it holds), or those there have no row below the header. It names the
+    directory and the commands that write them; ``None`` when one has rows (or
+    cannot be read: the judge then names what is wrong with it)."""
+    present = sorted(n for n in csvs_read(claims) if (figdir / n).is_file())
+    if any(has_rows(figdir / n) for n in present):
         return None
     names = sorted({c.command.removeprefix("ctxsim run ").split()[0] for c in claims
                     if c.check is not None and c.command.startswith("ctxsim run ")})
+    make = (f"make them with `ctxsim run NAME --out {str(figdir)!r}`, NAME one of "
+            f"{', '.join(names)}")
+    if present:
+        return (f"ctxsim claims: error: --figures {str(figdir)!r} holds "
+                f"{', '.join(present)}, but with no rows below the header (empty or a "
+                f"header only); {make}")
+    others = sorted(p.name for p in figdir.glob("*.csv"))
+    held = (f" (it holds {', '.join(others)}, which no claim reads)" if others else "")
     return (f"ctxsim claims: error: --figures {str(figdir)!r} holds none of the CSVs "
-            f"the claims read; make them with `ctxsim run NAME --out {str(figdir)!r}`, "
-            f"NAME one of {', '.join(names)}")
+            f"the claims read{held}; {make}")
 
 
 def main(args) -> int:
@@ -77,22 +98,38 @@ def main(args) -> int:
 
     Raises:
         UsageError: for a ``--figures`` that is not a directory, an ``--out`` that
-            cannot be a directory (:class:`~experiments.output.OutDirError`), or
-            robustness options without ``--robustness`` (exit 2).
+            cannot be a directory (:class:`~experiments.output.OutDirError`),
+            robustness options without ``--robustness``, or a CSV there that cannot
+            be read as the claims need it (:class:`~experiments.claims.data.BadData`:
+            not a CSV, empty, a missing column, a cell that is not a number); exit 2,
+            nothing written.
     """
-    from experiments.claims.robustness.run import check_options
-    from experiments.output import prepare_out
+    import contextlib
+
+    from experiments.claims.robustness.run import check_options, select
+    from experiments.output import out_dir
 
     figdir = figures_dir(args.figures)
     check_options(args)
     if args.out is not None and not str(args.out).strip():
         raise UsageError("--out is empty; give a directory for claims.md/claims.json")
     robust = getattr(args, "robustness", False)
+    if robust:
+        select(args)   # an unknown --claims or --params id, before any work
     no_data = None if robust else no_data_line(figdir)
     if no_data:
         print(no_data, file=sys.stderr)
         return 1
-    out = prepare_out(args.out) if args.out else figdir
+    # a CSV that cannot be read stops the command (BadData, exit 2) before the
+    # robustness analysis runs, and removes the --out it created
+    with out_dir(args.out) if args.out else contextlib.nullcontext(figdir) as out:
+        results = judge_all(REGISTRY, figdir)
+        return _report(args, results, figdir, out, robust)
+
+
+def _report(args, results, figdir: Path, out: Path, robust: bool) -> int:
+    """Run the robustness analysis (``--robustness``), write the scorecard and print
+    it; returns 0."""
     if robust:
         from experiments.claims.robustness.run import main as robustness
 
@@ -103,7 +140,6 @@ def main(args) -> int:
             print(f"the scorecard reads robustness.json beside the CSVs ({figdir}); "
                   f"not rewritten (--out {out} is not --figures)")
             return 0
-    results = judge_all(REGISTRY, figdir)
     md, js = write(results, figdir, out)
     for r in results:
         print(f"{r.claim.id:<30} {r.verdict.value:<30} {r.ours}")
