@@ -244,6 +244,28 @@ def name_of(item: tuple) -> str:
     return item[0]
 
 
+def given_flags(args, flags: dict[str, str], defaults: dict[str, object] | None = None
+                ) -> list[str]:
+    """The flags of ``flags`` (argparse dest -> flag) that ``args`` sets: a value other
+    than ``defaults[dest]`` (None and False, an unset option or flag, when not listed)."""
+    defaults = defaults or {}
+    return [flag for dest, flag in flags.items()
+            if getattr(args, dest, None) not in (None, False, defaults.get(dest))]
+
+
+def only_with(needed: str, given: list[str]) -> None:
+    """Refuse options that mean something only with ``needed`` (an option, e.g.
+    ``--robustness`` or ``--agent llm``) when it is not given: silently ignored,
+    they would make a run that is not the one asked for.
+
+    Raises:
+        UsageError: ``--samples only applies with --robustness`` (exit 2).
+    """
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UsageError(f"{', '.join(given)} only {verb} with {needed}")
+
+
 def add_no_progress(parser: argparse.ArgumentParser) -> None:
     """The ``--no-progress`` flag every experiment takes (tqdm bars off)."""
     parser.add_argument("--no-progress", action="store_true",

@@ -328,6 +328,8 @@ def world_value(text: str) -> tuple[str, float]:
 
 #: the agent profile of a sweep given neither --profile nor --world
 DEFAULT_PROFILE = "medium"
+#: the bounded-ledger dashboard's token cap of a sweep without --dashboard-tokens
+DASHBOARD_TOKENS = 400
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -371,7 +373,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                              "--profile (default: none, the profile's values)")
     parser.add_argument("--no-progress", action="store_true",
                         help="hide the progress bar (default: shown)")
-    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
+    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=DASHBOARD_TOKENS,
                         metavar="TOKENS",
                         help="token cap of the bounded-ledger dashboard (programs such "
                              "as vista_bounded_ledger; default: %(default)s)")

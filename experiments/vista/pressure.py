@@ -110,6 +110,9 @@ def world_note(world: dict) -> str:
 
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
+    from experiments.vista.pressure_llm import check_agent_options
+
+    check_agent_options(args)
     if getattr(args, "agent", "synthetic") == "llm":
         from experiments.vista.pressure_llm import run_llm
 
