@@ -266,7 +266,13 @@ def only_with(needed: str, given: list[str]) -> None:
         raise UsageError(f"{', '.join(given)} only {verb} with {needed}")
 
 
-def add_no_progress(parser: argparse.ArgumentParser) -> None:
-    """The ``--no-progress`` flag every experiment takes (tqdm bars off)."""
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress output, for logs and CI (default: off)")
+#: the help of ``--no-progress``, one wording for every command that takes it
+NO_PROGRESS_HELP = ("no progress bars or progress lines on stderr, for logs and CI "
+                    "(every experiment takes it, also one that prints none; default: "
+                    "shown)")
+
+
+def add_no_progress(parser) -> None:
+    """The ``--no-progress`` flag every experiment takes (tqdm bars and progress lines
+    off), on a parser or an argument group."""
+    parser.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)

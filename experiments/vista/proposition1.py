@@ -31,6 +31,7 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.arguments import add_no_progress
 from experiments.config import ConfigValueError, add_config_argument, grid, non_negative_int
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate,
                                 validate_game)
@@ -257,9 +258,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="accepted for symmetry with the other experiments "
-                             "(this one prints no progress bar; default: off)")
+    add_no_progress(parser)  # taken like every experiment's; this one prints no progress
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:

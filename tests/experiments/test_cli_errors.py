@@ -17,6 +17,19 @@ def test_every_experiment_takes_no_progress(name):
     assert build_parser(argv).parse_args(argv).no_progress is True
 
 
+@pytest.mark.parametrize("argv", [["run", name] for name in sorted(EXPERIMENTS)]
+                         + [["claims"]])
+def test_no_progress_has_one_help_text_everywhere(argv):
+    """One wording from one place (it read "accepted for symmetry", "no progress
+    output", "hide the progress bar" by experiment)."""
+    from experiments.arguments import NO_PROGRESS_HELP
+    from experiments.cli import command_parser
+
+    parser = command_parser(build_parser(argv), argv)
+    helps = [a.help for a in parser._actions if "--no-progress" in a.option_strings]
+    assert helps == [NO_PROGRESS_HELP]
+
+
 def test_an_unknown_option_shows_the_commands_own_usage(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["run", "sorted_window", "--bogus"])

@@ -8,7 +8,8 @@ import contextlib
 import time
 from pathlib import Path
 
-from experiments.arguments import UsageError, given_flags, only_with, scheduler_address
+from experiments.arguments import (UsageError, add_no_progress, given_flags, only_with,
+                                  scheduler_address)
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 NAME = "robustness"
@@ -84,8 +85,7 @@ def add_arguments(parser) -> None:
     g.add_argument("--seed", type=nonnegative_int, default=0,
                    help="seeds the designs, the tasks and the agent draws "
                         "(default: %(default)s)")
-    g.add_argument("--no-progress", action="store_true",
-                   help="hide the progress bars (default: shown)")
+    add_no_progress(g)
 
 
 #: options that mean something only with --robustness (argparse dest -> flag)
