@@ -81,7 +81,8 @@ def defaults(quick: bool, path=None) -> GridConfig:
 def add_arguments(parser) -> None:
     """Options: --quick, --backend, --seed, --out, --reps, --b, --batch, --program,
     --workers, --config."""
-    from experiments.arguments import add_no_progress, base_url, nonnegative_int, positive_int
+    from experiments.arguments import (add_no_progress, base_url, nonnegative_int,
+                                       positive_int)
     from experiments.config import add_config_argument
 
     parser.add_argument("--out", default="figures",

@@ -18,9 +18,9 @@ from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
 from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, Distinct, add_common_arguments,
-                               add_loca_task_arguments, add_programs_argument, paper_setting, aggregate, calibrated_jobs,
-                               fmt_default, growth_tokens, loca_specs, run_sweep,
-                               split_calibrated, sweep_config)
+                               add_loca_task_arguments, add_programs_argument, aggregate,
+                               calibrated_jobs, fmt_default, growth_tokens, loca_specs,
+                               paper_setting, run_sweep, split_calibrated, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",

@@ -90,8 +90,9 @@ def fixed_budget_grid(config: dict) -> list[int]:
 
 def check_grid(config: dict, source: str = "the shipped config") -> None:
     """Refuse a grid whose keys disagree (``sep_min <= sep_sim_max <= sep_max``,
-    ``fixed_sim_max <= fixed_max``, ``fixed_k < fixed_B``) or whose panels reach a point that is no recovery
-    game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before anything is computed.
+    ``fixed_sim_max <= fixed_max``, ``fixed_k < fixed_B``) or whose panels reach a
+    point that is no recovery game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before
+    anything is computed.
 
     Raises:
         ConfigValueError: naming the keys, ``source`` and the bad value or point.
