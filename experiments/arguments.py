@@ -244,7 +244,35 @@ def name_of(item: tuple) -> str:
     return item[0]
 
 
-def add_no_progress(parser: argparse.ArgumentParser) -> None:
-    """The ``--no-progress`` flag every experiment takes (tqdm bars off)."""
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress output, for logs and CI (default: off)")
+def given_flags(args, flags: dict[str, str], defaults: dict[str, object] | None = None
+                ) -> list[str]:
+    """The flags of ``flags`` (argparse dest -> flag) that ``args`` sets: a value other
+    than ``defaults[dest]`` (None and False, an unset option or flag, when not listed)."""
+    defaults = defaults or {}
+    return [flag for dest, flag in flags.items()
+            if getattr(args, dest, None) not in (None, False, defaults.get(dest))]
+
+
+def only_with(needed: str, given: list[str]) -> None:
+    """Refuse options that mean something only with ``needed`` (an option, e.g.
+    ``--robustness`` or ``--agent llm``) when it is not given: silently ignored,
+    they would make a run that is not the one asked for.
+
+    Raises:
+        UsageError: ``--samples only applies with --robustness`` (exit 2).
+    """
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UsageError(f"{', '.join(given)} only {verb} with {needed}")
+
+
+#: the help of ``--no-progress``, one wording for every command that takes it
+NO_PROGRESS_HELP = ("no progress bars or progress lines on stderr, for logs and CI "
+                    "(every experiment takes it, also one that prints none; default: "
+                    "shown)")
+
+
+def add_no_progress(parser) -> None:
+    """The ``--no-progress`` flag every experiment takes (tqdm bars and progress lines
+    off), on a parser or an argument group."""
+    parser.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)

@@ -124,7 +124,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "contextevo": {"loca_growth": _GROWTH, "loca_budget": _TOKENS, "families": _families,
                    "seeds": _int(1), "browse_window": _TOKENS, "queries": _int(1),
                    "browse_seeds": _int(1)},
-    "sorted_window": {"n": _int(1, MAX_BLOCKS), "rhos": _list(("a number in (0, 1]", lambda v: (
+    "sorted_window": {"n": _int(1, MAX_BLOCKS),
+                      "rhos": _list(("a number in (0, 1]", lambda v: (
                           isinstance(v, (int, float)) and not isinstance(v, bool)
                           and 0 < v <= 1))),
                       "sigma": _positive_float(), "trials": _int(1),

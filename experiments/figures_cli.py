@@ -148,7 +148,7 @@ def committed_figures(directory: pathlib.Path | None = None) -> list[Figure]:
     for png in sorted(directory.glob("*.png")):
         sidecar_path = png.with_suffix(".json")
         try:
-            sidecar = json.loads(sidecar_path.read_text())
+            sidecar = json.loads(sidecar_path.read_text(encoding="utf-8-sig"))  # BOM ok
         except (OSError, ValueError):
             sidecar = None
         figures.append(Figure(png.stem, experiment_of(png.stem, sidecar), sidecar))

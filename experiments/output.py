@@ -289,9 +289,7 @@ def output_set(out: str | pathlib.Path) -> Iterator[pathlib.Path]:
         OutDirError: ``out`` is empty, is (or lies under) a file, or it or its
             parent is not writable (named, with the reason).
     """
-    created = _first_missing(pathlib.Path(out)) if str(out).strip() else None
-    path = prepare_out(out)
-    try:
+    with out_dir(out) as path:
         try:
             probe = tempfile.NamedTemporaryFile(dir=path, prefix=STAGING_PREFIX)
             probe.close()
@@ -305,6 +303,21 @@ def output_set(out: str | pathlib.Path) -> Iterator[pathlib.Path]:
             _move_set(staging, path)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def out_dir(out: str | pathlib.Path) -> Iterator[pathlib.Path]:
+    """:func:`prepare_out` for a block that writes into ``out``: checked and created
+    before the block's work, and the directories it created removed again if the
+    block fails and they are still empty (a failed run leaves no trace).
+
+    Raises:
+        OutDirError: see :func:`prepare_out`.
+    """
+    created = _first_missing(pathlib.Path(out)) if str(out).strip() else None
+    path = prepare_out(out)
+    try:
+        yield path
     except BaseException:
         _remove_empty(path, created)
         raise

@@ -289,8 +289,8 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    MAX_TOKENS, Distinct, budget_tokens, int_at_least, int_in_range, name_of,
-    nonnegative_int, positive_int, scheduler_address)
+    MAX_TOKENS, Distinct, add_no_progress, budget_tokens, int_at_least, int_in_range,
+    name_of, nonnegative_int, positive_int, scheduler_address)
 
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
 #: at most MAX_TOKENS (an episode's time grows about quadratically with it)
@@ -328,6 +328,8 @@ def world_value(text: str) -> tuple[str, float]:
 
 #: the agent profile of a sweep given neither --profile nor --world
 DEFAULT_PROFILE = "medium"
+#: the bounded-ledger dashboard's token cap of a sweep without --dashboard-tokens
+DASHBOARD_TOKENS = 400
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -369,9 +371,8 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="a point of the synthetic world's table (`ctxsim world`), "
                              "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
                              "--profile (default: none, the profile's values)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="hide the progress bar (default: shown)")
-    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
+    add_no_progress(parser)
+    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=DASHBOARD_TOKENS,
                         metavar="TOKENS",
                         help="token cap of the bounded-ledger dashboard (programs such "
                              "as vista_bounded_ledger; default: %(default)s)")

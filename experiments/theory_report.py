@@ -116,6 +116,12 @@ def run_all(names: list[str] | None = None
     return results
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 symbolic step"``, ``"8 symbolic steps"``: ``n`` and ``noun``, plural unless
+    ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def numeric_summary(record: ProofRecord) -> str:
     """How close the spot checks came to failing, in their own units: the worst
     error as a fraction of its tolerance, and which check it was (a cross-check
@@ -131,7 +137,8 @@ def numeric_summary(record: ProofRecord) -> str:
         share = f"{worst / tol:.0%} of its tolerance: {worst:.2g} <= {tol:.2g}"
     else:
         share = "exact: 0 error allowed, 0 found"
-    return f"{points} numeric points within tolerance (worst {share}, in {name!r})"
+    return (f"{counted(points, 'numeric point')} within tolerance (worst {share}, in "
+            f"{name!r})")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -165,12 +172,12 @@ def main(args: argparse.Namespace) -> int:
             failed += 1
             print(f"ERROR {spec}: {type(outcome).__name__}: {outcome}")
             continue
-        print(f"ok   {outcome.result}: {len(outcome.steps)} symbolic steps, "
+        print(f"ok   {outcome.result}: {counted(len(outcome.steps), 'symbolic step')}, "
               f"{numeric_summary(outcome)} [{outcome.source}]")
         if args.verbose:
             for step in outcome.steps:
                 print(f"       - {step.description}: {step.evidence}")
             for name, (n, worst, tol) in outcome.numeric.items():
-                print(f"       - spot check {name!r}: {n} points, worst error "
+                print(f"       - spot check {name!r}: {counted(n, 'point')}, worst error "
                       f"{worst:.3g}, tolerance {tol:.3g}")
     return 1 if failed else 0

@@ -53,6 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sim.workspace.dashboard import DASHBOARDS
     from sim.workspace.importers import FORMATS, READERS
     from sim.workspace.replay import POLICIES
+    # the names get_tokenizer takes (its table; help, choices and its error agree)
+    from sim.workspace.tokenizer import _NAMED
+
+    TOKENIZERS = sorted(_NAMED)
 
     sub = parser.add_subparsers(dest="workspace_command", required=True)
     formats = "; ".join(f"{k}: {v}" for k, v in FORMATS.items())
@@ -70,8 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="dashboard shown to the agent (default: %(default)s)")
     rp.add_argument("--dashboard-tokens", type=positive_int, default=None, metavar="TOKENS",
                     help="token cap of --dashboard bounded_ledger (default: 400)")
-    rp.add_argument("--tokenizer", default="cl100k_base",
-                    help="cl100k_base (default), whitespace or char")
+    rp.add_argument("--tokenizer", default="cl100k_base", choices=TOKENIZERS,
+                    metavar="NAME",
+                    help=f"token counter, one of {', '.join(TOKENIZERS)} (bpe: another "
+                         "name of cl100k_base; default: cl100k_base)")
     rp.add_argument("--format", choices=sorted(READERS), default=None,
                     help="trajectory format (default: detected, and the reason printed; "
                          "an ambiguous file is an error listing the candidates): "

@@ -116,7 +116,7 @@ def add_arguments(parser) -> None:
     """Options: ``--quick``, ``--config``, ``--base-url``, ``--model``, ``--probes``,
     ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``,
     ``--seed``, ``--no-progress``."""
-    from experiments.arguments import Distinct, base_url, name_of
+    from experiments.arguments import Distinct, add_no_progress, base_url, name_of
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int
 
@@ -160,8 +160,7 @@ def add_arguments(parser) -> None:
                         help="keep the answer cache in memory only (default: off)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,
                         help="random seed, an integer >= 0 (default: %(default)s)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress lines on stderr (default: shown)")
+    add_no_progress(parser)
 
 
 def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[dict, dict]:

@@ -29,7 +29,7 @@ def measurements(path: str | pathlib.Path | None = None) -> dict[str, dict]:
     if not p.is_file():
         return {}
     try:
-        rec = json.loads(p.read_text())
+        rec = json.loads(p.read_text(encoding="utf-8-sig"))  # a BOM is no error
         return {k: dict(v) for k, v in rec["parameters"].items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{p} is not a calibration sidecar (expected a JSON object with "

@@ -104,22 +104,32 @@ def main(args) -> int:
             not a CSV, empty, a missing column, a cell that is not a number); exit 2,
             nothing written.
     """
-    from experiments.claims.robustness.run import check_options
-    from experiments.output import prepare_out
+    import contextlib
+
+    from experiments.claims.robustness.run import check_options, select
+    from experiments.output import out_dir
 
     figdir = figures_dir(args.figures)
     check_options(args)
     if args.out is not None and not str(args.out).strip():
         raise UsageError("--out is empty; give a directory for claims.md/claims.json")
     robust = getattr(args, "robustness", False)
+    if robust:
+        select(args)   # an unknown --claims or --params id, before any work
     no_data = None if robust else no_data_line(figdir)
     if no_data:
         print(no_data, file=sys.stderr)
         return 1
-    # judged first: a CSV that cannot be read stops the command (BadData, exit 2)
-    # before --out is created or the robustness analysis runs
-    results = judge_all(REGISTRY, figdir)
-    out = prepare_out(args.out) if args.out else figdir
+    # a CSV that cannot be read stops the command (BadData, exit 2) before the
+    # robustness analysis runs, and removes the --out it created
+    with out_dir(args.out) if args.out else contextlib.nullcontext(figdir) as out:
+        results = judge_all(REGISTRY, figdir)
+        return _report(args, results, figdir, out, robust)
+
+
+def _report(args, results, figdir: Path, out: Path, robust: bool) -> int:
+    """Run the robustness analysis (``--robustness``), write the scorecard and print
+    it; returns 0."""
     if robust:
         from experiments.claims.robustness.run import main as robustness
 

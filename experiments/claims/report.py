@@ -30,7 +30,7 @@ def read_robustness(figdir: Path) -> dict[str, dict] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no error
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from exc
     if isinstance(data, dict) and isinstance(data.get("claims"), dict):

@@ -62,7 +62,8 @@ SPLITS = ("held_in", "held_out", "all")
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
-    from experiments.arguments import Distinct, add_no_progress, base_url, float_in, fraction
+    from experiments.arguments import (Distinct, add_no_progress, base_url, float_in,
+                                       fraction)
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int, program_names
     from sim.evolve.contextevo.spec import SURFACES

@@ -81,7 +81,8 @@ def defaults(quick: bool, path=None) -> GridConfig:
 def add_arguments(parser) -> None:
     """Options: --quick, --backend, --seed, --out, --reps, --b, --batch, --program,
     --workers, --config."""
-    from experiments.arguments import base_url, nonnegative_int, positive_int
+    from experiments.arguments import (add_no_progress, base_url, nonnegative_int,
+                                       positive_int)
     from experiments.config import add_config_argument
 
     parser.add_argument("--out", default="figures",
@@ -104,8 +105,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=positive_int, default=None,
                         help="processes for the arms; results do not depend on it "
                              "(default: min(2, CPUs))")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="accepted; this experiment draws no bar (default: off)")
+    add_no_progress(parser)  # taken like every experiment's; this one prints no progress
     parser.add_argument("--base-url", type=base_url, default=None,
                         help="--backend llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model, started for the run)")

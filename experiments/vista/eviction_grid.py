@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from experiments.arguments import add_no_progress
 from experiments.config import add_config_argument, non_negative_int
 from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, Content,
                                 Ledger, ListChannel, WindowedLedger)
@@ -158,5 +159,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
     add_config_argument(parser, "theorem1")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="hide the progress bar (default: shown)")
+    add_no_progress(parser)

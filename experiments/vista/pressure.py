@@ -18,9 +18,9 @@ from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
 from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, Distinct, add_common_arguments,
-                               add_loca_task_arguments, add_programs_argument, paper_setting, aggregate, calibrated_jobs,
-                               fmt_default, growth_tokens, loca_specs, run_sweep,
-                               split_calibrated, sweep_config)
+                               add_loca_task_arguments, add_programs_argument, aggregate,
+                               calibrated_jobs, fmt_default, growth_tokens, loca_specs,
+                               paper_setting, run_sweep, split_calibrated, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
@@ -110,6 +110,9 @@ def world_note(world: dict) -> str:
 
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
+    from experiments.vista.pressure_llm import check_agent_options
+
+    check_agent_options(args)
     if getattr(args, "agent", "synthetic") == "llm":
         from experiments.vista.pressure_llm import run_llm
 

@@ -49,13 +49,46 @@ def add_llm_arguments(parser) -> None:
                         metavar="TOKENS",
                         help=f"--agent llm: budgets B in tokens, each 1..{MAX_TOKENS:,} "
                              "(default: 2500 5000; --quick: 2500)")
-    parser.add_argument("--llm-growth", type=growth_tokens, default=4000, metavar="TOKENS",
+    # default None (4000 in config()), so a --llm-growth given without --agent llm
+    # is seen and refused
+    parser.add_argument("--llm-growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="--agent llm: context growth per task in tokens, "
-                             f"1,000..{MAX_TOKENS:,} "
-                             "(default: %(default)s)")
+                             f"1,000..{MAX_TOKENS:,} (default: {LLM_GROWTH})")
     parser.add_argument("--llm-families", type=families_arg(), default=None, metavar="N",
                         help="--agent llm: LOCA families, seed 0 each (default: 4; "
                              "--quick: 3)")
+
+
+#: context growth per task of the real-model sweep when --llm-growth is not given
+LLM_GROWTH = 4000
+#: options only the real-model sweep reads (argparse dest -> flag)
+LLM_ONLY = {"base_url": "--base-url", "model": "--model", "llm_budgets": "--llm-budgets",
+            "llm_growth": "--llm-growth", "llm_families": "--llm-families"}
+#: options only the synthetic sweep reads, ignored by --agent llm
+SYNTHETIC_ONLY = {"levels": "--levels", "programs": "--programs", "budget": "--budget",
+                  "families": "--families", "seeds": "--seeds", "profile": "--profile",
+                  "calibrated_row": "--calibrated-row", "world": "--world",
+                  "jobs": "--jobs", "scheduler": "--scheduler",
+                  "dashboard_tokens": "--dashboard-tokens", "config": "--config"}
+
+
+def check_agent_options(args) -> None:
+    """Refuse the options of the other agent: ``--llm-*``, ``--base-url`` and
+    ``--model`` without ``--agent llm``, the synthetic sweep's grid options with it
+    (each run would silently ignore them).
+
+    Raises:
+        UsageError: naming them (exit 2).
+    """
+    from experiments.arguments import given_flags, only_with
+    from experiments.sweep import DASHBOARD_TOKENS
+
+    if getattr(args, "agent", "synthetic") == "llm":
+        only_with("--agent synthetic (the default)",
+                  given_flags(args, SYNTHETIC_ONLY,
+                              {"jobs": 1, "dashboard_tokens": DASHBOARD_TOKENS}))
+    else:
+        only_with("--agent llm", given_flags(args, LLM_ONLY))
 
 
 def config(args) -> dict:
@@ -65,7 +98,8 @@ def config(args) -> dict:
     budgets = args.llm_budgets if args.llm_budgets is not None else (
         [2500] if quick else [2500, 5000])
     families = args.llm_families if args.llm_families is not None else (3 if quick else 4)
-    return {"budgets": list(budgets), "growth": args.llm_growth, "families": families,
+    growth = args.llm_growth if args.llm_growth is not None else LLM_GROWTH
+    return {"budgets": list(budgets), "growth": growth, "families": families,
             "programs": list(PROGRAMS), "seed": args.seed}
 
 

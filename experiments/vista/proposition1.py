@@ -31,6 +31,7 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
+from experiments.arguments import add_no_progress
 from experiments.config import ConfigValueError, add_config_argument, grid, non_negative_int
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate,
                                 validate_game)
@@ -89,8 +90,9 @@ def fixed_budget_grid(config: dict) -> list[int]:
 
 def check_grid(config: dict, source: str = "the shipped config") -> None:
     """Refuse a grid whose keys disagree (``sep_min <= sep_sim_max <= sep_max``,
-    ``fixed_sim_max <= fixed_max``, ``fixed_k < fixed_B``) or whose panels reach a point that is no recovery
-    game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before anything is computed.
+    ``fixed_sim_max <= fixed_max``, ``fixed_k < fixed_B``) or whose panels reach a
+    point that is no recovery game T(N, k, B) (N >= 2, k >= 1, 0 <= B < N k), before
+    anything is computed.
 
     Raises:
         ConfigValueError: naming the keys, ``source`` and the bad value or point.
@@ -257,9 +259,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="figures", help="output directory (default: figures)")
     parser.add_argument("--seed", type=non_negative_int, default=1,
                         help="base random seed, an integer >= 0 (default: 1)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="accepted for symmetry with the other experiments "
-                             "(this one prints no progress bar; default: off)")
+    add_no_progress(parser)  # taken like every experiment's; this one prints no progress
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:

@@ -38,7 +38,8 @@ class AnswerCache:
         self.costs: dict[str, dict] = {}
         self.hits = self.misses = 0
         if self.path and self.path.is_file():
-            for line in self.path.read_text().splitlines():
+            # utf-8-sig: a file saved with a byte-order mark keeps its first answer
+            for line in self.path.read_text(encoding="utf-8-sig").splitlines():
                 try:
                     rec = json.loads(line)
                     self._answers[rec["key"]] = rec["answer"]

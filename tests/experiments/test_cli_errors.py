@@ -17,6 +17,19 @@ def test_every_experiment_takes_no_progress(name):
     assert build_parser(argv).parse_args(argv).no_progress is True
 
 
+@pytest.mark.parametrize("argv", [["run", name] for name in sorted(EXPERIMENTS)]
+                         + [["claims"]])
+def test_no_progress_has_one_help_text_everywhere(argv):
+    """One wording from one place (it read "accepted for symmetry", "no progress
+    output", "hide the progress bar" by experiment)."""
+    from experiments.arguments import NO_PROGRESS_HELP
+    from experiments.cli import command_parser
+
+    parser = command_parser(build_parser(argv), argv)
+    helps = [a.help for a in parser._actions if "--no-progress" in a.option_strings]
+    assert helps == [NO_PROGRESS_HELP]
+
+
 def test_an_unknown_option_shows_the_commands_own_usage(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["run", "sorted_window", "--bogus"])
@@ -131,7 +144,10 @@ def _exit_2_line(argv, capsys) -> str:
     (["--figures", "/nonexistent/figs"], "'/nonexistent/figs' is not a directory"),
     (["--figures", "pyproject.toml"], "'pyproject.toml' is not a directory"),
     (["--out", "/proc/nope"], "--out '/proc/nope' cannot be created"),
-    (["--samples", "8"], "--samples only apply with --robustness"),
+    (["--samples", "8"], "--samples only applies with --robustness"),
+    (["--samples", "8", "--screen", "3"], "--samples, --screen only apply with "
+                                          "--robustness"),
+    (["--config", "x.toml"], "--config only applies with --robustness"),
     (["--robustness", "--claims", "NOPE"], "--claims NOPE: not agent-level claims"),
     (["--robustness", "--params", "agent.nope"], "--params agent.nope: not world"),
     (["--robustness", "--samples", "1"], "'1' is not a power of two >= 2"),
@@ -192,13 +208,46 @@ def test_sorted_window_usage_errors_name_the_option(argv, named, tmp_path, capsy
 @pytest.mark.parametrize("argv, named", [
     (["--jobs", "2", "--scheduler", "tcp://h:1"], "--jobs 2 and --scheduler 'tcp://h:1'"),
     (["--profile", "weak", "--world", "agent.p_index=0.3"], "--profile weak and --world"),
+    # the other agent's options would be silently ignored
+    (["--llm-budgets", "2500"], "ctxsim run pressure: error: --llm-budgets only applies "
+                                "with --agent llm"),
+    (["--llm-growth", "4000", "--model", "m"], "--model, --llm-growth only apply with "
+                                               "--agent llm"),
+    (["--agent", "llm", "--levels", "8000", "--jobs", "2"],
+     "--levels, --jobs only apply with --agent synthetic (the default)"),
+    (["--agent", "llm", "--dashboard-tokens", "500"], "--dashboard-tokens only applies"),
 ])
 def test_sweep_conflicting_options_exit_2(argv, named, tmp_path, capsys, monkeypatch):
+    from experiments.vista import pressure, pressure_llm
+
+    def no_work(*args, **kwargs):   # refused before any sweep (or model) starts
+        raise AssertionError("the run started")
+    monkeypatch.setattr(pressure, "run_sweep", no_work)
+    monkeypatch.setattr(pressure_llm, "run_llm", no_work)
     monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
     line = _exit_2_line(["run", "pressure", "--quick", *argv,
                          "--out", str(tmp_path / "o")], capsys)
     assert named in line
     assert not (tmp_path / "o").exists()
+
+
+def test_each_agent_takes_its_own_options_and_the_shared_ones(monkeypatch):
+    """The options near the line are taken: the llm options with --agent llm, the
+    grid with the synthetic agent, the shared ones (and defaults given) with both."""
+    from experiments.vista import pressure_llm
+
+    def args_of(*argv):
+        argv = ["run", "pressure", *argv]
+        return build_parser(argv).parse_args(argv)
+
+    pressure_llm.check_agent_options(args_of(
+        "--agent", "llm", "--quick", "--seed", "3", "--llm-budgets", "2500",
+        "--llm-growth", "4000", "--llm-families", "2", "--model", "m",
+        "--jobs", "1", "--dashboard-tokens", "400", "--no-progress"))
+    pressure_llm.check_agent_options(args_of(
+        "--quick", "--seed", "3", "--levels", "8000", "--programs", "react", "--budget",
+        "9000", "--families", "2", "--seeds", "1", "--jobs", "2", "--no-progress"))
+    assert pressure_llm.config(args_of("--agent", "llm"))["growth"] == 4000
 
 
 def test_claims_fails_when_figures_holds_none_of_the_claims_csvs(tmp_path, capsys):

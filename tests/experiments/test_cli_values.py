@@ -254,3 +254,23 @@ def test_sorted_window_takes_a_window_of_n(tmp_path):
     argv = ["run", "sorted_window", "--quick", "--n", "50", "--windows", "0", "50"]
     cfg = sorted_window.config(build_parser(argv).parse_args(argv))
     assert (cfg["n"], cfg["windows"]) == (50, [0, 50])
+
+
+def test_replay_tokenizer_help_and_error_name_the_same_tokenizers(capsys):
+    """The error listed bpe, which --help did not mention: both come from the names
+    get_tokenizer takes."""
+    from experiments.cli import build_parser, command_parser
+    from sim.workspace.tokenizer import _NAMED
+
+    argv = ["workspace", "replay", "t.traj", "--budget", "8000", "--tokenizer", "nosuch"]
+    parser = command_parser(build_parser(argv), argv)
+    [action] = [a for a in parser._actions if "--tokenizer" in a.option_strings]
+    assert all(name in action.help for name in _NAMED)
+    with pytest.raises(SystemExit) as stop:
+        build_parser(argv).parse_known_args(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "argument --tokenizer: invalid choice: 'nosuch'" in err
+    assert all(repr(name) in err for name in _NAMED)
+    argv[-1] = "bpe"
+    assert build_parser(argv).parse_known_args(argv)[0].tokenizer == "bpe"

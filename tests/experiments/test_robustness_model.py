@@ -151,7 +151,7 @@ def test_jobs_and_a_dask_cluster_give_the_same_files(in_process, tmp_path):
 
 def test_robustness_options_need_robustness_and_bad_values_are_named(tmp_path, capsys):
     assert cli.main(["claims", "--figures", str(tmp_path), "--quick"]) == 2
-    assert "--quick only apply with --robustness" in capsys.readouterr().err
+    assert "--quick only applies with --robustness" in capsys.readouterr().err
     assert cli.main(["claims", "--robustness", "--claims", "T1-sum", "--figures",
                      str(tmp_path)]) == 2
     assert "T1-sum: not agent-level claims" in capsys.readouterr().err

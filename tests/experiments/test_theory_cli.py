@@ -70,3 +70,12 @@ def test_numeric_summary_states_the_error_against_its_tolerance():
     line = report.numeric_summary(rec)
     assert line == ("15 numeric points within tolerance (worst 38% of its tolerance: "
                     "1.9 <= 5, in 'monte carlo (in SE)')")
+
+
+def test_counts_are_pluralised_by_their_number(capsys):
+    assert [report.counted(n, "symbolic step") for n in (0, 1, 8)] == [
+        "0 symbolic steps", "1 symbolic step", "8 symbolic steps"]
+    # a check with one symbolic step (it printed "1 symbolic steps")
+    assert main(["theory", "rate anchors"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert ": 1 symbolic step, " in line and " numeric points within" in line

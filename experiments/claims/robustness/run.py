@@ -8,7 +8,8 @@ import contextlib
 import time
 from pathlib import Path
 
-from experiments.arguments import UsageError, scheduler_address
+from experiments.arguments import (UsageError, add_no_progress, given_flags, only_with,
+                                  scheduler_address)
 from experiments.sweep import fmt_default, nonnegative_int, positive_int
 
 NAME = "robustness"
@@ -84,31 +85,26 @@ def add_arguments(parser) -> None:
     g.add_argument("--seed", type=nonnegative_int, default=0,
                    help="seeds the designs, the tasks and the agent draws "
                         "(default: %(default)s)")
-    g.add_argument("--no-progress", action="store_true",
-                   help="hide the progress bars (default: shown)")
+    add_no_progress(g)
 
 
 #: options that mean something only with --robustness (argparse dest -> flag)
 ONLY_WITH = {"quick": "--quick", "samples": "--samples", "trajectories": "--trajectories",
              "screen": "--screen", "tasks": "--tasks", "queries": "--queries",
              "claims": "--claims", "params": "--params", "scheduler": "--scheduler",
-             "no_progress": "--no-progress"}
+             "no_progress": "--no-progress", "config": "--config", "jobs": "--jobs",
+             "seed": "--seed"}
 
 
 def check_options(args) -> None:
     """Refuse robustness options given without ``--robustness`` (they would be
-    silently ignored), and ``--jobs``/``--seed`` away from their defaults.
+    silently ignored), ``--jobs``/``--seed`` away from their defaults.
 
     Raises:
         UsageError: naming the options (exit 2).
     """
-    if getattr(args, "robustness", False):
-        return
-    given = [flag for dest, flag in ONLY_WITH.items() if getattr(args, dest, None)]
-    given += [f"--{k}" for k, d in (("jobs", 1), ("seed", 0))
-              if getattr(args, k, d) != d]
-    if given:
-        raise UsageError(f"{', '.join(given)} only apply with --robustness")
+    if not getattr(args, "robustness", False):
+        only_with("--robustness", given_flags(args, ONLY_WITH, {"jobs": 1, "seed": 0}))
 
 
 def select(args) -> tuple[list, list[str]]:

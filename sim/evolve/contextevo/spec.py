@@ -278,10 +278,13 @@ def load_spec(path: str) -> ProgramSpec:
         SpecError: naming ``path`` when it is unreadable or malformed.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
+        # utf-8-sig: an editor's byte-order mark is not part of the JSON
+        with open(path, encoding="utf-8-sig") as fh:
             text = fh.read()
     except OSError as exc:
         raise SpecError(f"cannot read spec file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"spec file {path!r}: not UTF-8 text ({exc})") from None
     try:
         raw = json.loads(text)
     except ValueError as exc:
