@@ -48,3 +48,18 @@ def test_robustness_json_and_sidecars_with_a_bom_are_read(tmp_path):
     cal.write_text(BOM + json.dumps({"parameters": {"agent.p_index": {"value": 0.2}}}),
                    encoding="utf-8")
     assert measurements(cal) == {"agent.p_index": {"value": 0.2}}
+
+
+def test_a_trajectory_with_a_bom_reads_as_without(tmp_path):
+    """Both a JSON and a JSONL trajectory: the same messages with and without the
+    mark (it was refused as "Unexpected UTF-8 BOM"); a BOM inside the text stays."""
+    from sim.workspace.importers import read_trajectory
+
+    msgs = [{"role": "user", "content": f"fix it {BOM}here"},
+            {"role": "assistant", "content": "done"}]
+    plain, marked = _both(tmp_path, "t.json", json.dumps(msgs))
+    a, b = read_trajectory(plain), read_trajectory(marked)
+    assert a.messages == b.messages and BOM in a.messages[0]["content"]
+    lines = "\n".join(json.dumps(m) for m in msgs) + "\n"
+    plain, marked = _both(tmp_path, "t.jsonl", lines)
+    assert read_trajectory(plain).messages == read_trajectory(marked).messages

@@ -156,8 +156,8 @@ CLAIMS: tuple[Claim, ...] = (
           "diagnosis-guided edits beat evidence-free edits at equal budget on held-out "
           "tasks",
           PaperNumber("no number: the loop's premise (Table 5: evidence reconstruction is "
-                      "the most consequential stage)", setting=LHTB), *_CE,
-          ("contextevo_seeds.csv", "variant", "baseline", "seed", "heldout_accuracy"),
+                      "the most consequential stage)", setting=LHTB),
+          *_CE[:3], "contextevo_seeds.csv", ("variant", "baseline", "seed", "heldout_accuracy"),
           EvidenceFree("loca128k"),
           _LOCA_AT + "; held-out tasks, paired interval over >= 5 seeds"),
     _table3("CE-Tab3-skills", "skill-only evolution lowers reward (0.417 -> 0.370)",

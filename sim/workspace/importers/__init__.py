@@ -144,7 +144,8 @@ def detect_format(path: Path, data: Any) -> tuple[str, str]:
 
 def _parse(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: an editor's byte-order mark is no part of the JSON
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, ValueError) as exc:
         # ValueError: undecodable bytes, and paths the OS cannot take (a lone
         # surrogate or a NUL byte in the name)
