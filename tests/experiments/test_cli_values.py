@@ -89,16 +89,21 @@ REPEATS = [
 ]
 
 
-@pytest.mark.parametrize("argv, option, named", REPEATS,
-                         ids=[" ".join(a[1:]) for a, _, _ in REPEATS])
-def test_a_repeated_list_item_is_a_usage_error_naming_it(argv, option, named, capsys):
+def _parse_error(argv, capsys) -> str:
+    """The last stderr line of parsing ``argv`` with the parser `ctxsim` runs, which
+    must stop with exit 2 (refused while parsing, before any work)."""
     from experiments.cli import build_parser
 
-    # refused while parsing, before any work (the same parser `ctxsim` runs)
     with pytest.raises(SystemExit) as stop:
         build_parser(argv).parse_known_args(argv)
     assert stop.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv, option, named", REPEATS,
+                         ids=[" ".join(a[1:]) for a, _, _ in REPEATS])
+def test_a_repeated_list_item_is_a_usage_error_naming_it(argv, option, named, capsys):
+    err = _parse_error(argv, capsys)
     assert err.startswith(f"ctxsim run {argv[1]}: error: argument {option}: {named}")
     assert err.endswith("at most once") and "Traceback" not in err
 
@@ -186,12 +191,7 @@ OVER = [
 @pytest.mark.parametrize("argv, option, named", OVER,
                          ids=[" ".join(a[1:]) for a, _, _ in OVER])
 def test_a_size_over_its_bound_is_a_usage_error(argv, option, named, capsys):
-    from experiments.cli import build_parser
-
-    with pytest.raises(SystemExit) as stop:
-        build_parser(argv).parse_known_args(argv)
-    assert stop.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    err = _parse_error(argv, capsys)
     assert f"argument {option}: expected " in err and err.endswith(named)
 
 
@@ -266,10 +266,7 @@ def test_replay_tokenizer_help_and_error_name_the_same_tokenizers(capsys):
     parser = command_parser(build_parser(argv), argv)
     [action] = [a for a in parser._actions if "--tokenizer" in a.option_strings]
     assert all(name in action.help for name in _NAMED)
-    with pytest.raises(SystemExit) as stop:
-        build_parser(argv).parse_known_args(argv)
-    assert stop.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    err = _parse_error(argv, capsys)
     assert "argument --tokenizer: invalid choice: 'nosuch'" in err
     assert all(repr(name) in err for name in _NAMED)
     argv[-1] = "bpe"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from experiments.cli import main
@@ -56,7 +58,9 @@ def test_bad_values_name_the_key(tmp_path, text, match):
 def test_values_at_the_limits_are_accepted(tmp_path, text):
     path = tmp_path / "c.toml"
     path.write_text(text + "\n")
-    load_config("theorem1", "quick", path)
+    grid = load_config("theorem1", "quick", path)
+    for key, value in tomllib.loads(text).items():   # taken as written, not refused
+        assert grid[key] == value, key
 
 
 def test_a_kappa_the_game_refuses_stops_before_any_work(tmp_path, capsys):

@@ -124,7 +124,9 @@ def test_a_bad_value_is_refused_naming_the_key(tmp_path, name, text, match):
 def test_sizes_at_the_bound_are_taken(tmp_path, name, text):
     path = tmp_path / "c.toml"
     path.write_text(text + "\n")
-    load_config(name, "quick", path)
+    grid = load_config(name, "quick", path)
+    for key, value in tomllib.loads(text).items():   # taken as written, not refused
+        assert grid[key] == value, key
 
 
 @pytest.mark.parametrize("name", ["pressure", "window", "ablations", "cost", "contextevo",
