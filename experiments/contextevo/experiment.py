@@ -409,13 +409,17 @@ def _panel_stages(ax, rows, backend: str) -> None:
                 ax.bar(x, r["accuracy"], width, color=f"C{b}", alpha=(0.45, 1.0, 0.7)[a],
                        label=stage if k == 0 and a == 0 else None,
                        edgecolor="k" if split == "held_out" else "none", linewidth=0.6)
+                if stage != "start":
+                    _paired_whisker(ax, x, r, "diff_vs_start", "diff_lo", "diff_hi")
     # the held-out difference goes under each group's name, not above its bars, so
     # the axis ends at a fraction of 1 whatever the bars' heights
     ticks = []
     for setting, start in settings:
         last = next((x for x in full if (x["setting"], x["start"], x["split"], x["stage"])
                      == (setting, start, "held_out", stages[-1])), None)
-        ticks.append(f"{setting}\nfrom {start}" + (
+        n = {x["split"]: x["n"] for x in full if (x["setting"], x["start"]) == (setting, start)}
+        ticks.append(f"{setting}\nfrom {start}\nn = " + " | ".join(
+            str(n.get(sp, "?")) for sp in SPLITS) + " tasks" + (
             "" if last is None else f"\nheld-out {last['diff_vs_start']:+.2f}\n"
             f"[{last['diff_lo']:+.2f}, {last['diff_hi']:+.2f}]"))
     ax.set_xticks(range(len(settings)), ticks, fontsize=8)
@@ -423,8 +427,27 @@ def _panel_stages(ax, rows, backend: str) -> None:
     ax.set_ylabel("solved fraction")
     ax.legend(fontsize=7, loc="upper left", ncol=len(stages))
     ax.set_title(f"(a) ContextEvo, {backend} back-end: bars per group = held-in | "
-                 "held-out (outlined) | all;\nunder each group: held-out paired "
-                 "difference, final iteration minus start [95% CI]", fontsize=8)
+                 "held-out (outlined) | all;\nwhiskers: each iteration's paired 95% "
+                 "interval of its difference from start, around its bar;\nunder each "
+                 "group: held-out difference, final iteration minus start [95% CI]",
+                 fontsize=8)
+
+
+def _paired_whisker(ax, pos, r, diff: str, lo: str, hi: str, horizontal=False) -> None:
+    """Row ``r``'s 95% paired interval of its difference from its reference (columns
+    ``diff``, ``lo``, ``hi``), drawn around its bar's end at ``pos``: the whisker
+    spans reference + [lo, hi] (the pressure figure's convention), so it crosses the
+    reference's value exactly when the interval holds 0. None where ``r`` has no
+    interval."""
+    if r.get(lo, "") == "" or r.get(hi, "") == "":
+        return
+    v, d = float(r["accuracy"]), float(r[diff])
+    err = [[max(0.0, d - float(r[lo]))], [max(0.0, float(r[hi]) - d)]]
+    kw = dict(fmt="none", ecolor="k", elinewidth=0.8, capsize=2, zorder=3)
+    if horizontal:
+        ax.errorbar(v, pos, xerr=err, **kw)
+    else:
+        ax.errorbar(pos, v, yerr=err, **kw)
 
 
 def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
@@ -443,11 +466,20 @@ def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
     ys = np.arange(len(names))
     h = 0.8 / (len(settings) + 1)
     for i, setting in enumerate(settings):
-        vals = {name(r): r["accuracy"] for r in pick if r["setting"] == setting}
+        got = {name(r): r for r in pick if r["setting"] == setting}
         if setting in starts_:
-            vals["start"] = starts_[setting]["accuracy"]
-        ax.barh(ys + (i - len(settings) / 2) * h, [vals.get(n, np.nan) for n in names], h,
+            got["start"] = starts_[setting]
+        pos = ys + (i - len(settings) / 2) * h
+        ax.barh(pos, [got[n]["accuracy"] if n in got else np.nan for n in names], h,
                 color=f"C{i}", label=f"ours: {setting} from {first}")
+        for y, n in zip(pos, names):
+            r = got.get(n)
+            if r is None or n == "start":
+                continue
+            if n == "full":  # full's reference is the start
+                _paired_whisker(ax, y, r, "diff_vs_start", "diff_lo", "diff_hi", True)
+            else:
+                _paired_whisker(ax, y, r, "diff_vs_full", "full_lo", "full_hi", True)
     paper = [PAPER["native"]["all"]] + [PAPER.get(n, {}).get("all", np.nan)
                                         for n in names[1:]]
     ax.barh(ys + (len(settings) / 2) * h, paper, h, color="C7",
@@ -461,7 +493,8 @@ def _panel_variants(ax, rows, first: str, backend: str = "synthetic") -> None:
     ax.set_yticks(ys, names, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.0)
-    ax.set_xlabel("solved fraction, all tasks, final iteration")
+    ax.set_xlabel("solved fraction, all tasks, final iteration\n(whiskers: 95% paired "
+                  "interval of the difference from full, for full from start)", fontsize=8)
     ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
     # the title says what the panel holds: without ablation or baseline rows (the llm
     # back-end runs neither) it shows the paper's bars only

@@ -88,20 +88,7 @@ def run_llm(args, cfg: GridConfig) -> list:
     paths = [write_csv(out / f"{NAME}_llm.csv", LLM_COLUMNS, rows),
              harnesses["online-standard"].save(out / f"{NAME}_llm_harness.json",
                                                replace=True)]
-    fig, axes = new_figure(1, 2, figsize=(9, 3.6))
-    for j, arm in enumerate(("no-evolve", "online-standard")):
-        rs = [r for r in rows if r["arm"] == arm]
-        x = np.arange(len(rs)) + (j - 0.5) * 0.4
-        axes[0].bar(x, [r["solved"] for r in rs], 0.4, label=arm)
-        axes[1].bar(x, [r["prompt_tokens"] for r in rs], 0.4, label=arm)
-    for ax, lab in ((axes[0], "solved (0/1)"), (axes[1], "prompt tokens (endpoint)")):
-        ax.set_xticks(range(len(tasks)), [t.task_id.split("/")[1] + "/" +
-                                          t.task_id.split("/")[2] for t in tasks],
-                      fontsize=7)
-        ax.set_ylabel(lab)
-        ax.legend(fontsize=7)
-    axes[0].set_title(f"Real model ({record.get('model', '?')}), {LLM_PROGRAM}, "
-                      f"B={LLM_BUDGET}", fontsize=9)
+    fig = figure(rows, record.get("model", "?"))
     paths.append(save_figure(fig, out / f"{NAME}_llm.png"))
     paths.append(write_sidecar(out / f"{NAME}_llm.json", {**cfg.to_dict(), "tasks": LLM_TASKS,
                                                            "growth": LLM_GROWTH,
@@ -110,3 +97,57 @@ def run_llm(args, cfg: GridConfig) -> list:
         **record, "wall_seconds": round(wall, 1), "call_ledger": calls,
         "harness_skills": {a: [s.name for s in h.skills] for a, h in harnesses.items()}}))
     return paths
+
+
+#: the two arms of the real-model run, in the order drawn
+LLM_ARMS = ("no-evolve", "online-standard")
+
+
+def figure(rows: list[dict], model: str):
+    """Two panels from the per-episode rows of ``evoharness_llm.csv``: (a) each arm's
+    solved share over its tasks with its Wilson 95% interval and ``k/n`` (one dot per
+    task), and online-standard minus no-evolve with Newcombe's 95% interval
+    (independent proportions: a paired bootstrap over a few tasks has almost nothing
+    to resample); (b) the endpoint's prompt tokens per task and arm, an episode the
+    model's answers ended marked ``invalid``. ``n`` (tasks per arm) is in the title."""
+    from experiments.claims.intervals import newcombe, wilson
+
+    fig, (ax, bx) = new_figure(1, 2, figsize=(10, 3.8))
+    per = {a: [r for r in rows if r["arm"] == a] for a in LLM_ARMS}
+    ks = {a: sum(int(r["solved"]) for r in rs) for a, rs in per.items()}
+    ns = {a: len(rs) for a, rs in per.items()}
+    for j, arm in enumerate(LLM_ARMS):
+        k, n = ks[arm], ns[arm]
+        lo, hi = wilson(k, n)
+        ax.errorbar(j, k / n, [[k / n - lo], [hi - k / n]], fmt="s", ms=8, color=f"C{j}",
+                    capsize=4)
+        ax.scatter(j + 0.15 + 0.05 * np.arange(n), [int(r["solved"]) for r in per[arm]],
+                   s=14, color=f"C{j}", marker="o", zorder=3, clip_on=False)
+        ax.text(j - 0.1, hi + 0.03, f"{k}/{n}", ha="right", fontsize=8)
+    d, dlo, dhi = newcombe(ks[LLM_ARMS[1]], ns[LLM_ARMS[1]], ks[LLM_ARMS[0]], ns[LLM_ARMS[0]])
+    ax.set_xticks(range(len(LLM_ARMS)), [f"{a}\n(n = {ns[a]} tasks)" for a in LLM_ARMS],
+                  fontsize=8)
+    ax.set_xlim(-0.5, len(LLM_ARMS) - 0.3)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel("solved share (square: Wilson 95%; dots: tasks)")
+    n_text = "n = " + "/".join(str(v) for v in sorted(set(ns.values()))) + " tasks per arm"
+    ax.set_title(f"(a) real model ({model}), {LLM_PROGRAM}, B={LLM_BUDGET}; {n_text};\n"
+                 f"{LLM_ARMS[1]} - {LLM_ARMS[0]}: {d:+.2f} [{dlo:+.2f}, {dhi:+.2f}] "
+                 "(Newcombe 95%)", fontsize=8)
+    tasks = list(dict.fromkeys(r["task_id"] for r in rows))
+    for j, arm in enumerate(LLM_ARMS):
+        got = {r["task_id"]: r for r in per[arm]}
+        x = np.arange(len(tasks)) + (j - 0.5) * 0.4
+        bx.bar(x, [int(got[t]["prompt_tokens"]) if t in got else 0 for t in tasks], 0.4,
+               color=f"C{j}", label=arm)
+        for xi, t in zip(x, tasks):
+            if t in got and int(got[t]["invalid"]):
+                bx.text(xi, int(got[t]["prompt_tokens"]) * 0.97, "invalid answer",
+                        ha="center", va="top", fontsize=6, rotation=90, color="w")
+    bx.set_xticks(range(len(tasks)), ["/".join(t.split("/")[1:3]) for t in tasks],
+                  fontsize=7)
+    bx.set_ylabel("prompt tokens (endpoint)")
+    bx.set_ylim(0, bx.get_ylim()[1] * 1.15)
+    bx.legend(fontsize=7, loc="upper left")
+    bx.set_title("(b) prompt tokens per task (one episode each)", fontsize=8)
+    return fig

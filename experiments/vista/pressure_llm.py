@@ -136,8 +136,7 @@ def run_llm(args) -> list:
     """Run the sweep with the real model; write CSV, PNG and JSON; return the paths."""
     import numpy as np
 
-    from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
-                                    write_sidecar)
+    from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
     from experiments.vista.perception import endpoint, wilson
     from sim.tasks.loca import loca_task
 
@@ -174,27 +173,77 @@ def run_llm(args) -> list:
                           "seconds": round(sum(r["seconds"] for r in rs), 1)})
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", EPISODE_COLUMNS, rows)]
-    fig, ax = new_figure(figsize=(6.5, 3.8))
-    width = 0.8 / len(cfg["programs"])
-    for j, prog in enumerate(cfg["programs"]):
-        pts = [r for r in table if r["program"] == prog]
-        x = np.arange(len(pts)) + (j - (len(cfg["programs"]) - 1) / 2) * width
-        acc = np.array([r["accuracy"] for r in pts])
-        err = [np.maximum(0, acc - [r["ci_low"] for r in pts]),
-               np.maximum(0, np.array([r["ci_high"] for r in pts]) - acc)]
-        ax.bar(x, acc, width, label=prog, color="k" if prog == "vista" else f"C{j}")
-        ax.errorbar(x, acc, err, fmt="none", color="grey", capsize=3)
-        for xi, r in zip(x, pts):
-            ax.text(xi, 1.02, f"{r['solved']}/{r['n']}", ha="center", fontsize=7)
-    ax.set_xticks(range(len(cfg["budgets"])), [f"B={b:,}" for b in cfg["budgets"]])
-    ax.set_ylim(0, 1.12)
-    ax.set_ylabel(f"solved (of {len(tasks)} tasks, Wilson 95%)")
-    ax.set_title(f"Pressure with a real model ({record.get('model', '?')}), growth "
-                 f"~{cfg['growth']:,} tokens", fontsize=9)
-    ax.legend(fontsize=8)
+    fig = figure(table, record.get("model", "?"), cfg["growth"])
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         **record, "wall_seconds": round(wall, 1),
         "summary": {f"{r['program']}@{r['budget']}": f"{r['solved']}/{r['n']}"
                     for r in table}}))
     return paths
+
+
+def figure(table: list[dict], model: str, growth: int):
+    """Two panels from the per-(budget, program) rows of ``pressure_llm.csv``: (a) each
+    program's solved share with its Wilson 95% interval and ``k/n``, program names on
+    the axis (no legend: a bar of height 0 still has its name and a mark at 0); (b)
+    each program's difference from VISTA with Newcombe's 95% interval (independent
+    proportions: with a few tasks a paired bootstrap has almost no resamples to
+    spread over, so its interval would look surer than the data are). ``n`` (tasks
+    per bar) is named in the title."""
+    import numpy as np
+
+    from experiments.claims.intervals import newcombe
+    from experiments.output import new_figure
+
+    budgets = list(dict.fromkeys(int(r["budget"]) for r in table))
+    programs = list(dict.fromkeys(r["program"] for r in table))
+    cell = {(int(r["budget"]), r["program"]): r for r in table}
+    ns = sorted({int(r["n"]) for r in table})
+    fig, (ax, dx) = new_figure(1, 2, figsize=(9, 3.9), width_ratios=[3, 2])
+    width = 0.8 / len(programs)
+    ticks, names, rows_b = [], [], []
+    others = [p for p in programs if p != "vista"]
+    for i, b in enumerate(budgets):
+        for j, prog in enumerate(programs):
+            r = cell.get((b, prog))
+            if r is None:
+                continue
+            x = i + (j - (len(programs) - 1) / 2) * width
+            k, n, acc = int(r["solved"]), int(r["n"]), float(r["accuracy"])
+            colour = "k" if prog == "vista" else f"C{j}"
+            ax.bar(x, acc, width * 0.9, color=colour)
+            # a mark at the bar's value: a bar of height 0 is still seen
+            ax.plot([x - width * 0.45, x + width * 0.45], [acc, acc], color=colour, lw=2.5,
+                    solid_capstyle="butt")
+            ax.errorbar(x, acc, [[max(0.0, acc - float(r["ci_low"]))],
+                                 [max(0.0, float(r["ci_high"]) - acc)]],
+                        fmt="none", ecolor="grey", capsize=3)
+            ax.text(x, float(r["ci_high"]) + 0.02, f"{k}/{n}", ha="center", fontsize=7)
+            ticks.append(x)
+            names.append(f"{prog}\nB={b:,}" if len(budgets) > 1 else prog)
+        ref = cell.get((b, "vista"))
+        for j, prog in enumerate(others):
+            r = cell.get((b, prog))
+            if r is None or ref is None:
+                continue
+            d, lo, hi = newcombe(int(r["solved"]), int(r["n"]), int(ref["solved"]),
+                                 int(ref["n"]))
+            y = len(rows_b)
+            dx.errorbar(d, y, xerr=[[d - lo], [hi - d]], fmt="o", color=f"C{j + 1}",
+                        capsize=3)
+            rows_b.append(f"{prog}" + (f", B={b:,}" if len(budgets) > 1 else "")
+                          + f"\n{d:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+    ax.set_xticks(ticks, names, fontsize=8)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel("solved share (Wilson 95%)")
+    n_text = f"n = {ns[0]} tasks" if len(ns) == 1 else f"n = {ns[0]}-{ns[-1]} tasks"
+    ax.set_title(f"(a) real model ({model}), growth ~{growth:,} tokens;\n"
+                 f"{n_text} per bar" + (f", budget B={budgets[0]:,}" if len(budgets) == 1
+                                        else ""), fontsize=9)
+    dx.axvline(0.0, color="grey", lw=0.8)
+    dx.set_xlim(-1.05, 1.05)
+    dx.set_yticks(range(len(rows_b)), rows_b, fontsize=8)
+    dx.set_ylim(len(rows_b) - 0.5, -0.5)
+    dx.set_xlabel("solved share minus vista's (Newcombe 95%)")
+    dx.set_title(f"(b) difference from vista, {n_text} each", fontsize=9)
+    return fig
