@@ -80,7 +80,7 @@ def run(args) -> list:
              write_csv(out / f"{NAME}_policy.csv", POLICY_COLUMNS, prow),
              write_csv(out / f"{NAME}_policy_pairs.csv", POLICY_PAIRS_COLUMNS, ppairs),
              final.save(out / f"{NAME}_harness.json", replace=True),
-             save_figure(figure(tab, traces, prow, cfg), out / f"{NAME}.png")]
+             save_figure(figure(tab, traces, prow, cfg, ppairs), out / f"{NAME}.png")]
     if cfg.quick:
         print(f"[evoharness --quick] {res['resolved']} of {res['total']} paired "
               f"comparisons have a 95% interval excluding 0; --quick cannot show the "
