@@ -55,23 +55,65 @@ def run(args, executor=None) -> list:
             ("", "", "") if d is None else tuple(round(v, 6) for v in d))
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, ordered),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
-    fig, ax = new_figure(figsize=(7, 4))
-    for i, r in enumerate(ordered):
-        # clip_on=False: a point at 0% or 100% sits on the axis' edge, still whole
-        ax.scatter(r["cost_usd"], 100 * r["accuracy"], s=40, clip_on=False, zorder=3)
-        # Alternate labels above and below: neighbours in cost often tie in accuracy.
-        ax.annotate(r["program"], (r["cost_usd"], 100 * r["accuracy"]), fontsize=8,
-                    xytext=(4, 4 if i % 2 or r["accuracy"] < 0.05 else -10), textcoords="offset points")
-    ax.set_xlabel("cache-aware cost per task ($)")
-    ax.set_ylim(0, 100)  # an accuracy in percent: never below 0 even when all are 0
-    ax.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
-    ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth, budget "
-                 f"{cfg['budget'] / 1000:g}K (cf. Table 2)")
-    fig.supxlabel(CRN_NOTE + "; paired cost differences vs vista in cost.csv.",
-                  fontsize=6)
+    fig = figure(ordered, rows, cfg)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
         "paper_setting": paper_setting(NAME, cfg),
         "prices_per_million": {"uncached": 0.50, "cached": 0.05, "output": 3.00}}))
     return paths
+
+
+def figure(table: list[dict], rows: list[dict], cfg: dict):
+    """Cost against accuracy, one point per program of ``table`` (the rows of
+    ``cost.csv``), with each program's 95% paired-bootstrap intervals of its
+    difference from VISTA drawn around its point: across, the cost difference
+    (``cost_diff_lo``/``cost_diff_hi``); up and down, the accuracy difference,
+    paired over the episodes ``rows`` (``cost_episodes.csv``). A whisker crosses
+    VISTA's value exactly when its interval holds 0; VISTA has none. Labels are
+    placed clear of each other and of the points (:func:`experiments.labels.place_labels`)."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import Bbox
+
+    from experiments.labels import place_labels
+    from experiments.vista.pressure import line_style
+
+    acc = paired_differences(rows, "vista", column="solved", by=()) if any(
+        r["program"] == "vista" for r in rows) else {}
+    fig, ax = new_figure(figsize=(7.5, 4.4))
+    xy, names, colours = [], [], []
+    for i, r in enumerate(table):
+        x, y = float(r["cost_usd"]), 100 * float(r["accuracy"])
+        colour = line_style(r["program"], i)["color"]
+        # clip_on=False: a point at 0% or 100% sits on the axis' edge, still whole
+        ax.scatter(x, y, s=40, color=colour, clip_on=False, zorder=3)
+        d = acc.get((r["program"],))
+        if r["program"] != "vista" and r.get("cost_diff_lo", "") != "" and d is not None:
+            c, clo, chi = (float(r[k]) for k in ("cost_diff_vs_vista", "cost_diff_lo",
+                                                 "cost_diff_hi"))
+            a, alo, ahi = (100 * v for v in d)
+            ax.errorbar(x, y, xerr=[[c - clo], [chi - c]], yerr=[[a - alo], [ahi - a]],
+                        fmt="none", ecolor=colour, elinewidth=1, alpha=0.7, capsize=2,
+                        zorder=2)
+        xy.append((x, y))
+        names.append(r["program"])
+        colours.append(colour)
+    ax.set_xlabel("cache-aware cost per task ($)")
+    ax.set_xlim(0, max(x for x, _ in xy) * 1.15)  # a cost: from $0
+    ax.set_ylim(0, 100)  # an accuracy in percent: never below 0 even when all are 0
+    ax.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
+    ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth, budget "
+                 f"{cfg['budget'] / 1000:g}K (cf. Table 2)")
+    fig.supxlabel(CRN_NOTE + ";\nwhiskers: each program's interval of its difference "
+                  "from vista (cost across, accuracy up and down), drawn around its point;"
+                  " values in cost.csv.", fontsize=6)
+    fig.canvas.draw()
+    half = 40 ** 0.5 / 2 * fig.dpi / 72
+    marks = [Bbox([[px - half, py - half], [px + half, py + half]])
+             for px, py in ax.transData.transform(xy)]
+    # the whiskers too (each segment's box, a pixel wide): a label over one hides it
+    whiskers = [Bbox(ax.transData.transform(seg)).padded(1)
+                for c in ax.collections if isinstance(c, LineCollection)
+                for seg in c.get_segments()]
+    place_labels(ax, xy, names, avoid=marks, prefer_clear=whiskers, colours=colours)
+    return fig
