@@ -437,12 +437,15 @@ def _paired_whisker(ax, pos, r, diff: str, lo: str, hi: str, horizontal=False) -
     """Row ``r``'s 95% paired interval of its difference from its reference (columns
     ``diff``, ``lo``, ``hi``), drawn around its bar's end at ``pos``: the whisker
     spans reference + [lo, hi] (the pressure figure's convention), so it crosses the
-    reference's value exactly when the interval holds 0. None where ``r`` has no
-    interval."""
+    reference's value exactly when the interval holds 0; clipped to [0, 1] (a
+    resampled reference can be higher than the reference, so reference + lo can
+    fall below 0, where no solved fraction lies). None where ``r`` has no interval."""
     if r.get(lo, "") == "" or r.get(hi, "") == "":
         return
     v, d = float(r["accuracy"]), float(r[diff])
-    err = [[max(0.0, d - float(r[lo]))], [max(0.0, float(r[hi]) - d)]]
+    low = min(max(v - d + float(r[lo]), 0.0), v)
+    high = max(min(v - d + float(r[hi]), 1.0), v)
+    err = [[v - low], [high - v]]
     kw = dict(fmt="none", ecolor="k", elinewidth=0.8, capsize=2, zorder=3)
     if horizontal:
         ax.errorbar(v, pos, xerr=err, **kw)

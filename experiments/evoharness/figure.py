@@ -52,11 +52,14 @@ def _panel_traces(ax, traces) -> None:
     for k, (name, (tr, caps)) in enumerate(traces.items()):
         steps = [t["step"] for t in tr]
         c = f"C{k % 10}"
-        ax.plot(steps, [t["skills"] / caps["max_skills"] for t in tr], color=c,
+        # each arm thinner than the one before: arms whose traces coincide (several
+        # fill their caps on the same steps) show as nested lines, none hidden
+        lw = max(0.8, 3.2 - 0.4 * k)
+        ax.plot(steps, [t["skills"] / caps["max_skills"] for t in tr], color=c, lw=lw,
                 label=f"{name} skills / {caps['max_skills']}")
         ax.plot(steps, [t["tokens"] / caps["max_total_tokens"] for t in tr], color=c,
-                ls=":", label=f"{name} tokens / {caps['max_total_tokens']}")
-        handles.append(Line2D([], [], color=c, label=f"{name.split('/')[0]} (caps "
+                ls=":", lw=lw, label=f"{name} tokens / {caps['max_total_tokens']}")
+        handles.append(Line2D([], [], color=c, lw=lw, label=f"{name.split('/')[0]} (caps "
                               f"{caps['max_skills']}, {caps['max_total_tokens']} tok)"))
     handles += [Line2D([], [], color="k", label="skills / cap"),
                 Line2D([], [], color="k", ls=":", label="tokens / cap")]
@@ -84,7 +87,8 @@ def _pair_label(ppairs, arm: str, measure: str, fmt, base: float = 0.0) -> str:
 
 
 def _k(tokens: float) -> str:
-    return f"{tokens / 1e3:+.1f}K"
+    """Signed thousands of tokens, one decimal below 100K (a tick label stays short)."""
+    return f"{tokens / 1e3:+.1f}K" if abs(tokens) < 1e5 else f"{tokens / 1e3:+.0f}K"
 
 
 def _panel_policy(ax, tx, prow, ppairs, cfg) -> None:

@@ -81,7 +81,7 @@ def figure(table: list[dict], rows: list[dict], cfg: dict):
     acc = paired_differences(rows, "vista", column="solved", by=()) if any(
         r["program"] == "vista" for r in rows) else {}
     fig, ax = new_figure(figsize=(7.5, 4.4))
-    xy, names, colours = [], [], []
+    xy, names, colours, right = [], [], [], []
     for i, r in enumerate(table):
         x, y = float(r["cost_usd"]), 100 * float(r["accuracy"])
         colour = line_style(r["program"], i)["color"]
@@ -92,6 +92,7 @@ def figure(table: list[dict], rows: list[dict], cfg: dict):
             c, clo, chi = (float(r[k]) for k in ("cost_diff_vs_vista", "cost_diff_lo",
                                                  "cost_diff_hi"))
             a, alo, ahi = (100 * v for v in d)
+            right.append(x + chi - c)
             ax.errorbar(x, y, xerr=[[c - clo], [chi - c]], yerr=[[a - alo], [ahi - a]],
                         fmt="none", ecolor=colour, elinewidth=1, alpha=0.7, capsize=2,
                         zorder=2)
@@ -99,7 +100,8 @@ def figure(table: list[dict], rows: list[dict], cfg: dict):
         names.append(r["program"])
         colours.append(colour)
     ax.set_xlabel("cache-aware cost per task ($)")
-    ax.set_xlim(0, max(x for x, _ in xy) * 1.15)  # a cost: from $0
+    # a cost: from $0, to past the last point and whisker
+    ax.set_xlim(0, max([x for x, _ in xy] + right) * 1.1)
     ax.set_ylim(0, 100)  # an accuracy in percent: never below 0 even when all are 0
     ax.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
     ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth, budget "

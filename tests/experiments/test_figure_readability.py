@@ -187,3 +187,231 @@ def test_robustness_cells_print_their_shade_with_unique_names_and_st_clipped():
     texts = {t.get_text() for t in ax.texts}
     assert {"0.40", ">1", "–"} <= texts  # dash: no ST for a screened-out parameter
     assert "sampling error" in fig.get_supxlabel()
+
+
+# --- issue 33: the figures that needed a second look ---------------------------------
+
+from tests.experiments import figure_checks as fc  # noqa: E402
+
+
+def _evoharness_inputs():
+    import dataclasses
+
+    from experiments.evoharness.config import GridConfig
+
+    side = json.loads((FIGURES / "evoharness.json").read_text())
+    fields = {f.name for f in dataclasses.fields(GridConfig)}
+    cfg = GridConfig(**{k: tuple(v) if isinstance(v, list) else v
+                        for k, v in side["config"].items() if k in fields})
+    traces = {k: (v["trace"], v["caps"]) for k, v in side["harness_trace"].items()}
+    return (_rows("evoharness.csv"), traces, _rows("evoharness_policy.csv"), cfg,
+            _rows("evoharness_policy_pairs.csv"))
+
+
+def _evoharness_figure(traces=None):
+    from experiments.evoharness.figure import figure
+
+    tab, committed, prow, cfg, ppairs = _evoharness_inputs()
+    fig = figure(tab, traces or committed, prow, cfg, ppairs)
+    fig.canvas.draw()
+    return fig, prow, ppairs
+
+
+def test_evoharness_policy_arms_are_all_seen_with_their_paired_differences():
+    fig, prow, ppairs = _evoharness_figure()
+    _, _, reward, tokens = fig.axes
+    # the committed run has two pairs of arms that tie: none may hide another
+    assert len({(r["reward"], r["mean_tokens"]) for r in prow}) < len(prow)
+    for ax in (reward, tokens):
+        assert fc.hidden_series(ax) == [], ax.get_title()
+        assert fc.overlapping_texts(ax) == [], ax.get_title()
+    assert len(fc.intervals(reward)) == len(prow)
+    # tokens from 0: a 0.2% difference drawn as small as it is
+    assert not fc.excludes_zero(tokens, "y") and not fc.excludes_zero(reward, "y")
+    ticks = {t.get_text().split("\n")[0]: t.get_text() for t in tokens.get_xticklabels()}
+    for p in ppairs:
+        if p["reference"] == "baseline" and p["measure"] == "mean_tokens":
+            assert f"[{p['lo'] / 1e3:+.1f}K, {p['hi'] / 1e3:+.1f}K]" in ticks[p["arm"]]
+    rticks = {t.get_text().split("\n")[0]: t.get_text() for t in reward.get_xticklabels()}
+    for p in ppairs:
+        if p["reference"] == "baseline" and p["measure"] == "reward":
+            assert f"{p['diff']:+.3f}" in rticks[p["arm"]]
+            assert f"[{p['lo']:+.3f}, {p['hi']:+.3f}]" in rticks[p["arm"]]
+
+
+def test_evoharness_legends_are_short_and_identical_traces_stay_visible():
+    _, committed, _, _, _ = _evoharness_inputs()
+    first, (tr, caps) = next(iter(committed.items()))
+    twins = {first: (tr, caps), "twin/medium": (list(tr), dict(caps))}
+    fig, _, _ = _evoharness_figure(twins)
+    assert fc.hidden_series(fig.axes[1]) == []
+    fig, _, _ = _evoharness_figure()
+    assert max(fc.legend_sizes(fig)) <= fc.MAX_LEGEND_ENTRIES
+    # one entry per traced arm plus the two line styles, each arm's caps in its entry
+    texts = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert len(texts) == len(committed) + 2 and "tokens / cap" in texts
+    assert fc.hidden_series(fig.axes[1]) == []
+
+
+def _cost_figure():
+    import experiments.vista.cost as cost
+
+    cfg = json.loads((FIGURES / "cost.json").read_text())["config"]
+    fig = cost.figure(_rows("cost.csv"), _rows("cost_episodes.csv"), cfg)
+    fig.canvas.draw()
+    return fig
+
+
+def test_cost_every_program_has_its_paired_intervals_around_its_point():
+    from experiments.paired import paired_differences
+
+    fig = _cost_figure()
+    ax = fig.axes[0]
+    table = _rows("cost.csv")
+    bars = fc.intervals(ax)
+    assert len(bars) == len(table) - 1  # vista has no interval against itself
+    acc = paired_differences(_rows("cost_episodes.csv"), "vista", by=())
+    vista = next(r for r in table if r["program"] == "vista")
+    for cont in bars:
+        [(xlo, xhi)] = fc.whisker_spans(cont, "x")
+        [(ylo, yhi)] = fc.whisker_spans(cont, "y")
+        # the program whose point the whiskers cross
+        [r] = [t for t in table if t["program"] != "vista" and xlo <= t["cost_usd"] <= xhi
+               and ylo <= 100 * t["accuracy"] <= yhi
+               and xlo == pytest.approx(vista["cost_usd"] + t["cost_diff_lo"], abs=1e-6)]
+        d = acc[(r["program"],)]
+        # independent route: the whisker is vista's value plus the interval
+        assert xhi == pytest.approx(vista["cost_usd"] + r["cost_diff_hi"], abs=1e-6)
+        assert ylo == pytest.approx(100 * (vista["accuracy"] + d[1]), abs=1e-6)
+        assert yhi == pytest.approx(100 * (vista["accuracy"] + d[2]), abs=1e-6)
+    assert not fc.excludes_zero(ax, "x") and ax.get_ylim() == (0.0, 100.0)
+    assert ax.get_xlim()[1] >= max(s[1] for c in bars for s in fc.whisker_spans(c, "x"))
+
+
+def test_cost_labels_touch_neither_each_other_nor_the_points():
+    fig = _cost_figure()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in ax.texts if t.get_text()]
+    assert sorted(t.get_text() for t in labels) == sorted(r["program"] for r in
+                                                          _rows("cost.csv"))
+    assert fc.overlapping_texts(ax, ticks=False) == []
+    marks = [b for c in ax.collections if isinstance(c, type(ax.collections[0]))
+             and len(c.get_offsets()) for b in _marker_boxes(ax, c)]
+    frame = ax.get_window_extent(renderer)
+    for t in labels:
+        box = fc.text_box(t, renderer)
+        assert not any(_overlaps(box, m) for m in marks), t.get_text()
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1, t.get_text()
+
+
+def test_contextevo_panel_b_draws_each_bars_paired_interval(tmp_path, saved):
+    import experiments.contextevo.experiment as ce
+
+    rows = _rows("contextevo.csv")
+    ce.figure(rows, tmp_path / "c.png", "synthetic")
+    a, b, _ = saved[-1].axes
+    last = {r["setting"]: r["stage"] for r in rows if r["variant"] == "full"}
+    ours = [r for r in rows if r["split"] == "all" and r["start"] == "react"
+            and r["stage"] == last[r["setting"]]]
+    spans = sorted(s for c in fc.intervals(b) for s in fc.whisker_spans(c, "x"))
+    # every final-iteration bar of ours (full against start, the rest against full)
+    assert len(spans) == len(ours)
+    full = {r["setting"]: r["accuracy"] for r in ours if r["variant"] == "full"}
+    start = {r["setting"]: r["accuracy"] for r in rows if r["variant"] == "full" and
+             r["split"] == "all" and r["stage"] == "start" and r["start"] == "react"}
+    # independent route: the reference's own bar plus the interval, clipped to [0, 1]
+    want = sorted((max(0.0, start[r["setting"]] + r["diff_lo"]),
+                   min(1.0, start[r["setting"]] + r["diff_hi"])) if r["variant"] == "full"
+                  else (max(0.0, full[r["setting"]] + r["full_lo"]),
+                        min(1.0, full[r["setting"]] + r["full_hi"])) for r in ours)
+    # 2e-4: the CSV rounds accuracy and differences to 4 places
+    assert spans == [(pytest.approx(lo, abs=2e-4), pytest.approx(hi, abs=2e-4))
+                     for lo, hi in want]
+    assert min(lo for lo, _ in spans) == 0.0  # one interval reaches below 0: clipped
+    # panel (a): every iteration's bar has its interval from start; n on each group
+    stages = [r for r in rows if r["variant"] == "full" and r["stage"] != "start"]
+    assert sum(len(fc.whisker_spans(c, "y")) for c in a.containers
+               if c in fc.intervals(a)) + sum(
+        1 for r in stages if r["diff_lo"] == r["diff_hi"] == r["diff_vs_start"]) >= len(stages)
+    assert all("n = " in t.get_text() for t in a.get_xticklabels())
+
+
+def test_contextevo_llm_names_its_task_counts(tmp_path, saved):
+    import experiments.contextevo.experiment as ce
+
+    ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
+    [tick] = [t.get_text() for t in saved[-1].axes[0].get_xticklabels()]
+    assert "n = 7 | 8 | 15 tasks" in tick
+
+
+def test_pressure_llm_names_n_draws_intervals_and_gives_zero_bars_no_legend():
+    from experiments.claims.intervals import wilson
+    from experiments.vista.pressure_llm import figure
+
+    table = _rows("pressure_llm.csv")
+    fig = figure(table, "m", 4000)
+    fig.canvas.draw()
+    ax, dx = fig.axes
+    assert any(r["solved"] == 0 for r in table)  # the committed run has empty bars
+    assert fc.zero_bar_legend_entries(ax) == [] and ax.get_legend() is None
+    assert [t.get_text() for t in ax.get_xticklabels()] == [r["program"] for r in table]
+    assert "n = 3 tasks per bar" in ax.get_title() and "n = 3" in dx.get_title()
+    spans = sorted(s for c in fc.intervals(ax) for s in fc.whisker_spans(c, "y"))
+    want = sorted((r["ci_low"], r["ci_high"]) for r in table)
+    assert spans == [(pytest.approx(lo), pytest.approx(hi)) for lo, hi in want]
+    for r in table:  # the CSV's interval is Wilson's (z = 1.96 there, rounded to 3 places)
+        lo, hi = wilson(r["solved"], r["n"])
+        assert (r["ci_low"], r["ci_high"]) == (pytest.approx(lo, abs=1.5e-3),
+                                               pytest.approx(hi, abs=1.5e-3))
+    # a bar of height 0 still has a mark at 0 across its width
+    flat = [ln for ln in ax.get_lines() if list(ln.get_ydata()) == [0.0, 0.0]]
+    assert len(flat) == sum(r["solved"] == 0 for r in table)
+    # (b): each program's difference from vista with an interval holding it
+    diffs = fc.intervals(dx)
+    assert len(diffs) == len(table) - 1
+    vista = next(r for r in table if r["program"] == "vista")
+    for cont in diffs:
+        [(lo, hi)] = fc.whisker_spans(cont, "x")
+        d = cont.lines[0].get_xdata()[0]
+        assert lo < d < hi and -1 <= lo and hi <= 1
+        assert any(d == pytest.approx(r["accuracy"] - vista["accuracy"]) for r in table)
+    assert fc.overlapping_texts(ax) == [] and fc.overlapping_texts(dx) == []
+
+
+def test_evoharness_llm_names_n_and_draws_the_difference_with_its_interval():
+    from experiments.evoharness.llm_run import LLM_ARMS, figure
+
+    rows = _rows("evoharness_llm.csv")
+    fig = figure(rows, "m")
+    fig.canvas.draw()
+    ax, bx = fig.axes
+    assert "n = 3 tasks per arm" in ax.get_title()
+    assert len(fc.intervals(ax)) == len(LLM_ARMS)
+    k = {a: sum(r["solved"] for r in rows if r["arm"] == a) for a in LLM_ARMS}
+    assert sorted(t.get_text() for t in ax.texts) == sorted(f"{k[a]}/3" for a in LLM_ARMS)
+    assert "Newcombe 95%" in ax.get_title() and "[" in ax.get_title()
+    for a in (ax, bx):
+        assert fc.zero_bar_legend_entries(a) == []
+        assert fc.hidden_series(a) == []
+    assert ax.get_legend() is None
+
+
+def test_calibration_axes_carry_numbers_and_the_flat_panel_says_why(tmp_path, saved):
+    from experiments.calibrate import plot
+
+    side = json.loads((FIGURES / "calibration.json").read_text())
+    trials = {"context": [t for t in side["trials"] if t["probe"] == "context"]}
+    plot(_rows("calibration.csv"), trials, tmp_path / "c.png", side["model"])
+    [fig] = saved
+    a1, _, a3 = fig.axes
+    assert len(fc.numeric_ticks(a1, "x")) >= 2
+    assert fc.tickless_axes(fig) == []
+    texts = [t.get_text() for t in a1.texts]
+    assert "32K" in texts and "512K" in texts  # the prior's numbers on its row
+    assert sum("not identified" in t for t in texts) == 3
+    assert not any(t.startswith("nan") for t in texts)
+    assert [t.get_text() for t in a3.texts] == ["2/4"] * 3
+    why = " ".join(a3.get_xlabel().split())
+    assert "no fitted curve: not identified, misses already at the shortest length" in why
+    assert fc.overlapping_texts(a1, ticks=False) == []
