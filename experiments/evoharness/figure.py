@@ -4,7 +4,6 @@ stream, and skills vs context policy (reward, then input tokens, one column per 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from experiments.evoharness.config import GridConfig
 from experiments.output import new_figure
@@ -48,6 +47,8 @@ def _panel_arms(ax, tab, cfg) -> None:
 def _panel_traces(ax, traces) -> None:
     """One colour per arm (its caps in its legend entry), solid skills and dotted
     tokens: a legend of one entry per arm plus the two line styles."""
+    from matplotlib.lines import Line2D
+
     handles = []
     for k, (name, (tr, caps)) in enumerate(traces.items()):
         steps = [t["step"] for t in tr]
@@ -109,12 +110,12 @@ def _panel_policy(ax, tx, prow, ppairs, cfg) -> None:
                if r.get("paper_mean_tokens", "") != ""]
     if paper_r:
         # beside our point, not on it (a paper value can sit on our whisker's cap)
-        ax.scatter([i + 0.25 for i, _ in paper_r], [v for _, v in paper_r], marker="D", color="grey", s=22, zorder=3,
-                   label="paper (Evo-Harness)")
+        ax.scatter([i + 0.25 for i, _ in paper_r], [v for _, v in paper_r], marker="D",
+                   color="grey", s=22, zorder=3, label="paper (Evo-Harness)")
         ax.legend(fontsize=7, loc="upper right")
     if paper_t:
-        tx.scatter([i + 0.25 for i, _ in paper_t], [v for _, v in paper_t], marker="D", color="grey", s=22, zorder=3,
-                   label="paper (Evo-Harness)")
+        tx.scatter([i + 0.25 for i, _ in paper_t], [v for _, v in paper_t], marker="D",
+                   color="grey", s=22, zorder=3, label="paper (Evo-Harness)")
         tx.legend(fontsize=7, loc="upper right")
     program = ", ".join(sorted({r["program"] for r in prow}))
     ref = f"minus {POLICY_REFERENCE} [95%]"
