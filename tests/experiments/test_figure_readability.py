@@ -296,8 +296,11 @@ def test_cost_labels_touch_neither_each_other_nor_the_points():
     assert sorted(t.get_text() for t in labels) == sorted(r["program"] for r in
                                                           _rows("cost.csv"))
     assert fc.overlapping_texts(ax, ticks=False) == []
-    marks = [b for c in ax.collections if isinstance(c, type(ax.collections[0]))
-             and len(c.get_offsets()) for b in _marker_boxes(ax, c)]
+    from matplotlib.collections import PathCollection
+
+    marks = [b for c in ax.collections if isinstance(c, PathCollection)
+             for b in _marker_boxes(ax, c)]
+    assert len(marks) == len(labels)
     frame = ax.get_window_extent(renderer)
     for t in labels:
         box = fc.text_box(t, renderer)
