@@ -161,6 +161,9 @@ def test_contextevo_llm_right_panel_says_it_shows_the_paper_only(tmp_path, saved
     ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
     title = saved[-1].axes[1].get_title()
     assert title.startswith("(b) the paper's Table 5 ablations only")
+    # n named under the group: held-in | held-out | all (issue 33)
+    [tick] = [t.get_text() for t in saved[-1].axes[0].get_xticklabels()]
+    assert "n = 7 | 8 | 15 tasks" in tick
     ce.figure(_rows("contextevo.csv"), tmp_path / "d.png", "synthetic")
     assert saved[-1].axes[1].get_title().startswith("(b) ablations and evidence-free")
 
@@ -192,6 +195,15 @@ def test_robustness_cells_print_their_shade_with_unique_names_and_st_clipped():
 # --- issue 33: the figures that needed a second look ---------------------------------
 
 from tests.experiments import figure_checks as fc  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """The figures these tests draw and keep (not saved) are closed after each."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
 
 
 def _evoharness_inputs():
@@ -338,14 +350,6 @@ def test_contextevo_panel_b_draws_each_bars_paired_interval(tmp_path, saved):
                if c in fc.intervals(a)) + sum(
         1 for r in stages if r["diff_lo"] == r["diff_hi"] == r["diff_vs_start"]) >= len(stages)
     assert all("n = " in t.get_text() for t in a.get_xticklabels())
-
-
-def test_contextevo_llm_names_its_task_counts(tmp_path, saved):
-    import experiments.contextevo.experiment as ce
-
-    ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
-    [tick] = [t.get_text() for t in saved[-1].axes[0].get_xticklabels()]
-    assert "n = 7 | 8 | 15 tasks" in tick
 
 
 def test_pressure_llm_names_n_draws_intervals_and_gives_zero_bars_no_legend():
