@@ -37,16 +37,26 @@ MAIN_PROGRAMS = ("react", "clearing", "masking", "summarization", "active_compre
 
 
 def make_program(name: str, **knobs) -> ContextProgram:
-    """A fresh program ``name`` with ``knobs`` overriding its registered defaults.
+    """A fresh program ``name`` (a built-in name or a plugin spec, see
+    :func:`sim.plugins.resolve_program`) with ``knobs`` overriding its registered
+    defaults.
 
     Raises:
         KeyError: naming the known programs, for an unknown name.
+        sim.plugins.PluginError: for a plugin spec that does not load.
         TypeError: for an unknown knob.
     """
-    try:
+    from sim.plugins import PluginError, resolve_program
+
+    if name in PROGRAMS:
         cls, base = PROGRAMS[name]
-    except KeyError:
-        raise KeyError(f"unknown program {name!r}; known: {sorted(PROGRAMS)}") from None
+    else:
+        try:
+            cls, base = resolve_program(name)
+        except PluginError as exc:
+            if ":" in name:
+                raise
+            raise KeyError(str(exc)) from None
     prog = cls(**{**base, **knobs})
     prog.name = name
     return prog
