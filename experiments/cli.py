@@ -156,7 +156,7 @@ def run_experiment(module, args: argparse.Namespace, argv: list[str] | None = No
 USAGE_ERRORS = (("experiments.arguments", "UsageError"),
                 ("sim.workspace.errors", "ConfigError"),
                 ("sim.evolve.contextevo.spec", "SpecError"),
-                ("sim.plugins", "PluginError"))
+                ("sim.plugin_spec", "PluginError"))
 
 
 def exit_status(exc: BaseException) -> int:

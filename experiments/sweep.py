@@ -108,7 +108,7 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     plays on the durable store, the benchmark's reference)."""
     from sim.agents import SyntheticAgent, get_profile
     from sim.harness import KnownCountTokenizer, run_episode
-    from sim.plugins import make_agent
+    from sim.agents.registry import make_agent
     from sim.policies import make_program
     from sim.workspace.tokenizer import get_tokenizer
 

@@ -56,27 +56,20 @@ and the sha256 of its source file(s).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import importlib.metadata as md
 import inspect
 import pathlib
 import sys
-from typing import Any, Callable
 
-#: entry-point groups a distribution lists its programs and agents under
-PROGRAM_GROUP = "ctxsim.programs"
-AGENT_GROUP = "ctxsim.agents"
-#: the built-in agent (the sweeps' default)
-SYNTHETIC = "synthetic"
+from sim.agents.registry import (PLUGIN_AGENTS, SYNTHETIC, agent_names, make_agent,
+                                 register_agent, resolve_agent)
+from sim.plugin_spec import AGENT_GROUP, PROGRAM_GROUP, PluginError
+from sim.policies import (PLUGIN_PROGRAMS, PROGRAMS, program_names, register_program,
+                          resolve_program)
 
-#: program name -> (class, knobs) registered with :func:`register_program`
-_PROGRAMS: dict[str, tuple[type, dict]] = {}
-#: agent name -> factory registered with :func:`register_agent`
-_AGENTS: dict[str, Callable] = {}
-#: spec -> what it resolved to (a program's (class, knobs); an agent's factory)
-_RESOLVED: dict[tuple[str, str], Any] = {}
-#: specs already played through :func:`check_program` / :func:`check_agent`
-_CHECKED: set[tuple[str, str]] = set()
+#: (kind, spec, id of what it resolved to, ...) already played through
+#: :func:`check_program` / :func:`check_agent` (a re-registered name is checked again)
+_CHECKED: set[tuple] = set()
 
 #: the eight intervention points and what each returns ("bool", "block", None)
 PROGRAM_METHODS: dict[str, str | None] = {
@@ -87,189 +80,40 @@ AGENT_METHODS = ("reset", "act")
 PROTOCOLS = ("plain", "vista", "reworded")
 CONTEXT_TOOLS = frozenset({"archive", "delete", "recover"})
 
-
-class PluginError(ValueError):
-    """A program or agent plugin that cannot be loaded or breaks its protocol; the
-    message is one line naming the plugin and what it broke."""
-
-
-# ---- registration -------------------------------------------------------------------
-def register_program(name: str, cls: type, knobs: dict | None = None) -> None:
-    """Make ``name`` a program every sweep of this process accepts (``--programs
-    name`` through :func:`experiments.cli.run_command`, :func:`sim.policies.make_program`).
-
-    Args:
-        name: the registry name (not a built-in one; no ``:``).
-        cls: the program class (see the module docstring for its protocol).
-        knobs: keyword arguments its constructor gets (default: none).
-
-    Raises:
-        ValueError: for a built-in name, a name with ``:`` or a non-class ``cls``.
-
-    A command line recorded for a run with such a program cannot be rerun by
-    another process; ``--programs MODULE:CLASS`` (or an entry point) can.
-    """
-    from sim.policies import PROGRAMS
-
-    if name in PROGRAMS or ":" in name or not name:
-        raise ValueError(f"cannot register program {name!r}: a built-in name, empty or "
-                         "with ':' (MODULE:CLASS specs need no registration)")
-    if not inspect.isclass(cls):
-        raise ValueError(f"register_program({name!r}, ...): expected a class, got {cls!r}")
-    _PROGRAMS[name] = (cls, dict(knobs or {}))
-    _RESOLVED.pop(("program", name), None)
-    _CHECKED.discard(("program", name))
-
-
-def register_agent(name: str, factory: Callable) -> None:
-    """Make ``name`` an agent the sweeps of this process accept (``--agent name``).
-
-    Args:
-        name: the registry name (not ``synthetic``; no ``:``).
-        factory: called with the sweep's :class:`~sim.agents.profiles.Profile` once
-            per episode; returns the agent (see the module docstring).
-
-    Raises:
-        ValueError: for a reserved name, a name with ``:`` or a non-callable factory.
-    """
-    if name in (SYNTHETIC, "llm") or ":" in name or not name:
-        raise ValueError(f"cannot register agent {name!r}: reserved, empty or with ':'")
-    if not callable(factory):
-        raise ValueError(f"register_agent({name!r}, ...): expected a callable, got "
-                         f"{factory!r}")
-    _AGENTS[name] = factory
-    _RESOLVED.pop(("agent", name), None)
-    _CHECKED.discard(("agent", name))
+__all__ = ["PluginError", "register_program", "register_agent", "resolve_program",
+           "resolve_agent", "make_agent", "program_names", "agent_names",
+           "check_program", "check_agent", "provenance", "record", "missing", "changed",
+           "PROGRAM_GROUP", "AGENT_GROUP", "unregister", "forget_module"]
 
 
 def unregister(kind: str, name: str) -> None:
     """Forget a registered ``kind`` (``program`` / ``agent``) ``name`` (tests)."""
-    (_PROGRAMS if kind == "program" else _AGENTS).pop(name, None)
-    _RESOLVED.pop((kind, name), None)
-    _CHECKED.discard((kind, name))
+    from sim.agents import registry
+    from sim import policies
+
+    (PLUGIN_PROGRAMS if kind == "program" else PLUGIN_AGENTS).pop(name, None)
+    (policies._RESOLVED if kind == "program" else registry._RESOLVED).pop(name, None)
+    for key in [k for k in _CHECKED if k[:2] == (kind, name)]:
+        _CHECKED.discard(key)
 
 
-def _entry_points(group: str) -> dict[str, md.EntryPoint]:
-    return {ep.name: ep for ep in md.entry_points(group=group)}
+def forget_module(module: str) -> None:
+    """Drop what was resolved and checked for the ``MODULE:ATTRIBUTE`` specs of
+    ``module`` (after editing it: the next use imports and checks it again, once
+    ``sys.modules`` no longer holds it or it was reloaded)."""
+    from sim.agents import registry
+    from sim import policies
 
-
-def program_names() -> list[str]:
-    """Every program name known without a ``MODULE:CLASS`` spec: the built-ins, then
-    the registered ones and those of the :data:`PROGRAM_GROUP` entry points."""
-    from sim.policies import PROGRAMS
-
-    extra = sorted((set(_PROGRAMS) | set(_entry_points(PROGRAM_GROUP))) - set(PROGRAMS))
-    return [*PROGRAMS, *extra]
-
-
-def agent_names() -> list[str]:
-    """Every agent name known without a spec: ``synthetic``, then the registered ones
-    and those of the :data:`AGENT_GROUP` entry points."""
-    return [SYNTHETIC, *sorted((set(_AGENTS) | set(_entry_points(AGENT_GROUP)))
-                               - {SYNTHETIC})]
+    for cache in (policies._RESOLVED, registry._RESOLVED):
+        for spec in [s for s in cache if s.partition(":")[0] == module]:
+            del cache[spec]
+    for key in [k for k in _CHECKED if k[1].partition(":")[0] == module]:
+        _CHECKED.discard(key)
 
 
 def is_plugin(kind: str, spec: str) -> bool:
     """Whether ``spec`` names a plugin (anything but a built-in)."""
-    if kind == "program":
-        from sim.policies import PROGRAMS
-
-        return spec not in PROGRAMS
-    return spec != SYNTHETIC
-
-
-# ---- loading ------------------------------------------------------------------------
-def _import_attr(kind: str, spec: str):
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise PluginError(f"{kind} plugin {spec!r}: expected MODULE:ATTRIBUTE "
-                          "(e.g. mypkg.policies:KeepLast)")
-    try:
-        obj = importlib.import_module(module)
-    except Exception as exc:   # any import-time failure is the plugin's, named
-        raise PluginError(f"{kind} plugin {spec!r}: cannot import module {module!r} "
-                          f"({type(exc).__name__}: {exc}); is it on PYTHONPATH?") from None
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise PluginError(f"{kind} plugin {spec!r}: module {module!r} has no "
-                              f"attribute {attr!r}") from None
-    return obj
-
-
-def _load_entry_point(kind: str, ep: md.EntryPoint):
-    try:
-        return ep.load()
-    except Exception as exc:
-        raise PluginError(f"{kind} plugin {ep.name!r} (entry point {ep.value!r} of "
-                          f"group {ep.group!r}): cannot load it ({type(exc).__name__}: "
-                          f"{exc})") from None
-
-
-def resolve_program(spec: str) -> tuple[type, dict]:
-    """``(class, knobs)`` of program ``spec`` (see the module docstring).
-
-    Raises:
-        PluginError: an unknown name, a spec that does not import, or an attribute
-            that is not a class (one line naming it).
-    """
-    from sim.policies import PROGRAMS
-
-    if spec in PROGRAMS:
-        return PROGRAMS[spec]
-    key = ("program", spec)
-    if key in _RESOLVED:
-        return _RESOLVED[key]
-    if spec in _PROGRAMS:
-        found = _PROGRAMS[spec]
-    elif ":" in spec:
-        found = (_import_attr("program", spec), {})
-    elif spec in (eps := _entry_points(PROGRAM_GROUP)):
-        found = (_load_entry_point("program", eps[spec]), {})
-    else:
-        raise PluginError(f"unknown program {spec!r}; expected one of "
-                          f"{', '.join(program_names())} or MODULE:CLASS")
-    if not inspect.isclass(found[0]):
-        raise PluginError(f"program plugin {spec!r}: expected a class, got "
-                          f"{type(found[0]).__name__} {found[0]!r}")
-    _RESOLVED[key] = found
-    return found
-
-
-def resolve_agent(spec: str) -> Callable:
-    """The agent factory of ``spec`` (``synthetic``: :class:`sim.agents.SyntheticAgent`).
-
-    Raises:
-        PluginError: an unknown name, a spec that does not import, or an attribute
-            that is not callable.
-    """
-    if spec == SYNTHETIC:
-        from sim.agents.synthetic import SyntheticAgent
-
-        return SyntheticAgent
-    key = ("agent", spec)
-    if key in _RESOLVED:
-        return _RESOLVED[key]
-    if spec in _AGENTS:
-        found = _AGENTS[spec]
-    elif ":" in spec:
-        found = _import_attr("agent", spec)
-    elif spec in (eps := _entry_points(AGENT_GROUP)):
-        found = _load_entry_point("agent", eps[spec])
-    else:
-        raise PluginError(f"unknown agent {spec!r}; expected one of "
-                          f"{', '.join(agent_names())} or MODULE:CLASS")
-    if not callable(found):
-        raise PluginError(f"agent plugin {spec!r}: expected a class or callable, got "
-                          f"{found!r}")
-    _RESOLVED[key] = found
-    return found
-
-
-def make_agent(spec: str, profile):
-    """A fresh agent of ``spec`` for one episode, given the sweep's ``profile``."""
-    return resolve_agent(spec)(profile)
+    return spec not in PROGRAMS if kind == "program" else spec != SYNTHETIC
 
 
 # ---- protocol checks ----------------------------------------------------------------
@@ -368,11 +212,14 @@ def check_program(spec: str, **knobs) -> None:
             returned str 'yes'; expected a bool`` (and the like: missing method,
             wrong attribute, a method or the constructor raising).
     """
-    if not is_plugin("program", spec) or ("program", spec) in _CHECKED:
+    if not is_plugin("program", spec):
         return
     from sim.agents.synthetic import SyntheticAgent
 
     cls, base = resolve_program(spec)
+    key = ("program", spec, id(cls), repr(sorted(knobs.items())))
+    if key in _CHECKED:
+        return
     try:
         prog = cls(**{**base, **knobs})
     except Exception as exc:
@@ -389,7 +236,7 @@ def check_program(spec: str, **knobs) -> None:
     except Exception as exc:  # raised by the harness on what the plugin did
         raise PluginError(f"program plugin {spec!r} broke the protocol: the episode "
                           f"failed on what it did ({type(exc).__name__}: {exc})") from None
-    _CHECKED.add(("program", spec))
+    _CHECKED.add(key)
 
 
 def check_agent(spec: str) -> None:
@@ -399,12 +246,15 @@ def check_agent(spec: str) -> None:
     Raises:
         PluginError: one line naming the agent and what it broke.
     """
-    if not is_plugin("agent", spec) or ("agent", spec) in _CHECKED:
+    if not is_plugin("agent", spec):
         return
     from sim.agents.profiles import get_profile
     from sim.policies import make_program
 
     factory = resolve_agent(spec)
+    key = ("agent", spec, id(factory))
+    if key in _CHECKED:
+        return
     try:
         agent = factory(get_profile("medium"))
     except Exception as exc:
@@ -426,7 +276,7 @@ def check_agent(spec: str) -> None:
     except Exception as exc:
         raise PluginError(f"agent plugin {spec!r} broke the protocol: the episode "
                           f"failed on what it did ({type(exc).__name__}: {exc})") from None
-    _CHECKED.add(("agent", spec))
+    _CHECKED.add(key)
 
 
 # ---- provenance ---------------------------------------------------------------------
@@ -480,15 +330,14 @@ def record(kind: str, spec: str) -> dict:
     return {"kind": kind, "spec": spec, "module": module,
             "qualname": getattr(obj, "__qualname__", None), "version": _version(module),
             "sha256": source_hash(files), "files": [f.name for f in files],
-            "rerunnable": spec not in (_PROGRAMS if kind == "program" else _AGENTS)}
+            "rerunnable": spec not in (PLUGIN_PROGRAMS if kind == "program"
+                                       else PLUGIN_AGENTS)}
 
 
 def provenance(config) -> list[dict]:
     """:func:`record` of every plugin ``config`` (a sweep's configuration) names:
     the ``programs``, ``calibrated_row``, ``program`` and ``agent`` values that
     are not built-in, each once."""
-    from sim.policies import PROGRAMS
-
     found: list[tuple[str, str]] = []
 
     def visit(key, value):
