@@ -60,6 +60,7 @@ import importlib.metadata as md
 import inspect
 import pathlib
 import sys
+from collections.abc import Mapping
 
 from sim.agents.registry import (PLUGIN_AGENTS, SYNTHETIC, agent_names, make_agent,
                                  register_agent, resolve_agent)
@@ -355,6 +356,8 @@ def provenance(config) -> list[dict]:
             elif kind == "agent" and value not in (SYNTHETIC, "llm") \
                     and _known("agent", value):
                 found.append(("agent", value))
+    if not isinstance(config, Mapping):
+        return []
     visit(None, dict(config))
     seen, out = set(), []
     for item in found:

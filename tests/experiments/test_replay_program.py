@@ -82,6 +82,13 @@ def test_under_pressure_the_report_names_the_lost_evidence_and_why():
     assert kept.correct == len(KNOWN)
 
 
+def test_the_readme_example_vista_answers_all_react_loses_two_to_the_trim():
+    vista = play(MARSHMALLOW, "vista", 2500, seed=0)
+    react = play(MARSHMALLOW, "react", 2500, seed=0)
+    assert vista.correct == 3
+    assert react.correct == 1 and [q.evidence for q in react.questions].count(LOST) == 2
+
+
 def test_masking_replaces_evidence_irreversibly_and_the_report_says_so():
     from sim.plugins import register_program, unregister
     from sim.policies import ObservationMasking
