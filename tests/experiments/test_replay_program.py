@@ -146,3 +146,17 @@ def test_cli_refuses_bad_input_in_one_line_exit_2(argv, message, capsys, monkeyp
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err.strip().splitlines()[-1]
+
+
+def test_a_field_read_elsewhere_after_a_space_is_not_asked():
+    from sim.tasks.replay import _candidates
+
+    steps = [("bash", '{"command": "git status"}', "On branch main\nstatus: clean\n"),
+             ("bash", '{"command": "pytest -q"}', "collected 3 items\n  status: failed\n")]
+    texts = [o for _, _, o in steps] + [a for _, a, _ in steps]
+    # "status" has one line-start value but the agent also reads "  status: failed"
+    assert not [c for c in _candidates(steps, texts, 2)["field"] if c[1] == "status"]
+    alone = [steps[0], ("bash", '{"command": "ls"}', "README.md\n")]
+    texts = [o for _, _, o in alone] + [a for _, a, _ in alone]
+    assert [c[2] for c in _candidates(alone, texts, 2)["field"] if c[1] == "status"] \
+        == ["clean"]
