@@ -249,3 +249,36 @@ def test_entry_points_are_discovered_with_their_distribution_version(tmp_path,
         sys.modules.pop("byo_ep", None)
         plugins.unregister("program", "keep_last")
         plugins.unregister("agent", "reader")
+
+
+def test_a_config_naming_a_broken_plugin_is_refused_before_anything_is_written(
+        plugin_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    config = tmp_path / "grid.toml"
+    config.write_text('programs = ["vista", "byo_plugin:SaysYes"]\n')
+    out = tmp_path / "never"
+    code = cli.main(["run", "pressure", *SMALL, "--config", str(config), "--out", str(out)])
+    assert code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "program plugin 'byo_plugin:SaysYes' broke the protocol" in line
+    assert not out.exists()
+    # a config naming a module that does not import is a config error (exit 2)
+    config.write_text('programs = ["no_such_module_xyz:P"]\n')
+    assert cli.main(["run", "pressure", *SMALL, "--config", str(config),
+                     "--out", str(out)]) == 2
+    assert "MODULE:CLASS" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, capsys,
+                                                                     monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    from experiments.cli import build_parser
+
+    argv = ["run", "evoharness", "--program", "byo_plugin:KeepLast"]
+    assert build_parser(argv).parse_args(argv).program == "byo_plugin:KeepLast"
+    argv = ["run", "evoharness", "--program", "byo_plugin:Raises"]
+    with pytest.raises(SystemExit) as exc:
+        build_parser(argv).parse_args(argv)
+    assert exc.value.code == 2
+    assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
