@@ -159,11 +159,12 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
     }
     if _RUN is not None:
         record.update(_RUN)
-    from sim.plugins import provenance
+    if _names_programs(config):   # only then is sim.plugins (and sim.policies) imported
+        from sim.plugins import provenance
 
-    plugins = provenance(config)
-    if plugins:   # module, version and source hash of each plugin program / agent
-        record["plugins"] = plugins
+        plugins = provenance(config)
+        if plugins:   # module, version and source hash of each plugin program / agent
+            record["plugins"] = plugins
     if extra:
         record.update(_jsonable(extra))
     found: list[str] = []
@@ -172,6 +173,18 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
         record["non_finite_as_null"] = found
     path.write_text(dumps_strict(record) + "\n")
     return path
+
+
+def _names_programs(value) -> bool:
+    """Whether a configuration has a key that may name a program or an agent
+    (:data:`sim.plugin_spec.PLUGIN_KEYS`; that module imports nothing heavy)."""
+    from sim.plugin_spec import PLUGIN_KEYS
+
+    if isinstance(value, Mapping):
+        return any(k in PLUGIN_KEYS or _names_programs(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_names_programs(v) for v in value)
+    return False
 
 
 def _finite(value, where: str, found: list[str]):

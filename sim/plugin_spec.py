@@ -11,6 +11,10 @@ import importlib.metadata as md
 #: entry-point groups a distribution lists its programs and agents under
 PROGRAM_GROUP = "ctxsim.programs"
 AGENT_GROUP = "ctxsim.agents"
+#: the keys of a run's configuration that name programs or agents -> which
+#: (what :func:`sim.plugins.provenance` reads and a sidecar is scanned for)
+PLUGIN_KEYS = {"programs": "program", "program": "program", "calibrated_row": "program",
+               "start": "program", "agent": "agent"}
 
 
 class PluginError(ValueError):

@@ -64,7 +64,7 @@ from collections.abc import Mapping
 
 from sim.agents.registry import (PLUGIN_AGENTS, SYNTHETIC, agent_names, make_agent,
                                  register_agent, resolve_agent)
-from sim.plugin_spec import AGENT_GROUP, PROGRAM_GROUP, PluginError
+from sim.plugin_spec import AGENT_GROUP, PLUGIN_KEYS, PROGRAM_GROUP, PluginError
 from sim.policies import (PLUGIN_PROGRAMS, PROGRAMS, program_names, register_program,
                           resolve_program)
 
@@ -270,7 +270,7 @@ def check_agent(spec: str) -> None:
                           f"{getattr(agent, 'name', None)!r}; expected a str")
     try:
         _smoke_episode(make_program("summarization"),
-                       _Checked(agent, {"reset": None, "act": "any",
+                       _Checked(agent, {"reset": "any", "act": "any",
                                         "write_notes": "any"}))
     except _Broke as exc:
         raise PluginError(f"agent plugin {spec!r} broke the protocol: {exc}") from None
@@ -349,8 +349,7 @@ def provenance(config) -> list[dict]:
             for v in value:
                 visit(key, v)
         elif isinstance(value, str):
-            kind = ("program" if key in ("programs", "program", "calibrated_row", "start")
-                    else "agent" if key == "agent" else None)
+            kind = PLUGIN_KEYS.get(key)
             if kind == "program" and value not in PROGRAMS and _known("program", value):
                 found.append(("program", value))
             elif kind == "agent" and value not in (SYNTHETIC, "llm") \

@@ -282,3 +282,4 @@ def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, 
         build_parser(argv).parse_args(argv)
     assert exc.value.code == 2
     assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
+
