@@ -225,9 +225,10 @@ def dask_client(address: str):
 def dashboard_knobs(name: str, tokens: int | None) -> dict:
     """``{"dashboard_tokens": tokens}`` for a program registered with a bounded
     ledger (so ``--dashboard-tokens`` sets its cap), else ``{}``."""
-    from sim.policies import PROGRAMS
+    from sim.policies import resolve_program
 
-    if tokens and PROGRAMS.get(name, (None, {}))[1].get("dashboard_tokens"):
+    # a plugin registered with a dashboard_tokens knob takes the cap like a built-in
+    if tokens and resolve_program(name)[1].get("dashboard_tokens"):
         return {"dashboard_tokens": tokens}
     return {}
 

@@ -125,7 +125,8 @@ def _static_program_problem(prog) -> str | None:
         if not callable(getattr(prog, method, None)):
             return f"has no method {method}(ctx, ...)"
     dash = getattr(prog, "dashboard", None)
-    if dash not in DASHBOARDS:
+    # "bounded_ledger:400": a variant and its token cap
+    if not isinstance(dash, str) or dash.partition(":")[0] not in DASHBOARDS:
         return (f"dashboard is {dash!r}; expected one of {', '.join(sorted(DASHBOARDS))}")
     tools = getattr(prog, "agent_tools", None)
     if not isinstance(tools, (set, frozenset)) or not set(tools) <= CONTEXT_TOOLS:
