@@ -25,13 +25,14 @@ author = "the ctxsim developers"
 release = version = __version__
 
 extensions = [
-    "myst_parser",
+    # MyST-NB: Markdown (it loads myst_parser) and the executed tutorial notebook
+    "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
 ]
-source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}
 exclude_patterns = ["_build", "api/generated/*.md"]
 root_doc = "index"
 
@@ -61,11 +62,18 @@ nitpicky = False
 suppress_warnings_python = ["ref.python"]
 
 # -- Markdown (README, THEORY.md, DESIGN.md are included, not copied) ------------
-myst_enable_extensions = ["colon_fence", "deflist"]
+# dollarmath + amsmath: $...$, $$...$$ and equation environments render with MathJax
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # The included README/THEORY/DESIGN link to each other and to repository files by
 # their paths in the repository; those links point outside the site.
 suppress_warnings = ["myst.xref_missing", "myst.header", *suppress_warnings_python]
+
+# -- the executed tutorial (MyST-NB): run at every build, a failing cell fails it ------
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True
+nb_execution_timeout = 300
+nb_execution_show_tb = True
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"ctxsim {release}"

@@ -115,6 +115,39 @@ fraction = float_in(0.0, 1.0)
 positive_float = float_in(0.0, lo_open=True)
 
 
+def program_spec(text: str) -> str:
+    """An argparse ``type``: a context program, a built-in name or a plugin
+    (``MODULE:CLASS``, a registered name or an entry point; :mod:`sim.plugins`). A
+    plugin is loaded and played through one small episode here, so one that does not
+    import or breaks the protocol is a usage error (exit 2) before anything runs.
+
+    Raises:
+        argparse.ArgumentTypeError: the plugin's one-line :class:`sim.plugins.PluginError`.
+    """
+    from sim.plugins import PluginError, check_program, resolve_program
+
+    try:
+        resolve_program(text)
+        check_program(text)
+    except PluginError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def agent_spec(text: str) -> str:
+    """An argparse ``type``: an agent, ``synthetic`` or a plugin (``MODULE:CLASS``, a
+    registered name or an entry point; :mod:`sim.plugins`), loaded and checked like
+    :func:`program_spec`."""
+    from sim.plugins import PluginError, check_agent, resolve_agent
+
+    try:
+        resolve_agent(text)
+        check_agent(text)
+    except PluginError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 #: Dask distributed's address schemes that name a host and a port
 #: (``distributed.comm.registry.backends``; a test checks they are all known there)
 DASK_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")

@@ -155,7 +155,8 @@ def run_experiment(module, args: argparse.Namespace, argv: list[str] | None = No
 #: looked up only in modules already imported, so the CLI imports none of them
 USAGE_ERRORS = (("experiments.arguments", "UsageError"),
                 ("sim.workspace.errors", "ConfigError"),
-                ("sim.evolve.contextevo.spec", "SpecError"))
+                ("sim.evolve.contextevo.spec", "SpecError"),
+                ("sim.plugin_spec", "PluginError"))
 
 
 def exit_status(exc: BaseException) -> int:

@@ -88,7 +88,22 @@ KAPPA_MAX = 2**16
 #: (measured 35 s at c = 69, 9 min at c = 139, and 17 TiB asked at c = 5e5)
 CONTENT_C_MAX = 64
 
-_PROGRAM = _one_of("a registered context program", _programs)
+def _program():
+    """A program of a config: a built-in name or a plugin spec that loads
+    (:func:`sim.plugins.resolve_program`; it is played through its protocol check
+    when the sweep starts)."""
+    from sim.plugins import PluginError, resolve_program
+
+    def ok(v) -> bool:
+        try:
+            return isinstance(v, str) and bool(resolve_program(v))
+        except PluginError:
+            return False
+    return (f"a context program, one of {', '.join(sorted(_programs()))}, or a plugin "
+            "MODULE:CLASS that imports", ok)
+
+
+_PROGRAM = _program
 #: tool-result tokens per task: the LOCA-like generator needs at least 1,000; at most
 #: MAX_TOKENS, as on the command line (an episode's time grows about quadratically)
 _GROWTH = _int(1_000, MAX_TOKENS)

@@ -13,6 +13,14 @@ configs and sample trajectories.
 current; ``--verify NAME`` reruns NAME's command into a temporary directory and
 compares its CSV files byte for byte with the committed ones (exit 1 on any
 difference, naming the first differing line).
+
+A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
+``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
+loads here with the source hash recorded (else ``plugin changed`` or ``plugin
+missing``). ``--verify`` reruns it when every plugin imports (``PYTHONPATH``
+permitting); when one does not, it says in one line what is missing (the spec, its
+module and the recorded sha256) and exits 2: the rerun cannot be started here,
+which is not a difference.
 """
 
 from __future__ import annotations
@@ -105,6 +113,12 @@ class Figure:
         config = (self.sidecar or {}).get("config") or {}
         return (self.experiment in REAL_MODEL_EXPERIMENTS or "_llm" in self.name
                 or "llm" in (config.get("backend"), config.get("agent")))
+
+    @property
+    def plugins(self) -> list[dict]:
+        """The plugin programs and agents the run used (sidecar ``plugins``)."""
+        found = (self.sidecar or {}).get("plugins")
+        return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
 
     @property
     def redo_seconds(self) -> float | None:
@@ -245,7 +259,9 @@ class Status:
     """Whether a figure is current at HEAD."""
 
     figure: Figure
-    state: str                      #: current | code changed | dirty | unknown commit | no sidecar
+    #: current | code changed | plugin missing | plugin changed | dirty | unknown commit
+    #: | no sidecar
+    state: str
     changed: tuple[str, ...] = ()   #: the dependency files that changed since its commit
 
     @property
@@ -265,6 +281,14 @@ def status(figure: Figure) -> Status:
         return Status(figure, "unknown commit")
     if changed:
         return Status(figure, "code changed", tuple(changed))
+    from sim.plugins import changed as plugin_changed
+
+    for plugin in figure.plugins:   # its code is outside the checkout: its own hash
+        now = plugin_changed(plugin)
+        if now is None:
+            return Status(figure, "plugin missing", (str(plugin.get("spec")),))
+        if now:
+            return Status(figure, "plugin changed", (str(plugin.get("spec")),))
     if figure.sidecar.get("git_dirty"):
         return Status(figure, "dirty")   # made from uncommitted code
     return Status(figure, "current")
@@ -290,8 +314,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the list as JSON (default: off, a table)")
     parser.add_argument("--verify", default=None, metavar="NAME",
                         help="rerun figure NAME from its sidecar's command into a "
-                             "temporary directory and compare its CSV files "
-                             "(default: none)")
+                             "temporary directory and compare its CSV files (exit 1 "
+                             "on a difference; exit 2, naming the module and recorded "
+                             "sha256, when a plugin it was made with does not import "
+                             "here; default: none)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -309,6 +335,7 @@ def main(args: argparse.Namespace) -> int:
             "commit": s.figure.commit, "made_utc": (s.figure.sidecar or {}).get(
                 "created_utc"), "state": s.state, "changed": list(s.changed),
             "real_model": s.figure.real_model, "redo_seconds": s.figure.redo_seconds,
+            "plugins": [p.get("spec") for p in s.figure.plugins],
             "command": s.figure.command} for s in statuses], indent=2))
     else:
         _print_table(statuses, directory)
@@ -332,6 +359,8 @@ def _print_table(statuses: list[Status], directory: pathlib.Path) -> None:
             state += f" ({len(s.changed)} files: {shown}{more})"
         if f.real_model:
             state += " [real model]"
+        if f.plugins:
+            state += f" [plugin: {', '.join(str(p.get('spec')) for p in f.plugins)}]"
         print(f"{f.name:<{width}}  {(f.commit or '?')[:8]:<8}  {_made(f):<16}  "
               f"{redo:>7}  {state}")
     n_current = sum(s.current for s in statuses)
@@ -346,8 +375,9 @@ def verify(name: str, directory: pathlib.Path) -> int:
     their first differing line are printed).
 
     Raises:
-        UsageError: no such figure, or its sidecar names no command (made before
-            sidecars recorded one).
+        UsageError: no such figure, its sidecar names no command (made before
+            sidecars recorded one), or a plugin it was made with does not load here
+            (its spec, module and recorded sha256 named; exit 2).
     """
     figures = {f.name: f for f in committed_figures(directory)}
     if name not in figures:
@@ -358,6 +388,12 @@ def verify(name: str, directory: pathlib.Path) -> int:
         raise UsageError(f"{directory / (name + '.json')} names no command (it was made "
                          f"before sidecars recorded one); regenerate it with "
                          f"ctxsim run {figure.experiment or '...'} to verify it later")
+    from sim.plugins import missing
+
+    for plugin in figure.plugins:
+        why = missing(plugin)
+        if why:
+            raise UsageError(f"cannot rerun {name}: it was made with {why}")
     if figure.redo_seconds:
         print(f"ctxsim figures: rerunning {name} (took {figure.redo_seconds:.0f} s when "
               f"made{', needs the real model' if figure.real_model else ''})",

@@ -8,7 +8,8 @@ code and parameters that made it. A run started by ``ctxsim run`` (see
 it (``command``, ``argv``), whether the code differed from the commit
 (``git_dirty``) and, once the run is over, its wall time (``run_seconds``), so
 ``ctxsim figures`` can tell which figures are current and ``--verify`` can redo
-one. JSON is strict: a NaN or infinite number in a
+one. A run with a plugin program or agent (:mod:`sim.plugins`) records each under
+``plugins``: its spec, module, distribution version and source sha256. JSON is strict: a NaN or infinite number in a
 sidecar is written as null and its key path listed under ``non_finite_as_null``
 (an infinite median of invalid answers stays visible as such), so no JSON output
 holds NaN or Infinity.
@@ -158,6 +159,12 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
     }
     if _RUN is not None:
         record.update(_RUN)
+    if _names_programs(config):   # only then is sim.plugins (and sim.policies) imported
+        from sim.plugins import provenance
+
+        plugins = provenance(config)
+        if plugins:   # module, version and source hash of each plugin program / agent
+            record["plugins"] = plugins
     if extra:
         record.update(_jsonable(extra))
     found: list[str] = []
@@ -166,6 +173,18 @@ def write_sidecar(path: pathlib.Path, config: Mapping, extra: Mapping | None = N
         record["non_finite_as_null"] = found
     path.write_text(dumps_strict(record) + "\n")
     return path
+
+
+def _names_programs(value) -> bool:
+    """Whether a configuration has a key that may name a program or an agent
+    (:data:`sim.plugin_spec.PLUGIN_KEYS`; that module imports nothing heavy)."""
+    from sim.plugin_spec import PLUGIN_KEYS
+
+    if isinstance(value, Mapping):
+        return any(k in PLUGIN_KEYS or _names_programs(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_names_programs(v) for v in value)
+    return False
 
 
 def _finite(value, where: str, found: list[str]):

@@ -52,6 +52,9 @@ class JobSpec:
         world: ``((name, value), ...)``: a point of the world table
             (:func:`sim.world.world_at`); when given, the agent's profile and the
             task parameters are built there and ``profile`` is not used.
+        agent: ``"synthetic"`` (:class:`sim.agents.SyntheticAgent` with ``profile``)
+            or an agent plugin spec (:func:`sim.plugins.make_agent`, called with the
+            profile).
     """
 
     generator: str
@@ -64,6 +67,7 @@ class JobSpec:
     base_seed: int = 0
     dashboard_tokens: int | None = None
     world: tuple[tuple[str, float], ...] = ()
+    agent: str = "synthetic"
 
 
 def _world(spec: JobSpec):
@@ -102,8 +106,9 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     """Generate the task once and run every program on it; one row per program.
     ``fast``: :func:`sim.harness.run_episode`'s in-memory path (the same rows; False
     plays on the durable store, the benchmark's reference)."""
-    from sim.agents import SyntheticAgent
+    from sim.agents import SyntheticAgent, get_profile
     from sim.harness import KnownCountTokenizer, run_episode
+    from sim.agents.registry import make_agent
     from sim.policies import make_program
     from sim.workspace.tokenizer import get_tokenizer
 
@@ -115,8 +120,11 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     profile = w.profile if w else spec.profile
     rows = []
     for name in spec.programs:
+        agent = SyntheticAgent(profile) if spec.agent == "synthetic" else \
+            make_agent(spec.agent, get_profile(profile) if isinstance(profile, str)
+                       else profile)
         r = run_episode(task, make_program(name, **dashboard_knobs(name, spec.dashboard_tokens)),
-                        SyntheticAgent(profile),
+                        agent,
                         budget=spec.budget, seed=seed, tokenizer=tok, fast=fast)
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
@@ -134,6 +142,20 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
                      "deletes": r.deletes, "offloaded": r.offloaded,
                      "requests": r.requests})
     return rows
+
+
+def check_plugins(specs: list[JobSpec]) -> None:
+    """Load every plugin program and agent of ``specs`` and play each through one
+    small episode (:func:`sim.plugins.check_program`, :func:`~sim.plugins.check_agent`)
+    before any job runs: a plugin that does not import or breaks its protocol is
+    refused in one line (:class:`sim.plugins.PluginError`, exit 2), nothing computed.
+    The command line checks them when parsed; this covers configs and callers."""
+    from sim.plugins import check_agent, check_program
+
+    for name in sorted({p for s in specs for p in s.programs}):
+        check_program(name)
+    for agent in sorted({s.agent for s in specs}):
+        check_agent(agent)
 
 
 def check_budgets(specs: list[JobSpec]) -> None:
@@ -203,9 +225,10 @@ def dask_client(address: str):
 def dashboard_knobs(name: str, tokens: int | None) -> dict:
     """``{"dashboard_tokens": tokens}`` for a program registered with a bounded
     ledger (so ``--dashboard-tokens`` sets its cap), else ``{}``."""
-    from sim.policies import PROGRAMS
+    from sim.policies import resolve_program
 
-    if tokens and PROGRAMS[name][1].get("dashboard_tokens"):
+    # a plugin registered with a dashboard_tokens knob takes the cap like a built-in
+    if tokens and resolve_program(name)[1].get("dashboard_tokens"):
         return {"dashboard_tokens": tokens}
     return {}
 
@@ -225,6 +248,7 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
         scheduler: address of a Dask distributed scheduler (``tcp://host:8786``)
             to run the jobs on, when no ``executor`` is given.
     """
+    check_plugins(specs)
     check_budgets(specs)
     if executor is None and scheduler:
         with dask_client(scheduler) as client:
@@ -289,8 +313,8 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    MAX_TOKENS, Distinct, add_no_progress, budget_tokens, int_at_least, int_in_range,
-    name_of, nonnegative_int, positive_int, scheduler_address)
+    MAX_TOKENS, Distinct, add_no_progress, agent_spec, budget_tokens, int_at_least,
+    int_in_range, name_of, nonnegative_int, positive_int, program_spec, scheduler_address)
 
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
 #: at most MAX_TOKENS (an episode's time grows about quadratically with it)
@@ -371,6 +395,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                         help="a point of the synthetic world's table (`ctxsim world`), "
                              "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
                              "--profile (default: none, the profile's values)")
+    add_agent_argument(parser)
     add_no_progress(parser)
     parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=DASHBOARD_TOKENS,
                         metavar="TOKENS",
@@ -398,21 +423,46 @@ def dashboard_cap(text: str) -> int:
 
 
 def program_names() -> list[str]:
-    """Every program name :func:`sim.policies.make_program` accepts."""
-    from sim.policies import PROGRAMS
+    """Every program name :func:`sim.policies.make_program` accepts without a
+    ``MODULE:CLASS`` spec (built-ins, registered and entry-point plugins)."""
+    from sim.plugins import program_names as names
 
-    return list(PROGRAMS)
+    return names()
+
+
+#: how a help text names the plugin form
+PLUGIN_HELP = "or a plugin MODULE:CLASS on PYTHONPATH (docs: Plugins)"
 
 
 def add_programs_argument(parser: argparse.ArgumentParser, default, quick=None) -> None:
-    """``--programs`` with ``choices`` (all of :data:`sim.policies.PROGRAMS`)."""
+    """``--programs``: built-in names or plugin specs (:func:`program_spec`)."""
     names = program_names()
     q = f"; --quick: {' '.join(quick)}" if quick is not None else ""
-    parser.add_argument("--programs", nargs="+", choices=names, action=Distinct,
+    parser.add_argument("--programs", nargs="+", type=program_spec, action=Distinct,
                         default=None,
                         metavar="PROGRAM",
                         help=f"context programs to run (default: {' '.join(default)}{q}); "
-                             f"valid: {', '.join(names)}")
+                             f"valid: {', '.join(names)}, {PLUGIN_HELP}")
+
+
+#: the ``--agent`` of ``ctxsim run pressure`` that runs its real-model variant
+LLM_AGENT = "llm"
+
+
+def sweep_agent(text: str) -> str:
+    """The ``--agent`` converter: ``llm`` (pressure's real-model variant, refused by
+    the other sweeps in :func:`sweep_config`) or :func:`agent_spec`."""
+    return text if text == LLM_AGENT else agent_spec(text)
+
+
+def add_agent_argument(parser: argparse.ArgumentParser) -> None:
+    """``--agent``: the synthetic agent, an agent plugin, or (pressure) ``llm``."""
+    parser.add_argument("--agent", type=sweep_agent, default="synthetic", metavar="AGENT",
+                        help="synthetic (the default: the --profile's synthetic agent), "
+                             "a registered agent or a plugin MODULE:CLASS on PYTHONPATH "
+                             "(called with the --profile's Profile once per episode; "
+                             "docs: Plugins); `ctxsim run pressure --agent llm`: the "
+                             "small real-model sweep")
 
 
 def fmt_default(full, quick=None, unit: str = "") -> str:
@@ -454,6 +504,10 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
         # --world replaces a named profile (the sidecar would record one not used)
         raise UsageError(f"--profile {args.profile} and --world both set the agent; "
                          "--world replaces the profile, give one")
+    agent = getattr(args, "agent", "synthetic")
+    if agent == LLM_AGENT:   # pressure takes it before here (its real-model variant)
+        raise UsageError("--agent llm: only `ctxsim run pressure` has a real-model "
+                         "variant; expected synthetic or an agent plugin")
     if scheduler and args.jobs != 1:
         raise UsageError(f"--jobs {args.jobs} and --scheduler {scheduler!r} both choose "
                          "where the jobs run; give one")
@@ -463,7 +517,7 @@ def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
     cfg.update(profile=profile, seed=args.seed, jobs=args.jobs,
                scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
                dashboard_tokens=getattr(args, "dashboard_tokens", None),
-               world=world)
+               world=world, agent=agent)
     row = getattr(args, "calibrated_row", None)
     if args.profile == CALIBRATED or row is not None:
         from experiments.calibrate.calibrated import calibrated_values
@@ -563,12 +617,12 @@ def paper_setting(name: str, cfg: dict) -> dict:
 
 def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
                base_seed: int, dashboard_tokens: int | None = None,
-               world: dict | None = None) -> list[JobSpec]:
+               world: dict | None = None, agent: str = "synthetic") -> list[JobSpec]:
     """LOCA-like jobs: ``families`` x ``seeds`` per level (``world``: a point of the
-    world table, see :class:`JobSpec`)."""
+    world table, ``agent``: see :class:`JobSpec`)."""
     point = tuple(sorted((world or {}).items()))
     return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed,
-                    dashboard_tokens, point)
+                    dashboard_tokens, point, agent)
             for lvl in levels for f in range(families) for s in range(seeds)]
 
 
@@ -582,7 +636,8 @@ def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
     """
     specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
                        cfg["seeds"], cfg["profile"], cfg["seed"],
-                       cfg.get("dashboard_tokens"), cfg.get("world"))
+                       cfg.get("dashboard_tokens"), cfg.get("world"),
+                       cfg.get("agent", "synthetic"))
     t0 = time.perf_counter()
     rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress,
                      scheduler=cfg.get("scheduler"))

@@ -10,6 +10,15 @@ prints the final dashboard and totals (the format chosen and why, recorded tool
 schemas, blocks by type and status, tokens, largest blocks, records kept aside or
 carrying no context, compactions and stray results).
 
+``ctxsim workspace replay FILE --program NAME --budget TOKENS`` instead plays the
+trajectory's exact-value questions (:func:`sim.tasks.replay.replay_task`) under a
+context program (a built-in name or a plugin ``MODULE:CLASS``) with the synthetic
+agent (or ``--agent``) and prints, per question, what was asked, the answer, what
+was answered, where the evidence was (in view, archived, lost) and why a wrong
+answer was wrong (:mod:`experiments.replay_report`); ``--json`` prints the same as
+JSON. Exit 0 with a report, 2 for a bad input (an unreadable file, a budget below
+the program's fixed overhead, a trajectory with no unambiguous question).
+
 ``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
 journal without writing, lists quarantined files and exits 1 on damage;
 ``ctxsim workspace repair DIR`` rebuilds what the surviving bytes allow (never
@@ -29,7 +38,8 @@ import warnings
 from pathlib import Path
 
 
-from experiments.arguments import positive_int  # noqa: E402 - one wording everywhere
+from experiments.arguments import (agent_spec, nonnegative_int, positive_int,  # noqa: E402
+                                   program_spec)
 
 
 def _dir_problem(directory: str) -> str | None:
@@ -67,6 +77,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     + ")")
     rp.add_argument("--budget", type=positive_int, required=True,
                     help="context budget B (tokens, >= 1)")
+    rp.add_argument("--program", type=program_spec, default=None, metavar="PROGRAM",
+                    help="play the trajectory's exact-value questions under this context "
+                         "program (a built-in name such as vista or react, or a plugin "
+                         "MODULE:CLASS on PYTHONPATH) and print a per-question report "
+                         "(default: none, replay the messages into a workspace)")
+    rp.add_argument("--seed", type=nonnegative_int, default=None,
+                    help="--program: which questions are drawn and the agent's random "
+                         "numbers (default: 0)")
+    rp.add_argument("--questions", type=positive_int, default=None, metavar="N",
+                    help="--program: at most N questions, one per type (command, path, "
+                         "line, field; default: 4)")
+    rp.add_argument("--agent", type=agent_spec, default=None, metavar="AGENT",
+                    help="--program: synthetic or an agent plugin MODULE:CLASS "
+                         "(default: synthetic)")
+    rp.add_argument("--profile", default=None, choices=sorted(_profiles()),
+                    help="--program: the synthetic agent's profile (default: medium)")
+    rp.add_argument("--json", action="store_true",
+                    help="--program: print the report as JSON (default: text)")
     rp.add_argument("--policy", choices=POLICIES, default="none",
                     help="what to do over budget (default: none; the wire-payload "
                          "guard still offloads observations that do not fit)")
@@ -98,10 +126,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rr.add_argument("dir", help="workspace directory")
 
 
+def _profiles():
+    from sim.agents.profiles import PROFILES
+
+    return PROFILES
+
+
+#: options of ``replay --program`` only / of the plain replay only (dest -> flag)
+PROGRAM_ONLY = {"seed": "--seed", "questions": "--questions", "agent": "--agent",
+                "profile": "--profile", "json": "--json"}
+MESSAGES_ONLY = {"policy": "--policy", "dashboard": "--dashboard",
+                 "dashboard_tokens": "--dashboard-tokens", "dir": "--dir", "top": "--top",
+                 "soft": "--soft", "tokenizer": "--tokenizer"}
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the chosen subcommand; returns the exit status (2 on a workspace error)."""
     if args.workspace_command in ("check", "repair"):
         return _maintain(args)
+    from experiments.arguments import given_flags, only_with
+
+    defaults = {"policy": "none", "dashboard": "ledger", "top": 5,
+                "tokenizer": "cl100k_base"}
+    if args.program is None:
+        only_with("--program", given_flags(args, PROGRAM_ONLY))
+    else:
+        given = given_flags(args, MESSAGES_ONLY, defaults)
+        if given:
+            from experiments.arguments import UsageError
+
+            raise UsageError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} without "
+                             "--program (the "
+                             "question replay runs the program's own workspace)")
+        return _replay_program(args)
     if args.dir is not None:
         problem = _dir_problem(args.dir)
         if problem:
@@ -113,6 +170,33 @@ def main(args: argparse.Namespace) -> int:
             directory = stack.enter_context(tempfile.TemporaryDirectory(
                 prefix="ctxsim-replay-"))
         return _replay(args, directory)
+
+
+def _replay_program(args: argparse.Namespace) -> int:
+    """``replay FILE --program NAME``: the per-question report (text or JSON)."""
+    import json
+
+    from experiments.arguments import UsageError
+    from experiments.replay_report import play
+    from experiments.sweep import JobSpec, check_budgets
+    from sim.workspace import WorkspaceError
+
+    # a budget below the program's fixed overhead: one line naming both (exit 2)
+    check_budgets([JobSpec("replay", 0, 0, 0, args.budget, (args.program,))])
+    try:
+        report = play(args.file, args.program, args.budget, seed=args.seed or 0,
+                      questions=args.questions or 4, agent=args.agent or "synthetic",
+                      profile=args.profile or "medium", format=args.format)
+    except WorkspaceError as exc:
+        print(f"ctxsim workspace: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:   # no unambiguous question in this trajectory
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        print("\n".join(report.lines()))
+    return 0
 
 
 def _replay(args: argparse.Namespace, directory: str) -> int:

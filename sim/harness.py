@@ -183,7 +183,9 @@ def _play(task, program, agent, ws, ctx, result, seed, pinned=()) -> None:
         if program.maintenance_planning(ctx):
             program.representation_update(ctx)
             program.memory_update(ctx)
-    result.solved = bool(correct and pos == len(task.steps) and not agent.failed_base)
+    # failed_base: a failure unrelated to context (optional for a plugin agent)
+    result.solved = bool(correct and pos == len(task.steps)
+                         and not getattr(agent, "failed_base", False))
 
 
 def _recover(task, program, ctx, result, action, pos: int, targets: set) -> None:

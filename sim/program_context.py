@@ -270,7 +270,8 @@ class ProgramContext:
         """Ask the agent to write a knowledge block over ``items`` (one request)."""
         entries = tuple(Entry(i.id, i.type, "visible", i.text, i.tokens) for i in items)
         view = View(entries, self.budget)
-        text = self.agent.write_notes(view, round_)
+        write = getattr(self.agent, "write_notes", None)  # optional for a plugin agent
+        text = write(view, round_) if write is not None else ""
         self.result.requests += 1
         self.result.input_tokens += sum(i.tokens for i in items)
         self.result.output_tokens += THINKING_TOKENS + count_tokens(text)

@@ -27,5 +27,16 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     assert "claims checked: T1-" in gallery   # the scorecard's claims reach the gallery
     assert "Claims scorecard" in (html / "claims.html").read_text()
     assert "Theory reference" in (html / "theory.html").read_text()
+    # the getting-started page was executed at build time (MyST-NB): its outputs are
+    # there, the plugin ran beside VISTA, the plot is an image, the replay reported
+    tutorial = (html / "tutorial.html").read_text()
+    assert "exit status 0" in tutorial and "keep_last:KeepLast" in tutorial
+    assert "<img" in tutorial and "questions answered exactly" in tutorial
+    assert "Fig4-8K" in tutorial
+    assert 'href="tutorial.html"' in (html / "index.html").read_text()
+    # the theory page renders its mathematics (dollarmath/amsmath, MathJax)
+    theory = (html / "theory.html").read_text()
+    assert theory.count('class="math notranslate nohighlight"') >= 30
+    assert "mathjax" in theory.lower()
     api = (html / "generated" / "sim.games.eviction.html").read_text()
     assert "recovery burden" in api.lower()   # the docstrings made it into the reference

@@ -15,6 +15,8 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 #: component -> layer; a module may import its own component or a lower layer only
 LAYERS = {
     "rng": 0, "data": 0,
+    # loading MODULE:ATTRIBUTE and entry points for the program and agent registries
+    "plugin_spec": 0,
     "games": 1, "workspace": 1,
     "tasks": 2, "token_cache": 2,
     "cost": 3,
@@ -25,6 +27,8 @@ LAYERS = {
     "harness": 6,
     # evolution loops (ContextEvo, Evo-Harness) drive episodes: above the harness
     "evolve": 7,
+    # plugin programs and agents: checked by playing an episode (above the harness)
+    "plugins": 7,
 }
 
 

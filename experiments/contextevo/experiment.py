@@ -65,8 +65,13 @@ def add_arguments(parser) -> None:
     from experiments.arguments import (Distinct, add_no_progress, base_url, float_in,
                                        fraction)
     from experiments.config import add_config_argument
-    from experiments.sweep import nonnegative_int, positive_int, program_names
+    from experiments.sweep import nonnegative_int, positive_int
     from sim.evolve.contextevo.spec import SURFACES
+    from sim.policies import PROGRAMS
+
+    # built-in programs only: ContextEvo edits a program's spec in its grammar, which
+    # a plugin class (sim.plugins) does not have
+    builtin = list(PROGRAMS)
 
     add_no_progress(parser)
     add_config_argument(parser, NAME)
@@ -76,9 +81,10 @@ def add_arguments(parser) -> None:
                              "--backend llm: LOCA-like 15x1 at 8K growth, budget 6K; default: off)")
     parser.add_argument("--backend", choices=("synthetic", "llm"), default="synthetic",
                         help="annotator/editor back-end (default: %(default)s)")
-    parser.add_argument("--start", default=None, metavar="PROGRAM", choices=program_names(),
-                        help="start from this registered program only (default: react "
-                             f"and masking); valid: {', '.join(program_names())}")
+    parser.add_argument("--start", default=None, metavar="PROGRAM", choices=builtin,
+                        help="start from this built-in program only (default: react "
+                             f"and masking; not a plugin: ContextEvo edits a built-in "
+                             f"program's spec); valid: {', '.join(builtin)}")
     parser.add_argument("--spec", default=None, metavar="FILE",
                         help="start from a ProgramSpec JSON file instead (default: none)")
     parser.add_argument("--seed", type=nonnegative_int, default=0,

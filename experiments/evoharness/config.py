@@ -100,8 +100,12 @@ def add_arguments(parser) -> None:
                         help="skills selected per task, >= 0 (default: 3)")
     parser.add_argument("--batch", type=positive_int, default=None,
                         help="tasks per harness update |B_i| (default: 1, per-task)")
-    parser.add_argument("--program", default=None,
-                        help="context program of the grid (default: vista_no_dashboard)")
+    from experiments.arguments import program_spec
+
+    parser.add_argument("--program", default=None, type=program_spec,
+                        help="context program of the grid: a built-in name or a plugin "
+                             "MODULE:CLASS on PYTHONPATH (docs: Plugins; default: "
+                             "vista_no_dashboard)")
     parser.add_argument("--workers", type=positive_int, default=None,
                         help="processes for the arms; results do not depend on it "
                              "(default: min(2, CPUs))")
@@ -122,7 +126,7 @@ def config(args) -> GridConfig:
         UsageError: for an unknown ``--program`` (named; exit 2).
     """
     from sim.evolve.evoharness.select import check_b
-    from sim.policies import PROGRAMS
+    from sim.plugins import check_program, resolve_program
 
     cfg = defaults(args.quick, getattr(args, "config", None)).with_(
         seed=args.seed, backend=args.backend)
@@ -130,6 +134,6 @@ def config(args) -> GridConfig:
         if getattr(args, k, None) is not None:
             cfg = cfg.with_(**{k: getattr(args, k)})
     check_b(cfg.b)
-    if cfg.program not in PROGRAMS:
-        raise UsageError(f"unknown --program {cfg.program!r}; known: {sorted(PROGRAMS)}")
+    resolve_program(cfg.program)   # PluginError (exit 2) names an unknown program
+    check_program(cfg.program)
     return cfg

@@ -128,7 +128,7 @@ def run(args, executor=None) -> list:
     runnable = [p for p in cfg["programs"] if p not in NEEDS_REAL_MODEL]
     specs = loca_specs([cfg["growth"]], runnable, cfg["budget"], cfg["families"],
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
-                       cfg["world"])
+                       cfg["world"], cfg["agent"])
     t0 = time.perf_counter()
     rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
                      executor=executor, desc=NAME, progress=not args.no_progress,

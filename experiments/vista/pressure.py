@@ -121,7 +121,7 @@ def run(args, executor=None) -> list:
     cfg = config(args)
     specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],
                        cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
-                       cfg["world"])
+                       cfg["world"], cfg["agent"])
     t0 = time.perf_counter()
     rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
                      executor=executor, desc=NAME, progress=not args.no_progress,

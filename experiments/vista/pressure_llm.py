@@ -35,8 +35,7 @@ def add_llm_arguments(parser) -> None:
     ``--llm-families``."""
     from experiments.arguments import Distinct, base_url
 
-    parser.add_argument("--agent", choices=("synthetic", "llm"), default="synthetic",
-                        help="synthetic agents (default) or a real LLM (small sweep)")
+    # --agent (synthetic, a plugin, or llm) is every sweep's (add_common_arguments)
     parser.add_argument("--base-url", type=base_url, default=None,
                         help="--agent llm: OpenAI-compatible endpoint (default: the "
                              "embedded local model)")

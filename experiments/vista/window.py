@@ -69,7 +69,7 @@ def run(args, executor=None) -> list:
     cfg = config(args)
     specs = [JobSpec("browse", q, s, w, w, tuple(cfg["programs"]), cfg["profile"],
                      cfg["seed"], cfg["dashboard_tokens"],
-                     tuple(sorted(cfg["world"].items())))
+                     tuple(sorted(cfg["world"].items())), cfg["agent"])
              for w in cfg["windows"] for q in range(cfg["queries"])
              for s in range(cfg["seeds"])]
     t0 = time.perf_counter()

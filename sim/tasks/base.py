@@ -47,16 +47,24 @@ class Fact:
         any fact in its notes)."""
         return f"{self.key}: {self.value}\n"
 
+    def _key_values(self, text: str):
+        """Each value a ``"key: "`` needle in ``text`` gives, in order: the needle at
+        the start of the text or after a newline or a space, the value up to the end
+        of its line. The one rule :meth:`extract` and :meth:`answers` share."""
+        needle = self.key + ": "
+        i = text.find(needle)
+        while i >= 0:
+            if i == 0 or text[i - 1] in "\n ":
+                j = text.find("\n", i)
+                yield text[i + len(needle): j if j >= 0 else None].strip()
+            i = text.find(needle, i + 1)
+
     def extract(self, text: str) -> str | None:
         """The value as ``text`` shows it: from a ``"key: value"`` line (evidence, or an
         agent's restatement), else from :attr:`pattern`; None if absent."""
-        needle = self.key + ": "
-        i = text.find(needle)
-        while i > 0 and text[i - 1] not in "\n ":
-            i = text.find(needle, i + 1)
-        if i >= 0:
-            j = text.find("\n", i)
-            return text[i + len(needle): j if j >= 0 else None].strip()
+        if self.key + ": " in text:
+            for value in self._key_values(text):
+                return value
         if self.pattern:
             m = _compiled(self.pattern).search(text)
             if m:
@@ -69,9 +77,9 @@ class Fact:
         if self.pattern:
             rx = _compiled(self.pattern)
             return {v for t in texts for v in rx.findall(t)}
-        needle = self.key + ": "
-        return {line[len(needle):].strip() for t in texts for line in t.split("\n")
-                if line.startswith(needle)}
+        # every place extract() would read, not only line starts: a needle after a
+        # space elsewhere ("  key: other") would be read as the answer
+        return {v for t in texts for v in self._key_values(t)}
 
 
 @functools.lru_cache(maxsize=4096)

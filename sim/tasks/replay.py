@@ -138,17 +138,32 @@ def _candidates(steps: list[tuple[str, str, str]], texts: list[str], half: int,
     return out
 
 
-def replay_task(path: str | pathlib.Path, n_facts: int = 4, seed: int = 0) -> Task:
-    """A task stream from a trajectory file with up to ``n_facts`` questions, one per
-    type first (in :data:`QUESTION_TYPES` order), drawn with ``seed``.
+def _statement(name: str, keys: list[str]) -> str:
+    return (f"Replay of {name}: report exactly, as they appeared in the "
+            f"trajectory: {'; '.join(keys)}.\n")
+
+
+def replay_task(path: str | pathlib.Path, n_facts: int = 4, seed: int = 0,
+                format: str | None = None) -> Task:
+    """A task stream from a trajectory file with up to ``n_facts`` questions (at most
+    one per type of :data:`QUESTION_TYPES`, so at most four), drawn with ``seed``.
+    One scope (phase 0): a recorded session has no task phases.
+
+    Args:
+        path: the trajectory file (any format :func:`sim.workspace.load_trajectory`
+            reads).
+        n_facts: questions to ask, >= 1.
+        seed: which unambiguous question of each type is asked.
+        format: the trajectory format (None: detected).
 
     Raises:
         ValueError: if the trajectory has no unambiguous exact-value question.
+        sim.workspace.WorkspaceError: for a file that cannot be read as a trajectory.
     """
     from sim.workspace import load_trajectory
 
     path = pathlib.Path(path)
-    inter = interactions(load_trajectory(path))
+    inter = interactions(load_trajectory(path, format=format))
     texts = [o for _, _, o in inter] + [a for _, a, _ in inter]
     cands = _candidates(inter, texts, max(1, len(inter) // 2))
     rng = np.random.default_rng([seed, len(inter)])
@@ -159,19 +174,28 @@ def replay_task(path: str | pathlib.Path, n_facts: int = 4, seed: int = 0) -> Ta
             picked.append(pool[int(rng.integers(len(pool)))])
     if not picked:
         raise ValueError(f"{path.name}: no exact-value question found")
-    keys = [k for _, k, _, _ in picked]
-    statement = (f"Replay of {path.name}: report exactly, as they appeared in the "
-                 f"trajectory: {'; '.join(keys)}.\n")
     # the statement is part of the stream: a question must stay unambiguous with it
-    picked = [p for p in picked if not p[3] or _unique(p[3], texts + [statement])]
-    steps = [Step(OBSERVE, tool, args, out, count_tokens(out), phase=i // 6)
-             for i, (tool, args, out) in enumerate(inter)]
+    # (and the statement asks only the questions kept, so drop until none changes)
+    while True:
+        statement = _statement(path.name, [k for _, k, _, _ in picked])
+        kept = [p for p in picked if Fact(p[1], p[2], p[0], pattern=p[3]).answers(
+            texts + [statement]) == {p[2]}]
+        if len(kept) == len(picked):
+            break
+        picked = kept
+    if not picked:
+        raise ValueError(f"{path.name}: no exact-value question stays unambiguous "
+                         "beside the task statement")
+    # one scope: a recorded session has no task phases (scopes invented every few
+    # calls would make context folding fold a session that no scope ended)
+    steps = [Step(OBSERVE, tool, args, out, count_tokens(out), phase=0)
+             for tool, args, out in inter]
     facts = {}
     for i, key, value, pat in picked:
         facts[key] = Fact(key, value, i, source_known=False, pattern=pat)
         s = steps[i]
         steps[i] = Step(OBSERVE, s.tool, s.args, s.content, s.tokens, s.facts + (key,),
                         phase=s.phase)
-    steps.append(Step(FINAL, "answer", needs=tuple(facts), phase=len(steps) // 6))
+    steps.append(Step(FINAL, "answer", needs=tuple(facts), phase=0))
     return Task(f"replay/{path.stem}/s{seed}", path.stem, seed, 0, statement,
                 tuple(steps), facts)

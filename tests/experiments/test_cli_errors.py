@@ -184,7 +184,7 @@ def test_evoharness_unknown_program_exits_2(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
     line = _exit_2_line(["run", "evoharness", "--program", "bogus",
                          "--out", str(tmp_path / "out")], capsys)
-    assert "unknown --program 'bogus'" in line
+    assert "argument --program: unknown program 'bogus'" in line
 
 
 @pytest.mark.parametrize("argv, named", [

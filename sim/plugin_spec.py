@@ -1,0 +1,62 @@
+"""Loading a plugin named ``MODULE:ATTRIBUTE`` or by an entry point, for the program
+and agent registries (:mod:`sim.policies`, :mod:`sim.agents.registry`); the user's
+guide and the protocol checks are :mod:`sim.plugins`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata as md
+
+#: entry-point groups a distribution lists its programs and agents under
+PROGRAM_GROUP = "ctxsim.programs"
+AGENT_GROUP = "ctxsim.agents"
+#: the keys of a run's configuration that name programs or agents -> which
+#: (what :func:`sim.plugins.provenance` reads and a sidecar is scanned for)
+PLUGIN_KEYS = {"programs": "program", "program": "program", "calibrated_row": "program",
+               "start": "program", "agent": "agent"}
+
+
+class PluginError(ValueError):
+    """A program or agent plugin that cannot be loaded or breaks its protocol; the
+    message is one line naming the plugin and what it broke (exit status 2)."""
+
+
+def import_attr(kind: str, spec: str):
+    """The object ``spec`` (``MODULE:ATTRIBUTE``, the attribute possibly dotted) names.
+
+    Raises:
+        PluginError: a spec without both parts, a module that does not import (any
+            exception it raises, named) or a missing attribute.
+    """
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise PluginError(f"{kind} plugin {spec!r}: expected MODULE:ATTRIBUTE "
+                          "(e.g. mypkg.policies:KeepLast)")
+    try:
+        obj = importlib.import_module(module)
+    except Exception as exc:   # any import-time failure is the plugin's, named
+        raise PluginError(f"{kind} plugin {spec!r}: cannot import module {module!r} "
+                          f"({type(exc).__name__}: {exc}); is it on PYTHONPATH?") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise PluginError(f"{kind} plugin {spec!r}: module {module!r} has no "
+                              f"attribute {attr!r}") from None
+    return obj
+
+
+def entry_points(group: str) -> dict[str, md.EntryPoint]:
+    """name -> entry point of ``group`` over the installed distributions."""
+    return {ep.name: ep for ep in md.entry_points(group=group)}
+
+
+def load_entry_point(kind: str, ep: md.EntryPoint):
+    """``ep.load()``, a failure named in one line (:class:`PluginError`)."""
+    try:
+        return ep.load()
+    except Exception as exc:
+        raise PluginError(f"{kind} plugin {ep.name!r} (entry point {ep.value!r} of "
+                          f"group {ep.group!r}): cannot load it ({type(exc).__name__}: "
+                          f"{exc})") from None

@@ -1,0 +1,285 @@
+"""Plugin programs and agents (issue 33): a program defined outside the package runs
+through a sweep beside VISTA, its sidecar records where it came from, ``figures
+--verify`` reruns it (and says what is missing when it does not import); a plugin
+that breaks the protocol is refused in one line with exit 2 and nothing written;
+entry points and ``register_program`` / ``register_agent`` name them too."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from experiments import cli
+from experiments.output import ROOT
+from sim import plugins
+from sim.plugin_spec import PluginError
+
+#: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
+PLUGIN = textwrap.dedent('''
+    from sim.agents.protocol import ANSWER, TASK, Action
+    from sim.agents.synthetic import find_value
+    from sim.policies.base import ContextProgram
+
+
+    class KeepLast(ContextProgram):
+        """Archive all but the newest ``keep`` tool results over 80% of the budget."""
+        DEFAULTS = {"keep": 4}
+        dashboard = "ledger"
+        agent_tools = frozenset({"recover"})
+        show_handles = True
+
+        def maintenance_planning(self, ctx):
+            return ctx.used() > 0.8 * ctx.budget
+
+        def representation_update(self, ctx):
+            results = ctx.stream(types=("tool_result",))
+            old = [b.id for b in results[: max(0, len(results) - self.keep)]]
+            if old:
+                ctx.archive(old, None, hidden=False, each=True)
+
+
+    class SaysYes(KeepLast):
+        def maintenance_planning(self, ctx):
+            return "yes"
+
+
+    class Raises(KeepLast):
+        def observation_entry(self, ctx, block):
+            raise RuntimeError("boom")
+
+
+    class NoMethods:
+        dashboard = "none"
+
+
+    class BadDashboard(KeepLast):
+        dashboard = "fancy"
+
+
+    class ScriptReader:
+        """Follows the task's script; answers with the newest value in view."""
+        name = "script-reader"
+
+        def __init__(self, profile):
+            self.profile = profile
+
+        def reset(self, task, seed):
+            self.task, self.pos = task, 0
+
+        def act(self, view):
+            step = self.task.steps[self.pos]
+            self.pos += 1
+            if step.kind == "observe":
+                return Action(TASK, tool=step.tool, args=step.args)
+            values = {k: find_value(view.entries, self.task.facts[k]) or "unknown"
+                      for k in step.needs}
+            return Action(ANSWER if step.kind == "final" else TASK, tool=step.tool,
+                          values=values)
+
+
+    class Mute(ScriptReader):
+        def act(self, view):
+            return None
+''')
+
+#: the smallest pressure grid: one level, two tasks
+SMALL = ["--quick", "--levels", "8000", "--families", "2", "--seeds", "1", "--no-progress"]
+
+
+@pytest.fixture
+def plugin_dir(tmp_path, monkeypatch):
+    """A directory outside the package holding ``byo_plugin.py``, on sys.path."""
+    d = tmp_path / "plugins"
+    d.mkdir()
+    (d / "byo_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(d))
+    yield d
+    sys.modules.pop("byo_plugin", None)
+    plugins.forget_module("byo_plugin")
+
+
+def _env(*paths):
+    env = dict(os.environ)
+    env.pop("CTXSIM_DEBUG", None)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, paths), str(ROOT)])
+    return env
+
+
+def _ctxsim(args, env):
+    return subprocess.run([sys.executable, "-m", "experiments.cli", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.e2e
+def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
+    out = tmp_path / "out"
+    env = _env(plugin_dir)
+    run = _ctxsim(["run", "pressure", *SMALL, "--programs", "vista", "byo_plugin:KeepLast",
+                   "--out", str(out)], env)
+    assert run.returncode == 0, run.stderr
+    rows = (out / "pressure.csv").read_text().splitlines()
+    assert {r.split(",")[1] for r in rows[1:]} == {"vista", "byo_plugin:KeepLast"}
+    side = json.loads((out / "pressure.json").read_text())
+    [rec] = side["plugins"]
+    digest = hashlib.sha256(b"byo_plugin.py\0" + PLUGIN.encode() + b"\0").hexdigest()
+    assert rec == {"kind": "program", "spec": "byo_plugin:KeepLast", "module": "byo_plugin",
+                   "qualname": "KeepLast", "version": None, "sha256": digest,
+                   "files": ["byo_plugin.py"], "rerunnable": True}
+    assert "byo_plugin:KeepLast" in side["command"]
+    listing = _ctxsim(["figures", "--dir", str(out)], env)
+    assert "[plugin: byo_plugin:KeepLast]" in listing.stdout
+    ok = _ctxsim(["figures", "--dir", str(out), "--verify", "pressure"], env)
+    assert ok.returncode == 0, ok.stderr
+    assert "2 CSV file(s) identical" in ok.stdout
+    # without the plugin on the path: one line naming the module and the recorded hash
+    gone = _ctxsim(["figures", "--dir", str(out), "--verify", "pressure"], _env())
+    assert gone.returncode == 2
+    [line] = gone.stderr.strip().splitlines()
+    assert "cannot import module 'byo_plugin'" in line and digest[:12] in line
+    listing = _ctxsim(["figures", "--dir", str(out)], _env())
+    assert "plugin missing" in listing.stdout
+    # the plugin's source changed since: not current
+    (plugin_dir / "byo_plugin.py").write_text(PLUGIN + "\n# edited\n")
+    listing = _ctxsim(["figures", "--dir", str(out)], env)
+    assert "plugin changed" in listing.stdout
+    sys.modules.pop("byo_plugin", None)     # this process imported the old source
+    plugins.forget_module("byo_plugin")
+    assert plugins.changed(rec) is True
+
+
+@pytest.mark.parametrize("spec, broke", [
+    ("byo_plugin:SaysYes", "maintenance_planning returned str 'yes'; expected a bool"),
+    ("byo_plugin:Raises", "observation_entry raised RuntimeError: boom"),
+    ("byo_plugin:NoMethods", "it has no method observation_entry"),
+    ("byo_plugin:BadDashboard", "dashboard is 'fancy'; expected one of"),
+    ("byo_plugin:Missing", "module 'byo_plugin' has no attribute 'Missing'"),
+    ("no_such_module_xyz:P", "cannot import module 'no_such_module_xyz'"),
+])
+def test_a_program_that_breaks_the_protocol_is_one_line_exit_2_nothing_written(
+        plugin_dir, tmp_path, capsys, monkeypatch, spec, broke):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    out = tmp_path / "never"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "pressure", *SMALL, "--programs", "vista", spec, "--out", str(out)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    # argparse's usage lines, then the one error line
+    assert err[0].startswith("usage:") and sum("error:" in e for e in err) == 1
+    assert err[-1].startswith("ctxsim run pressure: error: argument --programs: ")
+    assert spec in err[-1] and broke in err[-1], err[-1]
+    assert not out.exists()
+
+
+def test_an_agent_plugin_runs_and_one_that_breaks_is_refused(plugin_dir, tmp_path, capsys,
+                                                             monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    out = tmp_path / "agent"
+    assert cli.main(["run", "pressure", *SMALL, "--programs", "react", "vista",
+                     "--agent", "byo_plugin:ScriptReader", "--out", str(out)]) == 0
+    side = json.loads((out / "pressure.json").read_text())
+    assert side["config"]["agent"] == "byo_plugin:ScriptReader"
+    assert [p["spec"] for p in side["plugins"]] == ["byo_plugin:ScriptReader"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "pressure", *SMALL, "--agent", "byo_plugin:Mute",
+                  "--out", str(tmp_path / "never")])
+    assert exc.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ("agent plugin 'byo_plugin:Mute' broke the protocol: act returned NoneType None; "
+            "expected a sim.agents.protocol.Action") in line
+    assert not (tmp_path / "never").exists()
+
+
+def test_register_program_and_agent_name_them_in_this_process(plugin_dir, tmp_path):
+    import byo_plugin
+
+    plugins.register_program("keep_two", byo_plugin.KeepLast, knobs={"keep": 2})
+    plugins.register_agent("reader", byo_plugin.ScriptReader)
+    try:
+        assert "keep_two" in plugins.program_names()
+        assert "reader" in plugins.agent_names()
+        prog = plugins.resolve_program("keep_two")
+        assert prog == (byo_plugin.KeepLast, {"keep": 2})
+        out = tmp_path / "reg"
+        assert cli.run_command(["run", "pressure", *SMALL, "--programs", "keep_two",
+                                "--agent", "reader", "--out", str(out)]) == 0
+        recs = {p["spec"]: p for p in json.loads((out / "pressure.json").read_text())
+                ["plugins"]}
+        # another process cannot resolve an in-process name: verify says so
+        assert recs["keep_two"]["rerunnable"] is False
+        assert "registered in-process" in plugins.missing(recs["keep_two"])
+        with pytest.raises(ValueError, match="built-in"):
+            plugins.register_program("vista", byo_plugin.KeepLast)
+        with pytest.raises(ValueError, match="reserved"):
+            plugins.register_agent("synthetic", byo_plugin.ScriptReader)
+    finally:
+        plugins.unregister("program", "keep_two")
+        plugins.unregister("agent", "reader")
+    with pytest.raises(PluginError, match="unknown program 'keep_two'"):
+        plugins.resolve_program("keep_two")
+
+
+def test_entry_points_are_discovered_with_their_distribution_version(tmp_path,
+                                                                     monkeypatch):
+    site = tmp_path / "site"
+    info = site / "byo_dist-1.2.3.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: byo-dist\nVersion: 1.2.3\n")
+    (info / "top_level.txt").write_text("byo_ep\n")
+    (info / "entry_points.txt").write_text(
+        "[ctxsim.programs]\nkeep_last = byo_ep:KeepLast\n"
+        "[ctxsim.agents]\nreader = byo_ep:ScriptReader\n")
+    (site / "byo_ep.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        assert "keep_last" in plugins.program_names()
+        assert "reader" in plugins.agent_names()
+        plugins.check_program("keep_last")
+        plugins.check_agent("reader")
+        rec = plugins.record("program", "keep_last")
+        assert (rec["module"], rec["version"], rec["rerunnable"]) == ("byo_ep", "1.2.3", True)
+        assert plugins.missing(rec) is None and plugins.changed(rec) is False
+    finally:
+        sys.modules.pop("byo_ep", None)
+        plugins.unregister("program", "keep_last")
+        plugins.unregister("agent", "reader")
+
+
+def test_a_config_naming_a_broken_plugin_is_refused_before_anything_is_written(
+        plugin_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    config = tmp_path / "grid.toml"
+    config.write_text('programs = ["vista", "byo_plugin:SaysYes"]\n')
+    out = tmp_path / "never"
+    code = cli.main(["run", "pressure", *SMALL, "--config", str(config), "--out", str(out)])
+    assert code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "program plugin 'byo_plugin:SaysYes' broke the protocol" in line
+    assert not out.exists()
+    # a config naming a module that does not import is a config error (exit 2)
+    config.write_text('programs = ["no_such_module_xyz:P"]\n')
+    assert cli.main(["run", "pressure", *SMALL, "--config", str(config),
+                     "--out", str(out)]) == 2
+    assert "MODULE:CLASS" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, capsys,
+                                                                     monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    from experiments.cli import build_parser
+
+    argv = ["run", "evoharness", "--program", "byo_plugin:KeepLast"]
+    assert build_parser(argv).parse_args(argv).program == "byo_plugin:KeepLast"
+    argv = ["run", "evoharness", "--program", "byo_plugin:Raises"]
+    with pytest.raises(SystemExit) as exc:
+        build_parser(argv).parse_args(argv)
+    assert exc.value.code == 2
+    assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
+
