@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from experiments.executors import cancel_futures, process_pool
+
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
                "mean_active", "mean_dashboard", "total_tokens", "input_tokens",
@@ -238,20 +240,31 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
             for i, s in enumerate(specs):
                 out[i] = run_job(s)
                 bar.update()
+        elif executor is None:
+            with process_pool(jobs) as pool:
+                _run_on(pool, specs, out, bar)
         else:
-            own = executor is None
-            ex = cf.ProcessPoolExecutor(max_workers=jobs) if own else executor
-            try:
-                futs = {ex.submit(run_job, s): i for i, s in enumerate(specs)}
-                for f in _completed(futs):
-                    out[futs[f]] = f.result()
-                    bar.update()
-            finally:
-                if own:
-                    ex.shutdown()
+            _run_on(executor, specs, out, bar)
     finally:
         bar.close()
     return [row for rows in out for row in rows]
+
+
+def _run_on(executor, specs: list[JobSpec], out: list, bar) -> None:
+    """Submit every job to ``executor`` and fill ``out`` (in job order) as they
+    complete; on any exception (Ctrl-C, SIGTERM, a failed job) the jobs not yet
+    finished are cancelled (:func:`experiments.executors.cancel_futures`) before it
+    propagates."""
+    futs: dict = {}
+    try:
+        for i, s in enumerate(specs):
+            futs[executor.submit(run_job, s)] = i
+        for f in _completed(futs):
+            out[futs[f]] = f.result()
+            bar.update()
+    except BaseException:
+        cancel_futures(futs, executor)
+        raise
 
 
 def _completed(futs):
