@@ -151,3 +151,22 @@ def test_theorem1_needs_no_more_than_1e_9():
         b = write(Path(tmp) / "c.csv", perturbed(rows, 1e-8, columns={"EZ_theory"}))
         result = compare_csv(THEOREM1, b)
         assert result.cells and {c.column for c in result.cells} == {"EZ_theory"}
+
+
+def test_verify_says_when_a_file_is_equal_only_within_tolerance(tmp_path):
+    """``figures --verify``'s per-file step (the rerun itself is tested in
+    test_cli_figures.py)."""
+    from experiments.figures_cli import _csv_differences
+
+    a = write(tmp_path / "a.csv", SMALL)
+    close: list[str] = []
+    assert _csv_differences(a, write(tmp_path / "b.csv", perturbed(SMALL, 1e-12)),
+                            close) == []
+    assert close == ["b.csv: 6 numeric cell(s) differ in text, largest relative "
+                     "difference 1e-12"]
+    close = []
+    lines = _csv_differences(a, write(tmp_path / "c.csv", perturbed(SMALL, 1e-6)),
+                             close)
+    # EZ moved by 1.8e-6, within its SE 0.0037; the others beyond 1e-9 relative
+    assert close == [] and lines[0] == ("c.csv: 5 cell(s) in 2 line(s) beyond tolerance "
+                                        "(by column: n 2, EZ_se 1, rate_bits 1, bound 1)")

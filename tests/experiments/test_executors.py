@@ -68,6 +68,7 @@ def test_stop_pool_ends_running_workers_and_cancels_the_queue(cli_sigterm_handle
     assert len(list(tmp_path.iterdir())) == 2  # the queued jobs never started
 
 
+@pytest.mark.signals
 def test_process_pool_stops_on_an_exception_and_shuts_down_normally_else():
     t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
@@ -84,6 +85,7 @@ def test_process_pool_stops_on_an_exception_and_shuts_down_normally_else():
     assert [f.result() for f in futs] == [1, 2, 4, 8, 16]
 
 
+@pytest.mark.signals
 def test_workers_ignore_sigint():
     with process_pool(1) as pool:
         fut = pool.submit(time.sleep, 1.0)

@@ -162,14 +162,15 @@ def test_a_growth_level_keeps_its_own_minimum(capsys):
                          "1,000, got '0.5k'")
 
 
-def test_a_run_with_k_tokens_records_the_integers(tmp_path):
-    import json
+def test_a_sweep_config_holds_the_integers():
+    """What the sidecar records (the sweep's config) holds ints, not the text."""
+    from experiments.sweep import sweep_config
+    from experiments.vista.pressure import defaults
 
-    assert main(["run", "pressure", "--levels", "8k", "--budget", "8,000",
-                 "--programs", "react", "--families", "1", "--seeds", "1",
-                 "--no-progress", "--out", str(tmp_path)]) == 0
-    config = json.loads((tmp_path / "pressure.json").read_text())["config"]
-    assert config["levels"] == [8000] and config["budget"] == 8000
+    argv = ["run", "pressure", "--levels", "8k", "16K", "--budget", "8,000"]
+    cfg = sweep_config(build_parser(argv).parse_args(argv), defaults())
+    assert cfg["levels"] == [8000, 16000] and cfg["budget"] == 8000
+    assert all(type(v) is int for v in (*cfg["levels"], cfg["budget"]))
 
 
 # -- and every token key of every config ---------------------------------------------
