@@ -215,7 +215,10 @@ def dashboard_knobs(name: str, tokens: int | None) -> dict:
 def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "sweep",
               progress: bool = True, scheduler: str | None = None) -> list[dict]:
     """Run every job; rows in job order (independent of ``jobs``, the executor and
-    completion order). Budgets are checked first (:func:`check_budgets`).
+    completion order). Budgets are checked first (:func:`check_budgets`). An
+    exception while jobs run (Ctrl-C, SIGTERM, a failed job) cancels the jobs not
+    yet done and, for ``--jobs N``, ends the worker processes
+    (:mod:`experiments.executors`) before it propagates.
 
     Args:
         specs: the jobs.
