@@ -36,6 +36,23 @@ def _stem_of_csv(csv: str, names: set[str]) -> str | None:
     return max(matches, key=len) if matches else None
 
 
+def cached_answers(sidecar: dict | None) -> str:
+    """``", its 76 model answers from the answer cache (asked first in 842 s)"`` when
+    the run that made a figure took answers from a cache (sidecar ``cache_hits``,
+    ``model_calls``, ``answers_cost``), else ``""``: its wall time alone would
+    say a real-model figure is made in seconds."""
+    record = sidecar or {}
+    hits, calls = record.get("cache_hits"), record.get("model_calls")
+    if not isinstance(hits, int) or isinstance(hits, bool) or hits <= 0:
+        return ""
+    asked = record.get("answers_cost") or {}
+    first = asked.get("seconds") if isinstance(asked, dict) else None
+    when = f" (asked first in {first:.0f} s)" if isinstance(first, (int, float)) else ""
+    if isinstance(calls, int) and calls > 0:
+        return f", {hits} of its {hits + calls} model answers from the answer cache{when}"
+    return f", its {hits} model answers all from the answer cache{when}"
+
+
 def render(figures: pathlib.Path) -> str:
     """The gallery page as Markdown (MyST)."""
     from experiments.cli import EXPERIMENTS
@@ -72,6 +89,7 @@ def render(figures: pathlib.Path) -> str:
                   f"- command: {command}",
                   f"- made at commit `{(fig.commit or '?')[:10]}`, {made}"
                   + (f", in {fig.redo_seconds:.0f} s" if fig.redo_seconds else "")
+                  + cached_answers(fig.sidecar)
                   + (" (real model: redone by hand, not before every merge)"
                      if fig.real_model else "")]
         rows = claims.get(fig.name, [])

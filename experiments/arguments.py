@@ -96,6 +96,71 @@ def float_in(lo: float = -math.inf, hi: float = math.inf, *, lo_open: bool = Fal
     return convert
 
 
+#: the multipliers a token count may end with (either case): k = 1,000 and
+#: M = 1,000,000, decimal, because the papers' "128K" budget and growth level is the
+#: code's 128_000 (sim.tasks.loca.GROWTH_LEVELS; VISTA §3.3), not 131,072
+TOKEN_SUFFIXES = {"k": 1_000, "m": 1_000_000}
+#: how a token count may be written, for messages
+TOKEN_FORMS = "128000, 128,000, 128_000, 128k, 128K, 1.5k or 1M"
+#: the same for --help: one wording for every token option
+TOKENS_HELP = "written 128000, 128,000, 128k or 1M: k = 1,000, M = 1,000,000"
+_TOKEN_TEXT = re.compile(
+    r"\s*(?P<sign>[-+]?)(?:(?P<int>[0-9]+(?:_[0-9]+)*|[0-9]{1,3}(?:,[0-9]{3})+)"
+    r"|(?P<num>[0-9]+(?:\.[0-9]+)?)(?P<suffix>[kKmM]))\s*", re.ASCII)
+
+
+def parse_tokens(text: str | int) -> int:
+    """A token count as a person writes it: ``128000``, ``128,000`` (groups of three),
+    ``128_000``, ``128k``/``128K`` (x 1,000), ``1.5k``, ``1M``/``1m`` (x 1,000,000)
+    (:data:`TOKEN_SUFFIXES`), with an optional sign and surrounding spaces; an
+    ``int`` (a TOML value) is returned as it is. The one parser of every token
+    option and token config key; bounds (``-5``, ``0``) are the caller's to refuse.
+
+    Raises:
+        ValueError: for anything else (``1.5.k``, ``12.5`` or ``1.0005k``: not a whole
+            number of tokens, ``128 k``, ``1e3``, a bool), naming the text and the
+            forms expected.
+    """
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    m = _TOKEN_TEXT.fullmatch(text) if isinstance(text, str) else None
+    sign = -1 if m and m["sign"] == "-" else 1
+    if m and m["int"]:
+        return sign * int(m["int"].replace(",", ""))
+    if m:
+        from fractions import Fraction
+
+        value = Fraction(m["num"]) * TOKEN_SUFFIXES[m["suffix"].lower()]
+        if value.denominator == 1:
+            return sign * int(value)
+    raise ValueError(f"{text!r} is not a token count (expected a whole number of "
+                     f"tokens written as {TOKEN_FORMS})")
+
+
+def token_count(minimum: int = 1, what: str | None = None,
+                maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: a token count (:func:`parse_tokens`) >= ``minimum`` and
+    <= ``maximum`` (None: no upper bound). The messages are those of
+    :func:`int_at_least` (``expected a token count >= 1, got '-5'``), with the forms
+    a token count may take when the text is not one (``got '1.5.k'``)."""
+    what = what or f"a token count >= {minimum:,}"
+
+    def convert(text: str) -> int:
+        try:
+            value = parse_tokens(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {what} (written {TOKEN_FORMS}), got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"expected {what} and at most {maximum:,}, "
+                                             f"got {text!r}")
+        return value
+    convert.__name__ = "token count"
+    return convert
+
+
 #: the largest token count a sweep takes (a growth level, a window, a budget):
 #: 39x the paper's largest level (256K). The LOCA-like tasks cost about quadratic
 #: time in it (one episode: ~1 s at 1M tokens, ~10 s at 4M, ~30 s at 10M,
@@ -103,7 +168,10 @@ def float_in(lo: float = -math.inf, hi: float = math.inf, *, lo_open: bool = Fal
 MAX_TOKENS = 10_000_000
 #: a context budget or window W in tokens (1..MAX_TOKENS) of a sweep: above the
 #: largest growth level a budget evicts nothing, so a larger one changes no result
-budget_tokens = int_at_least(1, maximum=MAX_TOKENS)
+budget_tokens = token_count(1, maximum=MAX_TOKENS)
+#: a token count >= 1 with no sweep bound (a replay's budget, a dashboard cap, a
+#: model's context window)
+positive_tokens = token_count(1, maximum=None)
 
 #: a positive integer (counts, token budgets, worker processes, ports)
 positive_int = int_at_least(1)

@@ -17,7 +17,8 @@ import pathlib
 import tomllib
 from typing import Any, Callable
 
-from experiments.arguments import MAX_TOKENS, UsageError, first_repeat, nonnegative_int
+from experiments.arguments import (MAX_TOKENS, UsageError, first_repeat, nonnegative_int,
+                                   parse_tokens)
 
 
 class ConfigValueError(UsageError):
@@ -34,6 +35,19 @@ def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
     top = INT_MAX if hi is None else hi
     return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
             and lo <= v <= top)
+
+
+def _tokens(lo: int, hi: int) -> tuple[str, Callable[[Any], bool], Callable[[Any], int]]:
+    """A token count in ``lo..hi``: a TOML integer or a string as on the command line
+    (``"128k"``, ``"128,000"``, ``"1M"``: :func:`experiments.arguments.parse_tokens`),
+    converted to an int by :func:`validate`."""
+    def ok(v) -> bool:
+        try:
+            return lo <= parse_tokens(v) <= hi
+        except ValueError:
+            return False
+    return (f"a token count in {lo:,}..{hi:,} (an integer, or a string such as "
+            "\"128k\", \"128,000\" or \"1M\")", ok, parse_tokens)
 
 
 def _positive_float() -> tuple[str, Callable[[Any], bool]]:
@@ -106,9 +120,9 @@ def _program():
 _PROGRAM = _program
 #: tool-result tokens per task: the LOCA-like generator needs at least 1,000; at most
 #: MAX_TOKENS, as on the command line (an episode's time grows about quadratically)
-_GROWTH = _int(1_000, MAX_TOKENS)
+_GROWTH = _tokens(1_000, MAX_TOKENS)
 #: a context budget or window W in tokens, bounded as on the command line
-_TOKENS = _int(1, MAX_TOKENS)
+_TOKENS = _tokens(1, MAX_TOKENS)
 #: blocks of the sorted-window game: each trial sorts n sizes (a million blocks take
 #: ~0.1 s per trial and point, measured; 10 million ~1 s and 1.6 GB)
 MAX_BLOCKS = 1_000_000
@@ -116,9 +130,10 @@ MAX_BLOCKS = 1_000_000
 _LOCA = {"budget": _TOKENS, "families": _families, "seeds": _int(1),
          "programs": lambda: _list(_PROGRAM())}
 
-#: experiment -> key -> (what is expected, check), a list spec, or a zero-argument
-#: callable returning either (read when checked). Keys not listed are passed through
-#: unchecked.
+#: experiment -> key -> (what is expected, check[, convert]), a list spec, or a
+#: zero-argument callable returning either (read when checked). ``convert`` (token
+#: counts) turns an accepted value into the one used. Keys not listed are passed
+#: through unchecked.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "theorem1": {
         # the eviction game needs kappa >= 2 and n = 2^log2_n > kappa, at most 2^62
@@ -164,8 +179,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "calibrate": {
         **{k: _int(1) for k in ("index", "confabulate", "recovery", "snapshots", "pairs",
                                 "trials", "context_cases")},
-        "cap": _int(100),
-        "lengths": _list(_int(50)),
+        "cap": _tokens(100, INT_MAX),
+        "lengths": _list(_tokens(50, INT_MAX)),
         "depths": _list(_float_in(0.0, 1.0, "a number in [0, 1]")),
     },
     "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
@@ -176,6 +191,19 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
                    "program": _PROGRAM},
 }
+
+
+def token_keys(name: str) -> set[str]:
+    """The keys of experiment ``name``'s schema that hold token counts (or lists of
+    them): the ones :func:`validate` reads with
+    :func:`experiments.arguments.parse_tokens`."""
+    out = set()
+    for key, spec in SCHEMAS.get(name, {}).items():
+        if not callable(spec):  # the lazy specs are registries' names, not tokens
+            item = spec[2] if spec[0] == "list" else spec
+            if item[2:] == (parse_tokens,):
+                out.add(key)
+    return out
 
 
 def _where(key: str, source: str, given, section: str, also: str = "") -> str:
@@ -190,7 +218,8 @@ def _where(key: str, source: str, given, section: str, also: str = "") -> str:
 def validate(name: str, config: dict, source: str = "the shipped config",
              given: frozenset[str] | set[str] = frozenset(), section: str = "default"
              ) -> dict:
-    """Check ``config`` against :data:`SCHEMAS` [``name``]; return it unchanged.
+    """Check ``config`` against :data:`SCHEMAS` [``name``]; return it, with the token
+    counts written as strings (``"128k"``) converted to ints in place.
 
     ``given``: the keys ``source`` (a user's file) set; a cross-key error about a key
     it did not set says that the value came from the shipped ``[section]`` table.
@@ -207,7 +236,7 @@ def validate(name: str, config: dict, source: str = "the shipped config",
         if callable(spec):
             spec = spec()
         if spec[0] == "list":
-            _, empty, (what, ok) = spec
+            _, empty, (what, ok, *convert) = spec
             if not isinstance(value, list):
                 raise ConfigValueError(f"config key {key!r} in {source}: expected a list "
                                        f"of {what}, got {value!r} "
@@ -220,6 +249,8 @@ def validate(name: str, config: dict, source: str = "the shipped config",
                     raise ConfigValueError(
                         f"config key {key!r} in {source}: item {i} is {item!r} "
                         f"({type(item).__name__}); expected {what}")
+            if convert:  # before the repeat check: "8k" repeats 8000
+                value = config[key] = [convert[0](item) for item in value]
             repeat = first_repeat(value)  # a repeated point would be run twice
             if repeat is not None:
                 i, j = repeat
@@ -227,10 +258,12 @@ def validate(name: str, config: dict, source: str = "the shipped config",
                     f"config key {key!r} in {source}: item {i} ({value[i]!r}) repeats "
                     f"item {j}; expected each at most once")
         else:
-            what, ok = spec
+            what, ok, *convert = spec
             if not ok(value):
                 raise ConfigValueError(f"config key {key!r} in {source}: got {value!r} "
                                        f"({type(value).__name__}); expected {what}")
+            if convert:
+                config[key] = convert[0](value)
     if name == "theorem1":
         points = {(e, k) for e in config["log2_n"] for k in config["kappas"] if 2**e > k}
         if not points:

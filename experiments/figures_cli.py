@@ -11,8 +11,10 @@ configs and sample trajectories.
 
 ``ctxsim figures`` lists them; ``--check`` exits 1 when a synthetic figure is not
 current; ``--verify NAME`` reruns NAME's command into a temporary directory and
-compares its CSV files byte for byte with the committed ones (exit 1 on any
-difference, naming the first differing line).
+compares its CSV files with the committed ones as numbers
+(:mod:`experiments.csv_compare`: text exactly, numbers within their Monte Carlo SE
+or 1e-9 relative; exit 1 on a difference, naming the cells, their values and the
+tolerance).
 
 A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
 ``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
@@ -314,10 +316,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the list as JSON (default: off, a table)")
     parser.add_argument("--verify", default=None, metavar="NAME",
                         help="rerun figure NAME from its sidecar's command into a "
-                             "temporary directory and compare its CSV files (exit 1 "
-                             "on a difference; exit 2, naming the module and recorded "
-                             "sha256, when a plugin it was made with does not import "
-                             "here; default: none)")
+                             "temporary directory and compare its CSV files (text "
+                             "exactly, numbers within their Monte Carlo SE or 1e-9 "
+                             "relative; exit 1 on a difference; exit 2, naming the "
+                             "module and recorded sha256, when a plugin it was made "
+                             "with does not import here; default: none)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -371,8 +374,9 @@ def verify(name: str, directory: pathlib.Path) -> int:
     """Rerun figure ``name`` from its sidecar's ``argv`` into a temporary directory
     and compare each CSV it writes with the one in ``directory``.
 
-    Returns 0 if every CSV is byte-identical, 1 otherwise (the differing files and
-    their first differing line are printed).
+    Returns 0 if every CSV is equal (:func:`experiments.csv_compare.compare_csv`:
+    text exactly, numbers within tolerance), 1 otherwise (the differing cells are
+    printed: the first few with their values and tolerance, and their counts).
 
     Raises:
         UsageError: no such figure, its sidecar names no command (made before
@@ -408,16 +412,14 @@ def verify(name: str, directory: pathlib.Path) -> int:
             print(f"ctxsim figures: the rerun of {name} failed (exit {proc.returncode}): "
                   f"{tail}", file=sys.stderr)
             return 1
-        differ = []
+        differ, close = [], []
         compared = 0
         for fresh in sorted(out.glob("*.csv")):
             committed = directory / fresh.name
             if not committed.exists():
                 continue
             compared += 1
-            line = _first_difference(committed, fresh)
-            if line is not None:
-                differ.append(f"{fresh.name}: {line}")
+            differ += _csv_differences(committed, fresh, close)
     if compared == 0:
         print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
               file=sys.stderr)
@@ -426,17 +428,22 @@ def verify(name: str, directory: pathlib.Path) -> int:
         print(f"ctxsim figures: {name} differs from its rerun at HEAD:", *differ,
               sep="\n  ")
         return 1
-    print(f"{name}: {compared} CSV file(s) identical to a rerun of "
+    same = "identical" if not close else "equal within tolerance (" + "; ".join(close) + ")"
+    print(f"{name}: {compared} CSV file(s) {same} to a rerun of "
           f"`{figure.command or name}`")
     return 0
 
 
-def _first_difference(a: pathlib.Path, b: pathlib.Path) -> str | None:
-    """``line N: 'committed' != 'rerun'`` for the first line that differs, else None."""
-    left, right = a.read_text().splitlines(), b.read_text().splitlines()
-    for i, (x, y) in enumerate(zip(left, right), start=1):
-        if x != y:
-            return f"line {i}: {x[:80]!r} != {y[:80]!r}"
-    if len(left) != len(right):
-        return f"{len(left)} lines committed, {len(right)} in the rerun"
-    return None
+def _csv_differences(committed: pathlib.Path, fresh: pathlib.Path,
+                     close: list[str]) -> list[str]:
+    """The report lines of one CSV's comparison (:func:`experiments.csv_compare.
+    compare_csv`), each prefixed with the file name; a file equal only within
+    tolerance adds a line to ``close`` (how many cells, the largest relative
+    difference)."""
+    from experiments.csv_compare import compare_csv
+
+    result = compare_csv(committed, fresh)
+    if result.equal and result.within:
+        close.append(f"{fresh.name}: {result.within} numeric cell(s) differ in text, "
+                     f"largest relative difference {result.largest_relative:.2g}")
+    return [f"{fresh.name}: {line}" for line in result.report()]

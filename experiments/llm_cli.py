@@ -25,13 +25,14 @@ import time
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llm`` subcommands: serve, status, stop."""
-    from experiments.arguments import base_url
+    from experiments.arguments import TOKENS_HELP, base_url, positive_tokens
 
     sub = parser.add_subparsers(dest="llm_command", required=True)
     sv = sub.add_parser("serve", help="assemble/verify the model and serve it locally")
     sv.add_argument("--port", type=int, default=None, help="port (default: a free one)")
-    sv.add_argument("--n-ctx", type=int, default=4096,
-                    help="context window in tokens (default: %(default)s)")
+    sv.add_argument("--n-ctx", type=positive_tokens, default=4096, metavar="TOKENS",
+                    help=f"context window in tokens ({TOKENS_HELP}; default: "
+                         "%(default)s)")
     sv.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     sv.add_argument("--ready-timeout", type=float, default=180.0,
                     help="seconds to wait for the server (default: %(default)s)")

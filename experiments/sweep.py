@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from experiments.executors import cancel_futures, process_pool
+
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
                "mean_active", "mean_dashboard", "total_tokens", "input_tokens",
@@ -236,7 +238,10 @@ def dashboard_knobs(name: str, tokens: int | None) -> dict:
 def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "sweep",
               progress: bool = True, scheduler: str | None = None) -> list[dict]:
     """Run every job; rows in job order (independent of ``jobs``, the executor and
-    completion order). Budgets are checked first (:func:`check_budgets`).
+    completion order). Budgets are checked first (:func:`check_budgets`). An
+    exception while jobs run (Ctrl-C, SIGTERM, a failed job) cancels the jobs not
+    yet done and, for ``--jobs N``, ends the worker processes
+    (:mod:`experiments.executors`) before it propagates.
 
     Args:
         specs: the jobs.
@@ -262,20 +267,31 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
             for i, s in enumerate(specs):
                 out[i] = run_job(s)
                 bar.update()
+        elif executor is None:
+            with process_pool(jobs) as pool:
+                _run_on(pool, specs, out, bar)
         else:
-            own = executor is None
-            ex = cf.ProcessPoolExecutor(max_workers=jobs) if own else executor
-            try:
-                futs = {ex.submit(run_job, s): i for i, s in enumerate(specs)}
-                for f in _completed(futs):
-                    out[futs[f]] = f.result()
-                    bar.update()
-            finally:
-                if own:
-                    ex.shutdown()
+            _run_on(executor, specs, out, bar)
     finally:
         bar.close()
     return [row for rows in out for row in rows]
+
+
+def _run_on(executor, specs: list[JobSpec], out: list, bar) -> None:
+    """Submit every job to ``executor`` and fill ``out`` (in job order) as they
+    complete; on any exception (Ctrl-C, SIGTERM, a failed job) the jobs not yet
+    finished are cancelled (:func:`experiments.executors.cancel_futures`) before it
+    propagates."""
+    futs: dict = {}
+    try:
+        for i, s in enumerate(specs):
+            futs[executor.submit(run_job, s)] = i
+        for f in _completed(futs):
+            out[futs[f]] = f.result()
+            bar.update()
+    except BaseException:
+        cancel_futures(futs, executor)
+        raise
 
 
 def _completed(futs):
@@ -313,12 +329,13 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
 
 # the converters live in experiments.arguments (one wording for every command)
 from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    MAX_TOKENS, Distinct, add_no_progress, agent_spec, budget_tokens, int_at_least,
-    int_in_range, name_of, nonnegative_int, positive_int, program_spec, scheduler_address)
+    MAX_TOKENS, TOKEN_FORMS, TOKENS_HELP, Distinct, add_no_progress, agent_spec,
+    budget_tokens, int_at_least, int_in_range, name_of, nonnegative_int, parse_tokens,
+    positive_int, positive_tokens, program_spec, scheduler_address, token_count)
 
 #: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
 #: at most MAX_TOKENS (an episode's time grows about quadratically with it)
-growth_tokens = int_at_least(1000, "a growth level in tokens >= 1,000", MAX_TOKENS)
+growth_tokens = token_count(1000, "a growth level in tokens >= 1,000", MAX_TOKENS)
 
 
 def families_arg():
@@ -400,23 +417,26 @@ def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=DASHBOARD_TOKENS,
                         metavar="TOKENS",
                         help="token cap of the bounded-ledger dashboard (programs such "
-                             "as vista_bounded_ledger; default: %(default)s)")
+                             f"as vista_bounded_ledger; {TOKENS_HELP}; default: "
+                             "%(default)s)")
     add_config_argument(parser, name)
 
 
 def dashboard_cap(text: str) -> int:
-    """The ``--dashboard-tokens`` converter: an int at least the bounded ledger's
-    minimum (its budget bar and remainder line), a smaller one worded as the
-    dashboard words it (:func:`~sim.workspace.bounded_ledger.cap_too_small`)."""
+    """The ``--dashboard-tokens`` converter: a token count (:func:`parse_tokens`) at
+    least the bounded ledger's minimum (its budget bar and remainder line), a smaller
+    one worded as the dashboard words it
+    (:func:`~sim.workspace.bounded_ledger.cap_too_small`)."""
     from sim.workspace.bounded_ledger import BoundedLedgerDashboard, cap_too_small
     from sim.workspace.tokenizer import get_tokenizer
 
     need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
     try:
-        cap = int(text)
+        cap = parse_tokens(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a dashboard token cap of at least "
-                                         f"{need} tokens, got {text!r}") from None
+                                         f"{need} tokens (written {TOKEN_FORMS}), "
+                                         f"got {text!r}") from None
     if cap < need:
         raise argparse.ArgumentTypeError(cap_too_small(cap, need))
     return cap
@@ -565,7 +585,7 @@ def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
 
     parser.add_argument("--budget", type=budget_tokens, default=None, metavar="TOKENS",
                         help=f"context budget B in tokens, 1..{MAX_TOKENS:,} "
-                             f"({fmt_default(defaults['budget'])})")
+                             f"({TOKENS_HELP}; {fmt_default(defaults['budget'])})")
     parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
                         help=f"LOCA-like task families, 1..{len(FAMILIES)} "
                              f"({fmt_default(defaults['families'], quick['families'])})")
@@ -582,8 +602,8 @@ def add_loca_level_arguments(parser: argparse.ArgumentParser, defaults: dict,
     add_programs_argument(parser, defaults["programs"], quick["programs"])
     parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="context growth: tool-result tokens per task, "
-                             f"1,000..{MAX_TOKENS:,} "
-                             f"({fmt_default(defaults['growth'], quick['growth'])})")
+                             f"1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; "
+                             f"{fmt_default(defaults['growth'], quick['growth'])})")
     add_loca_task_arguments(parser, defaults, quick)
 
 

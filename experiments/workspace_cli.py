@@ -38,8 +38,8 @@ import warnings
 from pathlib import Path
 
 
-from experiments.arguments import (agent_spec, nonnegative_int, positive_int,  # noqa: E402
-                                   program_spec)
+from experiments.arguments import (  # noqa: E402 - one wording everywhere
+    TOKENS_HELP, agent_spec, nonnegative_int, positive_int, positive_tokens, program_spec)
 
 
 def _dir_problem(directory: str) -> str | None:
@@ -75,8 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"workspace. Formats: {formats}.")
     rp.add_argument("file", help="trajectory file (" + ", ".join(FORMATS.values())
                     + ")")
-    rp.add_argument("--budget", type=positive_int, required=True,
-                    help="context budget B (tokens, >= 1)")
+    rp.add_argument("--budget", type=positive_tokens, required=True, metavar="TOKENS",
+                    help=f"context budget B (tokens, >= 1; {TOKENS_HELP})")
     rp.add_argument("--program", type=program_spec, default=None, metavar="PROGRAM",
                     help="play the trajectory's exact-value questions under this context "
                          "program (a built-in name such as vista or react, or a plugin "
@@ -100,8 +100,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "guard still offloads observations that do not fit)")
     rp.add_argument("--dashboard", choices=sorted(DASHBOARDS), default="ledger",
                     help="dashboard shown to the agent (default: %(default)s)")
-    rp.add_argument("--dashboard-tokens", type=positive_int, default=None, metavar="TOKENS",
-                    help="token cap of --dashboard bounded_ledger (default: 400)")
+    rp.add_argument("--dashboard-tokens", type=positive_tokens, default=None,
+                    metavar="TOKENS", help="token cap of --dashboard bounded_ledger "
+                                           f"({TOKENS_HELP}; default: 400)")
     rp.add_argument("--tokenizer", default="cl100k_base", choices=TOKENIZERS,
                     metavar="NAME",
                     help=f"token counter, one of {', '.join(TOKENIZERS)} (bpe: another "

@@ -53,18 +53,24 @@ def int_sizes() -> tuple[str, ...]:
 
 def size_override(text: str) -> tuple[str, int]:
     """The ``--size`` converter: ``NAME=N`` with NAME in :func:`int_sizes` and N an
-    integer; which N are allowed is the schema's to say (:func:`sizes`)."""
+    integer (for ``cap``, a token count: ``cap=1.2k``); which N are allowed is the
+    schema's to say (:func:`sizes`)."""
     import argparse
+
+    from experiments.arguments import TOKEN_FORMS, parse_tokens
+    from experiments.config import token_keys
 
     names = int_sizes()
     name, sep, value = text.partition("=")
     if not sep or name not in names:
         raise argparse.ArgumentTypeError(f"expected NAME=N with NAME one of "
                                          f"{', '.join(names)}, got {text!r}")
+    tokens = name in token_keys(CONFIG)
     try:
-        return name, int(value)
+        return name, parse_tokens(value) if tokens else int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{name} must be an integer, got {value!r}"
+        what = f"a token count ({TOKEN_FORMS})" if tokens else "an integer"
+        raise argparse.ArgumentTypeError(f"{name} must be {what}, got {value!r}"
                                          ) from None
 
 
@@ -117,7 +123,8 @@ def add_arguments(parser) -> None:
     """Options: ``--quick``, ``--config``, ``--base-url``, ``--model``, ``--probes``,
     ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``,
     ``--seed``, ``--no-progress``."""
-    from experiments.arguments import Distinct, add_no_progress, base_url, name_of
+    from experiments.arguments import (TOKENS_HELP, Distinct, add_no_progress, base_url,
+                                       name_of, positive_tokens)
     from experiments.config import add_config_argument
     from experiments.sweep import nonnegative_int, positive_int
 
@@ -136,12 +143,12 @@ def add_arguments(parser) -> None:
                         default=list(PROBES),
                         metavar="PROBE",
                         help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
-    parser.add_argument("--n-ctx", type=positive_int, default=8192, metavar="TOKENS",
+    parser.add_argument("--n-ctx", type=positive_tokens, default=8192, metavar="TOKENS",
                         help="context window of the embedded model's server; the "
                              "needle probe's longest request takes about 1.6 of the "
                              "model's tokens per cl100k token of its longest length "
                              "(about 3.4K at the default 2,000), checked before the "
-                             "server starts (default: %(default)s)")
+                             f"server starts ({TOKENS_HELP}; default: %(default)s)")
     # a size named twice is refused: the last value would silently win
     parser.add_argument("--size", type=size_override, nargs="+", action=Distinct,
                         key=name_of, default=None,

@@ -76,14 +76,15 @@ def rows(results: list[Result], robustness: dict | None) -> list[dict]:
 
 
 def _where(figdir: Path, out: Path) -> str:
-    """How claims.md names the directory its CSVs came from."""
+    """How claims.md names the directory its CSVs came from: relative to claims.md,
+    so the file does not carry the machine's absolute path (issue 33)."""
     if Path(figdir).resolve() == Path(out).resolve():
         return "the CSVs in this directory"
     try:
         shown = os.path.relpath(Path(figdir).resolve(), Path(out).resolve())
-    except ValueError:  # another drive (Windows)
-        shown = str(Path(figdir).resolve())
-    return f"the CSVs in `{Path(figdir).resolve()}` (`{shown}` from here)"
+    except ValueError:  # another drive (Windows): no relative path exists
+        return f"the CSVs in `{Path(figdir).resolve()}`"
+    return f"the CSVs in `{shown}` (relative to this file)"
 
 
 def _cell(s) -> str:

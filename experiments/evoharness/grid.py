@@ -3,11 +3,11 @@ does not depend on how many), summarised as :class:`StreamSummary` records."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from experiments.evoharness.arms import Arm, curator_and_harness
 from experiments.evoharness.config import GridConfig
+from experiments.executors import process_pool
 from sim.evolve.evoharness.curate import budget_counts
 from sim.evolve.evoharness.online import run_stream, split_stream
 from sim.policies import make_program
@@ -83,7 +83,8 @@ def run_grid(arm_list, cfg: GridConfig) -> dict[tuple[str, str], list[StreamSumm
     in replicate order."""
     jobs = [(a, rep, cfg) for a in arm_list for rep in range(cfg.reps)]
     if cfg.workers > 1:
-        with ProcessPoolExecutor(cfg.workers) as pool:
+        # an interrupt cancels the queued arms and ends the workers (issue 33)
+        with process_pool(cfg.workers) as pool:
             done = list(pool.map(_job, jobs, chunksize=1))
     else:
         done = [_job(j) for j in jobs]

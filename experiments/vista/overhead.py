@@ -40,15 +40,16 @@ def add_arguments(parser) -> None:
     """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
     the first 200 blocks of the others), ``--max-blocks``."""
     from experiments.arguments import add_no_progress
-    from experiments.sweep import dashboard_cap, nonnegative_int, positive_int
+    from experiments.sweep import (TOKENS_HELP, dashboard_cap, nonnegative_int,
+                                   positive_int, positive_tokens)
 
     add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
 
     parser.add_argument("--out", default="figures",
                         help="output directory (default: %(default)s)")
-    parser.add_argument("--budget", type=positive_int, default=12_288, metavar="TOKENS",
+    parser.add_argument("--budget", type=positive_tokens, default=12_288, metavar="TOKENS",
                         help="window W of the pressured setting, in tokens "
-                             "(default: %(default)s)")
+                             f"({TOKENS_HELP}; default: %(default)s)")
     parser.add_argument("--max-blocks", type=positive_int, default=None, metavar="N",
                         help="stop each replay after this many registered blocks "
                              "(default: whole trajectories; --quick: 200)")
@@ -59,7 +60,8 @@ def add_arguments(parser) -> None:
                         help="unused: the replay is deterministic (default: %(default)s)")
     parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
                         metavar="TOKENS",
-                        help="token cap of the bounded ledger (default: %(default)s)")
+                        help=f"token cap of the bounded ledger ({TOKENS_HELP}; "
+                             "default: %(default)s)")
 
 
 def trace(path, budget: int | None, max_blocks: int | None = None,

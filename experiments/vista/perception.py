@@ -252,7 +252,7 @@ def add_arguments(parser) -> None:
     (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
     ``--seed``."""
     from experiments.arguments import add_no_progress, base_url
-    from experiments.sweep import nonnegative_int, positive_int
+    from experiments.sweep import TOKENS_HELP, nonnegative_int, positive_int, positive_tokens
 
     add_no_progress(parser)
 
@@ -260,8 +260,9 @@ def add_arguments(parser) -> None:
                         help="output directory (default: %(default)s)")
     parser.add_argument("--snapshots", type=positive_int, default=6, metavar="N",
                         help="workspace snapshots probed, >= 1 (default: %(default)s)")
-    parser.add_argument("--cap", type=positive_int, default=1600, metavar="TOKENS",
-                        help="snapshot cap in tokens, >= 1 (default: %(default)s)")
+    parser.add_argument("--cap", type=positive_tokens, default=1600, metavar="TOKENS",
+                        help=f"snapshot cap in tokens, >= 1 ({TOKENS_HELP}; "
+                             "default: %(default)s)")
     parser.add_argument("--pairs", type=positive_int, default=3, metavar="N",
                         help="pairwise questions per snapshot, >= 1 "
                              "(default: %(default)s)")

@@ -17,10 +17,11 @@ from experiments.output import new_figure, prepare_out, save_figure, write_csv, 
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
-from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, Distinct, add_common_arguments,
-                               add_loca_task_arguments, add_programs_argument, aggregate,
-                               calibrated_jobs, fmt_default, growth_tokens, loca_specs,
-                               paper_setting, run_sweep, split_calibrated, sweep_config)
+from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, TOKENS_HELP, Distinct,
+                               add_common_arguments, add_loca_task_arguments,
+                               add_programs_argument, aggregate, calibrated_jobs,
+                               fmt_default, growth_tokens, loca_specs, paper_setting,
+                               run_sweep, split_calibrated, sweep_config)
 
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
@@ -42,8 +43,8 @@ def add_arguments(parser) -> None:
                         default=None,
                         metavar="TOKENS",
                         help="context-growth levels: tool-result tokens per task, each "
-                             f"in 1,000..{MAX_TOKENS:,} "
-                             f"({fmt_default(d['levels'], q['levels'])})")
+                             f"in 1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; "
+                             f"{fmt_default(d['levels'], q['levels'])})")
     add_programs_argument(parser, d["programs"], q["programs"])
     add_loca_task_arguments(parser, d, q)
     from experiments.vista.pressure_llm import add_llm_arguments

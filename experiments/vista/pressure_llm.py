@@ -41,18 +41,20 @@ def add_llm_arguments(parser) -> None:
                              "embedded local model)")
     parser.add_argument("--model", default=None, help="--agent llm: model name at --base-url "
                              "(default: $CTXSIM_LLM_MODEL or the endpoint's)")
-    from experiments.sweep import MAX_TOKENS, budget_tokens, families_arg, growth_tokens
+    from experiments.sweep import (MAX_TOKENS, TOKENS_HELP, budget_tokens, families_arg,
+                                   growth_tokens)
 
     parser.add_argument("--llm-budgets", type=budget_tokens, nargs="+", action=Distinct,
                         default=None,
                         metavar="TOKENS",
                         help=f"--agent llm: budgets B in tokens, each 1..{MAX_TOKENS:,} "
-                             "(default: 2500 5000; --quick: 2500)")
+                             f"({TOKENS_HELP}; default: 2500 5000; --quick: 2500)")
     # default None (4000 in config()), so a --llm-growth given without --agent llm
     # is seen and refused
     parser.add_argument("--llm-growth", type=growth_tokens, default=None, metavar="TOKENS",
                         help="--agent llm: context growth per task in tokens, "
-                             f"1,000..{MAX_TOKENS:,} (default: {LLM_GROWTH})")
+                             f"1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; default: "
+                             f"{LLM_GROWTH})")
     parser.add_argument("--llm-families", type=families_arg(), default=None, metavar="N",
                         help="--agent llm: LOCA families, seed 0 each (default: 4; "
                              "--quick: 3)")

@@ -15,11 +15,11 @@ import pathlib
 
 import numpy as np
 from matplotlib.lines import Line2D
-from tqdm import tqdm
 
 from experiments.config import load_config
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
+from experiments.progress import CompileAwareProgress
 # add_arguments: ``ctxsim run proposition2`` takes the options of the shared grid.
 from experiments.vista.eviction_grid import (add_arguments, channels_for, grid_points,
                                              one_numba_thread, simulate_point)
@@ -53,8 +53,8 @@ def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: b
              for e in config["prop2_extra_log2_n"] for k in config["kappas"]
              for s in config["sigmas"]]
     with one_numba_thread():
-        for channel, n, kappa in tqdm(extra, desc="proposition2", disable=not progress,
-                                      mininterval=1.0):
+        for channel, n, kappa in CompileAwareProgress(extra, desc="proposition2",
+                                                      disable=not progress):
             index = channels_for(n, config["sigmas"]).index(channel)
             rows.append(_row(simulate_point(channel, n, kappa, index, config, seed, timer)))
     return sorted(rows, key=lambda r: (r["kappa"], r["sigma"], r["n"]))
@@ -170,6 +170,6 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
     points = [p for p in grid_points(config) if isinstance(p[0], Content)]
     with one_numba_thread():
         rows = [simulate_point(ch, n, k, i, config, args.seed)
-                for ch, n, k, i in tqdm(points, desc="content points",
-                                        disable=args.no_progress, mininterval=1.0)]
+                for ch, n, k, i in CompileAwareProgress(points, desc="content points",
+                                                        disable=args.no_progress)]
     return write(rows, config, args.seed, out, section, progress=not args.no_progress)

@@ -16,11 +16,11 @@ import argparse
 import pathlib
 
 import numpy as np
-from tqdm import tqdm
 
 from experiments.config import load_config
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
+from experiments.progress import CompileAwareProgress
 from experiments.vista import proposition2
 from experiments.vista.eviction_grid import (StageTimer, add_arguments, grid_points,
                                              one_numba_thread, simulate_point)
@@ -40,8 +40,8 @@ def run_grid(config: dict, seed: int, progress: bool = True,
     points = grid_points(config)
     with one_numba_thread():
         return [simulate_point(ch, n, kappa, i, config, seed, timer)
-                for ch, n, kappa, i in tqdm(points, desc="theorem1", unit="pt",
-                                            disable=not progress, mininterval=1.0)]
+                for ch, n, kappa, i in CompileAwareProgress(
+                    points, desc="theorem1", unit="pt", disable=not progress)]
 
 
 #: marker, colour, size, filled: hollow markers of decreasing size nest where

@@ -21,7 +21,7 @@ from experiments.vista.pressure import REFERENCE, line_style, paired_errorbars, 
 from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
-from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, Distinct, JobSpec,
+from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, TOKENS_HELP, Distinct, JobSpec,
                                add_common_arguments, add_programs_argument, budget_tokens,
                                paper_setting, aggregate, fmt_default, positive_int,
                                run_sweep, sweep_config)
@@ -45,8 +45,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--windows", type=budget_tokens, nargs="+", action=Distinct,
                         default=None, metavar="TOKENS",
                         help=f"windows W in tokens, each in 1..{MAX_TOKENS:,} and also "
-                             "the context budget "
-                             f"({fmt_default(d['windows'], q['windows'])})")
+                             f"the context budget ({TOKENS_HELP}; "
+                             f"{fmt_default(d['windows'], q['windows'])})")
     add_programs_argument(parser, d["programs"],
                           q["programs"] if q["programs"] != d["programs"] else None)
     parser.add_argument("--queries", type=positive_int, default=None, metavar="N",

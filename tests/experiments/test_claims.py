@@ -322,7 +322,12 @@ def test_command_on_committed_figures(tmp_path):
     assert set(verdict.values()) <= {str(v) for v in Verdict}
     md = (tmp_path / "claims.md").read_text()
     assert "| id |" in md and "this directory" not in md
-    assert str((ROOT / "figures").resolve()) in md        # names where the CSVs were
+    # names where the CSVs were, relative to claims.md: no absolute path (issue 33)
+    import os
+
+    shown = os.path.relpath((ROOT / "figures").resolve(), tmp_path.resolve())
+    assert f"from the CSVs in `{shown}` (relative to this file)" in md
+    assert f"`{(ROOT / 'figures').resolve()}" not in md and str(tmp_path) not in md
 
 
 def test_report_says_this_directory_only_when_it_is(tmp_path):
@@ -335,7 +340,8 @@ def test_report_says_this_directory_only_when_it_is(tmp_path):
     out = tmp_path / "elsewhere"
     out.mkdir()
     md, _ = write(results, tmp_path, out)
-    assert "this directory" not in md.read_text() and "(`..` from here)" in md.read_text()
+    assert "this directory" not in md.read_text()
+    assert "from the CSVs in `..` (relative to this file)" in md.read_text()
 
 
 def test_robustness_column(tmp_path):

@@ -51,7 +51,7 @@ def test_a_bad_budget_is_worded_the_same_by_replay_and_pressure(capsys):
     replay = _usage_error(["workspace", "replay", TRAJ, "--budget", "-5"], capsys)
     pressure = _usage_error(["run", "pressure", "--budget", "-5"], capsys)
     assert replay.split(": error: ")[1] == pressure.split(": error: ")[1] == \
-        "argument --budget: expected an integer >= 1, got '-5'"
+        "argument --budget: expected a token count >= 1, got '-5'"
 
 
 def test_an_unknown_start_program_is_a_usage_error(capsys):
@@ -402,7 +402,8 @@ def test_a_small_dashboard_cap_names_the_minimum_alike(tmp_path, capsys, monkeyp
     assert sweep.endswith(f": error: argument --dashboard-tokens: {expected}")
     assert replay == f"ctxsim workspace: {expected}"
     text = _exit_2_line(["run", "pressure", "--dashboard-tokens", "many"], capsys)
-    assert text.endswith(f"expected a dashboard token cap of at least {need} tokens, "
+    assert text.endswith(f"expected a dashboard token cap of at least {need} tokens "
+                         "(written 128000, 128,000, 128_000, 128k, 128K, 1.5k or 1M), "
                          "got 'many'")
 
 

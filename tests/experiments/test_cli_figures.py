@@ -88,7 +88,9 @@ def test_verify_reruns_from_the_sidecar_and_names_the_first_difference(tmp_path,
     lines[1] = lines[1].replace(",", ";", 1)
     csv.write_text("\n".join(lines) + "\n")
     assert cli.main(["figures", "--dir", str(out), "--verify", "window"]) == 1
-    assert "window.csv: line 2:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "window.csv: line 2, column (all: 16 cells committed, 17 in the rerun)" in out
+    assert "window.csv: 1 cell(s) in 1 line(s) beyond tolerance" in out
 
 
 @pytest.mark.parametrize("name, message", [

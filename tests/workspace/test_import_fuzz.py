@@ -4,7 +4,7 @@ valid samples of each format with one value replaced by an arbitrary JSON value
 arbitrary JSON documents. Each import either succeeds or raises
 :class:`TrajectoryFormatError`; nothing else (no ``TypeError``, ``RecursionError``,
 ``ToolCallError``) escapes. Examples per format scale with the hypothesis profile:
-dev 150, ci 600 (6,000 over the ten formats), nightly 10,000 (HYPOTHESIS_PROFILE)."""
+dev 150, ci 600 (6,600 over the eleven formats), nightly 10,000 (HYPOTHESIS_PROFILE)."""
 
 from __future__ import annotations
 
@@ -122,6 +122,32 @@ SAMPLES = {
         {"type": "response_item", "payload": {"type": "local_shell_call", "call_id": "x3",
                                               "action": {"command": ["ls"]}}},
         {"type": "response_item", "payload": {"type": "odd"}}],
+    "responses": {"instructions": "s", "tools": [
+        {"type": "function", "name": "shell", "parameters": {"type": "object"}},
+        {"type": "web_search"}], "previous_response_id": "resp_0", "input": [
+        {"role": "developer", "content": "d"},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "task"}, {"type": "input_image",
+                                                     "image_url": "data:,"}]},
+        {"type": "reasoning", "id": "r1", "summary": [{"type": "summary_text",
+                                                       "text": "h"}]},
+        {"type": "function_call", "call_id": "f1", "name": "shell", "arguments": "{}"},
+        {"type": "function_call", "call_id": "f2", "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "f1", "output": "ok"},
+        {"type": "function_call_output", "call_id": "f2", "output": [
+            {"type": "input_text", "text": "ok"}]},
+        {"type": "custom_tool_call", "call_id": "f3", "name": "p", "input": "x"},
+        {"type": "custom_tool_call_output", "call_id": "f3", "output": "done"},
+        {"type": "local_shell_call", "call_id": "f4", "action": {"command": ["ls"]}},
+        {"type": "local_shell_call_output", "id": "f4", "output": "a.py"},
+        {"type": "computer_call", "call_id": "f5", "action": {"type": "click"}},
+        {"type": "computer_call_output", "call_id": "f5", "output": {
+            "type": "computer_screenshot", "image_url": "data:,"}},
+        {"type": "web_search_call", "id": "w1", "status": "completed"},
+        {"type": "odd"}], "output": [
+        {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "done", "annotations": []},
+            {"type": "refusal", "refusal": "no"}]}]},
     "openhands": [
         {"id": 0, "source": "agent", "action": "system", "args": {
             "content": "s", "tools": [{"type": "function", "function": {"name": "bash"}}]}},
@@ -167,14 +193,18 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**6),
                                      "bashExecution", "function", "", "c1", "t1", "k1",
                                      "text", "image_url", "\ud800", "message",
                                      "tool_use", "tool_result", "u1", "u2", "x1", "o1",
-                                     "function_call", "compacted", "run", "summary"]))
+                                     "function_call", "compacted", "run", "summary",
+                                     "input_text", "output_text", "reasoning",
+                                     "function_call_output", "f1"]))
 values = st.one_of(
     st.recursive(scalars, lambda kids: st.lists(kids, max_size=3)
                  | st.dictionaries(st.sampled_from(["role", "content", "type", "id",
                                                     "text", "tool_calls", "name",
                                                     "payload", "action", "args",
                                                     "tool_use_id", "input", "uuid",
-                                                    "observation", "call_id"]),
+                                                    "observation", "call_id",
+                                                    "output", "instructions",
+                                                    "arguments"]),
                                    kids, max_size=3), max_leaves=6),
     st.integers(1000, 3000).map(deep))
 

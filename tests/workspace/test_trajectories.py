@@ -248,6 +248,7 @@ CASES = Path(__file__).resolve().parents[1] / "data"
 FMT = DATA / "formats"
 SAMPLES = {"sample_claude_code_session.jsonl": "claudecode",
            "sample_codex_rollout.jsonl": "codex",
+           "sample_openai_responses.json": "responses",
            "sample_openhands_events.json": "openhands",
            "sample_openhands_eval.jsonl": "openhands-eval",
            "sample_anthropic_request.json": "anthropic",

@@ -362,9 +362,11 @@ TRAJ = "sim/data/trajectories/sweagent_function_calling_simple.traj"
 
 
 @pytest.mark.parametrize("flags, needle", [
-    (["--budget", "0"], "--budget: expected an integer >= 1, got '0'"),
-    (["--budget", "-5"], "--budget: expected an integer >= 1, got '-5'"),
-    (["--budget", "8k"], "--budget: expected an integer >= 1, got '8k'"),
+    (["--budget", "0"], "--budget: expected a token count >= 1, got '0'"),
+    (["--budget", "-5"], "--budget: expected a token count >= 1, got '-5'"),
+    # 8k is 8,000 tokens (issue 33); 8.k is no token count
+    (["--budget", "8.k"], "--budget: expected a token count >= 1 (written 128000, "
+                          "128,000, 128_000, 128k, 128K, 1.5k or 1M), got '8.k'"),
     (["--budget", "8000", "--top", "-1"], "--top: expected an integer >= 1, got '-1'"),
     (["--budget", "8000", "--top", "0"], "--top: expected an integer >= 1, got '0'"),
 ])

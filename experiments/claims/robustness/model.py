@@ -256,6 +256,7 @@ class WorldModel:
 
     def at(self, points: list[Mapping[str, float]], stage: str) -> list[dict[str, str]]:
         """Every claim's verdict at each world point (a mapping name -> value)."""
+        from experiments.executors import cancel_futures
         from experiments.sweep import run_sweep
 
         specs = [point_specs(self.design, p) for p in points]
@@ -267,7 +268,11 @@ class WorldModel:
         if self.executor is None:
             return [_judge_job(j) for j in jobs]
         futures = [self.executor.submit(_judge_job, j) for j in jobs]
-        return [f.result() for f in futures]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C, SIGTERM, a failed judgement: drop the rest
+            cancel_futures(futures, self.executor)
+            raise
 
     def __call__(self, X: np.ndarray, stage: str) -> dict[str, np.ndarray]:
         points = [dict(zip(self.names, map(float, row))) for row in np.asarray(X)]

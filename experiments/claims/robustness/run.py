@@ -153,15 +153,15 @@ def config(args) -> dict:
 def executor_for(jobs: int, scheduler: str | None):
     """A Dask client (``scheduler``), a process pool (``jobs > 1``) or ``None`` (in
     process), closed on exit."""
-    import concurrent.futures as cf
-
+    from experiments.executors import process_pool
     from experiments.sweep import dask_client
 
     if scheduler:
         with dask_client(scheduler) as client:
             yield client
     elif jobs > 1:
-        with cf.ProcessPoolExecutor(max_workers=jobs) as ex:
+        # an interrupt cancels the queued jobs and ends the workers (issue 33)
+        with process_pool(jobs) as ex:
             yield ex
     else:
         yield None

@@ -5,8 +5,9 @@ Each reader turns a recorded run into a :class:`Trajectory`: OpenAI chat message
 placed as the producing tool placed them in the model's context, plus the recorded
 tool schemas, notes and the records that carry no context. Formats (:data:`FORMATS`):
 SWE-agent ``.traj``, mini-swe-agent, pi session JSONL, OpenAI chat messages or
-request, ATIF, Anthropic Messages, Claude Code session JSONL, Codex CLI rollout
-JSONL, OpenHands event streams and OpenHands evaluation output. Shipped samples live
+request, OpenAI Responses API items (a request, a response or an input list), ATIF,
+Anthropic Messages, Claude Code session JSONL, Codex CLI rollout JSONL, OpenHands
+event streams and OpenHands evaluation output. Shipped samples live
 in ``sim/data/trajectories/`` (see its README and licences).
 """
 
@@ -20,13 +21,13 @@ from ..blocks import BlockStatus
 from ..errors import ToolCallError, TrajectoryFormatError, UnknownBlockError, WorkspaceError
 from ..messages import wire_safe
 from . import (anthropic, atif, claudecode, codex, minisweagent, openai, openhands, pi,
-               sweagent)
+               responses, sweagent)
 from .fields import Lines
 from .trajectory import RenamedCall, Trajectory
 
 READERS: dict[str, Callable[[Any], Any]] = {
     "sweagent": sweagent.read, "minisweagent": minisweagent.read, "pi": pi.read,
-    "openai": openai.read, "atif": atif.read, "anthropic": anthropic.read,
+    "openai": openai.read, "responses": responses.read, "atif": atif.read, "anthropic": anthropic.read,
     "claudecode": claudecode.read, "codex": codex.read,
     "openhands": openhands.read_events, "openhands-eval": openhands.read_eval,
 }
@@ -35,6 +36,7 @@ READERS: dict[str, Callable[[Any], Any]] = {
 FORMATS = {
     "sweagent": "SWE-agent .traj", "minisweagent": "mini-swe-agent",
     "pi": "pi session JSONL", "openai": "OpenAI chat messages or request",
+    "responses": "OpenAI Responses API items, request or response",
     "atif": "ATIF (Harbor)", "anthropic": "Anthropic Messages",
     "claudecode": "Claude Code session JSONL", "codex": "Codex CLI rollout JSONL",
     "openhands": "OpenHands event stream", "openhands-eval": "OpenHands evaluation output",
@@ -107,7 +109,11 @@ def _candidates(path: Path, data: Any) -> list[tuple[str, str]]:
                                          "a top-level system or input_schema tools"))
             else:
                 out.append(("openai", "an object with messages (a chat request)"))
-    if isinstance(data, list) and data and not jsonl:
+    items = responses.looks_like(data)
+    if items and (isinstance(data, dict) or not jsonl or not out):
+        # before the role/content rule: Responses messages have roles too
+        out.append(("responses", items))
+    if isinstance(data, list) and data and not jsonl and not items:
         if all(isinstance(e, dict) and "role" in e for e in data):
             if anthropic.has_blocks(data):
                 out.append(("anthropic", "a message list with Anthropic content blocks "
@@ -118,7 +124,7 @@ def _candidates(path: Path, data: Any) -> list[tuple[str, str]]:
                 out.append(("openai", "a list of role/content messages"))
         elif _event_list(data):
             out.append(("openhands", "a list of events with action / observation"))
-    if jsonl and entries and all("role" in e for e in entries) and not out:
+    if jsonl and entries and all("role" in e for e in entries) and not out and not items:
         out.append(("anthropic", "JSONL messages with Anthropic content blocks")
                    if anthropic.has_blocks(entries) else
                    ("openai", "JSONL lines that are role/content messages"))
@@ -173,12 +179,34 @@ def _parse(path: Path) -> Any:
                                     "read") from None
 
 
+def _detected_instead(path: Path, data: Any, chosen: str) -> str:
+    """What detection makes of a file that the ``chosen`` format could not read:
+    ``""`` when it finds ``chosen`` too (the file is malformed, not misnamed), else
+    ``" (not read as chosen: detection would choose codex: <why>; ...)"`` naming
+    the format(s) it finds, or that it finds none."""
+    try:
+        found = _candidates(path, data)
+    except RecursionError:
+        return ""
+    if any(f == chosen for f, _ in found):
+        return ""
+    if not found:
+        return f"; the file does not look like {chosen} (nor like any other format)"
+    if len(found) == 1:
+        f, why = found[0]
+        return (f"; the file does not look like {chosen}: detection would choose {f} "
+                f"({why}): try --format {f}, or no --format")
+    return (f"; the file does not look like {chosen}; it fits "
+            + "; ".join(f"{f} ({why})" for f, why in found))
+
+
 def read_trajectory(source: str | Path | list | dict | Trajectory,
                     format: str | None = None) -> Trajectory:
     """The :class:`Trajectory` of a file (or an already parsed value).
 
     ``format``: one of :data:`READERS` (default: detected from the file; the
-    trajectory's ``reason`` says why). Raises :class:`TrajectoryFormatError` for an
+    trajectory's ``reason`` says why); when the chosen format cannot read the file,
+    the error also names the format detection would choose. Raises :class:`TrajectoryFormatError` for an
     unknown or ambiguous format or a malformed file, naming the file, the position
     in the file's own terms (``history[3].tool_calls[0].id``, ``line 7:
     message.role``) and what the field should hold; never a raw ``TypeError`` or
@@ -202,11 +230,17 @@ def read_trajectory(source: str | Path | list | dict | Trajectory,
         read = READERS[fmt](data)
         traj = read if isinstance(read, Trajectory) else Trajectory(read)
     except TrajectoryFormatError as exc:
-        raise TrajectoryFormatError(f"{str(path)!r}: {exc}") from None
+        hint = _detected_instead(path, data, format) if format in READERS else ""
+        raise TrajectoryFormatError(f"{str(path)!r}: {exc}{hint}") from None
     except RecursionError:
         raise TrajectoryFormatError(f"{str(path)!r}: a value is nested too deeply "
                                     "to import") from None
     traj.format, traj.reason = fmt, reason
+    if format is not None and traj.messages and all(m.get("_aside") for m in traj.messages):
+        hint = _detected_instead(path, data, format)  # read, but nothing into context
+        if hint:
+            traj.notes.append(f"every record was kept aside as unknown to {format}"
+                              f"{hint}")
     for i, msg in enumerate(traj.messages):  # what every reader promises the workspace
         where = msg.get("_where", f"message {i}")
         try:

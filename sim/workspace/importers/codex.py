@@ -26,89 +26,33 @@ resume):
   duplicate response items): otherwise no context; counted.
 
 Item or line types this reader does not know are kept whole as asides with a note.
+The Responses items are read as :mod:`.responses` reads them (one translation).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import fields
+from . import fields, responses
 from .trajectory import Trajectory
 
-TEXT_PARTS = ("input_text", "output_text", "text", "summary_text")
-ROLES = {"user": "user", "assistant": "assistant", "developer": "system",
-         "system": "system"}
 #: user messages Codex writes itself (environment, AGENTS.md), never the task
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md")
-CALLS = ("function_call", "custom_tool_call", "local_shell_call")
-OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-
-
-def _content(value: Any, where: str) -> Any:
-    if value is None or isinstance(value, str):
-        return value or ""
-    if not isinstance(value, list):
-        raise fields.fail(where, f"expected a list of content items, got "
-                                 f"{fields.kind(value)}")
-    out = []
-    for i, p in enumerate(value):
-        pw = f"{where}[{i}]"
-        ptype = fields.need(p, "type", pw, str)
-        out.append(fields.need(p, "text", pw, str) if ptype in TEXT_PARTS else p)
-    return out if any(not isinstance(p, str) for p in out) else "\n".join(out)
-
-
-def _output(value: Any, where: str) -> Any:
-    """A call output: text, a ``{content, success}`` object, or content items."""
-    if isinstance(value, dict):
-        if isinstance(value.get("content"), str):
-            return value["content"]
-        return _content(fields.need(value, "content_items", where, list),
-                        f"{where}.content_items")
-    return _content(value, where)
 
 
 def _item(p: dict[str, Any], where: str, traj: Trajectory, record: Any) -> None:
+    """One Responses item of a rollout (:func:`.responses.item`), plus Codex's own:
+    its injected user messages and compaction items."""
     out = traj.messages
-    kind = fields.need(p, "type", where, str)
-    if kind == "message":
-        role = fields.need(p, "role", where, str)
-        if role not in ROLES:
-            raise fields.fail(f"{where}.role", f"unknown role {role[:40]!r}; expected "
-                                               f"one of {', '.join(ROLES)}")
-        content = _content(p.get("content"), f"{where}.content")
-        out.append({"role": ROLES[role], "_where": where, "content": content})
-        if role == "user" and isinstance(content, str) and content.lstrip().startswith(
-                INJECTED):
-            out[-1]["_not_task"] = True
-    elif kind in CALLS:
-        cid = p.get("call_id") if p.get("call_id") is not None else p.get("id")
-        if kind == "function_call":
-            call = fields.call(cid, p.get("name"), p.get("arguments", ""), where,
-                               id_key="call_id")
-        elif kind == "custom_tool_call":
-            call = fields.call(cid, p.get("name"), p.get("input", ""), where,
-                               id_key="call_id", args_key="input")
-        else:
-            call = fields.call(cid, "local_shell", p.get("action", {}), where,
-                               id_key="call_id", args_key="action")
-        prev = out[-1] if out else None
-        if prev is not None and prev.get("tool_calls") and prev.get("_open"):
-            prev["tool_calls"].append(call)  # a parallel call of the same response
-        else:
-            out.append({"role": "assistant", "content": "", "tool_calls": [call],
-                        "_where": where, "_open": True})
-    elif kind in OUTPUTS:
-        out.append({"role": "tool", "_where": where,
-                    "tool_call_id": fields.name_of(p, "call_id", where),
-                    "content": _output(p.get("output"), f"{where}.output")})
-    elif kind == "reasoning":
-        traj.skipped["reasoning items (not sent back as text)"] += 1
-    elif kind in ("compaction", "compaction_summary"):
+    kind = responses.item(p, where, traj)
+    if kind is None and p["type"] in ("compaction", "compaction_summary"):
         out.append({"role": "user", "_where": where, "content": [p]})
-    else:
-        traj.aside(record, where, f"unknown Codex response item {kind[:40]!r}, kept "
-                                  "whole")
+    elif kind is None:
+        traj.aside(record, where, f"unknown Codex response item {p['type'][:40]!r}, "
+                                  "kept whole")
+    elif kind == "message" and p["role"] == "user" and isinstance(
+            out[-1]["content"], str) and out[-1]["content"].lstrip().startswith(INJECTED):
+        out[-1]["_not_task"] = True
 
 
 def read(entries: list[dict[str, Any]]) -> Trajectory:
@@ -122,8 +66,8 @@ def read(entries: list[dict[str, Any]]) -> Trajectory:
         kind = fields.need(e, "type", where, str)
         payload = fields.need(e, "payload", where, dict)
         pw = f"{where}: payload"
-        closes = kind == "compacted" or (kind == "response_item" and payload.get(
-            "type") not in (*CALLS, "reasoning"))
+        closes = kind == "compacted" or (kind == "response_item"
+                                         and responses.ends_calls(payload))
         if closes and traj.messages:  # later calls belong to a new response
             traj.messages[-1].pop("_open", None)
         if kind == "response_item":
