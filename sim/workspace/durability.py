@@ -11,7 +11,7 @@ import os
 import shutil
 from typing import Any
 
-from .errors import PlantedLinkError, ReadOnlyError
+from .errors import PlantedLinkError, ReadOnlyError, WorkspaceIOError
 
 #: journal lines between checkpoints (at least; more for a large state)
 CHECKPOINT_EVERY = 10_000
@@ -85,13 +85,19 @@ class Durable:
         """Journal ``op`` (payloads are already durable), then apply it; checkpoint
         once the tail since the last one is as long as the state (amortised O(1))."""
         self._check_writer()
-        self.journal.append(op)
+        self.journal.append(op)  # fails: nothing of ``op`` is applied (named error)
         self.journal_lines += 1
-        self._apply(op, data=data)
+        after = None
+        try:
+            self._apply(op, data=data)
+        except WorkspaceIOError as exc:  # applied: only a file's removal failed
+            after = exc
         self.bound.committed(op)
         if self.journal_lines - self._checkpointed >= max(CHECKPOINT_EVERY,
                                                           len(self.blocks)):
             self._checkpoint()
+        if after is not None:
+            raise after
 
     def _apply(self, op: dict[str, Any], data: bytes | None = None,
                replay: bool = False) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import JournalError, WriteFailedError
-from .safefs import open_fd, owned, raise_failed, replace_file, write_all
+from .safefs import call, open_fd, owned, raise_failed, replace_file, write_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -125,9 +125,9 @@ class Journal:
     def _truncate(self, offset: int) -> None:
         fd = open_fd(self.path, os.O_WRONLY)
         try:
-            os.ftruncate(fd, offset)
+            call(os.ftruncate, "ftruncate", self.path, fd, offset)
             if self.sync:
-                os.fsync(fd)
+                call(os.fsync, "fsync", self.path, fd)
         finally:
             os.close(fd)
 
@@ -148,7 +148,7 @@ class Journal:
         if self._fh is None:
             self._fh = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             self._file = owned(self._fh)
-            self._end = os.fstat(self._fh).st_size
+            self._end = call(os.fstat, "fstat", self.path, self._fh).st_size
         line = encode_line(entry)
         what = f"journal {str(self.path)!r}"
         try:

@@ -235,8 +235,19 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
                          f"{', '.join(APPLY)}") from None
     freed = apply(ws.state, op, data)
     if freed and not replay:
-        for sha in freed:
-            ws.store.remove(Handle(f"{sha[:2]}/{sha}", 0, sha))
+        from .errors import WorkspaceIOError
+
+        failed = None
+        for sha in sorted(freed):  # try every one: a file left is quarantined later
+            try:
+                ws.store.remove(Handle(f"{sha[:2]}/{sha}", 0, sha))
+            except WorkspaceIOError as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise WorkspaceIOError(
+                f"the {op['op']} took effect (journaled and applied), but freeing its "
+                f"payload failed: {failed}; the next writer open moves the file to "
+                "quarantine", failed.errno, applied=True, call=failed.call)
 
 
 def unapply_register(ws: "Workspace", bid: str, saved: tuple[int, int]) -> None:

@@ -135,9 +135,11 @@ def check(directory: str | Path) -> CheckReport:
 
 
 def _put_back(ws: Workspace, handle: Handle, source: Path) -> None:
+    from .safefs import real_dir, rename
+
     target = ws.store.root / handle.path
-    target.parent.mkdir(exist_ok=True)
-    os.replace(source, target)
+    real_dir(target.parent)
+    rename(source, target, True)
 
 
 def repair(directory: str | Path) -> list[str]:
@@ -261,7 +263,7 @@ def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
     from .journal import check_entry, decode_line
     from .lock import WriterLock
     from .quarantine import Quarantine
-    from .safefs import create_file
+    from .safefs import create_file, rename
 
     lock, token = WriterLock.acquire(directory)
     try:
@@ -305,7 +307,7 @@ def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
         tmp = directory / ".journal.jsonl.repair"
         body = b"".join(line + b"\n" for *_, line in kept) + tail
         create_file(tmp, body, True, f"journal {str(tmp)!r}")
-        os.replace(tmp, path)
+        rename(tmp, path, True)
         return actions + [f"quarantined {src or '(bytes)'} -> {dst}: {why}"
                           for src, dst, why in q.moved]
     finally:

@@ -33,6 +33,7 @@ from .reopen import JOURNAL_VERSION
 from .ops import unapply_register
 from .state import WorkspaceState
 from .store import PayloadStore
+from .safefs import fsync_dir, make_dirs
 from .tokenizer import Tokenizer, get_tokenizer
 from .toplevel import top_group
 from .accounting import LOCAL_SLACK, TotalBound
@@ -109,7 +110,9 @@ class Workspace(Durable):
                     tempfile.mkdtemp(prefix="ctxsim-ws-"))
             else:
                 self.directory = Path(directory)
-                self.directory.mkdir(parents=True, exist_ok=True)
+                make_dirs(self.directory, sync and not read_only)
+                if sync and not _replay:  # a new workspace: its name made durable
+                    fsync_dir(self.directory.absolute().parent)
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
