@@ -189,6 +189,8 @@ _FIELDS: dict[str, dict[str, str]] = {
     "delete": {"blocks": _LIST, "groups": _LIST, "reason": _STR},
     "expand": {"group": _STR},
     "pin": {"ids": _LIST},
+    "restore": {"state": _DICT},
+    "ids": {"next": _INT},
     "unpin": {"ids": _LIST},
 }
 _TYPES = {_INT: int, _STR: str, _LIST: list, _DICT: dict}
@@ -220,6 +222,10 @@ def check_entry(ws: "Workspace", entry: dict[str, Any]) -> None:
         if not (isinstance(sha, str) and _SHA.match(sha) and h.get("path") ==
                 f"{sha[:2]}/{sha}" and _kind_ok(h.get("length"), _INT)):
             raise ValueError(f"{kind} handle {h!r:.80} is malformed")
+    if kind == "restore":
+        if ws.blocks or ws.groups:
+            raise ValueError("a restore line after blocks were registered (it follows "
+                             "the init line only)")
     if kind == "register":
         if entry["id"] != f"B{ws._next_block}":
             raise ValueError(f"register id {entry['id']!r} is not the next id "

@@ -130,6 +130,8 @@ class Workspace(Durable):
                                      "tokenizer": self.tokenizer.name, "budget": budget}
         self.journal_lines = 0
         self._checkpointed = 0
+        #: no block id at or above this was issued (:mod:`sim.workspace.reserve`)
+        self._reserved = 0
         self.torn = None
         self.checkpoint_error = ""
         #: why an open did not use the checkpoint file there (a writer quarantines it)
@@ -274,8 +276,13 @@ class Workspace(Durable):
                 first = max(item.start, last + 1)
                 raise UnknownBlockError(f"unknown block B{first} in {item.text!r} "
                                         f"(last block is B{last})", f"B{first}")
+            blocks = self.blocks
             for n in range(item.start, item.end + 1):
-                out[f"B{n}"] = None
+                bid = f"B{n}"
+                if bid in blocks:
+                    out[bid] = None
+                elif item.start == item.end:  # a gap repair left (reserved ids)
+                    raise UnknownBlockError(f"unknown block {bid}", bid)
         return sorted(out, key=self._position)
 
     def _position(self, ident: str) -> tuple[int, int]:
