@@ -99,3 +99,148 @@ def test_figure_staging_renames_survive_a_power_loss(tmp_path):
             (stage / "b.csv").write_text("z\n")
         cut = pl.cut(tmp_path / "cut", keep=0)
     assert (cut / "out" / "sub" / "a.csv").is_file() and (cut / "out" / "b.csv").is_file()
+
+
+# ---------------------------------------------------------------- defects 1 and 3
+def _session(d: Path, n: int = 30) -> dict[str, tuple]:
+    """A closed workspace (checkpoint written) of calls and results, a group and a
+    delete; id -> (type, turn, bytes, call link, status)."""
+    ws = Workspace(d, tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    fn = {"name": "cat", "arguments": "{}"}
+    for i in range(n):
+        ws.register({"role": "assistant", "content": f"call {i}", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": fn}]})
+        ws.register({"role": "tool", "tool_call_id": f"c{i}",
+                     "content": f"result {i} " + "x" * (i * 200)})
+    ws.archive("B2-B5", "grp")
+    ws.delete("B7", "gone")
+    want = {b.id: _meaning(b) for b in ws.blocks.values()}
+    ws.close()
+    return want
+
+
+def _meaning(b) -> tuple:
+    return (b.type, b.turn, b.data, b.call_block, b.status, b.handle.sha256)
+
+
+def _served(d: Path) -> dict[str, tuple]:
+    ws = Workspace.open(d, read_only=True)
+    return {b.id: _meaning(b) for b in ws.blocks.values()}
+
+
+def test_repair_rebuilds_a_lost_journal_tail_from_the_checkpoint_keeping_every_id(
+        tmp_path):
+    """Defect 1: the journal lost its tail beside an intact checkpoint; repair
+    re-attached the payloads under the next free ids, so acknowledged ids served
+    other blocks' bytes (types, turns and call links lost) and check said ok."""
+    d = tmp_path / "w"
+    want = _session(d)
+    journal = d / "journal.jsonl"
+    raw = journal.read_bytes()
+    journal.write_bytes(raw[:raw.index(b"\n", len(raw) // 10) + 1])
+    actions = repair(d)
+    assert any("rebuilt the" in a and "block table" in a for a in actions), actions
+    assert _served(d) == want
+    assert not check(d).damaged
+    again = Workspace.open(d, tokenizer="char", sync=False)  # ids never reused
+    b = again.register({"role": "user", "content": "after repair"})
+    assert int(b.id[1:]) > max(int(i[1:]) for i in want)
+    again.close()
+
+
+def test_a_flipped_byte_in_a_middle_register_line_is_repaired_from_the_checkpoint(
+        tmp_path):
+    """Defect 3: one flipped byte in a middle register line of 300 blocks made the
+    open refuse and repair refuse ("nothing changed"): no API returned any block."""
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(300):
+        ws.register({"role": "user", "content": f"block {i}"})
+    ws.close()
+    journal = d / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    lines[150] = lines[150][:40] + bytes([lines[150][40] ^ 1]) + lines[150][41:]
+    journal.write_bytes(b"".join(lines))
+    assert check(d).damaged
+    repair(d)
+    assert {i: m[2] for i, m in _served(d).items()} == \
+        {f"B{i + 1}": f"block {i}".encode() for i in range(300)}
+    assert not check(d).damaged
+
+
+# ---------------------------------------------------------------- defect 5
+def test_a_failed_unlink_after_a_delete_says_the_delete_took_effect(tmp_path,
+                                                                    monkeypatch):
+    """Defect 5: an EIO from ``unlink`` while a delete freed its payload surfaced as
+    a raw OSError after the delete was journaled and applied."""
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    b = ws.register({"role": "user", "content": "x" * 5000})  # a file of its own
+    real = os.unlink
+
+    def eio(path, *a, **k):
+        if "payloads" in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os, "unlink", eio)
+    with pytest.raises(WorkspaceError) as err:
+        ws.delete(b.id, "gone")
+    assert isinstance(err.value, wserrors.WorkspaceIOError) and err.value.applied
+    assert "took effect" in str(err.value)
+    assert ws.blocks[b.id].status is BlockStatus.DELETED
+    monkeypatch.undo()
+    ws.close()
+    again = Workspace.open(d)  # the durable view agrees: deleted; the file quarantined
+    assert again.blocks[b.id].status is BlockStatus.DELETED
+    assert any("deleted" in why for _, _, why in again.quarantine.moved)
+    again.close()
+
+
+# ---------------------------------------------------------------- defect 6
+def test_a_read_only_filesystem_is_a_named_error_for_the_writer_and_repair(
+        tmp_path, monkeypatch, capsys):
+    """Defect 6: the writer open and ``ctxsim workspace repair`` failed with a raw
+    ``OSError: [Errno 30]`` (exit 1, a traceback); the reader open and check work.
+    EROFS is injected here; test_harnesses.py mounts a real read-only tmpfs."""
+    from experiments.cli import main
+
+    d = tmp_path / "w"
+    _session(d, n=3)
+    real = os.open
+
+    def erofs(path, flags, *a, **k):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(path, flags, *a, **k)
+
+    monkeypatch.setattr(os, "open", erofs)
+    with pytest.raises(WorkspaceError) as err:
+        Workspace.open(d)
+    assert isinstance(err.value, wserrors.ReadOnlyFilesystemError)
+    assert "read-only" in str(err.value) and "read_only=True" in str(err.value)
+    assert len(Workspace.open(d, read_only=True).blocks) == 7
+    capsys.readouterr()
+    assert main(["workspace", "repair", str(d)]) == 1
+    out, errtext = capsys.readouterr()
+    assert "read-only" in errtext and len(errtext.strip().splitlines()) == 1, errtext
+    assert main(["workspace", "check", str(d)]) == 0
+
+
+# ---------------------------------------------------------------- defect 7
+def test_counting_a_huge_line_holds_no_list_of_words():
+    """Defect 7: the whitespace tokenizer built the list of words (counting 20 MB
+    allocated 12x the text). Counted as a stream now: the peak beyond the text
+    itself stays under 1 MB."""
+    from sim.workspace.tokenizer import WhitespaceTokenizer
+
+    text = "word " * (4 << 20)  # 20 MiB, 4 Mi words
+    tracemalloc.start()
+    try:
+        n = WhitespaceTokenizer().count(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n == 4 << 20
+    assert peak < 1 << 20, peak
