@@ -292,8 +292,10 @@ def _from_checkpoint(directory: Path) -> tuple[list[str], bool]:
                 continue
             if last or entry.get("op") != "register":
                 continue
-            row = rows.get(entry.get("id"))
-            h = entry.get("handle") or {}
+            ident = entry.get("id")
+            row = rows.get(ident) if isinstance(ident, str) else None
+            h = entry.get("handle")
+            h = h if isinstance(h, dict) else {}
             if row is None or (row[1], row[3], row[7], row[8]) != (
                     entry.get("type"), entry.get("turn"), h.get("sha256"),
                     h.get("length")):

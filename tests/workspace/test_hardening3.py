@@ -31,7 +31,7 @@ def power_loss_run(tmp: Path, steps: int, seed: int, keep: str = "none",
     (``keep``: "none" -- only what was fsynced survives -- or "random"); every cut
     is reopened and checked. Returns (cuts, acknowledged registers checked)."""
     root = tmp / "root"
-    root.mkdir()
+    root.mkdir(parents=True)
     cuts: list[Path] = []
 
     def at(pl: PowerLoss, kind: str) -> None:
