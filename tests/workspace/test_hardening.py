@@ -610,16 +610,27 @@ def test_repair_sets_a_damaged_middle_line_aside_and_rebuilds_the_rest(tmp_path)
     assert not check(d).damaged
 
 
-def test_repair_refuses_a_middle_line_the_rest_depends_on(tmp_path):
-    """Fault 10: a damaged register line; every later register needs it."""
+@pytest.mark.parametrize("checkpoint", ["kept", "removed"])
+def test_repair_of_a_middle_line_the_rest_depends_on(tmp_path, checkpoint):
+    """Fault 10: a damaged register line; every later register needs it. Beside the
+    checkpoint that covers it, repair rebuilds it from the checkpoint's block table
+    (issue 34, defect 3: it used to refuse, and no API returned any block); with no
+    record covering it, repair refuses, changing nothing."""
     d = tmp_path / "w"
-    build(d)
-    (d / "checkpoint.bin").unlink()
+    _, expected = build(d)
+    if checkpoint == "removed":
+        (d / "checkpoint.bin").unlink()
     journal = d / "journal.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     lines[3] = lines[3][:12] + b"#" + lines[3][13:]
     journal.write_bytes(b"".join(lines))
     before = all_bytes(d)
+    if checkpoint == "kept":
+        repair(d)
+        again = Workspace.open(d, read_only=True)
+        assert {b: again.blocks[b].data for b in expected} == expected
+        assert set(before) <= set(all_bytes(d)) and not check(d).damaged
+        return
     with pytest.raises(JournalError, match="cannot set the damaged line 4 .* aside: "
                                            "line 5 .* does not follow"):
         repair(d)

@@ -149,7 +149,7 @@ def test_power_loss_over_random_scenarios(tmp_path, seed, capsys):
 
 @hardening
 def test_every_nth_io_call_failing(tmp_path, capsys):
-    c = inject_all(tmp_path, steps=10)
+    c = inject_all(tmp_path, steps=20)
     with capsys.disabled():
         print(f"\nI/O error injection: {c}")
     assert c["faults"] > 100
@@ -237,3 +237,67 @@ def test_a_real_full_tmpfs_then_remounted_read_only(tmpfs, capsys):
     with capsys.disabled():
         print(f"\nreal tmpfs: {failures} write failures, {checked} acknowledged writes "
               "checked, 0 lost; read-only: writer and repair refused by name")
+
+
+@hardening
+def test_repair_keeps_every_ids_meaning_over_300_damages(tmp_path, capsys):
+    from hypothesis import given, settings, strategies as st
+
+    from .test_hardening3 import _damage_strategy, damage_and_repair
+
+    tally = {"repaired": 0, "refused": 0, "ids": 0}
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(_damage_strategy(), st.booleans(), st.integers(0, 9))
+    def prop(damage, keep, seed):
+        tmp = tmp_path / "ex"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        outcome, ids = damage_and_repair(tmp, seed, damage, keep)
+        tally[outcome] += 1
+        tally["ids"] += ids
+
+    prop()
+    with capsys.disabled():
+        print(f"\nrepair property: {tally}")
+
+
+REPLAY = """
+import json, resource, sys, tempfile
+from sim.workspace import replay_trajectory
+path, size = sys.argv[1], int(sys.argv[2])
+def vm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize"):
+            return int(line.split()[1]) * 1024
+cap = vm() + 8 * size
+resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
+with tempfile.TemporaryDirectory() as d:
+    res = replay_trajectory(path, budget=10**9, policy="none", directory=d + "/w",
+                            tokenizer="whitespace")
+    big = max(res.workspace.blocks.values(), key=lambda b: len(b.data))
+    print(big.tokens, len(big.data), cap)
+    res.workspace.close()
+"""
+
+
+@hardening
+def test_replaying_a_huge_line_under_a_memory_cap(tmp_path):
+    """Defect 7 end to end: a 50 MB single-line tool result (25 Mi words) replays
+    with --tokenizer whitespace under RLIMIT_AS = what the process had mapped plus
+    8x the line (the word list alone took 24x it)."""
+    size = 50 << 20
+    traj = tmp_path / "big.json"
+    with open(traj, "w") as fh:
+        fh.write('[{"role": "user", "content": "task"}, {"role": "assistant", '
+                 '"content": "x", "tool_calls": [{"id": "c1", "type": "function", '
+                 '"function": {"name": "cat", "arguments": "{}"}}]}, {"role": "tool", '
+                 '"tool_call_id": "c1", "content": "')
+        fh.write("w " * (size // 2))
+        fh.write('"}]')
+    res = subprocess.run([sys.executable, "-c", REPLAY, str(traj), str(size)],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0, res.stderr[-2000:]
+    tokens, length, _ = map(int, res.stdout.split())
+    assert length == size and 0 <= tokens - size // 2 <= 8  # the words + the message's
