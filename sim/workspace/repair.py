@@ -334,6 +334,10 @@ def _above_issued(ws: Workspace, directory: Path) -> list[str]:
     from . import reserve
 
     bound = reserve.read(directory)
+    if bound == 0:
+        return [f"no id reservation recorded ({reserve.NAME} missing or damaged: a "
+                "workspace written before issue 34): re-attached payloads take ids from "
+                f"B{ws._next_block}, which lost journal lines may have issued"]
     if bound <= ws._next_block:
         return []
     lost = f"B{ws._next_block}-B{bound - 1}"
