@@ -26,12 +26,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def power_loss_run(tmp: Path, steps: int, seed: int, keep: str = "none",
-                   torn: bool = False) -> tuple[int, int]:
+                   torn: bool = False, made: bool = False) -> tuple[int, int]:
     """The scenario under :class:`PowerLoss`, cut before every recorded operation
     (``keep``: "none" -- only what was fsynced survives -- or "random"); every cut
-    is reopened and checked. Returns (cuts, acknowledged registers checked)."""
+    is reopened and checked. ``made``: the (empty) workspace directory exists,
+    durable, before the scenario. Returns (cuts, acknowledged registers checked)."""
     root = tmp / "root"
     root.mkdir(parents=True)
+    if made:
+        (root / "w").mkdir()
     cuts: list[Path] = []
 
     def at(pl: PowerLoss, kind: str) -> None:
@@ -55,7 +58,10 @@ def test_every_acknowledged_payload_survives_a_power_loss_that_drops_unsynced_en
     """Defect 2: ``payloads/<xx>/`` and the workspace directory were never fsynced
     in their parents; a cut keeping only fsynced directory entries lost every
     acknowledged payload that made a new subdirectory (and the whole workspace)."""
-    cuts, checked = power_loss_run(tmp_path, steps=12, seed=3)
+    cuts, checked = power_loss_run(tmp_path / "new", steps=12, seed=3)
+    assert cuts > 50 and checked > 100
+    # the directory already durable: the payload subdirectories alone are at stake
+    cuts, checked = power_loss_run(tmp_path / "made", steps=12, seed=3, made=True)
     assert cuts > 50 and checked > 100
 
 

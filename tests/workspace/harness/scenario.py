@@ -82,6 +82,8 @@ def verify(directory: Path, acks: Acks, upto: int | None = None) -> int:
             dm = acks.deleted.get(bid)
             assert dm is None or (upto is not None and dm > upto), \
                 f"{bid}: its acknowledged delete was lost"
+            assert bid not in ws.corrupt, \
+                f"{directory}: acknowledged {bid}'s payload is lost: {ws.corrupt[bid]}"
             assert ws.store.read(b.handle) == data, f"{bid} serves other bytes"
         return len(want)
     finally:
