@@ -356,17 +356,36 @@ def _remove_empty(path: pathlib.Path, created: pathlib.Path | None) -> None:
             return
 
 
+def _fsync_dir(directory: pathlib.Path) -> None:
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
 def _move_set(staging: pathlib.Path, out: pathlib.Path) -> None:
     fd = os.open(out, os.O_RDONLY)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # a concurrent run's set moves before or after
+        touched: set[pathlib.Path] = set()
         for src in sorted(staging.rglob("*")):
             if src.is_file():
                 dst = out / src.relative_to(staging)
-                dst.parent.mkdir(parents=True, exist_ok=True)
+                for parent in reversed(dst.relative_to(out).parents[:-1]):
+                    sub = out / parent
+                    if not sub.is_dir():  # a new directory: durable in its parent
+                        sub.mkdir()
+                        touched.add(sub.parent)
                 os.replace(src, dst)
+                touched.add(dst.parent)
+        # every rename (and new directory) is durable only once the directory that
+        # holds the new name is (issue 34): fsync each, ``out`` last
+        for directory in sorted(touched - {out}, key=lambda p: -len(p.parts)):
+            _fsync_dir(directory)
         os.fsync(fd)
+        _fsync_dir(out.absolute().parent)  # ``out`` itself, if this run made it
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

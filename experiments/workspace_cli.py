@@ -284,8 +284,10 @@ def _report(args: argparse.Namespace, res, req) -> int:
 
 
 def _maintain(args: argparse.Namespace) -> int:
-    """``check`` / ``repair``: 0 intact, 1 damaged, 2 on an error (one line)."""
-    from sim.workspace import WorkspaceError
+    """``check`` / ``repair``: 0 intact, 1 damaged or a failed system call (a
+    read-only filesystem, EIO: :class:`WorkspaceIOError`, one line saying whether
+    anything took effect), 2 on any other workspace error (one line)."""
+    from sim.workspace import WorkspaceError, WorkspaceIOError
     from sim.workspace.repair import check, repair
 
     try:  # a directory with no workspace is an error (2), one damaged a report (1)
@@ -295,6 +297,6 @@ def _maintain(args: argparse.Namespace) -> int:
         report = check(args.dir)
     except WorkspaceError as exc:
         print(f"ctxsim workspace: {exc}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(exc, WorkspaceIOError) else 2
     print("\n".join(report.lines()))
     return 1 if report.damaged else 0

@@ -38,7 +38,8 @@ from .errors import (BlockIdError, BlockStateError, BudgetExceededError, BudgetW
                      HandleError, JournalError, PinnedBlockError, ReadOnlyError,
                      RequestValidationError, ToolCallError, TrajectoryFormatError,
                      UnknownBlockError, WorkspaceError, WorkspaceLockedError)
-from .errors import ImpossibleBudgetError, PlantedLinkError, WriteFailedError
+from .errors import (ImpossibleBudgetError, PlantedLinkError, ReadOnlyFilesystemError,
+                     WorkspaceIOError, WriteFailedError)
 from .ids import format_ids, is_block_id, is_group_id, parse_spec
 from .importers import import_trajectory, load_trajectory
 from .replay import ReplayResult, replay_trajectory
@@ -62,6 +63,7 @@ __all__ = [
     "BlockStateError", "HandleError", "DeletedHandleError", "ConfinementError",
     "CorruptPayloadError", "BudgetExceededError", "BudgetWarning",
     "PlantedLinkError", "WriteFailedError", "ImpossibleBudgetError",
+    "WorkspaceIOError", "ReadOnlyFilesystemError",
     "RequestValidationError", "JournalError", "TrajectoryFormatError", "ToolCallError",
     "WorkspaceLockedError", "ReadOnlyError",
 ]

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Block, BlockStatus, BlockType, Group, GroupStatus, Handle
-from .safefs import create_file
+from .safefs import create_file, rename
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -94,7 +94,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     head_line = b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(meta))
     create_file(tmp, b"".join((head_line, meta, index, blob)), ws.store.sync,
                 f"checkpoint {str(tmp)!r}")
-    os.replace(tmp, target)
+    rename(tmp, target, ws.store.sync)
 
 
 def _read(directory: Path) -> tuple[tuple[bytes, int] | None, str]:

@@ -11,7 +11,9 @@ import os
 import shutil
 from typing import Any
 
-from .errors import PlantedLinkError, ReadOnlyError
+from .errors import PlantedLinkError, ReadOnlyError, WorkspaceIOError
+
+from .reserve import RESERVE
 
 #: journal lines between checkpoints (at least; more for a large state)
 CHECKPOINT_EVERY = 10_000
@@ -85,13 +87,29 @@ class Durable:
         """Journal ``op`` (payloads are already durable), then apply it; checkpoint
         once the tail since the last one is as long as the state (amortised O(1))."""
         self._check_writer()
-        self.journal.append(op)
+        if op["op"] == "register" and int(op["id"][1:]) >= self._reserved:
+            self._reserve(int(op["id"][1:]) + RESERVE)
+        self.journal.append(op)  # fails: nothing of ``op`` is applied (named error)
         self.journal_lines += 1
-        self._apply(op, data=data)
+        after = None
+        try:
+            self._apply(op, data=data)
+        except WorkspaceIOError as exc:  # applied: only a file's removal failed
+            after = exc
         self.bound.committed(op)
         if self.journal_lines - self._checkpointed >= max(CHECKPOINT_EVERY,
                                                           len(self.blocks)):
             self._checkpoint()
+        if after is not None:
+            raise after
+
+    def _reserve(self, bound: int) -> None:
+        """Record durably that no id at or above ``bound`` was issued
+        (:mod:`sim.workspace.reserve`) before issuing one below it."""
+        from . import reserve
+
+        reserve.write(self.directory, bound, self.store.sync)
+        self._reserved = bound
 
     def _apply(self, op: dict[str, Any], data: bytes | None = None,
                replay: bool = False) -> None:

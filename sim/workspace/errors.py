@@ -116,21 +116,44 @@ class ReadOnlyError(WorkspaceError):
     writer that a later open in the same process took the lock from."""
 
 
-class WriteFailedError(WorkspaceError, OSError):
+class WorkspaceIOError(WorkspaceError, OSError):
+    """A system call inside the workspace failed (``EIO``, ``ENOSPC``, ``EACCES``,
+    ``EROFS``: issue 34's one error family for I/O). ``errno`` is the OS error,
+    ``call`` the failed call (``"fsync"``, ``"replace"``, ``"mkdir"``, ...) and
+    ``applied`` says whether the operation took effect: False -- nothing of it is
+    journaled and memory is as before the call (retry it); True -- it is journaled
+    and applied (a later step failed, e.g. freeing a deleted payload: the next
+    writer open quarantines what is left). The message says which."""
+
+    def __init__(self, message: str, errno_: int | None = None, *,
+                 applied: bool = False, call: str = ""):
+        WorkspaceError.__init__(self, message)
+        self.errno = errno_
+        self.strerror = message
+        self.applied = applied
+        self.call = call
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+class ReadOnlyFilesystemError(WorkspaceIOError):
+    """A writer (open, create, ``repair``) met a read-only filesystem (``EROFS``):
+    nothing was changed; open the workspace with ``read_only=True`` (or run
+    ``ctxsim workspace check``) to read it."""
+
+
+class WriteFailedError(WorkspaceIOError):
     """A write into the workspace failed (disk full ``ENOSPC``, file-size limit
     ``EFBIG``, ``EIO``). ``errno`` is the OS error. ``truncated``: True if the file
     was cut back to its last good offset (nothing of the failed write remains: retry
     once space is back), False if that failed too and this writer refuses every
-    further write until the workspace is reopened. The message says which."""
+    further write until the workspace is reopened. The message says which. Never
+    applied (``applied`` is False)."""
 
     def __init__(self, message: str, errno_: int | None = None, truncated: bool = True):
-        WorkspaceError.__init__(self, message)
-        self.errno = errno_
-        self.strerror = message
+        WorkspaceIOError.__init__(self, message, errno_, applied=False, call="write")
         self.truncated = truncated
-
-    def __str__(self) -> str:
-        return self.strerror
 
 
 class PlantedLinkError(ConfinementError):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import JournalError, WriteFailedError
-from .safefs import open_fd, owned, raise_failed, replace_file, write_all
+from .safefs import call, open_fd, owned, raise_failed, replace_file, write_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from .workspace import Workspace
@@ -125,9 +125,9 @@ class Journal:
     def _truncate(self, offset: int) -> None:
         fd = open_fd(self.path, os.O_WRONLY)
         try:
-            os.ftruncate(fd, offset)
+            call(os.ftruncate, "ftruncate", self.path, fd, offset)
             if self.sync:
-                os.fsync(fd)
+                call(os.fsync, "fsync", self.path, fd)
         finally:
             os.close(fd)
 
@@ -148,7 +148,7 @@ class Journal:
         if self._fh is None:
             self._fh = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             self._file = owned(self._fh)
-            self._end = os.fstat(self._fh).st_size
+            self._end = call(os.fstat, "fstat", self.path, self._fh).st_size
         line = encode_line(entry)
         what = f"journal {str(self.path)!r}"
         try:
@@ -189,6 +189,8 @@ _FIELDS: dict[str, dict[str, str]] = {
     "delete": {"blocks": _LIST, "groups": _LIST, "reason": _STR},
     "expand": {"group": _STR},
     "pin": {"ids": _LIST},
+    "restore": {"state": _DICT},
+    "ids": {"next": _INT},
     "unpin": {"ids": _LIST},
 }
 _TYPES = {_INT: int, _STR: str, _LIST: list, _DICT: dict}
@@ -220,6 +222,10 @@ def check_entry(ws: "Workspace", entry: dict[str, Any]) -> None:
         if not (isinstance(sha, str) and _SHA.match(sha) and h.get("path") ==
                 f"{sha[:2]}/{sha}" and _kind_ok(h.get("length"), _INT)):
             raise ValueError(f"{kind} handle {h!r:.80} is malformed")
+    if kind == "restore":
+        if ws.blocks or ws.groups:
+            raise ValueError("a restore line after blocks were registered (it follows "
+                             "the init line only)")
     if kind == "register":
         if entry["id"] != f"B{ws._next_block}":
             raise ValueError(f"register id {entry['id']!r} is not the next id "

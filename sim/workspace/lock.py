@@ -61,10 +61,11 @@ class WriterLock:
         return lock, token
 
     def _take(self) -> None:
-        from .safefs import open_fd
+        from .safefs import call, open_fd
 
         directory = self.path.parent
-        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        dfd = call(os.open, "open", directory, directory,
+                   os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         fd = None
         try:
             try:
@@ -81,8 +82,8 @@ class WriterLock:
             info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                                "since": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                       time.gmtime())})
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, info.encode() + b"\n", 0)
+            call(os.ftruncate, "ftruncate", self.path, fd, 0)
+            call(os.pwrite, "write", self.path, fd, info.encode() + b"\n", 0)
         except BaseException:
             if fd is not None:
                 os.close(fd)

@@ -189,3 +189,6 @@ class ScratchWorkspace(Workspace):
 
     def _checkpoint(self) -> None:
         self._checkpointed = self.journal_lines  # the journal is the memory itself
+
+    def _reserve(self, bound: int) -> None:
+        self._reserved = bound  # nothing survives the process: no bound to record

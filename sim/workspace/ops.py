@@ -198,6 +198,12 @@ def apply_expand(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> 
     _touch(st, g.id)
 
 
+def apply_ids(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> None:
+    """``ids``: the next block id moves up to ``op["next"]`` (never back): repair
+    skips ids that lost journal lines may have issued (:mod:`sim.workspace.reserve`)."""
+    st.next_block = max(st.next_block, int(op["next"]))
+
+
 def apply_pin(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> None:
     """``pin``: visible blocks ``op["ids"]`` become pinned."""
     _set_status(st, op["ids"], BlockStatus.PINNED)
@@ -219,7 +225,7 @@ APPLY: dict[str, Callable[[WorkspaceState, dict[str, Any], bytes | None],
                           "set[str] | None"]] = {
     "init": apply_init, "register": apply_register, "turn": apply_turn,
     "archive": apply_archive, "delete": apply_delete, "expand": apply_expand,
-    "pin": apply_pin, "unpin": apply_unpin,
+    "pin": apply_pin, "unpin": apply_unpin, "ids": apply_ids,
 }
 
 
@@ -228,6 +234,11 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
     """Apply one validated operation to ``ws.state`` (:data:`APPLY`); live, remove
     the payload files it left unreferenced. Raises :class:`ValueError` for an
     operation name not in :data:`APPLY`."""
+    if op["op"] == "restore":  # repair's rebuild of lost lines from a checkpoint
+        from .checkpoint import restore
+
+        restore(ws, dict(op["state"], blob=memoryview(b"")))
+        return
     try:
         apply = APPLY[op["op"]]
     except KeyError:
@@ -235,8 +246,19 @@ def apply_op(ws: "Workspace", op: dict[str, Any], data: bytes | None = None,
                          f"{', '.join(APPLY)}") from None
     freed = apply(ws.state, op, data)
     if freed and not replay:
-        for sha in freed:
-            ws.store.remove(Handle(f"{sha[:2]}/{sha}", 0, sha))
+        from .errors import WorkspaceIOError
+
+        failed = None
+        for sha in sorted(freed):  # try every one: a file left is quarantined later
+            try:
+                ws.store.remove(Handle(f"{sha[:2]}/{sha}", 0, sha))
+            except WorkspaceIOError as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise WorkspaceIOError(
+                f"the {op['op']} took effect (journaled and applied), but freeing its "
+                f"payload failed: {failed}; the next writer open moves the file to "
+                "quarantine", failed.errno, applied=True, call=failed.call)
 
 
 def unapply_register(ws: "Workspace", bid: str, saved: tuple[int, int]) -> None:

@@ -266,7 +266,7 @@ class Packs:
         cut back off the pack (:class:`WriteFailedError` says whether that worked;
         if not, every later append is refused until the workspace is reopened)."""
         from .errors import WriteFailedError
-        from .safefs import raise_failed, write_all
+        from .safefs import call, raise_failed, write_all
 
         if self.failed:
             raise WriteFailedError(self.failed, truncated=False)
@@ -274,7 +274,7 @@ class Packs:
         rec = record(bytes.fromhex(sha), data)
         fd = self._fh
         if fd is not None:
-            size = os.fstat(fd).st_size
+            size = call(os.fstat, "fstat", self._fh_name, fd).st_size
             if size != self._end.get(self._fh_name, 0) or size + len(rec) > PACK_MAX:
                 self.close()
                 fd = None
@@ -299,14 +299,14 @@ class Packs:
 
     def _open_for_append(self, need: int) -> int:
         from .errors import PlantedLinkError
-        from .safefs import fsync_dir, open_fd, owned, real_dir
+        from .safefs import call, fsync_dir, open_fd, owned, real_dir
 
-        real_dir(self.dir.parent)
-        real_dir(self.dir)
+        real_dir(self.dir.parent, sync=self.sync)
+        real_dir(self.dir, sync=self.sync)
         names = self.names()
         if names:
             last = names[-1]
-            size = os.lstat(self.dir / last).st_size
+            size = call(os.lstat, "lstat", self.dir / last, self.dir / last).st_size
             if size == self._end.get(last, 0) and size + need <= PACK_MAX and \
                     not any(d.pack == last for d in self._damage.values()):
                 self._fh = open_fd(self.dir / last, os.O_WRONLY | os.O_APPEND)

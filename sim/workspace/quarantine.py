@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import WorkspaceError
-from .safefs import create_file, open_fd, real_dir, write_all
+from .safefs import call, create_file, open_fd, real_dir, rename, write_all
 
 FOLDER = "quarantine"
 LOG = "log.jsonl"
@@ -48,7 +48,7 @@ class Quarantine:
         """Move ``path`` (inside the workspace) into quarantine; never copies or
         deletes, so its bytes are intact at every moment."""
         target = self._target(path.name.lstrip("."))
-        os.replace(path, target)
+        rename(path, target, True)  # both directories fsynced: never two names, none
         self._log(path, target, reason)
         return target
 
@@ -57,7 +57,7 @@ class Quarantine:
         target = self._target(name)
         tmp = target.with_name(target.name + ".partial")
         create_file(tmp, data, True, f"quarantine file {str(tmp)!r}")
-        os.replace(tmp, target)
+        rename(tmp, target, True)
         self._log(None, target, reason)
         return target
 
@@ -67,9 +67,10 @@ class Quarantine:
                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         fd = open_fd(self.root / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
-            write_all(fd, json.dumps(record).encode() + b"\n", os.fstat(fd).st_size,
+            write_all(fd, json.dumps(record).encode() + b"\n",
+                      call(os.fstat, "fstat", self.root / LOG, fd).st_size,
                       f"quarantine log {str(self.root / LOG)!r}")
-            os.fsync(fd)
+            call(os.fsync, "fsync", self.root / LOG, fd)
         finally:
             os.close(fd)
         self.moved.append((rel, str(target.relative_to(self.directory)), reason))

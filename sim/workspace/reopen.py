@@ -130,6 +130,10 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     if check_budget:
         check_overhead(ws)  # still empty: its request is the fixed overhead
     ws.head = head
+    if not read_only:
+        from . import reserve
+
+        ws._reserved = reserve.read(directory)
     ws.open_notes.append(f"checkpoint: {why}")
     if q is not None:
         ws.quarantine = q
@@ -161,6 +165,9 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
         ws.journal_lines = line.number
         if missing is not None and line.entry["op"] == "register":
             missing.append(line.entry["id"])
+        elif missing is not None and line.entry["op"] == "restore":
+            missing.extend(b.id for b in ws.blocks.values()
+                           if b.status is not BlockStatus.DELETED)
     ws.torn = journal.torn
     return ws, missing
 

@@ -135,9 +135,11 @@ def check(directory: str | Path) -> CheckReport:
 
 
 def _put_back(ws: Workspace, handle: Handle, source: Path) -> None:
+    from .safefs import real_dir, rename
+
     target = ws.store.root / handle.path
-    target.parent.mkdir(exist_ok=True)
-    os.replace(source, target)
+    real_dir(target.parent)
+    rename(source, target, True)
 
 
 def repair(directory: str | Path) -> list[str]:
@@ -150,8 +152,12 @@ def repair(directory: str | Path) -> list[str]:
     on), :class:`WorkspaceLockedError` if a writer is running."""
     directory = Path(directory)
     actions: list[str] = []
-    if workspace_marks(directory) and head_problem(directory):
+    lost = False  # whether journal lines no record covers may be gone
+    if workspace_marks(directory):
+        actions, lost = _from_checkpoint(directory)
+    if not actions and workspace_marks(directory) and head_problem(directory):
         actions = _restart_journal(directory)
+        lost = bool(actions)
     try:
         ws = reopen(Workspace, directory, None, {}, set_aside=True)
     except JournalError as exc:
@@ -184,6 +190,9 @@ def repair(directory: str | Path) -> list[str]:
                 continue
             actions.append(f"UNREPAIRED {ident}: {why}")
         known = {sha for sha in ws._by_sha}
+        if lost or any(sha not in known for sha in found) or any(
+                rel[3:] not in known for rel in ws.store.packed()):
+            actions += _above_issued(ws, directory)
         for sha, f in sorted(found.items()):
             if sha in known:
                 continue  # a deleted item's bytes, or a spare copy: left in quarantine
@@ -209,6 +218,133 @@ def repair(directory: str | Path) -> list[str]:
     finally:
         ws.close()
     return actions
+
+
+#: the state fields a ``restore`` journal line carries (the checkpoint's, less the
+#: pack index and inline bytes: payloads are read from the store)
+_RESTORED = ("blocks", "groups", "group_of", "turn", "next", "call_owner", "results",
+             "refs", "top")
+
+
+def _from_checkpoint(directory: Path) -> tuple[list[str], bool]:
+    """Rebuild the journal lines a verified checkpoint covers when the journal lost
+    or damaged some of them (issue 34: ids keep their meaning through repair).
+
+    Applies when ``checkpoint.bin`` passes its own sha256 and the journal no longer
+    holds its covered prefix intact: it is missing, empty, shorter than the prefix,
+    its last 64 KiB before the prefix's end differ, or a complete line inside the
+    prefix fails its checksum. Every line inside the prefix that still decodes must
+    agree with the checkpoint's block table (id, type, sha256, length, turn), else
+    the checkpoint is not trusted and nothing changes here (the caller goes on as
+    before). The new journal is the init line the checkpoint recorded, one
+    ``restore`` line holding its state (ids, types, turns, handles, call links,
+    groups, statuses), then the old journal's lines after the prefix, verbatim
+    (they are replayed on top; a damaged one is then set aside as any other). The
+    old journal and the checkpoint go to quarantine first. Returns the actions
+    ([] when it does not apply) and whether lines after the prefix are lost."""
+    import json
+
+    from .journal import VERSION, decode_line, encode_line
+    from .lock import WriterLock
+    from .quarantine import Quarantine
+    from .safefs import create_file, open_fd, rename
+
+    got, _ = checkpoint._read(directory)
+    if got is None:
+        return [], False
+    rest, n = got
+    try:
+        state = json.loads(rest[:n])
+        covered, head, table = state["journal_bytes"], state["head"], state["blocks"]
+        restored = {k: state[k] for k in _RESTORED}
+        # no inline copies: every payload is read from the store (and verified)
+        restored["blocks"] = [row[:-1] + [-1] for row in table]
+        ok = isinstance(head, dict) and head.get("op") == "init" and \
+            isinstance(covered, int) and covered >= 0
+    except (ValueError, KeyError, TypeError):
+        return [], False
+    if not ok:
+        return [], False
+    lock, token = WriterLock.acquire(directory)
+    try:
+        path = directory / JOURNAL
+        try:
+            with os.fdopen(open_fd(path, os.O_RDONLY), "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            raw = b""
+        prefix = raw[:covered]
+        whole = len(raw) >= covered and (covered == 0 or raw[covered - 1] == 10)
+        lines = prefix.split(b"\n")
+        if whole:
+            lines.pop()  # b"" after the prefix's last newline
+        damaged = not whole
+        if not damaged:
+            _, why = checkpoint.load(directory)
+            damaged = why.startswith(checkpoint.MISMATCH)
+        rows = {row[0]: row for row in table}
+        for i, line in enumerate(lines):
+            last = i == len(lines) - 1 and not whole
+            try:
+                entry = decode_line(line)
+            except ValueError:
+                damaged = True
+                continue
+            if last or entry.get("op") != "register":
+                continue
+            ident = entry.get("id")
+            row = rows.get(ident) if isinstance(ident, str) else None
+            h = entry.get("handle")
+            h = h if isinstance(h, dict) else {}
+            if row is None or (row[1], row[3], row[7], row[8]) != (
+                    entry.get("type"), entry.get("turn"), h.get("sha256"),
+                    h.get("length")):
+                return [], False  # the checkpoint is not this journal's: no authority
+        if not damaged:
+            return [], False
+        q = Quarantine(directory)
+        if raw:
+            q.keep("journal-before-repair", raw, "the journal as it was before repair "
+                   "rebuilt the lines the checkpoint covers")
+        tail = raw[covered:] if whole else b""
+        body = encode_line(dict(head, version=VERSION)) + encode_line(
+            {"op": "restore", "state": restored}) + tail
+        tmp = directory / ".journal.jsonl.repair"
+        create_file(tmp, body, True, f"journal {str(tmp)!r}")
+        rename(tmp, path, True)
+        q.move(directory / checkpoint.NAME, "checkpoint whose state repair wrote into "
+               "the journal's restore line (it covered lines the journal had lost or "
+               "damaged)")
+        kept = tail.count(b"\n")
+        return [f"quarantined {src or '(bytes)'} -> {dst}: {reason}"
+                for src, dst, reason in q.moved] + [
+            f"rebuilt the {state['lines']} journal lines the checkpoint covers from its "
+            f"block table ({len(table)} blocks, {len(state['groups'])} groups keep "
+            f"their ids); {kept} later line(s) replayed on top"
+            + ("" if whole else "; the lines after them were lost with the journal's "
+               "tail")], not whole
+    finally:
+        lock.release(token)
+
+
+def _above_issued(ws: Workspace, directory: Path) -> list[str]:
+    """Move ``ws``'s next block id above every id ever issued (the writer's
+    reservation, :mod:`sim.workspace.reserve`), so a re-attached payload never takes
+    an id a lost journal line gave other bytes; say which ids are lost."""
+    from . import reserve
+
+    bound = reserve.read(directory)
+    if bound == 0:
+        return [f"no id reservation recorded ({reserve.NAME} missing or damaged: a "
+                "workspace written before issue 34): re-attached payloads take ids from "
+                f"B{ws._next_block}, which lost journal lines may have issued"]
+    if bound <= ws._next_block:
+        return []
+    lost = f"B{ws._next_block}-B{bound - 1}"
+    ws._commit({"op": "ids", "next": bound})
+    return [f"ids {lost} may have been issued in journal lines that are lost (no "
+            "surviving line or checkpoint names them): reported lost, never reused "
+            f"(the next id is B{bound})"]
 
 
 def _restart_journal(directory: Path) -> list[str]:
@@ -261,7 +397,7 @@ def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
     from .journal import check_entry, decode_line
     from .lock import WriterLock
     from .quarantine import Quarantine
-    from .safefs import create_file
+    from .safefs import create_file, rename
 
     lock, token = WriterLock.acquire(directory)
     try:
@@ -305,7 +441,7 @@ def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
         tmp = directory / ".journal.jsonl.repair"
         body = b"".join(line + b"\n" for *_, line in kept) + tail
         create_file(tmp, body, True, f"journal {str(tmp)!r}")
-        os.replace(tmp, path)
+        rename(tmp, path, True)
         return actions + [f"quarantined {src or '(bytes)'} -> {dst}: {why}"
                           for src, dst, why in q.moved]
     finally:

@@ -49,9 +49,22 @@ def _open(directory: Path) -> Workspace:
         return Workspace(directory, tokenizer="char", budget=None, guard_threshold=GUARD)
 
 
+def ack_path(directory: str | Path) -> Path:
+    """The acknowledgement log of a soak workspace (beside it): ``R <id>`` once a
+    register returned, ``D <id>`` before a delete is asked."""
+    return Path(f"{directory}.acks")
+
+
 def child(directory: str, seed: int, steps: int = 10_000) -> None:
-    """The victim: reopen ``directory`` and mutate it until killed (or ``steps``)."""
+    """The victim: reopen ``directory`` and mutate it until killed (or ``steps``),
+    logging each acknowledgement (:func:`ack_path`; unbuffered ``os.write``, so a
+    line is in the log once the call that made it returns)."""
     ws = _open(Path(directory))
+    log = os.open(ack_path(directory), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def ack(kind: str, bid: str) -> None:
+        os.write(log, f"{kind} {bid}\n".encode())
+
     rng = random.Random(seed * 7919 + os.getpid())
     for _ in range(steps):
         op = rng.random()
@@ -60,14 +73,17 @@ def child(directory: str, seed: int, steps: int = 10_000) -> None:
         if op < 0.4 or len(live) < 3:
             n = ws._next_block
             if op < 0.12:  # a call and its result (ids never reused: c<n> is new)
-                ws.register({"role": "assistant", "content": expected_text(seed, n),
-                             "tool_calls": [{"id": f"c{n}", "type": "function",
-                                             "function": {"name": "cat",
-                                                          "arguments": "{}"}}]})
-                ws.register({"role": "tool", "tool_call_id": f"c{n}",
-                             "content": expected_bytes(seed, n + 1)})
+                ack("R", ws.register({"role": "assistant",
+                                      "content": expected_text(seed, n),
+                                      "tool_calls": [{"id": f"c{n}", "type": "function",
+                                                      "function": {"name": "cat",
+                                                                   "arguments": "{}"}}]
+                                      }).id)
+                ack("R", ws.register({"role": "tool", "tool_call_id": f"c{n}",
+                                      "content": expected_bytes(seed, n + 1)}).id)
             else:
-                ws.register({"role": "user", "content": expected_bytes(seed, n)})
+                ack("R", ws.register({"role": "user",
+                                      "content": expected_bytes(seed, n)}).id)
         elif op < 0.7:
             k = rng.randint(1, 3)
             # offloaded placeholders may only be bundled with other items
@@ -78,7 +94,9 @@ def child(directory: str, seed: int, steps: int = 10_000) -> None:
                                    key=lambda s: int(s[1:])))
             ws.archive(spec, "soak")
         elif op < 0.85:
-            ws.delete(rng.choice(live), "soak")
+            victim = rng.choice(live)
+            ack("D", victim)
+            ws.delete(victim, "soak")
         else:
             archived = [b.id for b in ws.blocks.values()
                         if b.status in (BlockStatus.ARCHIVED, BlockStatus.OFFLOADED)]
@@ -93,6 +111,7 @@ def verify(directory: str | Path, seed: int) -> int:
     :class:`WorkspaceError` on any loss."""
     ws = Workspace.open(directory, tokenizer="char")
     try:
+        _check_acks(ws, directory)
         live = 0
         for b in ws.blocks.values():
             if b.status is BlockStatus.DELETED:
@@ -117,14 +136,35 @@ def verify(directory: str | Path, seed: int) -> int:
         ws.close()
 
 
+def _check_acks(ws: Workspace, directory: str | Path) -> tuple[int, int]:
+    """(acknowledged registers, lost ones) of the soak's log: an acknowledged id
+    must exist and be live unless a delete of it was asked. Raises AssertionError
+    naming the first loss."""
+    try:
+        lines = ack_path(directory).read_text().splitlines()
+    except FileNotFoundError:
+        return 0, 0
+    acked = [ln[2:] for ln in lines if ln.startswith("R ")]
+    asked = {ln[2:] for ln in lines if ln.startswith("D ")}
+    lost = [b for b in acked if b not in ws.blocks or (
+        ws.blocks[b].status is BlockStatus.DELETED and b not in asked)]
+    assert not lost, f"{directory}: acknowledged {lost[:5]} lost"
+    return len(acked), len(lost)
+
+
 @dataclass
 class SoakResult:
-    """Kills made, workspaces used, live blocks seen at the last check, seconds."""
+    """Kills made, workspaces used, live blocks seen at the last check, seconds,
+    acknowledged registers (over every workspace's log) and how many were lost or
+    served wrong bytes (a loss raises; these count what the checks passed)."""
 
     kills: int
     workspaces: int
     live_blocks: int
     seconds: float
+    acknowledged: int = 0
+    lost: int = 0
+    wrong: int = 0
 
 
 def soak(root: str | Path, kills: int, seed: int = 0, max_delay: float = 0.03,
@@ -151,5 +191,11 @@ def soak(root: str | Path, kills: int, seed: int = 0, max_delay: float = 0.03,
             # a journal is created whole with its init line: whatever the moment of
             # the kill, a workspace that exists opens
             live = verify(directory, seed)
+    acknowledged = 0
+    for k in range(0, kills, per_workspace):
+        d = Path(root) / f"ws{k // per_workspace}"
+        if workspace_marks(d):
+            ws = Workspace.open(d, tokenizer="char", read_only=True)
+            acknowledged += _check_acks(ws, d)[0]
     return SoakResult(kills, kills // per_workspace + 1, live,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, acknowledged=acknowledged)

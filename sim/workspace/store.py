@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 from .blocks import Handle
 from .errors import ConfinementError, CorruptPayloadError, HandleError
 from .packs import PACK_BELOW, Packs
-from .safefs import create_file, fsync_dir, real_dir
+from .safefs import create_file, make_dirs, real_dir, rename, unlink
 
 _REL = re.compile(r"^[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -47,8 +47,8 @@ class PayloadStore:
         self.pack_below = pack_below
         self.packs = Packs(self.root, sync=sync, read_only=read_only)
         if not read_only:
-            self.root.parent.mkdir(parents=True, exist_ok=True)
-            real_dir(self.root)
+            make_dirs(self.root.parent, sync)
+            real_dir(self.root, sync=sync)
 
     @staticmethod
     def handle_for(data: bytes) -> Handle:
@@ -77,13 +77,11 @@ class PayloadStore:
                 pass  # every copy is damaged: append a good one
             self.packs.append(handle.sha256, data)
             return handle
-        real_dir(self.root)
-        real_dir(target.parent)
+        real_dir(self.root, sync=self.sync)
+        real_dir(target.parent, sync=self.sync)  # a new payloads/<xx>/ made durable
         tmp = target.parent / f".tmp-{handle.sha256[:16]}-{os.getpid()}"
         create_file(tmp, data, self.sync, f"payload {handle.path!r}")
-        os.replace(tmp, target)
-        if self.sync:
-            fsync_dir(target.parent)
+        rename(tmp, target, self.sync)
         return handle
 
     def address(self, path: str | os.PathLike[str]) -> str:
@@ -211,13 +209,7 @@ class PayloadStore:
     def remove(self, handle: Handle) -> None:
         """Delete the handle's file if present (explicit deletion only). A packed
         payload's bytes stay in its pack (packs are append-only)."""
-        target = self.root / handle.path
-        try:
-            target.unlink()
-        except FileNotFoundError:
-            return
-        if self.sync:
-            fsync_dir(target.parent)
+        unlink(self.root / handle.path, self.sync)
 
     def close(self) -> None:
         """Close the pack being appended to (everything is already durable)."""

@@ -33,6 +33,7 @@ from .reopen import JOURNAL_VERSION
 from .ops import unapply_register
 from .state import WorkspaceState
 from .store import PayloadStore
+from .safefs import fsync_dir, make_dirs
 from .tokenizer import Tokenizer, get_tokenizer
 from .toplevel import top_group
 from .accounting import LOCAL_SLACK, TotalBound
@@ -109,7 +110,9 @@ class Workspace(Durable):
                     tempfile.mkdtemp(prefix="ctxsim-ws-"))
             else:
                 self.directory = Path(directory)
-                self.directory.mkdir(parents=True, exist_ok=True)
+                make_dirs(self.directory, sync and not read_only)
+                if sync and not _replay:  # a new workspace: its name made durable
+                    fsync_dir(self.directory.absolute().parent)
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
@@ -127,6 +130,8 @@ class Workspace(Durable):
                                      "tokenizer": self.tokenizer.name, "budget": budget}
         self.journal_lines = 0
         self._checkpointed = 0
+        #: no block id at or above this was issued (:mod:`sim.workspace.reserve`)
+        self._reserved = 0
         self.torn = None
         self.checkpoint_error = ""
         #: why an open did not use the checkpoint file there (a writer quarantines it)
@@ -271,8 +276,13 @@ class Workspace(Durable):
                 first = max(item.start, last + 1)
                 raise UnknownBlockError(f"unknown block B{first} in {item.text!r} "
                                         f"(last block is B{last})", f"B{first}")
+            blocks = self.blocks
             for n in range(item.start, item.end + 1):
-                out[f"B{n}"] = None
+                bid = f"B{n}"
+                if bid in blocks:
+                    out[bid] = None
+                elif item.start == item.end:  # a gap repair left (reserved ids)
+                    raise UnknownBlockError(f"unknown block {bid}", bid)
         return sorted(out, key=self._position)
 
     def _position(self, ident: str) -> tuple[int, int]:

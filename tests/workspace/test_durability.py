@@ -35,11 +35,11 @@ def _env() -> dict:
 
 def all_bytes(directory: Path) -> dict[str, bytes]:
     """sha256 -> bytes of every file under ``directory`` (store, quarantine, journal,
-    checkpoint) but the lock file, which each writer rewrites with its pid: the
-    "no byte deleted" oracle."""
+    checkpoint) but the lock file, which each writer rewrites with its pid, and the
+    id reservation, which only grows: the "no byte deleted" oracle."""
     out = {}
     for f in directory.rglob("*"):
-        if f.is_file() and f.name != "lock":
+        if f.is_file() and f.name not in ("lock", "ids"):
             data = f.read_bytes()
             out[hashlib.sha256(data).hexdigest()] = data
     return out

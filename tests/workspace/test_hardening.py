@@ -362,8 +362,10 @@ def test_a_checkpoint_whose_block_is_not_the_journals_is_damage(tmp_path):
 
 @pytest.mark.parametrize("cut", ["line", "mid-line"])
 def test_a_journal_cut_to_a_tenth_under_an_intact_checkpoint_is_damage(tmp_path, cut):
-    """Fault 7: the open refuses (naming the gap), ``check`` exits 1, ``repair``
-    sets the checkpoint aside and re-attaches every lost block's bytes."""
+    """Fault 7: the open refuses (naming the gap), ``check`` exits 1; ``repair``
+    rebuilds the lost lines from the checkpoint's block table, so every id keeps its
+    meaning (issue 34, defect 1: it used to re-attach the bytes under new ids, and
+    29 of 60 acknowledged ids then served other bytes)."""
     d = tmp_path / "w"
     ws = Workspace(d, tokenizer="char", sync=False)
     for i in range(300):
@@ -383,10 +385,12 @@ def test_a_journal_cut_to_a_tenth_under_an_intact_checkpoint_is_damage(tmp_path,
     assert res.returncode == 1, res.stdout
     actions = repair(d)
     assert any("checkpoint.bin" in a for a in actions)
-    assert sum("re-attached orphan" in a for a in actions) >= 260
+    assert any("rebuilt the 301 journal lines the checkpoint covers" in a
+               for a in actions), actions
+    assert not any("re-attached orphan" in a for a in actions)
     after = Workspace.open(d, read_only=True)
-    datas = {b.data for b in after.blocks.values()}
-    assert {f"block {i}".encode() for i in range(300)} <= datas
+    assert {b.id: b.data for b in after.blocks.values()} == \
+        {f"B{i + 1}": f"block {i}".encode() for i in range(300)}
     assert set(before) - {k for k, v in before.items() if v == raw} <= set(all_bytes(d))
     assert not check(d).damaged
 
@@ -416,7 +420,8 @@ def test_a_journal_cut_to_nothing_is_damage_never_no_workspace(tmp_path, how, ca
     repair: "no workspace journal", exit 2) and a new workspace there overwrote the
     checkpoint. It is the damage-table row "journal cut to 10% under an intact
     checkpoint" at 0%: open refuses, check exits 1, a new workspace is refused
-    without a byte changed, and repair re-attaches every payload."""
+    without a byte changed, and repair rebuilds every block from the checkpoint's
+    block table under its own id (issue 34: it used to re-attach them as new notes)."""
     from experiments.cli import main
 
     d = tmp_path / "w"
@@ -437,12 +442,13 @@ def test_a_journal_cut_to_nothing_is_damage_never_no_workspace(tmp_path, how, ca
     assert "DAMAGED" in out and "checkpoint covers" in out
     assert all_bytes(d) == before  # every refusal and the check left every byte
     actions = repair(d)
-    assert any("wrote a new one holding only the init line the checkpoint recorded"
-               in a for a in actions)
-    assert sum("re-attached orphan" in a for a in actions) == 40
+    assert any("rebuilt the 41 journal lines the checkpoint covers" in a
+               for a in actions), actions
+    assert not any("re-attached orphan" in a for a in actions)
     after = Workspace.open(d, read_only=True)
     assert after.tokenizer.name == "char" and after.budget == 50_000
-    assert contents <= {b.data for b in after.blocks.values()}
+    assert contents == {b.data for b in after.blocks.values()}
+    assert [b.id for b in after.blocks.values()] == [f"B{i}" for i in range(1, 41)]
     assert {k for k, v in before.items() if v} <= set(all_bytes(d))  # none deleted
     assert main(["workspace", "check", str(d)]) == 0
 
@@ -582,6 +588,7 @@ def test_repair_sets_a_damaged_middle_line_aside_and_rebuilds_the_rest(tmp_path)
     for i in range(5):
         ws.register({"role": "user", "content": f"second {i}"})
     ws.close()
+    (d / "checkpoint.bin").unlink()  # beside a checkpoint, repair rebuilds from it
     journal = d / "journal.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     assert b'"op":"turn"' in lines[6]
@@ -603,16 +610,27 @@ def test_repair_sets_a_damaged_middle_line_aside_and_rebuilds_the_rest(tmp_path)
     assert not check(d).damaged
 
 
-def test_repair_refuses_a_middle_line_the_rest_depends_on(tmp_path):
-    """Fault 10: a damaged register line; every later register needs it."""
+@pytest.mark.parametrize("checkpoint", ["kept", "removed"])
+def test_repair_of_a_middle_line_the_rest_depends_on(tmp_path, checkpoint):
+    """Fault 10: a damaged register line; every later register needs it. Beside the
+    checkpoint that covers it, repair rebuilds it from the checkpoint's block table
+    (issue 34, defect 3: it used to refuse, and no API returned any block); with no
+    record covering it, repair refuses, changing nothing."""
     d = tmp_path / "w"
-    build(d)
-    (d / "checkpoint.bin").unlink()
+    _, expected = build(d)
+    if checkpoint == "removed":
+        (d / "checkpoint.bin").unlink()
     journal = d / "journal.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     lines[3] = lines[3][:12] + b"#" + lines[3][13:]
     journal.write_bytes(b"".join(lines))
     before = all_bytes(d)
+    if checkpoint == "kept":
+        repair(d)
+        again = Workspace.open(d, read_only=True)
+        assert {b: again.blocks[b].data for b in expected} == expected
+        assert set(before) <= set(all_bytes(d)) and not check(d).damaged
+        return
     with pytest.raises(JournalError, match="cannot set the damaged line 4 .* aside: "
                                            "line 5 .* does not follow"):
         repair(d)

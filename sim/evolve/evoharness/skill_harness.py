@@ -93,6 +93,15 @@ def _no_duplicate_keys(pairs):
     return out
 
 
+def _fsync_dir(directory: pathlib.Path) -> None:
+    """fsync ``directory`` so a rename into it survives a power loss."""
+    fd = os.open(directory if str(directory) else ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _tmp_prefix(path: pathlib.Path) -> str:
     return f".{path.name}.tmp-"
 
@@ -317,6 +326,8 @@ class SkillHarness:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
+            # the rename is durable only once its directory is (issue 34, defect 4)
+            _fsync_dir(path.parent)
         except BaseException:
             pathlib.Path(tmp).unlink(missing_ok=True)
             raise
