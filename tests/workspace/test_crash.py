@@ -11,6 +11,8 @@ from sim.workspace import Workspace
 from sim.workspace.soak import soak
 
 
+# ~15 s: run by .ci/run's hardening line (with coverage), not in the default suite
+@pytest.mark.hardening
 @pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
 def test_sigkill_soak_loses_no_byte(tmp_path):
     kills = int(os.environ.get("CTXSIM_CRASH_KILLS", "240"))
