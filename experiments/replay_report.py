@@ -108,8 +108,8 @@ class Report:
             if q.why:
                 out.append(f"   why       {q.why}")
         out.append(f"score       {self.correct} of {len(self.questions)} questions answered "
-                   f"exactly; task {'solved' if self.solved else 'not solved'} (every "
-                   "answer exact, and no failure unrelated to context)")
+                   f"exactly; task {'solved' if self.solved else 'not solved'} (solved "
+                   "means: every answer exact and no failure unrelated to context)")
         return out
 
 
@@ -175,9 +175,8 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
             budget below the program's fixed overhead.
     """
     from sim.agents.profiles import get_profile
-    from sim.agents.registry import make_agent
     from sim.harness import run_episode
-    from sim.policies import make_program
+    from sim.plugins import PluginRuntimeError, make_agent, make_program
     from sim.tasks.replay import replay_task
 
     path = pathlib.Path(path)
@@ -185,7 +184,10 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
     prof = get_profile(profile) if isinstance(profile, str) else profile
     prog = _Recorder(make_program(program))
     watcher = _Watcher(make_agent(agent, prof))
-    result = run_episode(task, prog, watcher, budget=budget, seed=seed)
+    try:
+        result = run_episode(task, prog, watcher, budget=budget, seed=seed)
+    except PluginRuntimeError as exc:
+        raise PluginRuntimeError(f"{exc} on the replay of {path.name}") from exc.__cause__
     if watcher.answer is None:
         raise RuntimeError(f"the agent never answered the replay of {path.name}")
     view, action = watcher.answer
@@ -240,6 +242,11 @@ def _why(evidence, fact, answered, seen, block, hidden, prog, watcher, profile,
         if "recover" not in tools:
             return (f"the evidence is archived, but {name} offers the agent no recover "
                     "tool")
+        from sim.agents.synthetic import SyntheticAgent
+
+        if not isinstance(watcher._agent, SyntheticAgent):   # its reasons are unknown
+            return ("the evidence is archived under a handle the agent was shown, but "
+                    "the agent did not recover it")
         return ("the evidence is archived under a handle the agent was shown, but it did "
                 "not recover it (its archive index did not name this question, or its "
                 "recovery reads ran out)")
