@@ -238,6 +238,11 @@ def guard(kind: str, spec: str, obj):
     the method; a built-in is returned as it is (no overhead)."""
     if not is_plugin(kind, spec):
         return obj
+    if kind == "program":   # its attributes as the check saw them (a NumPy bool: bool)
+        problem = _static_program_problem(obj)
+        if problem:
+            raise PluginRuntimeError(f"program plugin {spec!r} broke the protocol: "
+                                     f"{problem}")
     return _Checked(obj, PROGRAM_METHODS if kind == "program" else AGENT_RETURNS,
                     f"{kind} plugin {spec!r}")
 

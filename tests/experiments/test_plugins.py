@@ -22,6 +22,8 @@ from sim.plugin_spec import PluginError
 
 #: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
 PLUGIN = textwrap.dedent('''
+    import numpy as np
+
     from sim.agents.protocol import ANSWER, TASK, Action
     from sim.agents.synthetic import find_value
     from sim.policies.base import ContextProgram
@@ -86,6 +88,36 @@ PLUGIN = textwrap.dedent('''
     class Mute(ScriptReader):
         def act(self, view):
             return None
+
+
+    class Dancer(ScriptReader):
+        def act(self, view):
+            return Action("dance")
+
+
+    # break the protocol only after the check episode (played at budget 3,000)
+    class LateDancer(ScriptReader):
+        def act(self, view):
+            return Action("dance") if view.budget > 3000 else super().act(view)
+
+
+    class LateLater(KeepLast):
+        def maintenance_planning(self, ctx):
+            return "later" if ctx.budget > 3000 else super().maintenance_planning(ctx)
+
+
+    class LateBoom(KeepLast):
+        def maintenance_planning(self, ctx):
+            if ctx.budget > 3000:
+                raise ValueError(f"late failure at {ctx.used()} tokens")
+            return super().maintenance_planning(ctx)
+
+
+    class NumpyBools(KeepLast):
+        show_handles = np.True_
+
+        def maintenance_planning(self, ctx):
+            return np.bool_(ctx.used() > 0.8 * ctx.budget)
 ''')
 
 #: the smallest pressure grid: one level, two tasks
@@ -282,3 +314,89 @@ def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, 
     assert exc.value.code == 2
     assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
 
+
+
+def test_an_agent_returning_an_invalid_action_kind_is_refused_by_its_check(
+        plugin_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "pressure", *SMALL, "--agent", "byo_plugin:Dancer",
+                  "--out", str(tmp_path / "never")])
+    assert exc.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert ("agent plugin 'byo_plugin:Dancer' broke the protocol: act returned an Action "
+            "of kind 'dance'; expected one of task, archive, delete, recover, answer") in line
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("option, spec, broke", [
+    ("--programs", "byo_plugin:LateLater",
+     "program plugin 'byo_plugin:LateLater' broke the protocol: maintenance_planning "
+     "returned str 'later'; expected a bool on task "),
+    ("--programs", "byo_plugin:LateBoom",
+     "program plugin 'byo_plugin:LateBoom': maintenance_planning raised ValueError: "
+     "late failure at "),
+    ("--agent", "byo_plugin:LateDancer",
+     "agent plugin 'byo_plugin:LateDancer' broke the protocol: act returned an Action "
+     "of kind 'dance'; expected one of task, archive, delete, recover, answer on task "),
+])
+def test_a_plugin_that_breaks_after_its_check_stops_the_run_naming_it_exit_1(
+        plugin_dir, tmp_path, capsys, monkeypatch, option, spec, broke):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    out = tmp_path / "never"
+    assert cli.main(["run", "pressure", *SMALL, option, spec, "--out", str(out)]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("ctxsim run pressure: error: PluginRuntimeError: "), line
+    assert broke in line and line.count(" on task ") == 1, line
+    assert "(level 8000)" in line
+    assert not out.exists()
+
+
+def test_numpy_bools_are_taken_as_bools(plugin_dir):
+    import numpy as np
+    from types import SimpleNamespace
+
+    plugins.check_program("byo_plugin:NumpyBools")          # refused before: np.bool_
+    assert plugins._conform("maintenance_planning", "bool", np.False_) is False
+    prog = plugins.make_program("byo_plugin:NumpyBools")
+    assert prog.show_handles is True
+    due = prog.maintenance_planning(SimpleNamespace(used=lambda: 900, budget=1000))
+    assert due is True and type(due) is bool
+    # a NumPy integer is not a bool: still refused, saying what it got
+    with pytest.raises(plugins._Broke, match=r"returned int64 .*1\)?; expected a bool"):
+        plugins._conform("maintenance_planning", "bool", np.int64(1))
+
+
+def test_the_guard_wraps_plugins_only_and_survives_pickling(plugin_dir):
+    import pickle
+
+    from sim.policies import make_program
+    from sim.plugin_spec import PluginRuntimeError
+
+    vista = make_program("vista")
+    assert plugins.guard("program", "vista", vista) is vista          # built-in: as is
+    from sim.agents import SyntheticAgent, get_profile
+
+    assert type(plugins.make_agent("synthetic", get_profile("medium"))) is SyntheticAgent
+    late = pickle.loads(pickle.dumps(plugins.make_program("byo_plugin:LateLater")))
+    assert late.keep == 4 and late.dashboard == "ledger"
+    from types import SimpleNamespace
+
+    with pytest.raises(PluginRuntimeError, match="'byo_plugin:LateLater' broke the "
+                       "protocol: maintenance_planning returned str 'later'"):
+        late.maintenance_planning(SimpleNamespace(budget=8000, used=lambda: 0))
+    err = pickle.loads(pickle.dumps(PluginRuntimeError("agent plugin 'x': act raised")))
+    assert isinstance(err, PluginRuntimeError) and str(err) == "agent plugin 'x': act raised"
+
+
+def test_replay_names_an_agent_plugin_that_breaks_the_protocol(plugin_dir):
+    from experiments.replay_report import play
+    from sim.plugin_spec import PluginRuntimeError
+
+    from sim.tasks.replay import DATA
+
+    traj = DATA / "sweagent_marshmallow-1867.traj"
+    with pytest.raises(PluginRuntimeError, match=r"agent plugin 'byo_plugin:LateDancer' "
+                       r"broke the protocol: act returned an Action of kind 'dance'.* on "
+                       r"the replay of sweagent_marshmallow-1867\.traj"):
+        play(traj, "vista", 8000, agent="byo_plugin:LateDancer")
