@@ -385,10 +385,25 @@ def _version(module: str) -> str | None:
     return None
 
 
+def import_root(module: str) -> str | None:
+    """The directory ``module`` was imported from: the ``sys.path`` entry holding it
+    (``/home/me/plugins`` for ``myprog`` at ``/home/me/plugins/myprog.py``, and for
+    ``pkg.sub`` at ``.../pkg/sub.py``), or None for a module without a file."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return None
+    root = pathlib.Path(path).resolve().parent
+    depth = module.count(".") + (pathlib.Path(path).name == "__init__.py")
+    for _ in range(depth):
+        root = root.parent
+    return str(root)
+
+
 def record(kind: str, spec: str) -> dict:
     """What a sidecar records of plugin ``spec`` (``kind``: program or agent):
     ``kind``, ``spec``, ``module``, ``qualname``, ``version`` (its distribution's, or
-    None), ``sha256`` of its source files and their ``files`` names, and
+    None), ``sha256`` of its source files and their ``files`` names, ``directory``
+    (:func:`import_root`: what ``PYTHONPATH`` needs to hold to import it again) and
     ``rerunnable`` (False for a name registered in-process: another process cannot
     resolve it)."""
     obj = resolve_program(spec)[0] if kind == "program" else resolve_agent(spec)
@@ -397,6 +412,7 @@ def record(kind: str, spec: str) -> dict:
     return {"kind": kind, "spec": spec, "module": module,
             "qualname": getattr(obj, "__qualname__", None), "version": _version(module),
             "sha256": source_hash(files), "files": [f.name for f in files],
+            "directory": import_root(module),
             "rerunnable": spec not in (PLUGIN_PROGRAMS if kind == "program"
                                        else PLUGIN_AGENTS)}
 
@@ -445,17 +461,19 @@ def missing(entry: dict) -> str | None:
     None if it loads; also names a source that changed since (hash differs)."""
     spec = entry.get("spec", "?")
     if not entry.get("rerunnable", True):
-        return (f"{entry.get('kind', 'program')} {spec!r} was registered in-process "
-                f"(module {entry.get('module')!r}); another process cannot load it: "
-                f"rerun with MODULE:CLASS")
+        return (f"it was made with {entry.get('kind', 'program')} {spec!r}, registered "
+                f"in-process (module {entry.get('module')!r}), which another process "
+                f"cannot load; name it as MODULE:CLASS to make a rerunnable run")
     try:
         if entry.get("kind") == "agent":
             resolve_agent(spec)
         else:
             resolve_program(spec)
     except PluginError as exc:
+        where = entry.get("directory")
+        hint = f"; it was imported from {where}: try PYTHONPATH={where}" if where else ""
         return (f"{exc} [recorded module {entry.get('module')!r}, sha256 "
-                f"{(entry.get('sha256') or '?')[:12]}]")
+                f"{(entry.get('sha256') or '?')[:12]}{hint}]")
     return None
 
 

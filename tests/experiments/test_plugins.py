@@ -162,7 +162,8 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     digest = hashlib.sha256(b"byo_plugin.py\0" + PLUGIN.encode() + b"\0").hexdigest()
     assert rec == {"kind": "program", "spec": "byo_plugin:KeepLast", "module": "byo_plugin",
                    "qualname": "KeepLast", "version": None, "sha256": digest,
-                   "files": ["byo_plugin.py"], "rerunnable": True}
+                   "files": ["byo_plugin.py"], "directory": str(plugin_dir.resolve()),
+                   "rerunnable": True}
     assert "byo_plugin:KeepLast" in side["command"]
     listing = _ctxsim(["figures", "--dir", str(out)], env)
     assert "[plugin: byo_plugin:KeepLast]" in listing.stdout
@@ -174,8 +175,9 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     assert gone.returncode == 2
     [line] = gone.stderr.strip().splitlines()
     assert "cannot import module 'byo_plugin'" in line and digest[:12] in line
+    assert line.endswith(f"try PYTHONPATH={plugin_dir.resolve()}]")
     listing = _ctxsim(["figures", "--dir", str(out)], _env())
-    assert "plugin missing" in listing.stdout
+    assert "plugin missing (byo_plugin:KeepLast, file byo_plugin.py)" in listing.stdout
     # the plugin's source changed since: not current
     (plugin_dir / "byo_plugin.py").write_text(PLUGIN + "\n# edited\n")
     listing = _ctxsim(["figures", "--dir", str(out)], env)
@@ -244,7 +246,9 @@ def test_register_program_and_agent_name_them_in_this_process(plugin_dir, tmp_pa
                 ["plugins"]}
         # another process cannot resolve an in-process name: verify says so
         assert recs["keep_two"]["rerunnable"] is False
-        assert "registered in-process" in plugins.missing(recs["keep_two"])
+        assert plugins.missing(recs["keep_two"]).startswith(
+            "it was made with program 'keep_two', registered in-process (module "
+            "'byo_plugin'), which another process cannot load")
         with pytest.raises(ValueError, match="built-in"):
             plugins.register_program("vista", byo_plugin.KeepLast)
         with pytest.raises(ValueError, match="reserved"):
@@ -400,3 +404,31 @@ def test_replay_names_an_agent_plugin_that_breaks_the_protocol(plugin_dir):
                        r"broke the protocol: act returned an Action of kind 'dance'.* on "
                        r"the replay of sweagent_marshmallow-1867\.traj"):
         play(traj, "vista", 8000, agent="byo_plugin:LateDancer")
+
+
+def test_the_record_names_the_directory_and_a_missing_plugin_suggests_it(plugin_dir):
+    rec = plugins.record("program", "byo_plugin:KeepLast")
+    assert rec["files"] == ["byo_plugin.py"]
+    assert rec["directory"] == str(plugin_dir.resolve())
+    # a package module's directory is the one above the package
+    pkg = plugin_dir / "byo_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "progs.py").write_text("from byo_plugin import KeepLast\n")
+    try:
+        assert plugins.record("program", "byo_pkg.progs:KeepLast")["directory"] == \
+            str(plugin_dir.resolve())   # KeepLast's module is byo_plugin's
+        import byo_pkg.progs  # noqa: F401
+        assert plugins.import_root("byo_pkg.progs") == str(plugin_dir.resolve())
+        assert plugins.import_root("byo_pkg") == str(plugin_dir.resolve())
+    finally:
+        for m in ("byo_pkg.progs", "byo_pkg"):
+            sys.modules.pop(m, None)
+        plugins.forget_module("byo_pkg.progs")
+    gone = {**rec, "spec": "byo_gone_xyz:KeepLast", "module": "byo_gone_xyz",
+            "directory": "/home/me/plugins"}
+    why = plugins.missing(gone)
+    assert "cannot import module 'byo_gone_xyz'" in why
+    assert why.endswith("it was imported from /home/me/plugins: try "
+                        "PYTHONPATH=/home/me/plugins]")
+    assert "PYTHONPATH=" not in plugins.missing({**gone, "directory": None}).split("?")[-1]
