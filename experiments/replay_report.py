@@ -104,13 +104,18 @@ class Report:
                     f"   answer    {q.truth!r}",
                     f"   answered  {q.answered!r}",
                     f"   evidence  {q.evidence} (source {q.source_block}, now "
-                    f"{q.source_status}; call {q.source_call[:80]})"]
+                    f"{q.source_status}; call {_cut(q.source_call, 80)})"]
             if q.why:
                 out.append(f"   why       {q.why}")
         out.append(f"score       {self.correct} of {len(self.questions)} questions answered "
                    f"exactly; task {'solved' if self.solved else 'not solved'} (solved "
                    "means: every answer exact and no failure unrelated to context)")
         return out
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, an ellipsis marking a cut."""
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 class _Recorder:
@@ -234,7 +239,7 @@ def _why(evidence, fact, answered, seen, block, hidden, prog, watcher, profile,
         if block is not None and block.status.value == "deleted":
             return (f"the evidence was deleted ({block.reason or 'no reason given'}) "
                     f"under {name}; nothing can bring it back")
-        text = (block.replacement if block is not None else "")[:60]
+        text = _cut(block.replacement if block is not None else "", 60)
         return (f"{name} replaced the evidence irreversibly (placeholder {text!r}; no "
                 "handle shown, so no recovery)")
     if evidence == ARCHIVED:

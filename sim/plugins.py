@@ -261,6 +261,43 @@ def make_agent(spec: str, profile):
     return guard("agent", spec, make(spec, profile))
 
 
+def _looks_like(obj) -> str | None:
+    """``"program"`` for an object with the eight intervention points, ``"agent"`` for
+    one with ``reset`` and ``act`` and none of them, else None."""
+    if all(callable(getattr(obj, m, None)) for m in PROGRAM_METHODS):
+        return "program"
+    if all(callable(getattr(obj, m, None)) for m in AGENT_METHODS) \
+            and not any(hasattr(obj, m) for m in PROGRAM_METHODS):
+        return "agent"
+    return None
+
+
+_KIND_NAMES = {"program": "a context program", "agent": "an agent"}
+
+
+def _resolved(kind: str, spec: str):
+    """:func:`resolve_program` / :func:`resolve_agent` of ``spec``; a spec that names
+    the other kind (``--agent vista``, ``--programs byo:MyAgent``) is refused saying so.
+
+    Raises:
+        PluginError: ``'vista' is a context program, not an agent``, or what the
+            resolver raised.
+    """
+    other = "agent" if kind == "program" else "program"
+    try:
+        found = resolve_program(spec) if kind == "program" else resolve_agent(spec)
+    except PluginError:
+        names = (agent_names() + ["llm"]) if other == "agent" else program_names()
+        if spec in names:
+            raise PluginError(f"{spec!r} is {_KIND_NAMES[other]}, not "
+                              f"{_KIND_NAMES[kind]}") from None
+        raise
+    if _looks_like(found[0] if kind == "program" else found) == other:
+        raise PluginError(f"{kind} plugin {spec!r} is {_KIND_NAMES[other]}, not "
+                          f"{_KIND_NAMES[kind]}")
+    return found
+
+
 def _smoke_episode(program, agent) -> None:
     """One small LOCA-like episode under pressure (growth 4,000 tokens, budget 3,000:
     maintenance, archiving and recovery are all reached by the built-in programs)."""
@@ -285,7 +322,7 @@ def check_program(spec: str, **knobs) -> None:
         return
     from sim.agents.synthetic import SyntheticAgent
 
-    cls, base = resolve_program(spec)
+    cls, base = _resolved("program", spec)
     key = ("program", spec, id(cls), repr(sorted(knobs.items())))
     if key in _CHECKED:
         return
@@ -320,7 +357,7 @@ def check_agent(spec: str) -> None:
     from sim import policies
     from sim.agents.profiles import get_profile
 
-    factory = resolve_agent(spec)
+    factory = _resolved("agent", spec)
     key = ("agent", spec, id(factory))
     if key in _CHECKED:
         return

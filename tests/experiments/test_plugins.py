@@ -432,3 +432,40 @@ def test_the_record_names_the_directory_and_a_missing_plugin_suggests_it(plugin_
     assert why.endswith("it was imported from /home/me/plugins: try "
                         "PYTHONPATH=/home/me/plugins]")
     assert "PYTHONPATH=" not in plugins.missing({**gone, "directory": None}).split("?")[-1]
+
+
+@pytest.mark.parametrize("option, spec, says", [
+    ("--agent", "vista", "'vista' is a context program, not an agent"),
+    ("--agent", "byo_plugin:KeepLast",
+     "agent plugin 'byo_plugin:KeepLast' is a context program, not an agent"),
+    ("--programs", "synthetic", "'synthetic' is an agent, not a context program"),
+    ("--programs", "byo_plugin:ScriptReader",
+     "program plugin 'byo_plugin:ScriptReader' is an agent, not a context program"),
+])
+def test_a_spec_of_the_other_kind_is_refused_saying_so(plugin_dir, capsys, option, spec,
+                                                       says):
+    from experiments.cli import build_parser
+
+    argv = ["run", "pressure", option, spec]
+    with pytest.raises(SystemExit) as exc:
+        build_parser(argv).parse_known_args(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"ctxsim run pressure: error: argument {option}: {says} (see --help)")
+
+
+def test_replay_says_why_neutrally_for_an_agent_plugin_that_did_not_recover(plugin_dir):
+    from experiments.replay_report import ARCHIVED, _cut, play
+    from sim.tasks.replay import DATA
+
+    report = play(DATA / "sweagent_marshmallow-1867.traj", "auto_archive", 2500,
+                  agent="byo_plugin:ScriptReader")   # it never recovers anything
+    archived = [q for q in report.questions if q.evidence == ARCHIVED and not q.correct]
+    assert archived
+    for q in archived:   # not the synthetic agent's reasons (archive index, read budget)
+        assert q.why == ("the evidence is archived under a handle the agent was shown, "
+                         "but the agent did not recover it")
+    text = "\n".join(report.lines())
+    assert "(solved means: every answer exact and no failure unrelated to context)" in text
+    assert _cut("x" * 80, 80) == "x" * 80
+    assert _cut("x" * 81, 80) == "x" * 79 + "\u2026"
