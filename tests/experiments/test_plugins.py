@@ -268,21 +268,22 @@ def test_entry_points_are_discovered_with_their_distribution_version(tmp_path,
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: byo-dist\nVersion: 1.2.3\n")
     (info / "top_level.txt").write_text("byo_ep\n")
     (info / "entry_points.txt").write_text(
-        "[ctxsim.programs]\nkeep_last = byo_ep:KeepLast\n"
+        "[ctxsim.programs]\nbyo_keep_last = byo_ep:KeepLast\n"
         "[ctxsim.agents]\nreader = byo_ep:ScriptReader\n")
     (site / "byo_ep.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(site))
+    # a name of its own: the README's example registers keep_last in this process
     try:
-        assert "keep_last" in plugins.program_names()
+        assert "byo_keep_last" in plugins.program_names()
         assert "reader" in plugins.agent_names()
-        plugins.check_program("keep_last")
+        plugins.check_program("byo_keep_last")
         plugins.check_agent("reader")
-        rec = plugins.record("program", "keep_last")
+        rec = plugins.record("program", "byo_keep_last")
         assert (rec["module"], rec["version"], rec["rerunnable"]) == ("byo_ep", "1.2.3", True)
         assert plugins.missing(rec) is None and plugins.changed(rec) is False
     finally:
         sys.modules.pop("byo_ep", None)
-        plugins.unregister("program", "keep_last")
+        plugins.unregister("program", "byo_keep_last")
         plugins.unregister("agent", "reader")
 
 
