@@ -31,6 +31,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
+    # MathJax 3 shipped with the site (_static/mathjax) instead of a CDN: the theory
+    # page's mathematics renders offline (sphinx-mathjax-offline sets mathjax_path)
+    "sphinx-mathjax-offline",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}
 exclude_patterns = ["_build", "api/generated/*.md"]

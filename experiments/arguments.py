@@ -192,10 +192,9 @@ def program_spec(text: str) -> str:
     Raises:
         argparse.ArgumentTypeError: the plugin's one-line :class:`sim.plugins.PluginError`.
     """
-    from sim.plugins import PluginError, check_program, resolve_program
+    from sim.plugins import PluginError, check_program
 
-    try:
-        resolve_program(text)
+    try:  # resolves it (naming a spec of the other kind), then plays it
         check_program(text)
     except PluginError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
@@ -206,10 +205,9 @@ def agent_spec(text: str) -> str:
     """An argparse ``type``: an agent, ``synthetic`` or a plugin (``MODULE:CLASS``, a
     registered name or an entry point; :mod:`sim.plugins`), loaded and checked like
     :func:`program_spec`."""
-    from sim.plugins import PluginError, check_agent, resolve_agent
+    from sim.plugins import PluginError, check_agent
 
-    try:
-        resolve_agent(text)
+    try:  # resolves it (naming a spec of the other kind), then plays it
         check_agent(text)
     except PluginError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None

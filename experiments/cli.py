@@ -67,6 +67,16 @@ COMMAND_GROUPS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """The CLI's parsers (subcommands inherit it): a usage error is one line,
+    ``ctxsim run pressure: error: <message> (see --help)``, exit status 2, not
+    argparse's usage block first (README: "errors are reported in one line")."""
+
+    def error(self, message):
+        message = " ".join(str(message).split())
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser.
 
@@ -77,7 +87,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     argv = list(sys.argv[1:] if argv is None else argv)
     from sim import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ctxsim", description="Theory and simulation of LLM context management.")
     parser.add_argument("--version", action="version", version=f"ctxsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -103,7 +113,7 @@ def run_command(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
-    if unknown:  # reported by the (sub)command they were given to, with its usage
+    if unknown:  # reported by the (sub)command they were given to
         command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
     module = importlib.import_module(args._module)
     if args._kind == "experiment":

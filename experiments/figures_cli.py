@@ -287,10 +287,14 @@ def status(figure: Figure) -> Status:
 
     for plugin in figure.plugins:   # its code is outside the checkout: its own hash
         now = plugin_changed(plugin)
-        if now is None:
-            return Status(figure, "plugin missing", (str(plugin.get("spec")),))
-        if now:
-            return Status(figure, "plugin changed", (str(plugin.get("spec")),))
+        if now is not None and not now:
+            continue
+        files = [str(f) for f in plugin.get("files") or []]
+        noun = "file" if len(files) == 1 else "files"
+        what = f"{plugin.get('spec')}, {noun} {', '.join(files)}" if files \
+            else str(plugin.get("spec"))
+        return Status(figure, "plugin missing" if now is None else "plugin changed",
+                      (what,))
     if figure.sidecar.get("git_dirty"):
         return Status(figure, "dirty")   # made from uncommitted code
     return Status(figure, "current")
@@ -356,10 +360,13 @@ def _print_table(statuses: list[Status], directory: pathlib.Path) -> None:
         f = s.figure
         redo = f"{f.redo_seconds:.0f} s" if f.redo_seconds is not None else "?"
         state = s.state
-        if s.changed:
+        if s.changed and s.state.startswith("plugin"):   # "spec, file f.py"
+            state += f" ({'; '.join(s.changed)})"
+        elif s.changed:
             shown = ", ".join(s.changed[:3])
             more = f" +{len(s.changed) - 3}" if len(s.changed) > 3 else ""
-            state += f" ({len(s.changed)} files: {shown}{more})"
+            noun = "file" if len(s.changed) == 1 else "files"
+            state += f" ({len(s.changed)} {noun}: {shown}{more})"
         if f.real_model:
             state += " [real model]"
         if f.plugins:
@@ -397,7 +404,7 @@ def verify(name: str, directory: pathlib.Path) -> int:
     for plugin in figure.plugins:
         why = missing(plugin)
         if why:
-            raise UsageError(f"cannot rerun {name}: it was made with {why}")
+            raise UsageError(f"cannot rerun {name}: {why}")
     if figure.redo_seconds:
         print(f"ctxsim figures: rerunning {name} (took {figure.redo_seconds:.0f} s when "
               f"made{', needs the real model' if figure.real_model else ''})",

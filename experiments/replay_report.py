@@ -104,13 +104,18 @@ class Report:
                     f"   answer    {q.truth!r}",
                     f"   answered  {q.answered!r}",
                     f"   evidence  {q.evidence} (source {q.source_block}, now "
-                    f"{q.source_status}; call {q.source_call[:80]})"]
+                    f"{q.source_status}; call {_cut(q.source_call, 80)})"]
             if q.why:
                 out.append(f"   why       {q.why}")
         out.append(f"score       {self.correct} of {len(self.questions)} questions answered "
-                   f"exactly; task {'solved' if self.solved else 'not solved'} (every "
-                   "answer exact, and no failure unrelated to context)")
+                   f"exactly; task {'solved' if self.solved else 'not solved'} (solved "
+                   "means: every answer exact and no failure unrelated to context)")
         return out
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, an ellipsis marking a cut."""
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 class _Recorder:
@@ -175,9 +180,8 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
             budget below the program's fixed overhead.
     """
     from sim.agents.profiles import get_profile
-    from sim.agents.registry import make_agent
     from sim.harness import run_episode
-    from sim.policies import make_program
+    from sim.plugins import PluginRuntimeError, make_agent, make_program
     from sim.tasks.replay import replay_task
 
     path = pathlib.Path(path)
@@ -185,7 +189,10 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
     prof = get_profile(profile) if isinstance(profile, str) else profile
     prog = _Recorder(make_program(program))
     watcher = _Watcher(make_agent(agent, prof))
-    result = run_episode(task, prog, watcher, budget=budget, seed=seed)
+    try:
+        result = run_episode(task, prog, watcher, budget=budget, seed=seed)
+    except PluginRuntimeError as exc:
+        raise PluginRuntimeError(f"{exc} on the replay of {path.name}") from exc.__cause__
     if watcher.answer is None:
         raise RuntimeError(f"the agent never answered the replay of {path.name}")
     view, action = watcher.answer
@@ -232,7 +239,7 @@ def _why(evidence, fact, answered, seen, block, hidden, prog, watcher, profile,
         if block is not None and block.status.value == "deleted":
             return (f"the evidence was deleted ({block.reason or 'no reason given'}) "
                     f"under {name}; nothing can bring it back")
-        text = (block.replacement if block is not None else "")[:60]
+        text = _cut(block.replacement if block is not None else "", 60)
         return (f"{name} replaced the evidence irreversibly (placeholder {text!r}; no "
                 "handle shown, so no recovery)")
     if evidence == ARCHIVED:
@@ -240,6 +247,11 @@ def _why(evidence, fact, answered, seen, block, hidden, prog, watcher, profile,
         if "recover" not in tools:
             return (f"the evidence is archived, but {name} offers the agent no recover "
                     "tool")
+        from sim.agents.synthetic import SyntheticAgent
+
+        if not isinstance(watcher._agent, SyntheticAgent):   # its reasons are unknown
+            return ("the evidence is archived under a handle the agent was shown, but "
+                    "the agent did not recover it")
         return ("the evidence is archived under a handle the agent was shown, but it did "
                 "not recover it (its archive index did not name this question, or its "
                 "recovery reads ran out)")

@@ -110,8 +110,7 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     plays on the durable store, the benchmark's reference)."""
     from sim.agents import SyntheticAgent, get_profile
     from sim.harness import KnownCountTokenizer, run_episode
-    from sim.agents.registry import make_agent
-    from sim.policies import make_program
+    from sim.plugins import PluginRuntimeError, make_agent, make_program
     from sim.workspace.tokenizer import get_tokenizer
 
     task = build_task(spec)
@@ -125,9 +124,13 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
         agent = SyntheticAgent(profile) if spec.agent == "synthetic" else \
             make_agent(spec.agent, get_profile(profile) if isinstance(profile, str)
                        else profile)
-        r = run_episode(task, make_program(name, **dashboard_knobs(name, spec.dashboard_tokens)),
-                        agent,
-                        budget=spec.budget, seed=seed, tokenizer=tok, fast=fast)
+        try:  # a plugin (guarded) that raises or breaks its protocol: name the task
+            r = run_episode(task, make_program(name, **dashboard_knobs(name,
+                                                                       spec.dashboard_tokens)),
+                            agent, budget=spec.budget, seed=seed, tokenizer=tok, fast=fast)
+        except PluginRuntimeError as exc:
+            raise PluginRuntimeError(f"{exc} on task {task.task_id} (level "
+                                     f"{spec.level})") from exc.__cause__
         rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
                      "family": task.family, "seed": spec.seed, "budget": spec.budget,
                      "solved": int(r.solved), "mean_active": round(r.mean_active, 1),

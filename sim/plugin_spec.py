@@ -22,6 +22,12 @@ class PluginError(ValueError):
     message is one line naming the plugin and what it broke (exit status 2)."""
 
 
+class PluginRuntimeError(RuntimeError):
+    """A plugin that raised, or broke its protocol, during a run (after its check
+    episode passed): one line naming the plugin, the method and, where the run knows
+    it, the task and level (exit status 1; output staging leaves nothing written)."""
+
+
 def import_attr(kind: str, spec: str):
     """The object ``spec`` (``MODULE:ATTRIBUTE``, the attribute possibly dotted) names.
 

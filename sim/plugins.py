@@ -62,9 +62,10 @@ import pathlib
 import sys
 from collections.abc import Mapping
 
-from sim.agents.registry import (PLUGIN_AGENTS, SYNTHETIC, agent_names, make_agent,
-                                 register_agent, resolve_agent)
-from sim.plugin_spec import AGENT_GROUP, PLUGIN_KEYS, PROGRAM_GROUP, PluginError
+from sim.agents.registry import (PLUGIN_AGENTS, SYNTHETIC, agent_names, register_agent,
+                                 resolve_agent)
+from sim.plugin_spec import (AGENT_GROUP, PLUGIN_KEYS, PROGRAM_GROUP, PluginError,
+                             PluginRuntimeError)
 from sim.policies import (PLUGIN_PROGRAMS, PROGRAMS, program_names, register_program,
                           resolve_program)
 
@@ -81,7 +82,7 @@ AGENT_METHODS = ("reset", "act")
 PROTOCOLS = ("plain", "vista", "reworded")
 CONTEXT_TOOLS = frozenset({"archive", "delete", "recover"})
 
-__all__ = ["PluginError", "register_program", "register_agent", "resolve_program",
+__all__ = ["PluginError", "PluginRuntimeError", "guard", "register_program", "register_agent", "resolve_program",
            "resolve_agent", "make_agent", "program_names", "agent_names",
            "check_program", "check_agent", "provenance", "record", "missing", "changed",
            "PROGRAM_GROUP", "AGENT_GROUP", "unregister", "forget_module"]
@@ -123,19 +124,24 @@ def _static_program_problem(prog) -> str | None:
 
     for method in PROGRAM_METHODS:
         if not callable(getattr(prog, method, None)):
-            return f"has no method {method}(ctx, ...)"
+            return f"it has no method {method}(ctx, ...)"
     dash = getattr(prog, "dashboard", None)
     # "bounded_ledger:400": a variant and its token cap
     if not isinstance(dash, str) or dash.partition(":")[0] not in DASHBOARDS:
-        return (f"dashboard is {dash!r}; expected one of {', '.join(sorted(DASHBOARDS))}")
+        return (f"its dashboard is {dash!r}; expected one of {', '.join(sorted(DASHBOARDS))}")
     tools = getattr(prog, "agent_tools", None)
     if not isinstance(tools, (set, frozenset)) or not set(tools) <= CONTEXT_TOOLS:
-        return (f"agent_tools is {tools!r}; expected a (frozen)set of "
+        return (f"its agent_tools is {tools!r}; expected a (frozen)set of "
                 f"{', '.join(sorted(CONTEXT_TOOLS))}")
-    if not isinstance(getattr(prog, "show_handles", None), bool):
-        return f"show_handles is {getattr(prog, 'show_handles', None)!r}; expected a bool"
+    import numpy as np
+
+    handles = getattr(prog, "show_handles", None)
+    if isinstance(handles, np.bool_):   # a NumPy bool is the bool it is
+        prog.show_handles = handles = bool(handles)
+    if not isinstance(handles, bool):
+        return f"its show_handles is {handles!r}; expected a bool"
     if getattr(prog, "protocol", None) not in PROTOCOLS:
-        return (f"protocol is {getattr(prog, 'protocol', None)!r}; expected one of "
+        return (f"its protocol is {getattr(prog, 'protocol', None)!r}; expected one of "
                 f"{', '.join(PROTOCOLS)}")
     return None
 
@@ -144,54 +150,152 @@ class _Broke(Exception):
     """A plugin method broke the protocol (message: what it broke)."""
 
 
-def _returns(name: str, want: str | None, value) -> None:
+def _conform(name: str, want: str | None, value):
+    """``value`` as the protocol wants it from method ``name`` (``want``: None,
+    ``"bool"``, ``"block"``, ``"action"``, ``"notes"`` or ``"any"``, unchecked); a
+    NumPy bool is taken as the bool it is. Raises :class:`_Broke` naming what is wrong."""
+    import numpy as np
+
+    from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER, TASK, Action
     from sim.workspace.blocks import Block
 
+    if want == "any":
+        return value
+    if want == "bool" and isinstance(value, np.bool_):
+        return bool(value)
+    if want == "action":
+        if not isinstance(value, Action):
+            raise _Broke(f"{name} returned {type(value).__name__} {value!r:.60}; "
+                         "expected a sim.agents.protocol.Action")
+        kinds = (TASK, ARCHIVE, DELETE, RECOVER, ANSWER)
+        if value.kind not in kinds:
+            raise _Broke(f"{name} returned an Action of kind {value.kind!r}; expected "
+                         f"one of {', '.join(kinds)}")
+        return value
     ok = (value is None if want is None else isinstance(value, bool) if want == "bool"
+          else isinstance(value, str) if want == "notes"
           else value is None or isinstance(value, Block))
     if not ok:
-        expected = {None: "None", "bool": "a bool",
+        expected = {None: "None", "bool": "a bool", "notes": "a str",
                     "block": "the recovered block or None"}[want]
         raise _Broke(f"{name} returned {type(value).__name__} {value!r:.60}; "
                      f"expected {expected}")
+    return value
+
+
+#: what an agent's methods return, for :func:`_conform` (``reset``: unchecked)
+AGENT_RETURNS = {"reset": "any", "act": "action", "write_notes": "notes"}
 
 
 class _Checked:
-    """A proxy running ``target``'s methods with their return types checked and
-    their exceptions named (the episode :func:`check_program` plays)."""
+    """A proxy running ``target``'s ``methods`` (name -> what it returns, see
+    :func:`_conform`) with their return values checked and their exceptions named:
+    :class:`_Broke` in the check episode; with ``label`` (``"program plugin 'm:P'"``)
+    a :class:`~sim.plugin_spec.PluginRuntimeError` naming the plugin and the method
+    (what :func:`guard` gives a run). Other attributes pass through, both ways.
+    Pickles as its target, methods and label (a ``--jobs`` worker may receive one)."""
 
-    def __init__(self, target, methods: dict[str, str | None]):
+    def __init__(self, target, methods: dict[str, str | None], label: str | None = None):
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_methods", methods)
+        object.__setattr__(self, "_label", label)
+
+    def __reduce__(self):
+        return (type(self), (self._target, self._methods, self._label))
 
     def __getattr__(self, attr):
+        if attr in ("_target", "_methods", "_label"):   # not yet set (copy, unpickle)
+            raise AttributeError(attr)
         value = getattr(self._target, attr)
         if attr not in self._methods:
             return value
-        want = self._methods[attr]
+        want, label = self._methods[attr], self._label
 
         def call(*args, **kwargs):
             try:
-                out = value(*args, **kwargs)
-            except _Broke:
+                return _conform(attr, want, value(*args, **kwargs))
+            except _Broke as exc:
+                if label is None:
+                    raise
+                raise PluginRuntimeError(f"{label} broke the protocol: {exc}") from None
+            except PluginRuntimeError:
                 raise
             except Exception as exc:
-                raise _Broke(f"{attr} raised {type(exc).__name__}: {exc}") from exc
-            if want != "any":
-                _returns(attr, want, out)
-            elif attr == "act":
-                from sim.agents.protocol import Action
-
-                if not isinstance(out, Action):
-                    raise _Broke(f"act returned {type(out).__name__} {out!r:.60}; "
-                                 "expected a sim.agents.protocol.Action")
-            elif attr == "write_notes" and not isinstance(out, str):
-                raise _Broke(f"write_notes returned {type(out).__name__}; expected str")
-            return out
+                if label is None:
+                    raise _Broke(f"{attr} raised {type(exc).__name__}: {exc}") from exc
+                raise PluginRuntimeError(f"{label}: {attr} raised {type(exc).__name__}: "
+                                         f"{exc}") from exc
         return call
 
     def __setattr__(self, attr, value):
         setattr(self._target, attr, value)
+
+
+def guard(kind: str, spec: str, obj):
+    """``obj`` (a program or agent made from ``spec``) as a run plays it: a plugin's
+    every call has its return value checked as in the check episode and an exception
+    re-raised as :class:`~sim.plugin_spec.PluginRuntimeError` naming the plugin and
+    the method; a built-in is returned as it is (no overhead)."""
+    if not is_plugin(kind, spec):
+        return obj
+    if kind == "program":   # its attributes as the check saw them (a NumPy bool: bool)
+        problem = _static_program_problem(obj)
+        if problem:
+            raise PluginRuntimeError(f"program plugin {spec!r} broke the protocol: "
+                                     f"{problem}")
+    return _Checked(obj, PROGRAM_METHODS if kind == "program" else AGENT_RETURNS,
+                    f"{kind} plugin {spec!r}")
+
+
+def make_program(spec: str, **knobs):
+    """:func:`sim.policies.make_program`, :func:`guard`-ed."""
+    from sim.policies import make_program as make
+
+    return guard("program", spec, make(spec, **knobs))
+
+
+def make_agent(spec: str, profile):
+    """:func:`sim.agents.registry.make_agent`, :func:`guard`-ed."""
+    from sim.agents.registry import make_agent as make
+
+    return guard("agent", spec, make(spec, profile))
+
+
+def _looks_like(obj) -> str | None:
+    """``"program"`` for an object with the eight intervention points, ``"agent"`` for
+    one with ``reset`` and ``act`` and none of them, else None."""
+    if all(callable(getattr(obj, m, None)) for m in PROGRAM_METHODS):
+        return "program"
+    if all(callable(getattr(obj, m, None)) for m in AGENT_METHODS) \
+            and not any(hasattr(obj, m) for m in PROGRAM_METHODS):
+        return "agent"
+    return None
+
+
+_KIND_NAMES = {"program": "a context program", "agent": "an agent"}
+
+
+def _resolved(kind: str, spec: str):
+    """:func:`resolve_program` / :func:`resolve_agent` of ``spec``; a spec that names
+    the other kind (``--agent vista``, ``--programs byo:MyAgent``) is refused saying so.
+
+    Raises:
+        PluginError: ``'vista' is a context program, not an agent``, or what the
+            resolver raised.
+    """
+    other = "agent" if kind == "program" else "program"
+    try:
+        found = resolve_program(spec) if kind == "program" else resolve_agent(spec)
+    except PluginError:
+        names = (agent_names() + ["llm"]) if other == "agent" else program_names()
+        if spec in names:
+            raise PluginError(f"{spec!r} is {_KIND_NAMES[other]}, not "
+                              f"{_KIND_NAMES[kind]}") from None
+        raise
+    if _looks_like(found[0] if kind == "program" else found) == other:
+        raise PluginError(f"{kind} plugin {spec!r} is {_KIND_NAMES[other]}, not "
+                          f"{_KIND_NAMES[kind]}")
+    return found
 
 
 def _smoke_episode(program, agent) -> None:
@@ -218,7 +322,7 @@ def check_program(spec: str, **knobs) -> None:
         return
     from sim.agents.synthetic import SyntheticAgent
 
-    cls, base = resolve_program(spec)
+    cls, base = _resolved("program", spec)
     key = ("program", spec, id(cls), repr(sorted(knobs.items())))
     if key in _CHECKED:
         return
@@ -229,7 +333,7 @@ def check_program(spec: str, **knobs) -> None:
                           f"raised {type(exc).__name__}: {exc}") from None
     problem = _static_program_problem(prog)
     if problem:
-        raise PluginError(f"program plugin {spec!r} broke the protocol: it {problem}")
+        raise PluginError(f"program plugin {spec!r} broke the protocol: {problem}")
     try:
         prog.name = spec
         _smoke_episode(_Checked(prog, PROGRAM_METHODS), SyntheticAgent("medium"))
@@ -250,10 +354,10 @@ def check_agent(spec: str) -> None:
     """
     if not is_plugin("agent", spec):
         return
+    from sim import policies
     from sim.agents.profiles import get_profile
-    from sim.policies import make_program
 
-    factory = resolve_agent(spec)
+    factory = _resolved("agent", spec)
     key = ("agent", spec, id(factory))
     if key in _CHECKED:
         return
@@ -270,9 +374,7 @@ def check_agent(spec: str) -> None:
         raise PluginError(f"agent plugin {spec!r} broke the protocol: its name is "
                           f"{getattr(agent, 'name', None)!r}; expected a str")
     try:
-        _smoke_episode(make_program("summarization"),
-                       _Checked(agent, {"reset": "any", "act": "any",
-                                        "write_notes": "any"}))
+        _smoke_episode(policies.make_program("summarization"), _Checked(agent, AGENT_RETURNS))
     except _Broke as exc:
         raise PluginError(f"agent plugin {spec!r} broke the protocol: {exc}") from None
     except Exception as exc:
@@ -320,10 +422,25 @@ def _version(module: str) -> str | None:
     return None
 
 
+def import_root(module: str) -> str | None:
+    """The directory ``module`` was imported from: the ``sys.path`` entry holding it
+    (``/home/me/plugins`` for ``myprog`` at ``/home/me/plugins/myprog.py``, and for
+    ``pkg.sub`` at ``.../pkg/sub.py``), or None for a module without a file."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return None
+    root = pathlib.Path(path).resolve().parent
+    depth = module.count(".") + (pathlib.Path(path).name == "__init__.py")
+    for _ in range(depth):
+        root = root.parent
+    return str(root)
+
+
 def record(kind: str, spec: str) -> dict:
     """What a sidecar records of plugin ``spec`` (``kind``: program or agent):
     ``kind``, ``spec``, ``module``, ``qualname``, ``version`` (its distribution's, or
-    None), ``sha256`` of its source files and their ``files`` names, and
+    None), ``sha256`` of its source files and their ``files`` names, ``directory``
+    (:func:`import_root`: what ``PYTHONPATH`` needs to hold to import it again) and
     ``rerunnable`` (False for a name registered in-process: another process cannot
     resolve it)."""
     obj = resolve_program(spec)[0] if kind == "program" else resolve_agent(spec)
@@ -332,6 +449,7 @@ def record(kind: str, spec: str) -> dict:
     return {"kind": kind, "spec": spec, "module": module,
             "qualname": getattr(obj, "__qualname__", None), "version": _version(module),
             "sha256": source_hash(files), "files": [f.name for f in files],
+            "directory": import_root(module),
             "rerunnable": spec not in (PLUGIN_PROGRAMS if kind == "program"
                                        else PLUGIN_AGENTS)}
 
@@ -380,17 +498,19 @@ def missing(entry: dict) -> str | None:
     None if it loads; also names a source that changed since (hash differs)."""
     spec = entry.get("spec", "?")
     if not entry.get("rerunnable", True):
-        return (f"{entry.get('kind', 'program')} {spec!r} was registered in-process "
-                f"(module {entry.get('module')!r}); another process cannot load it: "
-                f"rerun with MODULE:CLASS")
+        return (f"it was made with {entry.get('kind', 'program')} {spec!r}, registered "
+                f"in-process (module {entry.get('module')!r}), which another process "
+                f"cannot load; name it as MODULE:CLASS to make a rerunnable run")
     try:
         if entry.get("kind") == "agent":
             resolve_agent(spec)
         else:
             resolve_program(spec)
     except PluginError as exc:
+        where = entry.get("directory")
+        hint = f"; it was imported from {where}: try PYTHONPATH={where}" if where else ""
         return (f"{exc} [recorded module {entry.get('module')!r}, sha256 "
-                f"{(entry.get('sha256') or '?')[:12]}]")
+                f"{(entry.get('sha256') or '?')[:12]}{hint}]")
     return None
 
 

@@ -38,5 +38,9 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     theory = (html / "theory.html").read_text()
     assert theory.count('class="math notranslate nohighlight"') >= 30
     assert "mathjax" in theory.lower()
+    # ... with MathJax from the site itself, not a CDN (an offline reader sees math)
+    assert 'src="_static/mathjax/tex-chtml.js' in theory and "cdn.jsdelivr" not in theory
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").stat().st_size > 100_000
+    assert (html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
     api = (html / "generated" / "sim.games.eviction.html").read_text()
     assert "recovery burden" in api.lower()   # the docstrings made it into the reference

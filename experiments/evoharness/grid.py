@@ -10,7 +10,7 @@ from experiments.evoharness.config import GridConfig
 from experiments.executors import process_pool
 from sim.evolve.evoharness.curate import budget_counts
 from sim.evolve.evoharness.online import run_stream, split_stream
-from sim.policies import make_program
+from sim.plugins import make_program   # a plugin program guarded (sim.plugins.guard)
 from sim.tasks.loca import FAMILIES, loca_task
 
 

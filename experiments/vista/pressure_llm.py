@@ -113,7 +113,7 @@ def episode(task, program: str, budget: int, settings, seed: int) -> dict:
     """
     from sim.agents.llm import LLMAgent, LLMResponseError
     from sim.harness import run_episode
-    from sim.policies import make_program
+    from sim.plugins import make_program   # a plugin program guarded (sim.plugins.guard)
 
     agent = LLMAgent(replace(settings, max_tokens=128))  # room for 3 exact values
     row = {"budget": budget, "program": program, "task_id": task.task_id,

@@ -97,7 +97,9 @@ def _parse_error(argv, capsys) -> str:
     with pytest.raises(SystemExit) as stop:
         build_parser(argv).parse_known_args(argv)
     assert stop.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
+    line = capsys.readouterr().err.strip()
+    assert line.endswith(" (see --help)") and "\n" not in line   # one line, no usage
+    return line.removesuffix(" (see --help)")
 
 
 @pytest.mark.parametrize("argv, option, named", REPEATS,

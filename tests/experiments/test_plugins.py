@@ -22,6 +22,8 @@ from sim.plugin_spec import PluginError
 
 #: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
 PLUGIN = textwrap.dedent('''
+    import numpy as np
+
     from sim.agents.protocol import ANSWER, TASK, Action
     from sim.agents.synthetic import find_value
     from sim.policies.base import ContextProgram
@@ -86,6 +88,36 @@ PLUGIN = textwrap.dedent('''
     class Mute(ScriptReader):
         def act(self, view):
             return None
+
+
+    class Dancer(ScriptReader):
+        def act(self, view):
+            return Action("dance")
+
+
+    # break the protocol only after the check episode (played at budget 3,000)
+    class LateDancer(ScriptReader):
+        def act(self, view):
+            return Action("dance") if view.budget > 3000 else super().act(view)
+
+
+    class LateLater(KeepLast):
+        def maintenance_planning(self, ctx):
+            return "later" if ctx.budget > 3000 else super().maintenance_planning(ctx)
+
+
+    class LateBoom(KeepLast):
+        def maintenance_planning(self, ctx):
+            if ctx.budget > 3000:
+                raise ValueError(f"late failure at {ctx.used()} tokens")
+            return super().maintenance_planning(ctx)
+
+
+    class NumpyBools(KeepLast):
+        show_handles = np.True_
+
+        def maintenance_planning(self, ctx):
+            return np.bool_(ctx.used() > 0.8 * ctx.budget)
 ''')
 
 #: the smallest pressure grid: one level, two tasks
@@ -130,7 +162,8 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     digest = hashlib.sha256(b"byo_plugin.py\0" + PLUGIN.encode() + b"\0").hexdigest()
     assert rec == {"kind": "program", "spec": "byo_plugin:KeepLast", "module": "byo_plugin",
                    "qualname": "KeepLast", "version": None, "sha256": digest,
-                   "files": ["byo_plugin.py"], "rerunnable": True}
+                   "files": ["byo_plugin.py"], "directory": str(plugin_dir.resolve()),
+                   "rerunnable": True}
     assert "byo_plugin:KeepLast" in side["command"]
     listing = _ctxsim(["figures", "--dir", str(out)], env)
     assert "[plugin: byo_plugin:KeepLast]" in listing.stdout
@@ -142,8 +175,9 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     assert gone.returncode == 2
     [line] = gone.stderr.strip().splitlines()
     assert "cannot import module 'byo_plugin'" in line and digest[:12] in line
+    assert line.endswith(f"try PYTHONPATH={plugin_dir.resolve()}]")
     listing = _ctxsim(["figures", "--dir", str(out)], _env())
-    assert "plugin missing" in listing.stdout
+    assert "plugin missing (byo_plugin:KeepLast, file byo_plugin.py)" in listing.stdout
     # the plugin's source changed since: not current
     (plugin_dir / "byo_plugin.py").write_text(PLUGIN + "\n# edited\n")
     listing = _ctxsim(["figures", "--dir", str(out)], env)
@@ -157,7 +191,7 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     ("byo_plugin:SaysYes", "maintenance_planning returned str 'yes'; expected a bool"),
     ("byo_plugin:Raises", "observation_entry raised RuntimeError: boom"),
     ("byo_plugin:NoMethods", "it has no method observation_entry"),
-    ("byo_plugin:BadDashboard", "dashboard is 'fancy'; expected one of"),
+    ("byo_plugin:BadDashboard", "broke the protocol: its dashboard is 'fancy'; expected one of"),
     ("byo_plugin:Missing", "module 'byo_plugin' has no attribute 'Missing'"),
     ("no_such_module_xyz:P", "cannot import module 'no_such_module_xyz'"),
 ])
@@ -168,11 +202,10 @@ def test_a_program_that_breaks_the_protocol_is_one_line_exit_2_nothing_written(
     with pytest.raises(SystemExit) as exc:
         cli.main(["run", "pressure", *SMALL, "--programs", "vista", spec, "--out", str(out)])
     assert exc.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    # argparse's usage lines, then the one error line
-    assert err[0].startswith("usage:") and sum("error:" in e for e in err) == 1
-    assert err[-1].startswith("ctxsim run pressure: error: argument --programs: ")
-    assert spec in err[-1] and broke in err[-1], err[-1]
+    [line] = capsys.readouterr().err.strip().splitlines()   # one line, no usage block
+    assert line.startswith("ctxsim run pressure: error: argument --programs: ")
+    assert line.endswith(" (see --help)")
+    assert spec in line and broke in line, line
     assert not out.exists()
 
 
@@ -213,7 +246,9 @@ def test_register_program_and_agent_name_them_in_this_process(plugin_dir, tmp_pa
                 ["plugins"]}
         # another process cannot resolve an in-process name: verify says so
         assert recs["keep_two"]["rerunnable"] is False
-        assert "registered in-process" in plugins.missing(recs["keep_two"])
+        assert plugins.missing(recs["keep_two"]).startswith(
+            "it was made with program 'keep_two', registered in-process (module "
+            "'byo_plugin'), which another process cannot load")
         with pytest.raises(ValueError, match="built-in"):
             plugins.register_program("vista", byo_plugin.KeepLast)
         with pytest.raises(ValueError, match="reserved"):
@@ -233,21 +268,22 @@ def test_entry_points_are_discovered_with_their_distribution_version(tmp_path,
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: byo-dist\nVersion: 1.2.3\n")
     (info / "top_level.txt").write_text("byo_ep\n")
     (info / "entry_points.txt").write_text(
-        "[ctxsim.programs]\nkeep_last = byo_ep:KeepLast\n"
+        "[ctxsim.programs]\nbyo_keep_last = byo_ep:KeepLast\n"
         "[ctxsim.agents]\nreader = byo_ep:ScriptReader\n")
     (site / "byo_ep.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(site))
+    # a name of its own: the README's example registers keep_last in this process
     try:
-        assert "keep_last" in plugins.program_names()
+        assert "byo_keep_last" in plugins.program_names()
         assert "reader" in plugins.agent_names()
-        plugins.check_program("keep_last")
+        plugins.check_program("byo_keep_last")
         plugins.check_agent("reader")
-        rec = plugins.record("program", "keep_last")
+        rec = plugins.record("program", "byo_keep_last")
         assert (rec["module"], rec["version"], rec["rerunnable"]) == ("byo_ep", "1.2.3", True)
         assert plugins.missing(rec) is None and plugins.changed(rec) is False
     finally:
         sys.modules.pop("byo_ep", None)
-        plugins.unregister("program", "keep_last")
+        plugins.unregister("program", "byo_keep_last")
         plugins.unregister("agent", "reader")
 
 
@@ -283,3 +319,154 @@ def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, 
     assert exc.value.code == 2
     assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
 
+
+
+def test_an_agent_returning_an_invalid_action_kind_is_refused_by_its_check(
+        plugin_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "pressure", *SMALL, "--agent", "byo_plugin:Dancer",
+                  "--out", str(tmp_path / "never")])
+    assert exc.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert ("agent plugin 'byo_plugin:Dancer' broke the protocol: act returned an Action "
+            "of kind 'dance'; expected one of task, archive, delete, recover, answer") in line
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize("option, spec, broke", [
+    ("--programs", "byo_plugin:LateLater",
+     "program plugin 'byo_plugin:LateLater' broke the protocol: maintenance_planning "
+     "returned str 'later'; expected a bool on task "),
+    ("--programs", "byo_plugin:LateBoom",
+     "program plugin 'byo_plugin:LateBoom': maintenance_planning raised ValueError: "
+     "late failure at "),
+    ("--agent", "byo_plugin:LateDancer",
+     "agent plugin 'byo_plugin:LateDancer' broke the protocol: act returned an Action "
+     "of kind 'dance'; expected one of task, archive, delete, recover, answer on task "),
+])
+def test_a_plugin_that_breaks_after_its_check_stops_the_run_naming_it_exit_1(
+        plugin_dir, tmp_path, capsys, monkeypatch, option, spec, broke):
+    monkeypatch.delenv("CTXSIM_DEBUG", raising=False)
+    out = tmp_path / "never"
+    assert cli.main(["run", "pressure", *SMALL, option, spec, "--out", str(out)]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("ctxsim run pressure: error: PluginRuntimeError: "), line
+    assert broke in line and line.count(" on task ") == 1, line
+    assert "(level 8000)" in line
+    assert not out.exists()
+
+
+def test_numpy_bools_are_taken_as_bools(plugin_dir):
+    import numpy as np
+    from types import SimpleNamespace
+
+    plugins.check_program("byo_plugin:NumpyBools")          # refused before: np.bool_
+    assert plugins._conform("maintenance_planning", "bool", np.False_) is False
+    prog = plugins.make_program("byo_plugin:NumpyBools")
+    assert prog.show_handles is True
+    due = prog.maintenance_planning(SimpleNamespace(used=lambda: 900, budget=1000))
+    assert due is True and type(due) is bool
+    # a NumPy integer is not a bool: still refused, saying what it got
+    with pytest.raises(plugins._Broke, match=r"returned int64 .*1\)?; expected a bool"):
+        plugins._conform("maintenance_planning", "bool", np.int64(1))
+
+
+def test_the_guard_wraps_plugins_only_and_survives_pickling(plugin_dir):
+    import pickle
+
+    from sim.policies import make_program
+    from sim.plugin_spec import PluginRuntimeError
+
+    vista = make_program("vista")
+    assert plugins.guard("program", "vista", vista) is vista          # built-in: as is
+    from sim.agents import SyntheticAgent, get_profile
+
+    assert type(plugins.make_agent("synthetic", get_profile("medium"))) is SyntheticAgent
+    late = pickle.loads(pickle.dumps(plugins.make_program("byo_plugin:LateLater")))
+    assert late.keep == 4 and late.dashboard == "ledger"
+    from types import SimpleNamespace
+
+    with pytest.raises(PluginRuntimeError, match="'byo_plugin:LateLater' broke the "
+                       "protocol: maintenance_planning returned str 'later'"):
+        late.maintenance_planning(SimpleNamespace(budget=8000, used=lambda: 0))
+    err = pickle.loads(pickle.dumps(PluginRuntimeError("agent plugin 'x': act raised")))
+    assert isinstance(err, PluginRuntimeError) and str(err) == "agent plugin 'x': act raised"
+
+
+def test_replay_names_an_agent_plugin_that_breaks_the_protocol(plugin_dir):
+    from experiments.replay_report import play
+    from sim.plugin_spec import PluginRuntimeError
+
+    from sim.tasks.replay import DATA
+
+    traj = DATA / "sweagent_marshmallow-1867.traj"
+    with pytest.raises(PluginRuntimeError, match=r"agent plugin 'byo_plugin:LateDancer' "
+                       r"broke the protocol: act returned an Action of kind 'dance'.* on "
+                       r"the replay of sweagent_marshmallow-1867\.traj"):
+        play(traj, "vista", 8000, agent="byo_plugin:LateDancer")
+
+
+def test_the_record_names_the_directory_and_a_missing_plugin_suggests_it(plugin_dir):
+    rec = plugins.record("program", "byo_plugin:KeepLast")
+    assert rec["files"] == ["byo_plugin.py"]
+    assert rec["directory"] == str(plugin_dir.resolve())
+    # a package module's directory is the one above the package
+    pkg = plugin_dir / "byo_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "progs.py").write_text("from byo_plugin import KeepLast\n")
+    try:
+        assert plugins.record("program", "byo_pkg.progs:KeepLast")["directory"] == \
+            str(plugin_dir.resolve())   # KeepLast's module is byo_plugin's
+        import byo_pkg.progs  # noqa: F401
+        assert plugins.import_root("byo_pkg.progs") == str(plugin_dir.resolve())
+        assert plugins.import_root("byo_pkg") == str(plugin_dir.resolve())
+    finally:
+        for m in ("byo_pkg.progs", "byo_pkg"):
+            sys.modules.pop(m, None)
+        plugins.forget_module("byo_pkg.progs")
+    gone = {**rec, "spec": "byo_gone_xyz:KeepLast", "module": "byo_gone_xyz",
+            "directory": "/home/me/plugins"}
+    why = plugins.missing(gone)
+    assert "cannot import module 'byo_gone_xyz'" in why
+    assert why.endswith("it was imported from /home/me/plugins: try "
+                        "PYTHONPATH=/home/me/plugins]")
+    assert "PYTHONPATH=" not in plugins.missing({**gone, "directory": None}).split("?")[-1]
+
+
+@pytest.mark.parametrize("option, spec, says", [
+    ("--agent", "vista", "'vista' is a context program, not an agent"),
+    ("--agent", "byo_plugin:KeepLast",
+     "agent plugin 'byo_plugin:KeepLast' is a context program, not an agent"),
+    ("--programs", "synthetic", "'synthetic' is an agent, not a context program"),
+    ("--programs", "byo_plugin:ScriptReader",
+     "program plugin 'byo_plugin:ScriptReader' is an agent, not a context program"),
+])
+def test_a_spec_of_the_other_kind_is_refused_saying_so(plugin_dir, capsys, option, spec,
+                                                       says):
+    from experiments.cli import build_parser
+
+    argv = ["run", "pressure", option, spec]
+    with pytest.raises(SystemExit) as exc:
+        build_parser(argv).parse_known_args(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"ctxsim run pressure: error: argument {option}: {says} (see --help)")
+
+
+def test_replay_says_why_neutrally_for_an_agent_plugin_that_did_not_recover(plugin_dir):
+    from experiments.replay_report import ARCHIVED, _cut, play
+    from sim.tasks.replay import DATA
+
+    report = play(DATA / "sweagent_marshmallow-1867.traj", "auto_archive", 2500,
+                  agent="byo_plugin:ScriptReader")   # it never recovers anything
+    archived = [q for q in report.questions if q.evidence == ARCHIVED and not q.correct]
+    assert archived
+    for q in archived:   # not the synthetic agent's reasons (archive index, read budget)
+        assert q.why == ("the evidence is archived under a handle the agent was shown, "
+                         "but the agent did not recover it")
+    text = "\n".join(report.lines())
+    assert "(solved means: every answer exact and no failure unrelated to context)" in text
+    assert _cut("x" * 80, 80) == "x" * 80
+    assert _cut("x" * 81, 80) == "x" * 79 + "\u2026"
