@@ -14,14 +14,25 @@ PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, re.S)
 
 
 def test_readme_python_blocks_run(tmp_path, monkeypatch, capsys):
+    from sim.agents.registry import PLUGIN_AGENTS
+    from sim.plugins import unregister
+    from sim.policies import PLUGIN_PROGRAMS
+
     assert len(PYTHON_BLOCKS) >= 3
     monkeypatch.chdir(tmp_path)
-    for i, block in enumerate(PYTHON_BLOCKS):
-        try:
-            exec(compile(block, f"README block {i}", "exec"), {})
-        except Exception as exc:  # name the block that broke
-            pytest.fail(f"README python block {i} ({block.splitlines()[0]!r}) raised "
-                        f"{type(exc).__name__}: {exc}")
+    before = set(PLUGIN_PROGRAMS), set(PLUGIN_AGENTS)
+    try:
+        for i, block in enumerate(PYTHON_BLOCKS):
+            try:
+                exec(compile(block, f"README block {i}", "exec"), {})
+            except Exception as exc:  # name the block that broke
+                pytest.fail(f"README python block {i} ({block.splitlines()[0]!r}) raised "
+                            f"{type(exc).__name__}: {exc}")
+    finally:  # the plugin example registers names in-process: later tests must not see them
+        for name in set(PLUGIN_PROGRAMS) - before[0]:
+            unregister("program", name)
+        for name in set(PLUGIN_AGENTS) - before[1]:
+            unregister("agent", name)
     assert (tmp_path / "ws-dir").is_dir()  # the workspace example persisted its store
     assert capsys.readouterr().out.strip()  # the games example printed its numbers
 
