@@ -1,0 +1,95 @@
+"""Boundaries of the games' small formulas that an exact edit (issue 38's mutation
+run) could move without failing a test: the Bernstein half-width's ``b/3`` term,
+the list channel's rounding of ``n 2^-r``, the quadrature's reported error and the
+violation test's upper tail P(X >= s). Each against an independent route."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from sim.games.burden_law import mc_halfwidth
+from sim.games.channels import Content, ListChannel
+from sim.games.content_rate import content_rate_exact
+from sim.games.information import rate_bits
+from sim.games.recovery_strategies import Compressor, evaluate
+
+
+def _bernstein_t(variance, trials, b, alpha):
+    """The t solving 2 exp(-N t^2 / (2 var + 2 b t / 3)) = alpha, by root finding on
+    the inequality itself (no shared algebra with the closed form)."""
+    f = lambda t: 2 * math.exp(-trials * t * t / (2 * variance + 2 * b * t / 3)) - alpha  # noqa: E731
+    return optimize.brentq(f, 1e-15, 1e6, xtol=1e-15, rtol=1e-13)
+
+
+@pytest.mark.parametrize("variance,trials,b", [
+    (0.0, 100, 1.0),        # only the b/3 term: t = 2 b L / (3 N)
+    (1e-6, 1000, 4.0),      # the b term dominates
+    (0.25, 50, 1.0),        # both terms matter
+    (2.0, 10_000, 10.0),
+])
+def test_bernstein_halfwidth_solves_the_inequality(variance, trials, b):
+    alpha = 6.3e-5
+    t = mc_halfwidth(variance, trials, b, alpha)
+    assert t == pytest.approx(_bernstein_t(variance, trials, b, alpha), rel=1e-9)
+    # at t the bound equals alpha; just inside t it exceeds alpha (both sides)
+    bound = lambda s: 2 * math.exp(-trials * s * s / (2 * variance + 2 * b * s / 3))  # noqa: E731
+    assert bound(t) == pytest.approx(alpha, rel=1e-9)
+    assert bound(t * 0.99) > alpha > bound(t * 1.01)
+
+
+def test_bernstein_halfwidth_without_variance_is_the_range_term():
+    L = math.log(2 / 6.3e-5)
+    assert mc_halfwidth(0.0, 30, 3.0) == pytest.approx(2 * 3.0 * L / (3 * 30), rel=1e-12)
+
+
+@pytest.mark.parametrize("n,r,m", [
+    (10, math.log2(10 / 2.7), 3),   # n 2^-r = 2.7: rounds up (flooring gives 2)
+    (10, math.log2(10 / 2.3), 2),   # 2.3: rounds down (ceiling gives 3)
+    (10, math.log2(10 / 3.0), 3),   # an integer is kept
+    (10, math.log2(10), 1),         # 1.0: the smallest list
+    (10, math.log2(10 / 0.6), 1),   # below 1 rounds to 1 (and never to 0)
+    (100, math.log2(100 / 49.51), 50),
+    (100, math.log2(100 / 49.49), 49),
+])
+def test_list_size_rounds_to_nearest(n, r, m):
+    ch = ListChannel(r=r)
+    assert ch.list_size(n) == m
+    assert ch.exact_rate_bits(n, 4) == pytest.approx(math.log2(n / m), abs=0)
+
+
+@pytest.mark.parametrize("n,kappa,sigma", [(2, 4, 1.0), (8, 4, 1.0), (64, 16, 2.0)])
+def test_content_rate_reports_the_quadratures_error(n, kappa, sigma):
+    est = rate_bits(n, kappa, Content(sigma))
+    bits, err = content_rate_exact(n, kappa, sigma)
+    assert est.method == "quadrature" and est.trials == 0
+    assert (est.bits, est.se_bits) == (bits, err)
+    assert est.se_bits > 0          # an error estimate, not a claim of exactness
+    assert rate_bits(n, kappa, ListChannel(m=2)).se_bits == 0.0  # closed form: exact
+
+
+class _Cheater(Compressor):
+    """Reads the blocks from a side channel: succeeds on every trial (a bug that the
+    violation flag must catch when the count is implausible under the bound)."""
+
+    name = "cheater"
+
+    def encode(self, blocks):
+        self._stash = blocks
+        return np.zeros(0, np.uint8)
+
+    def decode(self, representation, target_index):
+        return self._stash[target_index]
+
+
+@pytest.mark.parametrize("trials,flagged", [(10, False), (14, False), (15, True), (30, True)])
+def test_violation_is_the_upper_tail_at_or_above_the_count(trials, flagged):
+    """T(4, 4, 4): bound 1/2. All ``trials`` succeed: P(X >= trials) = 2^-trials,
+    which is below 3.2e-5 from 15 trials on (2^-14 = 6.1e-5, 2^-15 = 3.05e-5).
+    P(X > trials) is 0 for every trial count: a test with it would flag them all."""
+    ev = evaluate(_Cheater(), 4, 4, 4, trials, seed=1)
+    assert ev.bound == 0.5 and ev.successes == trials
+    assert (2.0 ** -trials < 3.2e-5) is flagged                       # the exact tail
+    assert bool(stats.binom.sf(trials - 1, trials, 0.5) < 3.2e-5) is flagged
+    assert ev.violation is flagged
