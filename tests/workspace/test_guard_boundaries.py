@@ -1,0 +1,214 @@
+"""The wire-payload guard's bounds at their edges (issue 38: exact edits of a
+comparison, a bound or an index in sim/workspace/accounting.py, the guard in
+workspace.py and ops.py that passed every test before).
+
+The char tokenizer (one token a character) makes every total a count of
+characters, so a result's size sets its local saving to the token: a result of
+``L`` characters saves ``L - 152`` tokens offloaded (its placeholder's message and
+ledger row), and the header's numbers do not change between the two requests
+here. Each test measures the totals it relies on (two what-if assemblies with the
+guard bypassed: an independent route) before it checks the guard's decision.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from sim.workspace import BlockStatus, Workspace
+from sim.workspace.accounting import HEADER_SLACK, LOCAL_SLACK
+
+FN = {"name": "bash", "arguments": "{}"}
+OFF = BlockStatus.OFFLOADED
+
+
+def _call(cid: str) -> dict:
+    return {"role": "assistant", "content": "", "tool_calls": [
+        {"id": cid, "type": "function", "function": FN}]}
+
+
+def _result(cid: str, chars: int, fill: str = "y") -> dict:
+    return {"role": "tool", "tool_call_id": cid, "content": fill * chars}
+
+
+def _build(d: Path, budget: int, cid: str = "c9", archive_call: bool = False):
+    """Task, three 200-character results, the call ``cid``; then one exact assembly,
+    so the guard's lower bound (``floor``) is that total. Returns (ws, floor)."""
+    ws = Workspace(d, budget=budget, tokenizer="char", strict=False, sync=False)
+    ws.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
+    for i in range(3):
+        ws.register(_call(f"c{i}"))
+        ws.register(_result(f"c{i}", 200, "x"))
+    ws.register(_call(cid))
+    if archive_call:
+        ws.archive(ws.call_id_owner(cid))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        floor = ws.assemble(strict=False).total
+    return ws, floor
+
+
+def _measured(d: Path, budget: int, chars: int, **kw) -> dict:
+    """floor, inline and offloaded totals of the last result at ``budget`` (the guard
+    bypassed), and the upper bound the accounting gives before it."""
+    cid = kw.get("cid", "c9")
+    ws, floor = _build(d, budget, **kw)
+    out = {"floor": floor}
+
+    def measure(op, data):
+        out["inline"] = ws._measure_with(op, data)
+        out["off"] = ws._measure_with(dict(op, status=OFF.value), data)
+        out["bound"] = ws.bound.after(op)
+        return op
+
+    ws._guard = measure
+    ws.register(_result(cid, chars))
+    ws.close()
+    return out
+
+
+def _budget_below_floor(tmp: Path, chars: int, gap: int) -> tuple[int, dict]:
+    """A budget ``gap`` tokens below the floor (the budget's digits are in the
+    system prompt and header: iterate to the fixed point)."""
+    budget = 4000
+    for k in range(8):
+        m = _measured(tmp / f"fix{gap}-{chars}-{k}", budget, chars)
+        if m["floor"] - budget == gap:
+            return budget, m
+        budget = m["floor"] - gap
+    pytest.fail(f"no fixed point for gap {gap}")
+
+
+def _guarded(d: Path, budget: int, chars: int, **kw):
+    """Register the last result through the real guard; (its block, the exact total
+    after it, the local saving the guard computed or None)."""
+    cid = kw.get("cid", "c9")
+    ws, _ = _build(d, budget, **kw)
+    seen = []
+    real = ws.bound.saving
+    ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
+    b = ws.register(_result(cid, chars))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        total = ws.assemble(strict=False).total
+    ws.close()
+    return b, total, (seen[-1] if seen else None)
+
+
+SMALL = 160  # a result whose placeholder saves 8 tokens: 0 < 8 <= LOCAL_SLACK
+
+
+def test_the_char_totals_this_module_relies_on(tmp_path):
+    m = _measured(tmp_path / "w", 5000, SMALL)
+    assert m["inline"] - m["off"] == SMALL - 152 == 8
+    assert m["inline"] > m["floor"]
+
+
+@pytest.mark.parametrize("gap", [1, LOCAL_SLACK, HEADER_SLACK])
+def test_within_the_header_slack_the_guard_measures_and_keeps_the_smaller(tmp_path, gap):
+    """floor - HEADER_SLACK <= budget < floor: the lower bound does not settle that
+    the request is over (the header's numbers may lose up to HEADER_SLACK tokens),
+    so both requests are assembled and the smaller is kept, however small the
+    saving. gap == HEADER_SLACK is the equality floor_after == budget: not surely
+    over."""
+    budget, m = _budget_below_floor(tmp_path, SMALL, gap)
+    assert m["floor"] - HEADER_SLACK <= budget < m["off"] < m["inline"]
+    b, total, saving = _guarded(tmp_path / "g", budget, SMALL)
+    assert saving is None                       # decided by the exact totals
+    assert b.status is OFF and total == m["off"]
+
+
+def test_beyond_the_header_slack_a_small_saving_stays_inline(tmp_path):
+    """floor - HEADER_SLACK > budget: surely over; a placeholder saving
+    LOCAL_SLACK tokens or fewer leaves the result readable in place."""
+    budget, m = _budget_below_floor(tmp_path, SMALL, HEADER_SLACK + 1)
+    b, total, saving = _guarded(tmp_path / "g", budget, SMALL)
+    assert saving == 8
+    assert b.status is BlockStatus.VISIBLE and total == m["inline"]
+
+
+@pytest.mark.parametrize("chars,saving,status", [
+    (152 + LOCAL_SLACK - 1, LOCAL_SLACK - 1, BlockStatus.VISIBLE),
+    (152 + LOCAL_SLACK, LOCAL_SLACK, BlockStatus.VISIBLE),      # at the minimum: inline
+    (152 + LOCAL_SLACK + 1, LOCAL_SLACK + 1, OFF),              # above it: offloaded
+])
+def test_surely_over_offloads_only_above_the_minimum_saving(tmp_path, chars, saving, status):
+    budget, m = _budget_below_floor(tmp_path, chars, 400)
+    assert m["inline"] - m["off"] == saving
+    b, total, seen = _guarded(tmp_path / "g", budget, chars)
+    assert seen == saving
+    assert b.status is status
+    assert total == (m["off"] if status is OFF else m["inline"])
+
+
+@pytest.mark.parametrize("chars,status", [
+    (151, BlockStatus.VISIBLE),    # the placeholder costs one token more
+    (152, BlockStatus.VISIBLE),    # a tie: offloading would not make it smaller
+    (153, OFF),                    # one token smaller
+])
+def test_near_the_budget_a_tie_keeps_the_result_inline(tmp_path, chars, status):
+    budget, m = _budget_below_floor(tmp_path, chars, 4)
+    assert m["inline"] - m["off"] == chars - 152 and budget < min(m["inline"], m["off"])
+    b, total, saving = _guarded(tmp_path / "g", budget, chars)
+    assert saving is None and b.status is status
+    assert total == min(m["inline"], m["off"])
+
+
+def test_the_upper_bound_counts_the_call_id_of_a_prefixed_result(tmp_path):
+    """A result whose call is archived is rendered with a prefix naming the call's
+    id: its bytes count. With a 2,000-character id the bound without them would
+    say the inline result fits a budget it exceeds by ~900 tokens."""
+    cid = "k" * 2000
+    budget = 4935
+    m = _measured(tmp_path / "m", budget, 300, cid=cid, archive_call=True)
+    assert m["bound"] >= m["inline"]                        # an upper bound
+    assert m["bound"] - len(cid) <= budget < m["inline"]    # ... which needs the id
+    assert m["off"] <= budget
+    b, total, _ = _guarded(tmp_path / "g", budget, 300, cid=cid, archive_call=True)
+    assert b.status is OFF and total == m["off"] <= budget
+
+
+def test_the_lower_bound_does_not_survive_an_archive(tmp_path):
+    """Over budget, then an archive frees most of the request: the last exact total
+    no longer bounds the next one from below, so a result that fits stays visible
+    (with the old floor kept, the guard took the request for surely over and
+    offloaded it)."""
+    ws = Workspace(tmp_path / "w", budget=4000, tokenizer="char", strict=False,
+                   sync=False)
+    ws.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
+    for i in range(4):
+        ws.register({"role": "assistant", "content": f"note {i} " + "z" * 600})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert ws.assemble(strict=False).total > 4000 + HEADER_SLACK
+    ws.archive("B2-B5")
+    ws.register(_call("c1"))
+    b = ws.register(_result("c1", 400))
+    req = ws.assemble()                       # strict: raises if over the budget
+    assert b.status is BlockStatus.VISIBLE and req.total <= 4000
+    ws.close()
+
+
+def test_a_duplicate_payloads_what_if_leaves_the_recover_index_intact(tmp_path):
+    """The what-if of a result whose bytes equal an archived block's indexes it
+    after that block and must remove that last entry (not the first): recover by
+    handle finds the archived block afterwards."""
+    ws = Workspace(tmp_path / "w", budget=6000, tokenizer="char", strict=False,
+                   sync=False)
+    ws.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
+    ws.register(_call("c1"))
+    first = ws.register(_result("c1", 300, "d"))
+    handle = ws.archive(first.id)
+    ws.register(_call("c2"))
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(1) or real(*a)
+    dup = ws.register(_result("c2", 300, "d"))     # after an archive: measured
+    ws._measure_with = real
+    assert calls and dup.handle.sha256 == first.handle.sha256
+    assert ws._by_sha[first.handle.sha256] == [first.id, dup.id]
+    back = ws.recover(handle)
+    assert back.recovered_from == first.id and back.data == b"d" * 300
+    ws.close()
