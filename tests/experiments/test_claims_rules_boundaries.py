@@ -7,7 +7,7 @@ import math
 import pytest
 
 from experiments.claims.records import VERDICT_ORDER, Verdict
-from experiments.claims.rules import (gap_verdict, limit_verdict, range_verdict,
+from experiments.claims.rules import (gap_verdict, limit_verdict, peak_verdict, range_verdict,
                                       rank_verdict, ratio_verdict, slope_verdict)
 
 R, D, NI, NR = (Verdict.REPRODUCED, Verdict.DIRECTION, Verdict.NO_INTERVAL,
@@ -164,3 +164,37 @@ def test_slope_of_exactly_one_is_not_sublinear(slopes, verdict):
     if len(slopes) == 2:
         paper = (1.5, 0.25) if slopes[1] == 0.25 else (1.5, 1.25)
     assert slope_verdict(slopes, paper, tol=0.125) is verdict
+
+
+def test_ratio_factor_below_one_is_an_error():
+    for bad in (0.5, 1 - 2.0 ** -20, 0.0, -2.0):
+        with pytest.raises(ValueError, match="factor must be >= 1"):
+            ratio_verdict(2.0, 2.0, 1.5, 2.5, factor=bad)
+    assert ratio_verdict(2.0, 2.0, 1.5, 2.5, factor=1.0) is R         # exactly 1: allowed
+    assert ratio_verdict(2.0, 2.5, 1.5, 3.0, factor=1.0) is D         # ... and strict
+
+
+PEAK = {4: (0.0, -0.25, 0.25), 12: (0.75, 0.5, 1.0), 64: (0.0, -0.25, 0.25)}
+
+
+@pytest.mark.parametrize("left_hi,right_hi,verdict", [
+    (0.25, 0.25, R),
+    (0.5, 0.25, D),      # the left end's interval reaches the peak's lower end
+    (0.25, 0.5, D),      # the right one's
+    (0.5, 0.5, D),
+    (0.625, 0.25, D), (0.25, 0.625, D),
+])
+def test_peak_needs_both_end_intervals_strictly_below_the_peaks(left_hi, right_hi, verdict):
+    g = {4: (0.0, -0.25, left_hi), 12: PEAK[12], 64: (0.0, -0.25, right_hi)}
+    assert peak_verdict(g) is verdict
+
+
+def test_peak_counts_points_not_a_fixed_three():
+    assert peak_verdict({**PEAK, 32: (0.25, 0.0, 0.375)}) is R          # four points
+    assert peak_verdict({**PEAK, 32: (0.875, 0.75, 1.0)}) is R          # peak at 32
+    assert peak_verdict({4: PEAK[4], 12: PEAK[12]}) is NR                # two: no interior
+    assert peak_verdict({12: PEAK[12]}) is NR
+    assert peak_verdict({}) is NR
+    # a tie for the maximum is decided by the first x (max keeps the first)
+    assert peak_verdict({4: (0.75, 0.5, 1.0), 12: (0.75, 0.5, 1.0),
+                         64: (0.0, -0.25, 0.25)}) is NR
