@@ -7,8 +7,9 @@ import math
 import pytest
 
 from experiments.claims.records import VERDICT_ORDER, Verdict
-from experiments.claims.rules import (gap_verdict, limit_verdict, peak_verdict, range_verdict,
-                                      rank_verdict, ratio_verdict, slope_verdict)
+from experiments.claims.rules import (bound_verdict, gap_verdict, limit_verdict, order_verdict,
+                                      peak_verdict, range_verdict, rank_verdict, ratio_verdict,
+                                      slope_verdict, tie_verdict, within_factor)
 
 R, D, NI, NR = (Verdict.REPRODUCED, Verdict.DIRECTION, Verdict.NO_INTERVAL,
                 Verdict.NOT_REPRODUCED)
@@ -198,3 +199,71 @@ def test_peak_counts_points_not_a_fixed_three():
     # a tie for the maximum is decided by the first x (max keeps the first)
     assert peak_verdict({4: (0.75, 0.5, 1.0), 12: (0.75, 0.5, 1.0),
                          64: (0.0, -0.25, 0.25)}) is NR
+
+
+def test_order_an_interval_ending_at_zero_on_the_other_side_is_not_reproduced():
+    assert order_verdict(1, 0.25, -0.5, 0.0) is NR       # hi == 0: does not cross
+    assert order_verdict(1, 0.25, -0.5, 2.0 ** -20) is D
+    assert order_verdict(-1, -0.25, 0.0, 0.5) is NR
+    assert order_verdict(-1, -0.25, -(2.0 ** -20), 0.5) is D
+
+
+def test_tie_margin_edges():
+    assert tie_verdict(-0.25, 0.25, 0.25) is R            # both ends on the margin
+    assert tie_verdict(-0.25 - 2.0 ** -20, 0.0, 0.25) is NR
+    assert tie_verdict(0.0, 0.0, 0.0) is R                # margin 0 is allowed
+    assert tie_verdict(0.0, 2.0 ** -20, 0.0) is NR
+
+
+def test_bound_one_row_suffices():
+    assert bound_verdict(0, 1) is R
+    assert bound_verdict(1, 1) is NR
+
+
+def test_within_factor_edges():
+    assert within_factor(1.0, 2.0, 2.0) and within_factor(4.0, 2.0, 2.0)   # both ends in
+    assert not within_factor(1.0 - 2.0 ** -20, 2.0, 2.0)
+    assert not within_factor(4.0 + 2.0 ** -20, 2.0, 2.0)
+    assert within_factor(0.5, 0.5, 1.0) and not within_factor(0.5 + 2.0 ** -20, 0.5, 1.0)
+    assert within_factor(0.25, 0.5, 2.0)                  # below 1 is fine
+    # paper / factor underflows to 0.0: a value of 0 is still not within any factor
+    assert not within_factor(0.0, 5e-324, 2.0)
+    assert not within_factor(-1.0, 1.0, 4.0)
+
+
+@pytest.mark.parametrize("factor,paper", [(0.5, 1.0), (1.0, 0.0), (1.0, -1.0), (0.5, 0.0)])
+def test_within_factor_bad_arguments(factor, paper):
+    with pytest.raises(ValueError, match=r"^need factor >= 1 and paper > 0, got "):
+        within_factor(1.0, paper, factor)
+
+
+def test_peak_is_the_largest_gain_not_the_largest_lower_end():
+    g = {4: (0.5, 0.45, 0.55), 12: (0.75, 0.0, 1.5), 64: (0.0, -0.25, 0.25)}
+    assert peak_verdict(g) is D             # the interior gain is the largest
+
+
+def test_slope_tolerance_zero_is_allowed():
+    assert slope_verdict((0.5,), (0.5,), tol=0.0) is R
+    assert slope_verdict((0.5,), (0.5 + 2.0 ** -20,), tol=0.0) is D
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: gap_verdict(0.0, 0.1, 0.0, 0.2),
+     "a gap claim needs a nonzero paper difference; use tie_verdict"),
+    (lambda: rank_verdict([]), "a rank claim needs at least one other entrant"),
+    (lambda: bound_verdict(-1, 5), "counts must be >= 0, got -1 of 5"),
+    (lambda: bound_verdict(1, -5), "counts must be >= 0, got 1 of -5"),
+    (lambda: ratio_verdict(2.0, 2.0, factor=0.5), "factor must be >= 1, got 0.5"),
+    (lambda: slope_verdict((0.3,), (0.3, 0.2)),
+     "need as many slopes as the paper's, got 1 and 2"),
+    (lambda: slope_verdict((), ()), "need as many slopes as the paper's, got 0 and 0"),
+    (lambda: slope_verdict((0.3,), (0.3,), tol=-0.5), "tol must be >= 0, got -0.5"),
+    (lambda: tie_verdict(0, 0, -0.5), "margin must be >= 0, got -0.5"),
+    (lambda: range_verdict(0.5, 1.0, 0.0), "empty range [1.0, 0.0]"),
+    (lambda: order_verdict(0, 1.0), "sign must be +1 or -1, got 0"),
+])
+def test_every_error_message_as_written(call, message):
+    import re
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
