@@ -48,8 +48,11 @@ def test_every_equivalent_listing_points_at_code_that_exists():
         else:
             names = {n.name for n in ast.walk(ast.parse(source))
                      if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-            parts = eq.where[1:].split("\u01c1") if eq.where.startswith("x") else []
-            assert parts and all(x in names for x in parts if x), eq
+            if eq.where.startswith("x_"):         # a function: x_NAME
+                parts = [eq.where[2:]]
+            else:                                 # a method: x<sep>Class<sep>method
+                parts = [x for x in eq.where.split("\u01c1")[1:] if x]
+            assert parts and all(x in names for x in parts), eq
 
 
 def test_exclude_operators_filter_what_they_say():
