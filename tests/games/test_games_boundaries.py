@@ -93,3 +93,66 @@ def test_violation_is_the_upper_tail_at_or_above_the_count(trials, flagged):
     assert (2.0 ** -trials < 3.2e-5) is flagged                       # the exact tail
     assert bool(stats.binom.sf(trials - 1, trials, 0.5) < 3.2e-5) is flagged
     assert ev.violation is flagged
+
+
+def test_channel_params_as_reported():
+    from sim.games.channels import WindowedLedger
+
+    assert Content(0.25).param(8) == 0.25
+    assert WindowedLedger(3).param(8) == 3.0
+    assert ListChannel(m=2).param(8) == 2.0           # log2(8 / 2)
+    assert ListChannel(r=math.log2(10 / 2.7)).param(10) == math.log2(10 / 3)
+
+
+def test_rate_bits_of_a_closed_form_is_exact_and_passes_kappa():
+    from sim.games.channels import Blind, Channel, Ledger, WindowedLedger
+
+    for ch in (Ledger(), Blind(), ListChannel(m=2), WindowedLedger(3)):
+        est = rate_bits(8, 4, ch)
+        assert (est.bits, est.se_bits, est.trials, est.method) == \
+            (ch.exact_rate_bits(8, 4), 0.0, 0, "exact")
+
+    class KappaRate(Channel):
+        """A plug-in channel whose closed form depends on kappa."""
+
+        name = "kappa-rate"
+
+        def exact_rate_bits(self, n, kappa):
+            return kappa / 8
+
+    assert rate_bits(8, 4, KappaRate()).bits == 0.5
+    assert rate_bits(8, 6, KappaRate()).bits == 0.75
+
+    class NoRate(Channel):
+        name = "no-rate"
+
+    with pytest.raises(ValueError, match=r"^no rate available for channel "):
+        rate_bits(8, 4, NoRate())
+
+
+def test_recoverable_archive_state_bits_and_budget_messages():
+    from sim.games.recovery import address_bits, handle_bits
+    from sim.games.recovery_strategies import BudgetExceeded, Game, RecoverableArchive
+
+    arch = RecoverableArchive()
+    assert arch.store == {} and arch.last_prompt is None and arch.exact_success() == 1.0
+    game = Game(8, 4, 8 * handle_bits(8) + 4)            # exactly room for one reload
+    rng = np.random.default_rng(3)
+    arch.prepare(game, rng)
+    blocks = rng.integers(0, 2, size=(8, 4), dtype=np.uint8)
+    rep = arch.encode(blocks.copy())
+    assert rep.dtype == np.uint8 and rep.shape == (8 * handle_bits(8),)
+    assert set(np.unique(rep)) <= {0, 1}
+    for t in range(8):
+        assert np.array_equal(arch.decode(rep, t), blocks[t])
+        assert arch.last_prompt.size == game.B          # table + one block, at B
+    with pytest.raises(BudgetExceeded, match=rf"^prompt after reload is {game.B + 1} > "
+                                             rf"B={game.B} bits$"):
+        arch.decode(np.concatenate([rep, np.zeros(1, np.uint8)]), 0)
+    small = Game(8, 4, 8 * handle_bits(8) + 3)           # one bit short
+    need = 8 * handle_bits(8) + 4
+    with pytest.raises(BudgetExceeded, match=rf"^B={small.B} bits cannot hold 8 handles of "
+                                             rf"{handle_bits(8)} bits plus one 4-bit block "
+                                             rf"\({need} bits\)$"):
+        RecoverableArchive().prepare(small, rng)
+    assert address_bits(8) == 3
