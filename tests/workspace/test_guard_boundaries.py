@@ -19,6 +19,7 @@ import pytest
 
 from sim.workspace import BlockStatus, Workspace
 from sim.workspace.accounting import HEADER_SLACK, LOCAL_SLACK
+from sim.workspace.packs import PACK_BELOW
 
 FN = {"name": "bash", "arguments": "{}"}
 OFF = BlockStatus.OFFLOADED
@@ -212,3 +213,95 @@ def test_a_duplicate_payloads_what_if_leaves_the_recover_index_intact(tmp_path):
     back = ws.recover(handle)
     assert back.recovered_from == first.id and back.data == b"d" * 300
     ws.close()
+
+
+# -- survivors of the mutmut run over accounting.py and ops.py ------------------------
+def _read_all(ws):
+    """Every live block's payload, read back from the store (sha256-checked)."""
+    return {b.id: ws.store.read(b.handle) for b in ws.blocks.values()
+            if b.status is not BlockStatus.DELETED}
+
+
+@pytest.mark.parametrize("chars", [300, PACK_BELOW + 1])   # packed, and a file of its own
+def test_deleting_one_of_two_equal_payloads_keeps_the_others_bytes(tmp_path, chars):
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    ws.register(_call("c1"))
+    a = ws.register(_result("c1", chars, "d"))
+    ws.register(_call("c2"))
+    b = ws.register(_result("c2", chars, "d"))
+    assert a.handle.sha256 == b.handle.sha256
+    ws.archive(a.id)
+    ws.archive(b.id)
+    ws.delete(a.id)
+    assert _read_all(ws)[b.id] == b"d" * chars        # still stored: one owner left
+    assert ws.recover(b.handle).data == b"d" * chars
+    ws.close()
+    again = Workspace.open(tmp_path / "w")
+    assert again.store.read(b.handle) == b"d" * chars
+    again.close()
+
+
+def test_deleting_a_group_keeps_a_recovered_copy_of_its_transcript(tmp_path):
+    """A group's recovery is a note block with the group's transcript bytes (the same
+    payload): deleting the group must leave the note's bytes stored."""
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    for i in range(2):
+        ws.register(_call(f"c{i}"))
+        ws.register(_result(f"c{i}", PACK_BELOW, "e"))   # a transcript file of its own
+    h = ws.archive("B1-B4")
+    note = ws.recover(h)
+    assert note.handle.sha256 == h.sha256
+    ws.delete(note.recovered_from)
+    assert ws.store.read(note.handle) == note.data
+    ws.close()
+
+
+def test_a_register_that_fails_after_its_what_if_leaves_no_trace(tmp_path, monkeypatch):
+    """The guard's what-if applies the register and undoes it; if the register then
+    fails (here the payload write), nothing of it may remain: its call is still
+    unanswered, no version, index entry or rendering is left, and the next request
+    is the one a fresh assembly gives."""
+    ws = Workspace(tmp_path / "w", budget=6000, tokenizer="char", strict=False,
+                   sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register(_call("c1"))
+    ws.archive("B2")                                 # no bound: the what-if runs
+    before = (dict(ws.results), dict(ws.versions), {k: list(v) for k, v in
+                                                    ws._by_sha.items()})
+    calls = []
+    real = ws._measure_with
+    monkeypatch.setattr(ws, "_measure_with", lambda *a: calls.append(1) or real(*a))
+
+    def broken(data):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ws.store, "put", broken)
+    with pytest.raises(OSError, match="disk full"):
+        ws.register(_result("c1", 200))
+    assert calls, "the what-if ran"
+    after = (dict(ws.results), dict(ws.versions), {k: list(v) for k, v in
+                                                   ws._by_sha.items()})
+    assert (after[0], after[2]) == (before[0], before[2])
+    # versions are cache keys: the call's may grow (its rendering was touched), the
+    # tried block's must be gone
+    assert set(after[1]) == set(before[1]) and "B3" not in after[1]
+    assert all(after[1][k] >= v for k, v in before[1].items())
+    monkeypatch.undo()
+    b = ws.register(_result("c1", 200))              # answers the call now
+    inc = ws.assemble(strict=False)
+    fresh = ws.assemble(strict=False, incremental=False)
+    assert inc.messages == fresh.messages and b.id in ws.results["B2"].values()
+    ws.close()
+
+
+def test_a_result_whose_call_is_archived_is_measured_not_estimated(tmp_path):
+    """Surely over budget, a result rendered with its call's prefix is not decided by
+    the local saving (its inline message is the prefixed one): both requests are
+    assembled. The saving of 8 tokens counted on the native message would keep it
+    inline; the prefix makes offloading save 8 + the prefix's length."""
+    budget, m = _budget_below_floor(tmp_path, SMALL, 400)
+    b, total, saving = _guarded(tmp_path / "g", budget, SMALL, archive_call=True)
+    assert saving is None                                 # not estimated
+    mm = _measured(tmp_path / "m", budget, SMALL, archive_call=True)
+    assert mm["inline"] - mm["off"] > LOCAL_SLACK         # the prefix's cost
+    assert b.status is OFF and total == mm["off"]
