@@ -305,3 +305,39 @@ def test_a_result_whose_call_is_archived_is_measured_not_estimated(tmp_path):
     mm = _measured(tmp_path / "m", budget, SMALL, archive_call=True)
     assert mm["inline"] - mm["off"] > LOCAL_SLACK         # the prefix's cost
     assert b.status is OFF and total == mm["off"]
+
+
+def test_a_tried_rendering_is_forgotten_when_the_other_one_is_kept(tmp_path):
+    """Over the guard threshold with a status board (no local saving: both requests
+    are assembled), an observation with no call whose placeholder would cost more
+    stays inline. The offloaded what-if rendered last; its cached rendering must be
+    dropped, or the next request shows a placeholder for a visible block."""
+    ws = Workspace(tmp_path / "w", budget=None, guard_threshold=10, tokenizer="char",
+                   dashboard="status_board", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(a[0]["status"]) or real(*a)
+    b = ws.register({"role": "user", "content": "y" * 30}, observation=True)
+    ws._measure_with = real
+    assert calls == ["visible", OFF.value]              # offloaded measured last
+    assert b.status is BlockStatus.VISIBLE
+    inc = ws.assemble()
+    assert inc.messages == ws.assemble(incremental=False).messages
+    assert any(m.get("content") == "y" * 30 for m in inc.messages)
+    ws.close()
+
+
+def test_the_offloaded_what_if_is_not_read_from_the_inline_ones_cache(tmp_path):
+    """Both what-ifs give the tried block the same id and version: the inline one's
+    cached rendering must be dropped before the offloaded one is measured, or the
+    two measure the same and a large observation stays inline."""
+    ws = Workspace(tmp_path / "w", budget=None, guard_threshold=10, tokenizer="char",
+                   dashboard="status_board", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    b = ws.register({"role": "user", "content": "y" * 3000}, observation=True)
+    assert b.status is OFF
+    req = ws.assemble()
+    assert req.messages == ws.assemble(incremental=False).messages
+    assert req.total < 3000
+    ws.close()
