@@ -341,3 +341,92 @@ def test_the_offloaded_what_if_is_not_read_from_the_inline_ones_cache(tmp_path):
     assert req.messages == ws.assemble(incremental=False).messages
     assert req.total < 3000
     ws.close()
+
+
+def _same_as_fresh(ws):
+    inc = ws.assemble(strict=False)
+    fresh = ws.assemble(strict=False, incremental=False)
+    assert inc.messages == fresh.messages and inc.total == fresh.total
+    return inc
+
+
+@pytest.mark.parametrize("order", ["inner-first", "outer"])
+def test_deleting_nested_groups_keeps_the_stream_and_the_journal_consistent(tmp_path, order):
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    for i in range(4):
+        ws.register(_call(f"c{i}"))
+        ws.register(_result(f"c{i}", 50, "f"))
+    inner = ws.archive("B2-B5").path
+    g_in = next(g for g in ws.groups.values() if g.handle.path == inner)
+    outer = ws.archive(f"{g_in.id},B6-B9").path
+    g_out = next(g for g in ws.groups.values() if g.handle.path == outer)
+    assert g_in.parent == g_out.id
+    _same_as_fresh(ws)
+    ws.delete(g_out.id)
+    req = _same_as_fresh(ws)
+    assert [g.status.value for g in (g_in, g_out)] == ["deleted", "deleted"]
+    ws.close()
+    again = Workspace.open(tmp_path / "w")             # the journal replays to the same
+    assert again.assemble(strict=False).messages == req.messages
+    again.close()
+
+
+def test_pin_unpin_expand_and_delete_keep_incremental_requests_exact(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    for i in range(3):
+        ws.register(_call(f"c{i}"))
+        ws.register(_result(f"c{i}", 40, "g"))
+    ws.register({"role": "assistant", "content": "a note"})
+    _same_as_fresh(ws)
+    ws.pin("B8")
+    _same_as_fresh(ws)
+    ws.unpin("B8")
+    _same_as_fresh(ws)
+    ws.archive("B2-B5")
+    _same_as_fresh(ws)
+    gid = next(iter(ws.groups))
+    ws.expand(gid)
+    _same_as_fresh(ws)
+    ws.archive("B6-B7")
+    _same_as_fresh(ws)
+    ws.delete(next(g for g in ws.groups if g != gid))
+    _same_as_fresh(ws)
+    ws.close()
+
+
+def test_over_the_threshold_a_bounded_ledger_is_measured_not_estimated(tmp_path):
+    """A bounded ledger lists an offloaded result among its largest archivable blocks
+    (here 11 tokens more), so the local saving does not decide there: both requests
+    are assembled and the smaller kept. A result saving 14 tokens locally (at most
+    LOCAL_SLACK: kept inline by the estimate) saves 3 in the whole request."""
+    def run(d, chars, bypass):
+        ws = Workspace(d, budget=None, guard_threshold=100, tokenizer="char",
+                       dashboard="bounded_ledger:400", sync=False)
+        ws.register({"role": "user", "content": "task"}, pinned=True)
+        ws.register(_call("c1"))
+        seen, totals = [], {}
+        if bypass:
+            def measure(op, data):
+                totals["inline"] = ws._measure_with(op, data)
+                totals["off"] = ws._measure_with(dict(op, status=OFF.value), data)
+                return op
+
+            ws._guard = measure
+        else:
+            real = ws.bound.saving
+            ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
+        b = ws.register(_result("c1", chars))
+        totals["total"] = ws.assemble().total
+        ws.close()
+        return b, totals, seen
+
+    chars = 152 + 14
+    _, t, _ = run(tmp_path / "m", chars, True)
+    assert t["inline"] - t["off"] == 3
+    b, g, seen = run(tmp_path / "g", chars, False)
+    assert seen == [None] and b.status is OFF and g["total"] == t["off"]
+    _, t, _ = run(tmp_path / "m2", 152 + 8, True)            # here offloading costs more
+    b, g, _ = run(tmp_path / "g2", 152 + 8, False)
+    assert t["off"] > t["inline"] and b.status is BlockStatus.VISIBLE
