@@ -223,6 +223,13 @@ def njit_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     return spans
 
 
+def mutmut_applicable(source: str) -> bool:
+    """Whether mutmut has anything to mutate: a function or method without a
+    decorator (mutmut 3 leaves decorated ones, ``@njit`` kernels included, alone)."""
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.decorator_list
+               for n in ast.walk(ast.parse(source)))
+
+
 def mutmut_module(name: str) -> tuple[str, str]:
     """(module path, function) of a mutmut mutant name, e.g.
     ``experiments.claims.rules.x_gap_verdict__mutmut_7`` ->
@@ -381,7 +388,8 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
     r = subprocess.run(["mutmut", "run"], cwd=work, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - t0
     if r.returncode:
-        raise RuntimeError(f"mutmut run failed ({r.returncode}): {r.stderr[-2000:]}")
+        raise RuntimeError(f"mutmut run failed ({r.returncode}): "
+                           f"{(r.stdout + r.stderr)[-2000:]}")
     out = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, env=env,
                          capture_output=True, text=True, check=True).stdout
     counts = {s.path: _empty_counts() for s in specs}
@@ -462,7 +470,10 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         _copy_tree(work)
         say = lambda s: print(s, flush=True)  # noqa: E731
-        counts, unexplained, listed = mutmut_modules(specs, equivalents, work, log=say)
+        python = [s for s in specs if mutmut_applicable((work / s.path).read_text())]
+        counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say)
+                                       if python else ({}, [], set()))
+        counts.update({s.path: _empty_counts() for s in specs if s not in python})
         for spec in specs:
             kc, ku, kl = cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
             counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}

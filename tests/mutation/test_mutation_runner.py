@@ -254,3 +254,13 @@ def test_cli_usage_errors_exit_2():
     assert r.returncode == 2 and "--all or --changed" in r.stderr
     r = cli("--list", "experiments/claims/rules.py")
     assert r.returncode == 0 and r.stdout.strip() == "experiments/claims/rules.py"
+
+
+def test_mutmut_is_skipped_where_every_function_is_a_kernel():
+    kernels = "from numba import njit\n@njit\ndef k(a):\n    return a + 1\n"
+    assert not mr.mutmut_applicable(kernels)
+    assert mr.mutmut_applicable(kernels + "def p(a):\n    return a * 2\n")
+    assert mr.mutmut_applicable("class C:\n    def m(self):\n        return 1\n")
+    assert not mr.mutmut_applicable("X = 1\n")
+    assert not mr.mutmut_applicable((ROOT / "sim/games/sorted_window_kernels.py").read_text())
+    assert mr.mutmut_applicable((ROOT / "experiments/claims/rules.py").read_text())
