@@ -380,7 +380,11 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
     table = ("\n[tool.mutmut]\n"
              f"source_paths = {json.dumps([s.path for s in specs])}\n"
              f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
-             'also_copy = ["sim", "theory", "experiments", "tests", "mutation"]\n')
+             'also_copy = ["sim", "theory", "experiments", "tests", "mutation"]\n'
+             # forked straight from mutmut's main process (which ran the suite for
+             # its stats), a worker inherits numba's started threading layer and
+             # aborts in its first parallel kernel: fork from a clean server instead
+             'process_isolation = "forkserver"\n')
     with open(work / "pyproject.toml", "a") as fh:
         fh.write(table)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
