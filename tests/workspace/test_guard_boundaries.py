@@ -430,3 +430,49 @@ def test_over_the_threshold_a_bounded_ledger_is_measured_not_estimated(tmp_path)
     _, t, _ = run(tmp_path / "m2", 152 + 8, True)            # here offloading costs more
     b, g, _ = run(tmp_path / "g2", 152 + 8, False)
     assert t["off"] > t["inline"] and b.status is BlockStatus.VISIBLE
+
+
+def test_the_upper_bound_adds_a_large_results_tokens(tmp_path):
+    """A 2,000-token result near the budget: the bound is the last total plus the
+    result's tokens (plus slack), so it does not say "fits"; the exact count says
+    over, and the offloaded request fits."""
+    _, floor = _build(tmp_path / "probe", 8000)
+    budget = floor + 2000
+    m = _measured(tmp_path / "m", budget, 2000)
+    assert m["off"] <= budget < m["inline"] <= m["bound"]
+    b, total, _ = _guarded(tmp_path / "g", budget, 2000)
+    assert b.status is OFF and total == m["off"]
+
+
+def test_the_lower_bound_survives_a_new_turn(tmp_path):
+    """A turn never lowers the total (ages only grow), so after one the request is
+    still surely over and a result saving 8 tokens stays inline, as before it."""
+    budget, m = _budget_below_floor(tmp_path, SMALL, 400)
+    ws, _ = _build(tmp_path / "g", budget)
+    ws.next_turn()
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(1) or real(*a)
+    b = ws.register(_result("c9", SMALL))
+    assert calls == [] and b.status is BlockStatus.VISIBLE   # decided by the bounds
+    ws.close()
+
+
+def test_a_deleted_payload_file_is_removed_when_nothing_else_holds_it(tmp_path):
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    ws.register(_call("c1"))
+    a = ws.register(_result("c1", PACK_BELOW + 1, "h"))       # a file of its own
+    ws.archive(a.id)
+    path = ws.store.root / a.handle.path
+    assert path.is_file()
+    ws.delete(a.id)
+    assert not path.exists()
+    ws.close()
+
+
+def test_an_unknown_journal_operation_is_named():
+    from sim.workspace.ops import APPLY, apply_op
+
+    with pytest.raises(ValueError, match=r"^unknown journal operation 'bogus'; expected one "
+                                         rf"of {', '.join(APPLY)}$"):
+        apply_op(None, {"op": "bogus"})
