@@ -476,3 +476,19 @@ def test_an_unknown_journal_operation_is_named():
     with pytest.raises(ValueError, match=r"^unknown journal operation 'bogus'; expected one "
                                          rf"of {', '.join(APPLY)}$"):
         apply_op(None, {"op": "bogus"})
+
+
+def test_a_results_ledger_row_names_its_call_as_parent(tmp_path):
+    import re
+
+    ws = Workspace(tmp_path / "w", budget=None, tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register(_call("c1"))
+    ws.register(_result("c1", 40))
+    text = ws.assemble().dashboard_text
+    assert re.search(r"^B3 \| [\d,]+ \| 0r \| tool_result \| L0 \| B2 \| visible$", text, re.M)
+    assert re.search(r"^B2 \| [\d,]+ \| 0r \| tool_call \| L0 \| - \| visible$", text, re.M)
+    ws.close()
+    again = Workspace.open(tmp_path / "w")                # replayed from the journal
+    assert again.blocks["B3"].parent == "B2"
+    again.close()
