@@ -492,3 +492,58 @@ def test_a_results_ledger_row_names_its_call_as_parent(tmp_path):
     again = Workspace.open(tmp_path / "w")                # replayed from the journal
     assert again.blocks["B3"].parent == "B2"
     again.close()
+
+
+def test_a_register_keeps_the_lower_bound(tmp_path):
+    """Registering never lowers the total: after the exact assembly, another block
+    (a user note, same turn) leaves the request surely over, so a result saving 8
+    tokens is decided without an assembly and stays inline."""
+    budget, _ = _budget_below_floor(tmp_path, SMALL, 400)
+    ws, _ = _build(tmp_path / "g", budget)
+    ws.register({"role": "user", "content": "a note"})
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(1) or real(*a)
+    b = ws.register(_result("c9", SMALL))
+    assert calls == [] and b.status is BlockStatus.VISIBLE
+    ws.close()
+
+
+@pytest.mark.parametrize("chars", [40, 2000])
+def test_after_an_archive_an_observation_in_the_same_turn_is_measured(tmp_path, chars):
+    """An archive leaves no bound (total and floor unknown); an observation in the
+    same turn is then measured exactly: a small one fits, a large one is offloaded."""
+    ws = Workspace(tmp_path / "w", budget=4000, tokenizer="char", strict=False,
+                   sync=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register(_call("c1"))
+    ws.register(_result("c1", 300))
+    ws.archive("B3")
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(1) or real(*a)
+    b = ws.register({"role": "user", "content": "o" * chars}, observation=True)
+    ws._measure_with = real
+    assert calls
+    assert b.status is (BlockStatus.VISIBLE if chars == 40 else OFF)
+    assert _same_as_fresh(ws).total <= 4000
+    ws.close()
+
+
+def test_a_measured_registration_leaves_an_exact_lower_bound(tmp_path):
+    """After an archive the next result is measured (no bound); the total the guard
+    measured for the version it kept becomes the new exact total and lower bound, so
+    a later small result is decided without an assembly (surely over: inline)."""
+    budget, _ = _budget_below_floor(tmp_path, SMALL, 400)
+    ws, _ = _build(tmp_path / "g", budget)
+    ws.archive("B3")
+    calls = []
+    real = ws._measure_with
+    ws._measure_with = lambda *a: calls.append(1) or real(*a)
+    big = ws.register(_result("c9", 1000))
+    assert calls and big.status is OFF                    # measured, offloaded
+    calls.clear()
+    ws.register(_call("c10"))
+    b = ws.register(_result("c10", SMALL))
+    assert calls == [] and b.status is BlockStatus.VISIBLE
+    ws.close()
