@@ -547,3 +547,42 @@ def test_a_measured_registration_leaves_an_exact_lower_bound(tmp_path):
     b = ws.register(_result("c10", SMALL))
     assert calls == [] and b.status is BlockStatus.VISIBLE
     ws.close()
+
+
+def _aged(d: Path, budget: int):
+    """2,000 one-character notes of one turn, aged to 9r, an exact assembly (the
+    bound is exact), then an assistant message, which starts a new turn (every
+    note's age 10r). Returns (ws, total at 9r)."""
+    ws = Workspace(d, budget=budget, tokenizer="char", strict=False, sync=False)
+    for i in range(2000):
+        ws.register({"role": "user", "content": "n"})
+    for _ in range(9):
+        ws.next_turn()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t9 = ws.assemble(strict=False).total
+    ws.register({"role": "assistant", "content": "go"})
+    return ws, t9
+
+
+def test_a_new_turn_drops_the_upper_bound(tmp_path):
+    """A turn can add more than the bound's slack: 2,000 blocks of one turn all age
+    from 9r to 10r at once when an assistant message starts a turn. The last exact
+    total no longer bounds the request from above, so the next observation is
+    measured, and one the stale bound would have let in inline is offloaded."""
+    from sim.workspace.accounting import SLACK
+
+    ws, t9 = _aged(tmp_path / "probe", 50_000)
+    ws.close()
+    budget = t9 + 1800
+    ws, t9 = _aged(tmp_path / "w", budget)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t10 = ws.assemble(strict=False, incremental=False).total
+    assert t10 - t9 >= 2000 > 2 * SLACK
+    ws.close()
+    ws, t9 = _aged(tmp_path / "v", budget)               # again, without assembling
+    assert t9 + 2 * SLACK + 250 <= budget   # the stale bound (note, message, slack twice): "fits"
+    b = ws.register({"role": "user", "content": "p" * 200}, observation=True)
+    assert b.status is OFF                                # measured: over, offloaded
+    ws.close()
