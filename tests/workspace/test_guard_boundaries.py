@@ -586,3 +586,45 @@ def test_a_new_turn_drops_the_upper_bound(tmp_path):
     b = ws.register({"role": "user", "content": "p" * 200}, observation=True)
     assert b.status is OFF                                # measured: over, offloaded
     ws.close()
+
+
+class _Halves:
+    """A tokenizer outside the bundled ones (two characters a token): the guard
+    cannot assume a token covers a byte, so it never decides by its estimate."""
+
+    name = "halves"
+
+    def count(self, text: str) -> int:
+        return (len(text) + 1) // 2
+
+
+def test_with_a_foreign_tokenizer_the_guard_measures_both_requests(tmp_path):
+    def run(d, chars, bypass):
+        ws = Workspace(d, budget=None, guard_threshold=10, tokenizer=_Halves(),
+                       sync=False)
+        ws.register({"role": "user", "content": "task"}, pinned=True)
+        ws.register(_call("c1"))
+        totals, seen = {}, []
+        if bypass:
+            def measure(op, data):
+                totals["inline"] = ws._measure_with(op, data)
+                totals["off"] = ws._measure_with(dict(op, status=OFF.value), data)
+                return op
+
+            ws._guard = measure
+        else:
+            real = ws.bound.saving
+            ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
+        b = ws.register(_result("c1", chars))
+        totals["total"] = ws.assemble().total
+        ws.close()
+        return b, totals, seen
+
+    for chars in range(120, 260, 2):            # a result offloading saves 1..16
+        _, t, _ = run(tmp_path / f"m{chars}", chars, True)
+        if 0 < t["inline"] - t["off"] <= LOCAL_SLACK:
+            break
+    else:
+        pytest.fail("no result size saving 1..LOCAL_SLACK tokens")
+    b, g, seen = run(tmp_path / "g", chars, False)
+    assert seen == [None] and b.status is OFF and g["total"] == t["off"]
