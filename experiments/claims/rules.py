@@ -108,7 +108,11 @@ def rank_verdict(margins: Sequence[tuple[float, float | None, float | None]]) ->
     Reproduced if every interval lies above zero; in direction only if every
     point margin is above zero but some interval crosses it; no interval if every
     point margin is above zero and some interval is missing; not reproduced if
-    any margin is zero or negative (a tie is not first place).
+    any margin is zero or negative (a tie is not first place). Where several of
+    these hold the weakest wins, in :data:`~experiments.claims.records.VERDICT_ORDER`
+    (not reproduced, then no interval, then direction only): an entrant without an
+    interval leaves the first place unjudged even where another's interval crosses
+    zero, so "no interval" beats "direction only".
     """
     if not margins:
         raise ValueError("a rank claim needs at least one other entrant")
@@ -124,15 +128,20 @@ def ratio_verdict(paper_ratio: float, ratio: float, lo: float | None = None,
     """A claimed ratio of counts (e.g. archives without/with the dashboard):
     judged as :func:`order_verdict` on the paper's side of 1 (interval [lo, hi]);
     a reproduced ordering needs the point ratio within ``factor`` of the
-    paper's, else it is in direction only.
+    paper's (inclusive), else it is in direction only. A ratio of 0 or an infinite
+    or NaN one (a sum of zero counts on one side) has no finite log-ratio and is
+    not reproduced, whichever side the paper's is on.
 
     Raises:
-        ValueError: for a paper ratio of 1 or <= 0, or ``factor < 1``.
+        ValueError: for a paper ratio of 1 or <= 0, a negative ``ratio`` (a ratio of
+            counts), or ``factor < 1``.
     """
     if not paper_ratio > 0 or paper_ratio == 1:
         raise ValueError(f"paper_ratio must be > 0 and != 1, got {paper_ratio}")
     if factor < 1:
         raise ValueError(f"factor must be >= 1, got {factor}")
+    if ratio < 0:
+        raise ValueError(f"ratio must be >= 0 (a ratio of counts), got {ratio}")
     if not (math.isfinite(ratio) and ratio > 0):
         return NOT_REPRODUCED
     # the side of 1 is the side of zero of (x - 1): the same ordering as on a log scale
@@ -167,10 +176,19 @@ def range_verdict(value: float, lo: float, hi: float, ci_lo: float | None = None
 def limit_verdict(lasts: Sequence[float], increasing: Sequence[bool],
                   threshold: float) -> Verdict:
     """A claimed limit of 1: reproduced if every series ends at >= ``threshold``;
-    in direction only if every series increases towards it; else not reproduced."""
-    if lasts and all(v >= threshold for v in lasts):
+    in direction only if every series increases towards it; else not reproduced.
+    ``lasts[i]``: series i's last value; ``increasing[i]``: whether it rose.
+
+    Raises:
+        ValueError: for no series, or ``lasts`` and ``increasing`` of different
+            lengths (every series needs both).
+    """
+    if not lasts or len(lasts) != len(increasing):
+        raise ValueError(f"need one last value and one increasing flag per series, "
+                         f"at least one series; got {len(lasts)} and {len(increasing)}")
+    if all(v >= threshold for v in lasts):
         return REPRODUCED
-    return DIRECTION if increasing and all(increasing) else NOT_REPRODUCED
+    return DIRECTION if all(increasing) else NOT_REPRODUCED
 
 
 def peak_verdict(gains: dict[int, tuple[float, float, float]]) -> Verdict:
@@ -212,9 +230,12 @@ def slope_verdict(slopes: Sequence[float], paper_slopes: Sequence[float],
                   tol: float = 0.2) -> Verdict:
     """Fitted log-log slopes of a growth curve against the paper's (e.g. the
     visible set's 0.72 early and 0.33 late, VISTA Fig. 10b): every slope must be
-    within ``tol`` of the paper's for reproduced; in direction only if every slope
-    is sublinear (< 1) and, for several, they bend the way the paper's do
-    (each at most the previous one when the paper's fall); else not reproduced."""
+    within ``tol`` of the paper's (``|slope - paper| <= tol``: the edge counts) for
+    reproduced; in direction only if every slope is sublinear (< 1: a slope of
+    exactly 1 is linear, not sublinear) and, for several, they bend the way the
+    paper's do: each at most the previous one where the paper's does not rise
+    (equal slopes follow a fall) and above it where the paper's rises; else not
+    reproduced."""
     if len(slopes) != len(paper_slopes) or not slopes:
         raise ValueError(f"need as many slopes as the paper's, got {len(slopes)} "
                          f"and {len(paper_slopes)}")

@@ -1,0 +1,507 @@
+"""Mutation testing of the correctness core (issue 38): mutmut for Python code,
+cosmic-ray for numba kernels, and the survivors judged against equivalents.toml.
+
+    python3 -m mutation.run MODULE [MODULE ...]   # modules as named in modules.toml
+    python3 -m mutation.run --all                 # every module of modules.toml
+    python3 -m mutation.run --changed [REV]       # those a change touches (default HEAD)
+    python3 -m mutation.run --list [...]          # print the selection and exit
+
+A change touches a module when ``git diff REV`` (the working tree included, and
+untracked files) names the module or one of the test files mapped to it.
+
+Two tools, chosen by measurement (README.md, "Mutation testing"): mutmut 3 runs a
+mutant in a forked process that has imported everything (about 4 mutants a second
+here) but leaves every decorated function alone, so it never mutates an ``@njit``
+kernel; cosmic-ray edits the source on disk and starts the tests afresh per mutant
+(5-6 s a mutant here), which is what a compiled kernel needs. So mutmut mutates every
+function it can, and cosmic-ray only the bodies of ``@njit`` functions, each mutant's
+tests run with a fresh, empty ``NUMBA_CACHE_DIR`` (``--run-tests``): the kernel is
+compiled from the mutated source, never taken from another mutant's cache or run
+with the JIT disabled.
+
+Each run copies the tracked and untracked-but-not-ignored files to a temporary
+directory and mutates that copy, so the checkout is never left mutated. cosmic-ray's
+mutants are filtered before exec (counted as "filtered", never run): operators
+matching ``settings.exclude-operators`` in modules.toml, positions outside an
+``@njit`` function, and positions inside a type annotation.
+
+A survivor listed in equivalents.toml counts as equivalent; any other survivor, or a
+listing that no mutant of a module that ran matches any more (its code changed), is
+reported and makes the exit status 1. Exit 2: a usage error or a bad configuration
+(one line naming it); 1: unexplained survivors, stale listings, or tests that fail
+on the unmutated code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+MODULES = HERE / "modules.toml"
+EQUIVALENTS = HERE / "equivalents.toml"
+
+
+class ConfigError(ValueError):
+    """A bad modules.toml or equivalents.toml (the message names file and entry)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleSpec:
+    """One module to mutate: its path, the pytest node ids that cover it and the
+    ``ctxsim theory`` filters run after them."""
+
+    path: str
+    tests: tuple[str, ...]
+    theory: tuple[str, ...] = ()
+
+    def test_files(self) -> set[str]:
+        return {t.split("::", 1)[0] for t in self.tests}
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    timeout: float
+    exclude_operators: tuple[str, ...]
+    modules: dict[str, ModuleSpec]
+
+
+@dataclasses.dataclass(frozen=True)
+class Equivalent:
+    """A surviving mutant listed as equivalent, with the reason. ``tool``: "mutmut"
+    (``where`` is the function as mutmut names it, e.g. ``x_gap_verdict`` or
+    ``xǁTotalBoundǁafter``) or "cosmic-ray" (``where`` is the operator, e.g.
+    ``core/NumberReplacer``, and ``line`` the line). ``text``: the mutated line(s) as
+    the mutant reads them, stripped (mutmut) or the clean line (cosmic-ray)."""
+
+    tool: str
+    module: str
+    where: str
+    text: str
+    reason: str
+    line: int | None = None
+
+    def key(self) -> tuple:
+        return (self.tool, self.module, self.where, self.line, self.text.strip())
+
+
+def _strings(value, what: str, empty_ok: bool = True) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value) \
+            or not (value or empty_ok):
+        raise ConfigError(f"{what} must be a list of non-empty strings"
+                          f"{'' if empty_ok else ' (at least one)'}, got {value!r}")
+    return tuple(value)
+
+
+def load_config(text: str, where: str = "modules.toml") -> Config:
+    """Parse modules.toml. Raises :class:`ConfigError` naming the bad entry."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    settings = data.get("settings", {})
+    timeout = settings.get("timeout", 180)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"{where}: settings.timeout must be a number of seconds > 0, "
+                          f"got {timeout!r}")
+    excl = _strings(settings.get("exclude-operators", []), f"{where}: exclude-operators")
+    for pattern in excl:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"{where}: exclude-operators {pattern!r}: {exc}") from None
+    mods = {}
+    raw = data.get("modules")
+    if not isinstance(raw, dict) or not raw:
+        raise ConfigError(f"{where}: expected a [modules.\"PATH\"] table per module")
+    for path, spec in raw.items():
+        if not path.endswith(".py") or not isinstance(spec, dict):
+            raise ConfigError(f"{where}: module {path!r} must be a .py path with a table")
+        unknown = set(spec) - {"tests", "theory"}
+        if unknown:
+            raise ConfigError(f"{where}: module {path!r}: unknown keys {sorted(unknown)}")
+        tests = _strings(spec.get("tests"), f"{where}: {path} tests", empty_ok=False)
+        theory = _strings(spec.get("theory", []), f"{where}: {path} theory")
+        mods[path] = ModuleSpec(path, tests, theory)
+    return Config(float(timeout), excl, mods)
+
+
+def load_equivalents(text: str, where: str = "equivalents.toml") -> list[Equivalent]:
+    """Parse equivalents.toml. Raises :class:`ConfigError` naming the bad entry."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    out, seen = [], set()
+    for i, e in enumerate(data.get("equivalent", []), 1):
+        missing = {"tool", "module", "where", "text", "reason"} - set(e)
+        if missing:
+            raise ConfigError(f"{where}: entry {i} lacks {sorted(missing)}")
+        if e["tool"] not in ("mutmut", "cosmic-ray"):
+            raise ConfigError(f"{where}: entry {i}: tool must be mutmut or cosmic-ray, "
+                              f"got {e['tool']!r}")
+        line = e.get("line")
+        if e["tool"] == "cosmic-ray" and (isinstance(line, bool) or not isinstance(line, int)
+                                          or line < 1):
+            raise ConfigError(f"{where}: entry {i}: a cosmic-ray entry needs line, an "
+                              f"integer >= 1, got {line!r}")
+        if not isinstance(e["reason"], str) or len(e["reason"].split()) < 3:
+            raise ConfigError(f"{where}: entry {i}: a reason of at least a few words is "
+                              f"needed, got {e['reason']!r}")
+        eq = Equivalent(e["tool"], str(e["module"]), str(e["where"]), str(e["text"]),
+                        e["reason"].strip(), line if e["tool"] == "cosmic-ray" else None)
+        if eq.key() in seen:
+            raise ConfigError(f"{where}: entry {i} repeats an earlier one")
+        seen.add(eq.key())
+        out.append(eq)
+    return out
+
+
+def select_changed(changed: set[str], modules: dict[str, ModuleSpec]) -> list[str]:
+    """Modules whose source or one of whose test files is in ``changed`` (paths
+    relative to the repository root), in modules.toml's order."""
+    return [p for p, spec in modules.items() if p in changed or spec.test_files() & changed]
+
+
+def git_changed(rev: str, root: Path = ROOT) -> set[str]:
+    """Paths that differ from ``rev`` in the working tree, plus untracked files."""
+    def git(*args):
+        r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+        if r.returncode:
+            raise ConfigError(f"git {' '.join(args)}: {r.stderr.strip() or r.returncode}")
+        return {line for line in r.stdout.splitlines() if line}
+
+    return git("diff", "--name-only", rev, "--") | git("ls-files", "-o", "--exclude-standard")
+
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions, (line, column), of every type annotation in ``source``."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        anns = []
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            anns.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns:
+            anns.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            anns.append(node.annotation)
+        for a in anns:
+            spans.append(((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset)))
+    return spans
+
+
+def in_spans(pos: tuple[int, int], spans) -> bool:
+    return any(start <= tuple(pos) < end for start, end in spans)
+
+
+def njit_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of the body of every function decorated with numba's ``njit`` or
+    ``jit`` (``@njit``, ``@nb.njit(...)``, ``@numba.jit(...)``)."""
+    def is_jit(d):
+        f = d.func if isinstance(d, ast.Call) else d
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        return name in ("njit", "jit")
+
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and any(map(is_jit, node.decorator_list)):
+            first = node.body[0]
+            spans.append(((first.lineno, first.col_offset),
+                          (node.end_lineno, node.end_col_offset)))
+    return spans
+
+
+def mutmut_applicable(source: str) -> bool:
+    """Whether mutmut has anything to mutate: a function or method without a
+    decorator (mutmut 3 leaves decorated ones, ``@njit`` kernels included, alone)."""
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.decorator_list
+               for n in ast.walk(ast.parse(source)))
+
+
+def mutmut_module(name: str) -> tuple[str, str]:
+    """(module path, function) of a mutmut mutant name, e.g.
+    ``experiments.claims.rules.x_gap_verdict__mutmut_7`` ->
+    ("experiments/claims/rules.py", "x_gap_verdict")."""
+    head, sep, _ = name.rpartition("__mutmut_")
+    if not sep:
+        raise ValueError(f"not a mutmut mutant name: {name!r}")
+    module, _, func = head.rpartition(".")
+    return module.replace(".", "/") + ".py", func
+
+
+def mutated_text(diff: str) -> str:
+    """The lines a mutant adds (a unified diff's ``+`` lines), stripped, joined by
+    newlines: what identifies the mutant inside its function."""
+    return "\n".join(line[1:].strip() for line in diff.splitlines()
+                     if line.startswith("+") and not line.startswith("+++"))
+
+
+def is_listed(key: tuple, equivalents: list[Equivalent]) -> Equivalent | None:
+    """The listing for a survivor's key (:meth:`Equivalent.key`), or None."""
+    return next((e for e in equivalents if e.key() == key), None)
+
+
+# --------------------------------------------------------------------- running
+def commands(spec: ModuleSpec) -> list[list[str]]:
+    """One mutant's commands: pytest on the module's tests (stop at the first
+    failure), then each of its ``ctxsim theory`` filters."""
+    cmds = [[sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+             *spec.tests]]
+    return cmds + [[sys.executable, "-m", "experiments.cli", "theory", f]
+                   for f in spec.theory]
+
+
+def run_tests(spec: ModuleSpec, root: Path, cmds: list[list[str]] | None = None) -> int:
+    """cosmic-ray's test command for one mutant: :func:`commands` (or ``cmds``) in
+    ``root``, each with a fresh numba cache; 1 at the first that fails, else 0."""
+    cache = tempfile.mkdtemp(prefix="mut-numba-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(root))
+    env.pop("NUMBA_DISABLE_JIT", None)  # kernels run compiled, from the mutated source
+    try:
+        for cmd in commands(spec) if cmds is None else cmds:
+            r = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            if r.returncode:
+                return 1
+        return 0
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _copy_tree(dest: Path) -> None:
+    r = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                       capture_output=True, check=True)
+    for name in r.stdout.decode().split("\0"):
+        if not name:
+            continue
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+
+
+def _cr_config(spec: ModuleSpec, cfg: Config) -> str:
+    cmd = f"{sys.executable} -m mutation.run --run-tests {spec.path}"
+    return (f"[cosmic-ray]\nmodule-path = {json.dumps(spec.path)}\n"
+            f"timeout = {cfg.timeout}\nexcluded-modules = []\n"
+            f"test-command = {json.dumps(cmd)}\n\n"
+            "[cosmic-ray.distributor]\nname = \"local\"\n")
+
+
+def _empty_counts() -> dict:
+    return dict(generated=0, filtered=0, killed=0, survived=0, equivalent=0, seconds=0.0)
+
+
+def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivalent],
+                       work: Path, log=print) -> tuple[dict, list[dict], set]:
+    """Init, filter (only ``@njit`` bodies) and exec one module's cosmic-ray session in
+    the copy ``work``: (counts, unexplained survivors, keys of listed survivors)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    counts, unexplained, listed = _empty_counts(), [], set()
+    source = (work / spec.path).read_text()
+    kernels = njit_spans(source)
+    if not kernels:
+        return counts, unexplained, listed
+    tag = spec.path.replace("/", "_")
+    conf, db = work / f".mut-{tag}.toml", work / f".mut-{tag}.sqlite"
+    conf.write_text(_cr_config(spec, cfg))
+    env = dict(os.environ, PYTHONPATH=str(work))
+    t0 = time.monotonic()
+    subprocess.run(["cosmic-ray", "init", str(conf), str(db)], cwd=work, env=env,
+                   check=True, capture_output=True)
+    lines = source.splitlines()
+    spans = annotation_spans(source)
+    excl = re.compile("|".join(f"(?:{p})" for p in cfg.exclude_operators)) \
+        if cfg.exclude_operators else None
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        counts["generated"] = wdb.num_work_items
+        for item in list(wdb.pending_work_items):
+            m = item.mutations[0]
+            why = ("outside the numba kernels (mutmut's)" if not in_spans(m.start_pos, kernels)
+                   else "filtered operator" if excl and excl.match(m.operator_name)
+                   else "in a type annotation" if in_spans(m.start_pos, spans) else None)
+            if why:
+                wdb.set_result(item.job_id, WorkResult(
+                    worker_outcome=WorkerOutcome.SKIPPED, output=why))
+        to_run = sum(1 for _ in wdb.pending_work_items)
+    counts["filtered"] = counts["generated"] - to_run
+    log(f"cosmic-ray {spec.path}: {to_run} kernel mutants to run "
+        f"(of {counts['generated']})")
+    subprocess.run(["cosmic-ray", "exec", str(conf), str(db)], cwd=work, env=env,
+                   check=True, capture_output=True)
+    counts["seconds"] = round(time.monotonic() - t0, 1)
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        for item, result in wdb.completed_work_items:
+            if result.worker_outcome is WorkerOutcome.SKIPPED:
+                continue
+            if result.test_outcome is not TestOutcome.SURVIVED:
+                counts["killed"] += 1  # failed, timed out, or could not run
+                continue
+            counts["survived"] += 1
+            m = item.mutations[0]
+            line = m.start_pos[0]
+            key = ("cosmic-ray", spec.path, m.operator_name, line, lines[line - 1].strip())
+            if is_listed(key, equivalents):
+                counts["equivalent"] += 1
+                listed.add(key)
+                continue
+            unexplained.append({"tool": "cosmic-ray", "module": spec.path,
+                                "where": m.operator_name, "line": line,
+                                "text": lines[line - 1].strip(), "diff": result.diff or ""})
+    return counts, unexplained, listed
+
+
+#: mutmut's statuses that count as killed (a timeout or a crash is a detection)
+MUTMUT_KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+#: statuses of a mutant no test detected ("no tests": no selected test runs its code)
+MUTMUT_SURVIVED = {"survived", "no tests", "suspicious"}
+
+
+def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work: Path,
+                   log=print) -> tuple[dict, list[dict], set]:
+    """One mutmut session over ``specs`` in the copy ``work`` (its pyproject.toml
+    gains a [tool.mutmut] table): (counts by module, unexplained survivors, keys of
+    listed survivors)."""
+    tests = sorted({t for s in specs for t in s.tests})
+    table = ("\n[tool.mutmut]\n"
+             f"source_paths = {json.dumps([s.path for s in specs])}\n"
+             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
+             'also_copy = ["sim", "theory", "experiments", "tests", "mutation"]\n'
+             # forked straight from mutmut's main process (which ran the suite for
+             # its stats), a worker inherits numba's started threading layer and
+             # aborts in its first parallel kernel: fork from a clean server instead
+             'process_isolation = "forkserver"\n')
+    with open(work / "pyproject.toml", "a") as fh:
+        fh.write(table)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    t0 = time.monotonic()
+    r = subprocess.run(["mutmut", "run"], cwd=work, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - t0
+    if r.returncode:
+        raise RuntimeError(f"mutmut run failed ({r.returncode}): "
+                           f"{(r.stdout + r.stderr)[-2000:]}")
+    out = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    counts = {s.path: _empty_counts() for s in specs}
+    unexplained, listed = [], set()
+    for line in out.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if not sep:
+            continue
+        module, func = mutmut_module(name)
+        c = counts[module]
+        c["generated"] += 1
+        if status in MUTMUT_KILLED:
+            c["killed"] += 1
+        elif status in MUTMUT_SURVIVED:
+            c["survived"] += 1
+            diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env,
+                                  capture_output=True, text=True).stdout
+            text = mutated_text(diff)
+            key = ("mutmut", module, func, None, text)
+            if is_listed(key, equivalents):
+                c["equivalent"] += 1
+                listed.add(key)
+            else:
+                unexplained.append({"tool": "mutmut", "module": module, "where": func,
+                                    "status": status, "name": name, "text": text,
+                                    "diff": diff})
+        else:  # skipped, not checked, interrupted: not run, so not counted as killed
+            c["filtered"] += 1
+    ran = sum(c["killed"] + c["survived"] for c in counts.values())
+    for c in counts.values():  # one session: its time shared by mutants run
+        n = c["killed"] + c["survived"]
+        c["seconds"] = round(seconds * n / ran, 1) if ran else 0.0
+    log(f"mutmut: {ran} mutants in {seconds:.0f} s")
+    return counts, unexplained, listed
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python3 -m mutation.run", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("modules", nargs="*", help="module paths as in modules.toml")
+    p.add_argument("--all", action="store_true", help="every module of modules.toml")
+    p.add_argument("--changed", nargs="?", const="HEAD", metavar="REV",
+                   help="the modules whose source or tests differ from REV (default HEAD)")
+    p.add_argument("--list", action="store_true", help="print the selection and exit")
+    p.add_argument("--out", type=Path, help="write the summary as JSON here")
+    p.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        cfg = load_config(MODULES.read_text(), str(MODULES))
+        equivalents = load_equivalents(EQUIVALENTS.read_text(), str(EQUIVALENTS))
+        if args.run_tests:
+            return run_tests(cfg.modules[args.run_tests], Path.cwd())
+        if sum(map(bool, (args.modules, args.all, args.changed))) != 1:
+            raise ConfigError("give module paths, --all or --changed [REV] (one of them)")
+        bad = [m for m in args.modules if m not in cfg.modules]
+        if bad:
+            raise ConfigError(f"not in modules.toml: {', '.join(bad)}; expected one of "
+                              f"{', '.join(cfg.modules)}")
+        chosen = (list(cfg.modules) if args.all else args.modules or
+                  select_changed(git_changed(args.changed), cfg.modules))
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.list or not chosen:
+        print("\n".join(chosen) if chosen else "no module to mutate")
+        return 0
+    specs = [cfg.modules[p] for p in chosen]
+    for spec in specs:
+        if run_tests(spec, ROOT):
+            print(f"error: the tests of {spec.path} fail on the unmutated code",
+                  file=sys.stderr)
+            return 1
+    with tempfile.TemporaryDirectory(prefix="ctxsim-mutation-") as tmp:
+        work = Path(tmp)
+        _copy_tree(work)
+        say = lambda s: print(s, flush=True)  # noqa: E731
+        python = [s for s in specs if mutmut_applicable((work / s.path).read_text())]
+        counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say)
+                                       if python else ({}, [], set()))
+        counts.update({s.path: _empty_counts() for s in specs if s not in python})
+        for spec in specs:
+            kc, ku, kl = cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
+            counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}
+            unexplained += ku
+            listed |= kl
+    ran = {s.path for s in specs}
+    stale = [e for e in equivalents if e.module in ran and e.key() not in listed]
+    for path, by_tool in counts.items():
+        for tool, c in by_tool.items():
+            if c["generated"]:
+                print(f"{path} [{tool}]: {c['generated']} generated, {c['filtered']} "
+                      f"filtered, {c['killed']} killed, {c['survived']} survived "
+                      f"({c['equivalent']} equivalent); {c['seconds']} s")
+    for u in unexplained:
+        where = f"{u['module']}:{u['line']}" if u.get("line") else u["module"]
+        print(f"  SURVIVED [{u['tool']}] {where} {u['where']}: {u['text']}")
+    for e in stale:
+        print(f"  STALE equivalents.toml: no surviving mutant matches {e.key()}")
+    if args.out:
+        args.out.write_text(json.dumps({"counts": counts, "unexplained": unexplained,
+                                        "stale": [dataclasses.asdict(e) for e in stale]},
+                                       indent=1) + "\n")
+    return 1 if unexplained or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

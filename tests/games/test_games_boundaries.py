@@ -1,0 +1,158 @@
+"""Boundaries of the games' small formulas that an exact edit (issue 38's mutation
+run) could move without failing a test: the Bernstein half-width's ``b/3`` term,
+the list channel's rounding of ``n 2^-r``, the quadrature's reported error and the
+violation test's upper tail P(X >= s). Each against an independent route."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from sim.games.burden_law import mc_halfwidth
+from sim.games.channels import Content, ListChannel
+from sim.games.content_rate import content_rate_exact
+from sim.games.information import rate_bits
+from sim.games.recovery_strategies import Compressor, evaluate
+
+
+def _bernstein_t(variance, trials, b, alpha):
+    """The t solving 2 exp(-N t^2 / (2 var + 2 b t / 3)) = alpha, by root finding on
+    the inequality itself (no shared algebra with the closed form)."""
+    f = lambda t: 2 * math.exp(-trials * t * t / (2 * variance + 2 * b * t / 3)) - alpha  # noqa: E731
+    return optimize.brentq(f, 1e-15, 1e6, xtol=1e-15, rtol=1e-13)
+
+
+@pytest.mark.parametrize("variance,trials,b", [
+    (0.0, 100, 1.0),        # only the b/3 term: t = 2 b L / (3 N)
+    (1e-6, 1000, 4.0),      # the b term dominates
+    (0.25, 50, 1.0),        # both terms matter
+    (2.0, 10_000, 10.0),
+])
+def test_bernstein_halfwidth_solves_the_inequality(variance, trials, b):
+    alpha = 6.3e-5
+    t = mc_halfwidth(variance, trials, b, alpha)
+    assert t == pytest.approx(_bernstein_t(variance, trials, b, alpha), rel=1e-9)
+    # at t the bound equals alpha; just inside t it exceeds alpha (both sides)
+    bound = lambda s: 2 * math.exp(-trials * s * s / (2 * variance + 2 * b * s / 3))  # noqa: E731
+    assert bound(t) == pytest.approx(alpha, rel=1e-9)
+    assert bound(t * 0.99) > alpha > bound(t * 1.01)
+
+
+def test_bernstein_halfwidth_without_variance_is_the_range_term():
+    L = math.log(2 / 6.3e-5)
+    assert mc_halfwidth(0.0, 30, 3.0) == pytest.approx(2 * 3.0 * L / (3 * 30), rel=1e-12)
+
+
+@pytest.mark.parametrize("n,r,m", [
+    (10, math.log2(10 / 2.7), 3),   # n 2^-r = 2.7: rounds up (flooring gives 2)
+    (10, math.log2(10 / 2.3), 2),   # 2.3: rounds down (ceiling gives 3)
+    (10, math.log2(10 / 3.0), 3),   # an integer is kept
+    (10, math.log2(10), 1),         # 1.0: the smallest list
+    (10, math.log2(10 / 0.6), 1),   # below 1 rounds to 1 (and never to 0)
+    (100, math.log2(100 / 49.51), 50),
+    (100, math.log2(100 / 49.49), 49),
+])
+def test_list_size_rounds_to_nearest(n, r, m):
+    ch = ListChannel(r=r)
+    assert ch.list_size(n) == m
+    assert ch.exact_rate_bits(n, 4) == pytest.approx(math.log2(n / m), abs=0)
+
+
+@pytest.mark.parametrize("n,kappa,sigma", [(2, 4, 1.0), (8, 4, 1.0), (64, 16, 2.0)])
+def test_content_rate_reports_the_quadratures_error(n, kappa, sigma):
+    est = rate_bits(n, kappa, Content(sigma))
+    bits, err = content_rate_exact(n, kappa, sigma)
+    assert est.method == "quadrature" and est.trials == 0
+    assert (est.bits, est.se_bits) == (bits, err)
+    assert est.se_bits > 0          # an error estimate, not a claim of exactness
+    assert rate_bits(n, kappa, ListChannel(m=2)).se_bits == 0.0  # closed form: exact
+
+
+class _Cheater(Compressor):
+    """Reads the blocks from a side channel: succeeds on every trial (a bug that the
+    violation flag must catch when the count is implausible under the bound)."""
+
+    name = "cheater"
+
+    def encode(self, blocks):
+        self._stash = blocks
+        return np.zeros(0, np.uint8)
+
+    def decode(self, representation, target_index):
+        return self._stash[target_index]
+
+
+@pytest.mark.parametrize("trials,flagged", [(10, False), (14, False), (15, True), (30, True)])
+def test_violation_is_the_upper_tail_at_or_above_the_count(trials, flagged):
+    """T(4, 4, 4): bound 1/2. All ``trials`` succeed: P(X >= trials) = 2^-trials,
+    which is below 3.2e-5 from 15 trials on (2^-14 = 6.1e-5, 2^-15 = 3.05e-5).
+    P(X > trials) is 0 for every trial count: a test with it would flag them all."""
+    ev = evaluate(_Cheater(), 4, 4, 4, trials, seed=1)
+    assert ev.bound == 0.5 and ev.successes == trials
+    assert (2.0 ** -trials < 3.2e-5) is flagged                       # the exact tail
+    assert bool(stats.binom.sf(trials - 1, trials, 0.5) < 3.2e-5) is flagged
+    assert ev.violation is flagged
+
+
+def test_channel_params_as_reported():
+    from sim.games.channels import WindowedLedger
+
+    assert Content(0.25).param(8) == 0.25
+    assert WindowedLedger(3).param(8) == 3.0
+    assert ListChannel(m=2).param(8) == 2.0           # log2(8 / 2)
+    assert ListChannel(r=math.log2(10 / 2.7)).param(10) == math.log2(10 / 3)
+
+
+def test_rate_bits_of_a_closed_form_is_exact_and_passes_kappa():
+    from sim.games.channels import Blind, Channel, Ledger, WindowedLedger
+
+    for ch in (Ledger(), Blind(), ListChannel(m=2), WindowedLedger(3)):
+        est = rate_bits(8, 4, ch)
+        assert (est.bits, est.se_bits, est.trials, est.method) == \
+            (ch.exact_rate_bits(8, 4), 0.0, 0, "exact")
+
+    class KappaRate(Channel):
+        """A plug-in channel whose closed form depends on kappa."""
+
+        name = "kappa-rate"
+
+        def exact_rate_bits(self, n, kappa):
+            return kappa / 8
+
+    assert rate_bits(8, 4, KappaRate()).bits == 0.5
+    assert rate_bits(8, 6, KappaRate()).bits == 0.75
+
+    class NoRate(Channel):
+        name = "no-rate"
+
+    with pytest.raises(ValueError, match=r"^no rate available for channel "):
+        rate_bits(8, 4, NoRate())
+
+
+def test_recoverable_archive_state_bits_and_budget_messages():
+    from sim.games.recovery import address_bits, handle_bits
+    from sim.games.recovery_strategies import BudgetExceeded, Game, RecoverableArchive
+
+    arch = RecoverableArchive()
+    assert arch.store == {} and arch.last_prompt is None and arch.exact_success() == 1.0
+    game = Game(8, 4, 8 * handle_bits(8) + 4)            # exactly room for one reload
+    rng = np.random.default_rng(3)
+    arch.prepare(game, rng)
+    blocks = rng.integers(0, 2, size=(8, 4), dtype=np.uint8)
+    rep = arch.encode(blocks.copy())
+    assert rep.dtype == np.uint8 and rep.shape == (8 * handle_bits(8),)
+    assert set(np.unique(rep)) <= {0, 1}
+    for t in range(8):
+        assert np.array_equal(arch.decode(rep, t), blocks[t])
+        assert arch.last_prompt.size == game.B          # table + one block, at B
+    with pytest.raises(BudgetExceeded, match=rf"^prompt after reload is {game.B + 1} > "
+                                             rf"B={game.B} bits$"):
+        arch.decode(np.concatenate([rep, np.zeros(1, np.uint8)]), 0)
+    small = Game(8, 4, 8 * handle_bits(8) + 3)           # one bit short
+    need = 8 * handle_bits(8) + 4
+    with pytest.raises(BudgetExceeded, match=rf"^B={small.B} bits cannot hold 8 handles of "
+                                             rf"{handle_bits(8)} bits plus one 4-bit block "
+                                             rf"\({need} bits\)$"):
+        RecoverableArchive().prepare(small, rng)
+    assert address_bits(8) == 3

@@ -1,0 +1,266 @@
+"""The mutation runner's own logic (mutation/run.py), without running a mutant:
+the configuration's parsing and its consistency with the tree, module selection
+from a diff, the equivalents file, the annotation filter, and the per-mutant test
+command's fresh numba cache."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mutation import run as mr
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_committed_configuration_names_real_modules_and_tests():
+    cfg = mr.load_config(mr.MODULES.read_text())
+    assert cfg.timeout > 0 and cfg.exclude_operators
+    for path, spec in cfg.modules.items():
+        assert (ROOT / path).is_file(), path
+        for f in spec.test_files():
+            assert (ROOT / f).is_file(), (path, f)
+    # the areas issue 38 names are all there
+    for must in ("experiments/claims/rules.py", "sim/workspace/accounting.py",
+                 "sim/workspace/ops.py", "sim/workspace/workspace.py",
+                 "sim/workspace/journal.py", "sim/games/sorted_window_kernels.py"):
+        assert must in cfg.modules
+    for sub in ("theory", "sim/games"):
+        here = {str(p.relative_to(ROOT)) for p in (ROOT / sub).glob("*.py")
+                if p.name != "__init__.py"}
+        assert here <= set(cfg.modules), sorted(here - set(cfg.modules))
+    mr.load_equivalents(mr.EQUIVALENTS.read_text())      # parses
+
+
+def test_every_equivalent_listing_points_at_code_that_exists():
+    """A cosmic-ray listing's line reads as listed; a mutmut listing's function is
+    defined in its module (the runner itself reports a listing no survivor matches)."""
+    import ast
+
+    for eq in mr.load_equivalents(mr.EQUIVALENTS.read_text()):
+        source = (ROOT / eq.module).read_text()
+        if eq.tool == "cosmic-ray":
+            lines = source.splitlines()
+            assert eq.line <= len(lines) and lines[eq.line - 1].strip() == eq.text.strip(), eq
+        else:
+            names = {n.name for n in ast.walk(ast.parse(source))
+                     if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+            if eq.where.startswith("x_"):         # a function: x_NAME
+                parts = [eq.where[2:]]
+            else:                                 # a method: x<sep>Class<sep>method
+                parts = [x for x in eq.where.split("\u01c1")[1:] if x]
+            assert parts and all(x in names for x in parts), eq
+
+
+def test_exclude_operators_filter_what_they_say():
+    import re
+
+    cfg = mr.load_config(mr.MODULES.read_text())
+    rx = re.compile("|".join(f"(?:{p})" for p in cfg.exclude_operators))
+    for name in ("core/ReplaceBinaryOperator_Mul_BitXor", "core/ReplaceBinaryOperator_Add_LShift",
+                 "core/ReplaceComparisonOperator_Eq_Is", "core/ReplaceComparisonOperator_Is_Lt"):
+        assert rx.match(name), name
+    for name in ("core/ReplaceBinaryOperator_Mul_Add", "core/ReplaceBinaryOperator_BitXor_BitOr",
+                 "core/ReplaceComparisonOperator_Lt_LtE", "core/ReplaceComparisonOperator_Is_IsNot",
+                 "core/NumberReplacer", "core/ReplaceBinaryOperator_BitOr_BitAnd"):
+        assert not rx.match(name), name
+
+
+CFG = """
+[settings]
+timeout = 30
+exclude-operators = ["core/X$"]
+[modules."a/m.py"]
+tests = ["tests/a/test_m.py::test_one", "tests/a/test_n.py"]
+theory = ["Theorem 1"]
+[modules."b/k.py"]
+tests = ["tests/b/test_k.py"]
+"""
+
+
+def test_changed_selection_from_a_diff():
+    mods = mr.load_config(CFG).modules
+    assert mods["a/m.py"].test_files() == {"tests/a/test_m.py", "tests/a/test_n.py"}
+    assert mr.select_changed(set(), mods) == []
+    assert mr.select_changed({"a/m.py"}, mods) == ["a/m.py"]
+    assert mr.select_changed({"tests/a/test_m.py"}, mods) == ["a/m.py"]   # its tests
+    assert mr.select_changed({"tests/b/test_k.py", "a/m.py", "README.md"}, mods) == \
+        ["a/m.py", "b/k.py"]                                               # config order
+    assert mr.select_changed({"a/m.pyc", "a/other.py", "tests/a"}, mods) == []
+
+
+def test_git_changed_sees_the_working_tree_and_untracked_files(tmp_path):
+    def git(*a):
+        subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@t")
+    git("config", "user.name", "t")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "m.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 1\n")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    assert mr.git_changed("HEAD", tmp_path) == set()
+    (tmp_path / "a" / "m.py").write_text("x = 2\n")
+    (tmp_path / "new.py").write_text("")
+    assert mr.git_changed("HEAD", tmp_path) == {"a/m.py", "new.py"}
+    with pytest.raises(mr.ConfigError, match="git diff"):
+        mr.git_changed("no-such-rev", tmp_path)
+
+
+@pytest.mark.parametrize("text,match", [
+    ("[settings]\ntimeout = 0\n[modules.'a.py']\ntests = ['t']", "timeout"),
+    ("[settings]\ntimeout = true\n[modules.'a.py']\ntests = ['t']", "timeout"),
+    ("[settings]\nexclude-operators = ['(']\n[modules.'a.py']\ntests = ['t']", "exclude-operators"),
+    ("[modules.'a.py']\ntests = []\n", "non-empty"),
+    ("[modules.'a.py']\ntests = ['t']\ntest = ['u']\n", "unknown keys"),
+    ("[modules.'a.txt']\ntests = ['t']\n", ".py path"),
+    ("[settings]\n", "modules"),
+    ("[modules\n", "modules.toml"),
+])
+def test_a_bad_configuration_is_named(text, match):
+    with pytest.raises(mr.ConfigError, match=match):
+        mr.load_config(text)
+
+
+EQ = """
+[[equivalent]]
+tool = "mutmut"
+module = "a/m.py"
+where = "x_f"
+text = "return x * 3"
+reason = "x is 0 on every path that reaches here"
+
+[[equivalent]]
+tool = "cosmic-ray"
+module = "a/k.py"
+where = "core/NumberReplacer"
+line = 3
+text = "    return x * 2"
+reason = "x is 0 on every path that reaches here"
+"""
+
+
+def test_equivalents_are_matched_by_tool_module_place_and_text():
+    mm, cr = mr.load_equivalents(EQ)
+    assert mm.key() == ("mutmut", "a/m.py", "x_f", None, "return x * 3")
+    assert cr.key() == ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 2")
+    assert mr.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3"), [mm, cr]) is mm
+    assert mr.is_listed(("cosmic-ray", "a/k.py", "core/NumberReplacer", 3,
+                         "return x * 2"), [mm, cr]) is cr
+    for other in [("mutmut", "a/m.py", "x_f", None, "return x * 4"),     # another mutant
+                  ("mutmut", "a/m.py", "x_g", None, "return x * 3"),     # another function
+                  ("mutmut", "b/m.py", "x_f", None, "return x * 3"),
+                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 4, "return x * 2"),
+                  ("cosmic-ray", "a/k.py", "core/AddNot", 3, "return x * 2"),
+                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 5")]:
+        assert mr.is_listed(other, [mm, cr]) is None, other
+
+
+@pytest.mark.parametrize("old,new,match", [
+    ('reason = "x is 0 on every path that reaches here"', 'reason = "equivalent"', "reason"),
+    ("line = 3", "line = 0", "line"),
+    ("line = 3", 'line = "3"', "line"),
+    ('tool = "cosmic-ray"', 'tool = "mutpy"', "tool"),
+    ('text = "    return x * 2"\n', "", "lacks"),
+])
+def test_a_bad_equivalents_entry_is_named(old, new, match):
+    with pytest.raises(mr.ConfigError, match=match):
+        mr.load_equivalents(EQ.replace(old, new))
+    with pytest.raises(mr.ConfigError, match="repeats"):
+        mr.load_equivalents(EQ + EQ)
+
+
+def test_mutmut_names_and_diffs():
+    assert mr.mutmut_module("experiments.claims.rules.x_gap_verdict__mutmut_7") == \
+        ("experiments/claims/rules.py", "x_gap_verdict")
+    assert mr.mutmut_module("sim.workspace.accounting.x\u01c1TotalBound\u01c1after__mutmut_12") \
+        == ("sim/workspace/accounting.py", "x\u01c1TotalBound\u01c1after")
+    with pytest.raises(ValueError, match="mutmut"):
+        mr.mutmut_module("experiments.claims.rules.x_gap_verdict")
+    diff = ("--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def f(x):\n"
+            "-    return x <= 1\n+    return x < 1\n")
+    assert mr.mutated_text(diff) == "return x < 1"
+
+
+def test_njit_spans_cover_kernel_bodies_only():
+    src = ("import numba as nb\nfrom numba import njit\n"
+           "@nb.njit(cache=True)\ndef k(a):\n    return a + 1\n"
+           "@njit\ndef j(a):\n    return a - 1\n"
+           "def p(a):\n    return a * 2\n")
+    spans = mr.njit_spans(src)
+    assert len(spans) == 2
+    assert mr.in_spans((5, 11), spans) and mr.in_spans((8, 11), spans)
+    assert not mr.in_spans((10, 11), spans) and not mr.in_spans((3, 1), spans)
+
+
+def test_annotation_spans_cover_annotations_only():
+    src = ("from __future__ import annotations\n"
+           "def f(a: int | None, b=1) -> float | None:\n"
+           "    x: dict[str, int] | None = None\n"
+           "    return a | b\n")
+    spans = mr.annotation_spans(src)
+    bitors = [(2, src.splitlines()[1].index("|")), (2, src.splitlines()[1].rindex("|")),
+              (3, src.splitlines()[2].rindex("|"))]
+    assert all(mr.in_spans(p, spans) for p in bitors)
+    assert not mr.in_spans((4, src.splitlines()[3].index("|")), spans)   # real code
+    assert not mr.in_spans((2, src.splitlines()[1].index("b=1") + 2), spans)  # a default
+
+
+def test_run_tests_gives_each_mutant_a_fresh_compiled_numba_cache(tmp_path, monkeypatch):
+    """The per-mutant command sets a new, empty NUMBA_CACHE_DIR (removed afterwards)
+    for every command, never NUMBA_DISABLE_JIT, and fails at a failing command."""
+    seen = tmp_path / "seen"
+    probe = [sys.executable, "-c",
+             "import os, pathlib, sys\n"
+             "d = os.environ['NUMBA_CACHE_DIR']\n"
+             "assert 'NUMBA_DISABLE_JIT' not in os.environ and pathlib.Path(d).is_dir()\n"
+             "assert not any(pathlib.Path(d).iterdir())\n"
+             "(pathlib.Path(d) / 'x.nbi').write_text('compiled')\n"
+             f"open({str(seen)!r}, 'a').write(d + '\\n')\n"]
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    spec = mr.ModuleSpec("m.py", ("tests/test_m.py",))
+    assert mr.run_tests(spec, tmp_path, [probe]) == 0
+    assert mr.run_tests(spec, tmp_path, [probe]) == 0
+    a, b = seen.read_text().split()
+    assert a != b and not Path(a).exists() and not Path(b).exists()
+    fail = [sys.executable, "-c", "raise SystemExit(3)"]
+    assert mr.run_tests(spec, tmp_path, [fail, probe]) == 1
+    assert len(seen.read_text().split()) == 2          # stopped at the failure
+
+
+def test_the_commands_are_the_tests_then_the_theory_filters():
+    spec = mr.ModuleSpec("a/m.py", ("tests/a/test_m.py::t", "tests/a/test_n.py"),
+                         ("Theorem 1", "blind"))
+    (pytest_cmd, th1, th2) = mr.commands(spec)
+    assert pytest_cmd[1:3] == ["-m", "pytest"] and "-x" in pytest_cmd
+    assert pytest_cmd[-2:] == ["tests/a/test_m.py::t", "tests/a/test_n.py"]
+    assert th1[1:] == ["-m", "experiments.cli", "theory", "Theorem 1"]
+    assert th2[-1] == "blind"
+
+
+def test_cli_usage_errors_exit_2():
+    def cli(*a):
+        return subprocess.run([sys.executable, "-m", "mutation.run", *a], cwd=ROOT,
+                              capture_output=True, text=True)
+
+    r = cli("no/such.py")
+    assert r.returncode == 2 and "not in modules.toml: no/such.py" in r.stderr
+    r = cli()
+    assert r.returncode == 2 and "--all or --changed" in r.stderr
+    r = cli("--list", "experiments/claims/rules.py")
+    assert r.returncode == 0 and r.stdout.strip() == "experiments/claims/rules.py"
+
+
+def test_mutmut_is_skipped_where_every_function_is_a_kernel():
+    kernels = "from numba import njit\n@njit\ndef k(a):\n    return a + 1\n"
+    assert not mr.mutmut_applicable(kernels)
+    assert mr.mutmut_applicable(kernels + "def p(a):\n    return a * 2\n")
+    assert mr.mutmut_applicable("class C:\n    def m(self):\n        return 1\n")
+    assert not mr.mutmut_applicable("X = 1\n")
+    assert not mr.mutmut_applicable((ROOT / "sim/games/sorted_window_kernels.py").read_text())
+    assert mr.mutmut_applicable((ROOT / "experiments/claims/rules.py").read_text())
