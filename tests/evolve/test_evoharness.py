@@ -54,8 +54,8 @@ def test_cli_bad_b_is_one_line_naming_the_value(capsys):
         main(["run", "evoharness", "--quick", "--b", "-2", "--out", "/tmp/_x"])
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == ("ctxsim run evoharness: error: argument --b: expected an integer "
-                       ">= 0, got '-2'")
+    assert err == ["ctxsim run evoharness: error: argument --b: expected an integer "
+                   ">= 0, got '-2' (see --help)"]
 
 
 def test_without_a_skill_block_the_skill_agent_is_its_base_agent():

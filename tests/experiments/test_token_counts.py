@@ -141,7 +141,9 @@ def _usage_line(argv, capsys) -> str:
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(" (see --help)"), lines  # one line
+    return lines[0].removesuffix(" (see --help)")
 
 
 @pytest.mark.parametrize("value, says", [
