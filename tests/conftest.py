@@ -27,3 +27,34 @@ def seed() -> int:
 def rng(seed) -> np.random.Generator:
     """A Generator seeded from :func:`seed`."""
     return np.random.default_rng(seed)
+
+
+#: tests kept out of the default suite (it must run in under 5 minutes on 2 cores)
+#: and run by .ci/run's `-m "e2e or signals or long"` line instead: node-id prefix ->
+#: why it is long. Every entry has a faster sibling in the default suite.
+LONG = {
+    "tests/evolve/test_contextevo_loop.py::test_quick_experiment_writes_its_files":
+        "a whole --quick ContextEvo run (~20 s); the loop's stages are unit-tested",
+    "tests/experiments/test_sweep_configs.py::test_robustness_design_comes_from_its_config":
+        "a robustness analysis from a config (~15 s)",
+    "tests/experiments/test_claims.py::test_command_defaults_and_empty_out":
+        "the claims command over every committed CSV, twice (~13 s)",
+    "tests/experiments/test_claims.py::test_command_on_committed_figures":
+        "the claims command over every committed CSV (~13 s)",
+    "tests/experiments/test_claims_inputs.py::test_the_committed_csv_and_one_from_an_older_version_are_judged":
+        "judges every committed CSV and an older copy of each (~12 s)",
+    "tests/workspace/test_bounded_ledger.py::test_cap_holds_and_totals_are_exact_on_random_ledgers":
+        "hypothesis over large random ledgers (~8 s); test_cap_holds_on_random_workspaces stays",
+    "tests/workspace/test_trajectories.py::test_replay_real_trajectory[none-pi_large-session.jsonl]":
+        "the largest shipped trajectory replayed without a policy (~7 s)",
+    "tests/tasks/test_replay.py::test_vista_keeps_exact_values_react_truncation_loses_them[pi_large-session.jsonl]":
+        "the largest shipped trajectory under two programs (~5 s)",
+    "tests/workspace/test_import_fuzz.py::test_fuzz_import_is_clean_or_a_trajectory_format_error":
+        "hypothesis fuzzing of every importer (~3 s a format, 11 formats)",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.nodeid.startswith(prefix) for prefix in LONG):
+            item.add_marker(pytest.mark.long)
