@@ -283,10 +283,10 @@ with tempfile.TemporaryDirectory() as d:
 
 @hardening
 def test_replaying_a_huge_line_under_a_memory_cap(tmp_path):
-    """Defect 7 end to end: a 48 MiB single-line tool result (16 Mi two-letter
+    """Defect 7 end to end: a 100 MiB single-line tool result (about 35 M two-letter
     words) replays with --tokenizer whitespace under RLIMIT_AS = what the process
     had mapped plus 8x the line (the word list alone took about 20x it)."""
-    size = 48 << 20
+    size = (100 << 20) // 3 * 3    # 100 MiB of three-byte words
     traj = tmp_path / "big.json"
     with open(traj, "w") as fh:
         fh.write('[{"role": "user", "content": "task"}, {"role": "assistant", '
