@@ -19,6 +19,20 @@ def _mark_and_sleep(path):
     time.sleep(30)
 
 
+def ended(pid: int) -> bool:
+    """Whether process ``pid`` has exited (gone, or a zombie not yet reaped). Read from
+    /proc, not ``Process.is_alive()``: the pool's management thread reaps its workers
+    too, and the ``Process`` object whose ``waitpid`` lost that race reports a dead
+    worker as alive."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc to tell an exited worker")
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
 def wait_until(condition, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -61,7 +75,7 @@ def test_stop_pool_ends_running_workers_and_cancels_the_queue(cli_sigterm_handle
         stop_pool(pool)
         seconds = time.monotonic() - t0
     assert seconds < 2.0  # SIGTERM ends a worker at once; SIGKILL after 0.5 s
-    assert len(procs) == 2 and not any(p.is_alive() for p in procs)
+    assert len(procs) == 2 and all(ended(p.pid) for p in procs)
     assert all(f.done() and not f.cancelled() and f.exception() is not None or
                f.cancelled() for f in futs)  # none has a result
     time.sleep(0.5)
