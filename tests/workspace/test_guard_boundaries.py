@@ -101,6 +101,31 @@ def _guarded(d: Path, budget: int, chars: int, **kw):
 SMALL = 160  # a result whose placeholder saves 8 tokens: 0 < 8 <= LOCAL_SLACK
 
 
+
+def _register_one_result(ws, chars, bypass):
+    """Register a pinned task, call c1 and its ``chars``-long result in ``ws`` (then
+    closed). ``bypass``: the guard is replaced by one that measures the request with
+    the result inline and offloaded (``totals["inline"]``, ``totals["off"]``) and keeps
+    it inline; else every local saving the bound computes is recorded in ``seen``.
+    Returns the result's block, ``totals`` (with the assembled ``"total"``) and ``seen``."""
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register(_call("c1"))
+    totals, seen = {}, []
+    if bypass:
+        def measure(op, data):
+            totals["inline"] = ws._measure_with(op, data)
+            totals["off"] = ws._measure_with(dict(op, status=OFF.value), data)
+            return op
+
+        ws._guard = measure
+    else:
+        real = ws.bound.saving
+        ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
+    b = ws.register(_result("c1", chars))
+    totals["total"] = ws.assemble().total
+    ws.close()
+    return b, totals, seen
+
 def test_the_char_totals_this_module_relies_on(tmp_path):
     m = _measured(tmp_path / "w", 5000, SMALL)
     assert m["inline"] - m["off"] == SMALL - 152 == 8
@@ -404,23 +429,7 @@ def test_over_the_threshold_a_bounded_ledger_is_measured_not_estimated(tmp_path)
     def run(d, chars, bypass):
         ws = Workspace(d, budget=None, guard_threshold=100, tokenizer="char",
                        dashboard="bounded_ledger:400", sync=False)
-        ws.register({"role": "user", "content": "task"}, pinned=True)
-        ws.register(_call("c1"))
-        seen, totals = [], {}
-        if bypass:
-            def measure(op, data):
-                totals["inline"] = ws._measure_with(op, data)
-                totals["off"] = ws._measure_with(dict(op, status=OFF.value), data)
-                return op
-
-            ws._guard = measure
-        else:
-            real = ws.bound.saving
-            ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
-        b = ws.register(_result("c1", chars))
-        totals["total"] = ws.assemble().total
-        ws.close()
-        return b, totals, seen
+        return _register_one_result(ws, chars, bypass)
 
     chars = 152 + 14
     _, t, _ = run(tmp_path / "m", chars, True)
@@ -602,23 +611,7 @@ def test_with_a_foreign_tokenizer_the_guard_measures_both_requests(tmp_path):
     def run(d, chars, bypass):
         ws = Workspace(d, budget=None, guard_threshold=10, tokenizer=_Halves(),
                        sync=False)
-        ws.register({"role": "user", "content": "task"}, pinned=True)
-        ws.register(_call("c1"))
-        totals, seen = {}, []
-        if bypass:
-            def measure(op, data):
-                totals["inline"] = ws._measure_with(op, data)
-                totals["off"] = ws._measure_with(dict(op, status=OFF.value), data)
-                return op
-
-            ws._guard = measure
-        else:
-            real = ws.bound.saving
-            ws.bound.saving = lambda op, w: seen.append(real(op, w)) or seen[-1]
-        b = ws.register(_result("c1", chars))
-        totals["total"] = ws.assemble().total
-        ws.close()
-        return b, totals, seen
+        return _register_one_result(ws, chars, bypass)
 
     for chars in range(120, 260, 2):            # a result offloading saves 1..16
         _, t, _ = run(tmp_path / f"m{chars}", chars, True)
