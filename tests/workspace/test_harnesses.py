@@ -160,6 +160,9 @@ def test_re_checksummed_journal_mutants(tmp_path, capsys):
     c = fuzz_journals(tmp_path, 400)
     with capsys.disabled():
         print(f"\njournal fuzzing: {c}")
+    # every mutant was opened, checked and repaired (4 calls), each ending named or whole
+    assert c["mutants"] == 400 and c["named_errors"] + c["completed"] == 1600
+    assert c["named_errors"] > 0 and c["completed"] > 0   # the mutants reached both
 
 
 @hardening
@@ -260,6 +263,8 @@ def test_repair_keeps_every_ids_meaning_over_300_damages(tmp_path, capsys):
     prop()
     with capsys.disabled():
         print(f"\nrepair property: {tally}")
+    # the damages reached both outcomes, and repaired workspaces served ids to check
+    assert tally["repaired"] > 0 and tally["refused"] > 0 and tally["ids"] > 0
 
 
 REPLAY = """
