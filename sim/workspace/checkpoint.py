@@ -82,8 +82,8 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "head": head, "journal_bytes": length,
         "journal_sha256": _prefix_sha(journal, length), "lines": ws.journal_lines,
         "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
-        "next": [ws._next_block, ws._next_group], "call_owner": ws._call_owner,
-        "results": ws.results, "refs": ws._refs, "top": list(ws.top),
+        "next": [ws.state.next_block, ws.state.next_group], "call_owner": ws.state.call_owner,
+        "results": ws.results, "refs": ws.state.refs, "top": list(ws.top),
         "pack_ends": ends, "pack_index_bytes": len(index),
     }, separators=(",", ":")).encode()
     digest = hashlib.sha256(meta)
@@ -202,7 +202,7 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     statuses = {s.value: s for s in BlockStatus}
     new = object.__new__  # records built field by field: 100k of them at a reopen
     sha256 = hashlib.sha256  # every inline copy checked: an accelerator, no authority
-    blocks, by_sha = ws.blocks, ws._by_sha
+    blocks, by_sha = ws.blocks, ws.state.by_sha
     for (bid, btype, tokens, turn, parent, level, status, sha, length, message,
          rfrom, cb, replacement, reason, size) in state["blocks"]:
         h = new(Handle)
@@ -238,10 +238,10 @@ def restore(ws: "Workspace", state: dict[str, Any]) -> list[str]:
     ws.versions.update(dict.fromkeys(ws.groups, 0))
     ws.group_of.update(state["group_of"])
     ws.turn = state["turn"]
-    ws._next_block, ws._next_group = state["next"]
-    ws._call_owner.update(state["call_owner"])
+    ws.state.next_block, ws.state.next_group = state["next"]
+    ws.state.call_owner.update(state["call_owner"])
     ws.results.update(state["results"])
-    ws._refs.update(state["refs"])
+    ws.state.refs.update(state["refs"])
     if "pack_ends" in state:
         ws.store.packs.adopt(state["pack_ends"], state["pack_index"])
     for ident in state["top"]:

@@ -32,7 +32,7 @@ class Durable:
         try:
             if self._lock is not None and self._lock.owner is self._lock_token and \
                     self._lock.pid == os.getpid() and self.journal_lines > \
-                    self._checkpointed and not self.journal.failed:
+                    self.checkpointed_lines and not self.journal.failed:
                 self._checkpoint()
         finally:
             try:
@@ -66,10 +66,10 @@ class Durable:
         except (OSError, PlantedLinkError) as exc:  # disk full, a planted link: the
             # journal has it all (a checkpoint only speeds an open up)
             self.checkpoint_error = str(exc)
-            self._checkpointed = self.journal_lines
+            self.checkpointed_lines = self.journal_lines
             return
         self.checkpoint_error = ""
-        self._checkpointed = self.journal_lines
+        self.checkpointed_lines = self.journal_lines
 
     def mark_corrupt(self, ident: str, why: str) -> None:
         """Mark block or group ``ident`` corrupt (its payload failed at open): it
@@ -97,7 +97,7 @@ class Durable:
         except WorkspaceIOError as exc:  # applied: only a file's removal failed
             after = exc
         self.bound.committed(op)
-        if self.journal_lines - self._checkpointed >= max(CHECKPOINT_EVERY,
+        if self.journal_lines - self.checkpointed_lines >= max(CHECKPOINT_EVERY,
                                                           len(self.blocks)):
             self._checkpoint()
         if after is not None:

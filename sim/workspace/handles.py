@@ -31,7 +31,7 @@ def owner_of(ws: "Workspace", target: Handle | str) -> str:
     if isinstance(target, Handle) and target.sha256 != sha:
         raise HandleError(f"handle {target.path!r} does not match its sha256")
     live_group = live_block = deleted = None
-    for ident in ws._by_sha.get(sha, ()):  # the index: O(owners), not O(blocks)
+    for ident in ws.state.by_sha.get(sha, ()):  # the index: O(owners), not O(blocks)
         if ident[0] == "G":
             g = ws.groups[ident]
             if g.status is GroupStatus.DELETED:
@@ -60,7 +60,7 @@ def owner_of(ws: "Workspace", target: Handle | str) -> str:
 def index_owner(ws: "Workspace", ident: str, sha: str) -> None:
     """Record that block or group ``ident`` has the payload ``sha`` (the index
     :func:`owner_of` reads; kept by every register and group archive)."""
-    ws._by_sha.setdefault(sha, []).append(ident)
+    ws.state.by_sha.setdefault(sha, []).append(ident)
 
 
 def read_named(ws: "Workspace", path: str | Handle) -> bytes:
@@ -72,8 +72,8 @@ def read_named(ws: "Workspace", path: str | Handle) -> bytes:
         sha = ws.store.address(path)
     else:
         sha = path.sha256
-    if sha in ws._by_sha and sha not in ws._refs:
-        gone = ws._by_sha[sha]
+    if sha in ws.state.by_sha and sha not in ws.state.refs:
+        gone = ws.state.by_sha[sha]
         raise DeletedHandleError(f"payload {getattr(path, 'path', path)!r} was deleted "
                                  f"(was {', '.join(gone)})")
     try:
@@ -82,7 +82,7 @@ def read_named(ws: "Workspace", path: str | Handle) -> bytes:
         return ws.store.read_path(path)
     except (CorruptPayloadError, HandleError) as exc:  # name the owners
         sha = path.sha256 if isinstance(path, Handle) else ws.store.address(path)
-        owners = ws._by_sha.get(sha, [])
+        owners = ws.state.by_sha.get(sha, [])
         if not isinstance(exc, CorruptPayloadError) and not set(owners) & set(
                 ws.corrupt):
             raise

@@ -227,13 +227,13 @@ def check_entry(ws: "Workspace", entry: dict[str, Any]) -> None:
             raise ValueError("a restore line after blocks were registered (it follows "
                              "the init line only)")
     if kind == "register":
-        if entry["id"] != f"B{ws._next_block}":
+        if entry["id"] != f"B{ws.state.next_block}":
             raise ValueError(f"register id {entry['id']!r} is not the next id "
-                             f"B{ws._next_block}")
+                             f"B{ws.state.next_block}")
         BlockType(entry["type"]), BlockStatus(entry["status"])
         cb = entry.get("call_block")
         cid = entry["message"].get("tool_call_id")
-        if cb is not None and (cb not in ws.results or ws._call_owner.get(cid) != cb):
+        if cb is not None and (cb not in ws.results or ws.state.call_owner.get(cid) != cb):
             raise ValueError(f"register {entry['id']} answers unknown call {cid!r}")
         for call in entry["message"].get("tool_calls", []):
             if not (isinstance(call, dict) and isinstance(call.get("id"), str)):
@@ -246,8 +246,8 @@ def check_entry(ws: "Workspace", entry: dict[str, Any]) -> None:
             raise ValueError(f"{kind} names unknown block or group {ident!r:.40}")
     if kind == "archive":
         gid = entry.get("group")
-        if gid is not None and gid != f"G{ws._next_group}":
+        if gid is not None and gid != f"G{ws.state.next_group}":
             raise ValueError(f"archive group {gid!r:.40} is not the next id "
-                             f"G{ws._next_group}")
+                             f"G{ws.state.next_group}")
         if gid is None and (len(entry["items"]) != 1 or entry["items"][0][0] != "B"):
             raise ValueError("a single archive names one block")

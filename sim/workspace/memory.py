@@ -16,6 +16,7 @@ journal file to reopen and no lock (one process owns it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -24,6 +25,7 @@ from .blocks import Handle
 from .errors import CorruptPayloadError, HandleError
 from .packs import PACK_BELOW
 from .store import PayloadStore
+from .options import WorkspaceOptions
 from .workspace import Workspace
 
 
@@ -138,14 +140,14 @@ class _NoLock:
         pass
 
 
-def scratch_workspace(**kwargs: Any):
+def scratch_workspace(options: WorkspaceOptions | None = None, **settings: Any):
     """A :class:`ScratchWorkspace` under a fixed, never-written directory name
-    (nothing is created beside the directory itself); ``kwargs`` as for
-    :class:`~sim.workspace.Workspace` (``sync`` is ignored)."""
+    (nothing is created beside the directory itself); ``options`` or keyword
+    ``settings`` as for :class:`~sim.workspace.Workspace` (``sync`` is ignored)."""
     import tempfile
 
     directory = Path(tempfile.gettempdir()) / "ctxsim-scratch"
-    return ScratchWorkspace(directory, **kwargs)
+    return ScratchWorkspace(directory, options, **settings)
 
 
 class FrameCachingAssembler(Assembler):
@@ -172,13 +174,17 @@ class ScratchWorkspace(Workspace):
     store_class = MemoryPayloadStore
     journal_class = MemoryJournal
 
-    def __init__(self, directory: str | Path, **kwargs: Any):
-        kwargs.pop("sync", None)
-        super().__init__(directory, sync=False, _lock=(_NoLock(), object()), **kwargs)
+    def __init__(self, directory: str | Path, options: WorkspaceOptions | None = None,
+                 **settings: Any):
+        options = replace(WorkspaceOptions.given(options, settings), sync=False)
+        super().__init__(directory, options)
         from .incremental import DirtyVersions, IncrementalAssembler
 
         self.versions = DirtyVersions(self.versions)
-        self.assembler = IncrementalAssembler(self, kwargs.get("dashboard", "ledger"))
+        self.assembler = IncrementalAssembler(self, options.dashboard)
+
+    def _acquire_lock(self) -> tuple[Any, Any]:
+        return _NoLock(), object()  # one process owns it: no lock file
 
     def _measure_with(self, op: dict[str, Any], data: bytes) -> int:
         """The what-if measure; its request is kept, and is the next request when
@@ -188,7 +194,7 @@ class ScratchWorkspace(Workspace):
         return total
 
     def _checkpoint(self) -> None:
-        self._checkpointed = self.journal_lines  # the journal is the memory itself
+        self.checkpointed_lines = self.journal_lines  # the journal is the memory itself
 
     def _reserve(self, bound: int) -> None:
         self._reserved = bound  # nothing survives the process: no bound to record

@@ -125,15 +125,16 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
         raise JournalError(f"journal {str(journal.path)!r} line 1 (byte 0): version "
                            f"{head.get('version')!r} is not 1 or {VERSION}")
     kwargs.setdefault("budget", head.get("budget"))
-    ws = cls(directory, tokenizer=tokenizer or head["tokenizer"], _replay=True,
-             _lock=lock, read_only=read_only, **kwargs)
+    from . import reserve
+    from .options import WorkspaceOptions
+
+    options = WorkspaceOptions(tokenizer=tokenizer or head["tokenizer"],
+                               read_only=read_only, **kwargs)
+    ws = cls.for_replay(directory, options, lock,
+                        reserved=0 if read_only else reserve.read(directory))
     if check_budget:
         check_overhead(ws)  # still empty: its request is the fixed overhead
     ws.head = head
-    if not read_only:
-        from . import reserve
-
-        ws._reserved = reserve.read(directory)
     ws.open_notes.append(f"checkpoint: {why}")
     if q is not None:
         ws.quarantine = q
@@ -151,14 +152,14 @@ def _replay(cls: type, directory: Path, tokenizer: Any, kwargs: dict[str, Any],
     if state is None:
         missing = None  # every live block: nothing came with its bytes
     ws.journal_lines = state["lines"] if state is not None else 1
-    ws._checkpointed = ws.journal_lines if state is not None else 0
+    ws.checkpointed_lines = ws.journal_lines if state is not None else 0
     for line in tail:
         op = line.entry.get("op")
         try:
             if op == "init":
                 raise ValueError("a second init line")
             check_entry(ws, line.entry)
-            ws._apply(line.entry, replay=True)
+            ws.replay(line.entry)
         except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
             raise JournalError(f"journal {str(journal.path)!r} is invalid at line "
                                f"{line.number} (byte {line.offset}): {exc}") from None
@@ -197,7 +198,7 @@ def _load_bytes(ws: "Workspace", missing: list[str] | None, final: bool) -> bool
 def _quarantine_strays(ws: "Workspace") -> None:
     """Move temp files and payloads no live block or group references into the
     quarantine folder (the writer holds the lock: nobody else is writing)."""
-    live = set(ws._refs)
+    live = set(ws.state.refs)
     root = ws.store.root
     for sub in sorted(root.iterdir()):
         if not sub.is_dir() or sub.is_symlink():
@@ -206,7 +207,7 @@ def _quarantine_strays(ws: "Workspace") -> None:
             if f.name.startswith(".tmp-"):
                 ws.quarantine.move(f, "temp file of an interrupted payload write")
             elif _REL.match(f"{sub.name}/{f.name}") and f.name not in live:
-                owners = ws._by_sha.get(f.name)
+                owners = ws.state.by_sha.get(f.name)
                 why = (f"payload of deleted {', '.join(owners)} (the delete's unlink "
                        "was interrupted)" if owners else "payload no journal line "
                        "references (a crash before its line, or a journal cut short)")

@@ -20,12 +20,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .blocks import BlockStatus, BlockType, GroupStatus, Handle
+from .blocks import BlockStatus, GroupStatus, Handle
 from .errors import HandleError, JournalError, WorkspaceError
 from . import checkpoint
 from .presence import JOURNAL, head_problem, workspace_marks
 from .quarantine import FOLDER, listing
 from .reopen import reopen
+from .options import WorkspaceOptions
 from .workspace import Workspace
 
 _SHA_NAME = re.compile(r"^([0-9a-f]{64})(\.\d+)?$")
@@ -124,7 +125,7 @@ def check(directory: str | Path) -> CheckReport:
         rep.corrupt = _verify(ws)
         rep.blocks, rep.groups = len(ws.blocks), len(ws.groups)
         rep.torn = len(ws.torn[1]) if ws.torn else 0
-        live = set(ws._refs)
+        live = set(ws.state.refs)
         rep.strays = [rel for rel in ws.store.files()
                       if rel.rsplit("/", 1)[-1] not in live]
         rep.packed_unreferenced = sum(rel[3:] not in live for rel in ws.store.packed())
@@ -189,7 +190,7 @@ def repair(directory: str | Path) -> list[str]:
                                                           else "the checkpoint's copy"))
                 continue
             actions.append(f"UNREPAIRED {ident}: {why}")
-        known = {sha for sha in ws._by_sha}
+        known = {sha for sha in ws.state.by_sha}
         if lost or any(sha not in known for sha in found) or any(
                 rel[3:] not in known for rel in ws.store.packed()):
             actions += _above_issued(ws, directory)
@@ -198,21 +199,19 @@ def repair(directory: str | Path) -> list[str]:
                 continue  # a deleted item's bytes, or a spare copy: left in quarantine
             data = f.read_bytes()
             _put_back(ws, ws.store.handle_for(data), f)
-            b = ws._admit(BlockType.NOTE, data, {"role": "user"}, ws.turn,
-                          BlockStatus.OFFLOADED)
+            b = ws.reattach(data)
             actions.append(f"re-attached orphan payload {sha[:12]}... as {b.id} "
                            "(offloaded note; its journal line was lost)")
         for rel in ws.store.packed():
             sha = rel[3:]
-            if sha in ws._by_sha:
+            if sha in ws.state.by_sha:
                 continue  # referenced, or a deleted item's bytes: left as they are
             try:
                 data = ws.store.read_path(rel)
             except HandleError as exc:
                 actions.append(f"UNREPAIRED orphan packed payload {sha[:12]}...: {exc}")
                 continue
-            b = ws._admit(BlockType.NOTE, data, {"role": "user"}, ws.turn,
-                          BlockStatus.OFFLOADED)
+            b = ws.reattach(data)
             actions.append(f"re-attached orphan packed payload {sha[:12]}... as {b.id} "
                            "(offloaded note; its journal line was lost)")
     finally:
@@ -337,11 +336,11 @@ def _above_issued(ws: Workspace, directory: Path) -> list[str]:
     if bound == 0:
         return [f"no id reservation recorded ({reserve.NAME} missing or damaged: a "
                 "workspace written before issue 34): re-attached payloads take ids from "
-                f"B{ws._next_block}, which lost journal lines may have issued"]
-    if bound <= ws._next_block:
+                f"B{ws.state.next_block}, which lost journal lines may have issued"]
+    if bound <= ws.state.next_block:
         return []
-    lost = f"B{ws._next_block}-B{bound - 1}"
-    ws._commit({"op": "ids", "next": bound})
+    lost = f"B{ws.state.next_block}-B{bound - 1}"
+    ws.skip_ids(bound)
     return [f"ids {lost} may have been issued in journal lines that are lost (no "
             "surviving line or checkpoint names them): reported lost, never reused "
             f"(the next id is B{bound})"]
@@ -416,12 +415,12 @@ def _set_aside_damaged_lines(directory: Path, error: JournalError) -> list[str]:
         if not bad or not kept or kept[0][2].get("op") != "init":
             raise error
         head = kept[0][2]
-        scratch = Workspace(directory, tokenizer=head.get("tokenizer", "cl100k_base"),
-                            sync=False, _replay=True, _lock=(lock, token))
+        scratch = Workspace.for_replay(directory, WorkspaceOptions(
+            tokenizer=head.get("tokenizer", "cl100k_base"), sync=False), (lock, token))
         for number, off, entry, _ in kept[1:]:
             try:
                 check_entry(scratch, entry)
-                scratch._apply(entry, replay=True)
+                scratch.replay(entry)
             except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
                 first = bad[0]
                 raise JournalError(

@@ -71,7 +71,7 @@ def child(directory: str, seed: int, steps: int = 10_000) -> None:
         live = [b.id for b in ws.blocks.values()
                 if b.status is BlockStatus.VISIBLE and b.recovered_from is None]
         if op < 0.4 or len(live) < 3:
-            n = ws._next_block
+            n = ws.state.next_block
             if op < 0.12:  # a call and its result (ids never reused: c<n> is new)
                 ack("R", ws.register({"role": "assistant",
                                       "content": expected_text(seed, n),

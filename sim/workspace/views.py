@@ -43,7 +43,7 @@ def snapshot(ws: "Workspace") -> dict[str, Any]:
         "groups": {k: (g.members, g.handle, g.replacement, g.turn, g.level,
                        g.parent, g.status, g.tokens) for k, g in ws.groups.items()},
         "group_of": dict(ws.group_of), "turn": ws.turn,
-        "next": (ws._next_block, ws._next_group), "refs": dict(ws._refs),
+        "next": (ws.state.next_block, ws.state.next_group), "refs": dict(ws.state.refs),
         "journal": ws.journal.path.stat().st_size,
         "files": sorted(ws.store.files()),
         "packed": ws.store.packed(),

@@ -37,33 +37,30 @@ from .safefs import fsync_dir, make_dirs
 from .tokenizer import Tokenizer, get_tokenizer
 from .toplevel import top_group
 from .accounting import LOCAL_SLACK, TotalBound
+from .options import WorkspaceOptions
 
 
 class Workspace(Durable):
     """Typed blocks over a durable payload store, with archive/delete/recover tools, a
     dashboard and budget-checked request assembly.
 
-    ``directory``: where the payload store (``payloads/``) and ``journal.jsonl`` live;
-    None makes a temporary directory. ``budget``: B in tokens (None: unlimited).
-    ``tokenizer``: a :class:`~sim.workspace.tokenizer.Tokenizer` or a name
-    (default cl100k_base). ``strict``: refuse over-budget requests (else warn).
-    ``dashboard``: "ledger", "status_board" or "none". ``system_prompt``: overhead
-    text (default: VISTA's protocol plus a budget notice). ``tools``: task-tool
-    schemas (OpenAI function format); the context tools are added. ``guard_threshold``:
-    tool results above this many tokens are offloaded on entry (None: only when they
-    would break the budget). ``sync``: fsync payloads and journal. ``read_only``
-    (set by ``open``): refuse every change with :class:`ReadOnlyError`.
+    ``Workspace(directory, options)`` creates a workspace: ``directory`` is where the
+    payload store (``payloads/``) and ``journal.jsonl`` live (None makes a temporary
+    directory, removed on close); ``options`` a :class:`WorkspaceOptions` (budget,
+    tokenizer, strict, dashboard, system prompt, tools, guard threshold, sync, ...).
+    Keyword settings instead of ``options`` (``Workspace(d, budget=4000)``) are
+    shorthand for ``Workspace(d, WorkspaceOptions(budget=4000))``.
+    :meth:`open` reopens an existing workspace (its own path: :mod:`.reopen`).
     A writer holds the directory's lock (:mod:`sim.workspace.lock`) until
-    :meth:`close` (or the end of a ``with`` block) or its process ends; with
-    ``directory=None`` the temporary directory is removed on close.
-    Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1) or a
-    directory that cannot be made, :class:`ImpossibleBudgetError` (a
-    :class:`ConfigError`) for a budget below the fixed overhead
-    (:func:`check_overhead`), :class:`WorkspaceError` for an unknown tokenizer or
-    dashboard name or if ``directory`` already holds a workspace (any part of one,
-    an empty journal included: :func:`~sim.workspace.presence.workspace_marks`),
-    :class:`WorkspaceLockedError` if another process writes there; all checked
-    before anything is created on disk.
+    :meth:`close` (or the end of a ``with`` block) or its process ends.
+    Raises :class:`ConfigError` for a bad ``budget`` (not None or an int >= 1), a
+    directory that cannot be made or both ``options`` and keyword settings,
+    :class:`ImpossibleBudgetError` (a :class:`ConfigError`) for a budget below the
+    fixed overhead (:func:`check_overhead`), :class:`WorkspaceError` for an unknown
+    tokenizer or dashboard name or if ``directory`` already holds a workspace (any
+    part of one, an empty journal included:
+    :func:`~sim.workspace.presence.workspace_marks`), :class:`WorkspaceLockedError`
+    if another process writes there; all checked before anything is created on disk.
     """
 
     #: the payload store and journal a workspace writes (a scratch workspace for
@@ -71,37 +68,64 @@ class Workspace(Durable):
     store_class = PayloadStore
     journal_class = Journal
 
-    def __init__(self, directory: str | Path | None = None, *, budget: int | None = None,
-                 tokenizer: Tokenizer | str = "cl100k_base", strict: bool = True,
-                 dashboard: str = "ledger", system_prompt: str | None = None,
-                 tools: list[dict] | None = None, guard_threshold: int | None = None,
-                 sync: bool = True, context_tools: bool = True, read_only: bool = False,
-                 _replay: bool = False, _lock: Any = None):
-        from .assembly import Assembler
-        from .tools import context_tool_schemas
-
+    def __init__(self, directory: str | Path | None = None,
+                 options: WorkspaceOptions | None = None, **settings: Any):
+        options = WorkspaceOptions.given(options, settings)
         # validate every argument before anything is created on disk
-        check_budget(budget)
-        self.tokenizer = get_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
-        self.budget = budget
-        self.assembler = Assembler(self, dashboard)
-        if directory is not None and not _replay:
+        self._configure(options)
+        if directory is not None:
             marks = workspace_marks(directory)
             if marks:  # even a damaged one: a new journal would hide its bytes
                 raise WorkspaceError(f"{str(directory)!r} already holds a workspace ("
                                      f"{', '.join(marks)}); use Workspace.open")
-        self.read_only = read_only
-        self.strict = strict
-        self.guard_threshold = guard_threshold
-        self._given_prompt = system_prompt
-        self.system_prompt = self.system_prompt_at(budget)
-        self.tools = list(tools or []) + (context_tool_schemas() if context_tools else [])
+        check_overhead(self)
+        self._place(directory, new=True)
+        self._attach(None if options.read_only else self._acquire_lock())
+        self._commit(dict(self.head))
+
+    @classmethod
+    def for_replay(cls, directory: str | Path, options: WorkspaceOptions,
+                   lock: tuple[Any, Any] | None, reserved: int = 0) -> "Workspace":
+        """The reopen path's empty workspace over the existing workspace ``directory``,
+        before its checkpoint and journal are replayed into it (:mod:`.reopen`,
+        :mod:`.repair`): nothing on disk is checked, locked or written here.
+        ``lock``: the ``(WriterLock, token)`` the caller holds, or None for a reader
+        (``options.read_only``). ``reserved``: the recorded id reservation
+        (:mod:`sim.workspace.reserve`). Use :meth:`open` to reopen a workspace."""
+        ws = cls.__new__(cls)
+        ws._configure(options)
+        ws._place(directory, new=False)
+        ws._attach(lock)
+        ws._reserved = reserved
+        return ws
+
+    def _configure(self, options: WorkspaceOptions) -> None:
+        """Set up everything in memory from ``options`` (checked; nothing on disk)."""
+        from .assembly import Assembler
+        from .tools import context_tool_schemas
+
+        check_budget(options.budget)
+        self.options = options
+        tokenizer = options.tokenizer
+        self.tokenizer = get_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
+        self.budget = options.budget
+        self.assembler = Assembler(self, options.dashboard)
+        self.read_only = options.read_only
+        self.strict = options.strict
+        self.guard_threshold = options.guard_threshold
+        self._given_prompt = options.system_prompt
+        self.system_prompt = self.system_prompt_at(options.budget)
+        self.tools = list(options.tools or []) + (
+            context_tool_schemas() if options.context_tools else [])
         #: what the journal operations change (:mod:`sim.workspace.ops`)
         self.state = WorkspaceState()
         #: id -> why, for blocks and groups whose payload failed at open
         self.corrupt: dict[str, str] = {}
-        if not _replay:  # a reopen checks a budget its caller gives (reopen.py)
-            check_overhead(self)
+
+    def _place(self, directory: str | Path | None, new: bool) -> None:
+        """Make (or, for a reopen, find) the directory; a new one's name is made
+        durable. ``directory=None``: a temporary directory, removed on close."""
+        sync, read_only = self.options.sync, self.options.read_only
         #: a directory this object made (``directory=None``): removed on close
         self._temporary: Path | None = None
         try:
@@ -111,14 +135,20 @@ class Workspace(Durable):
             else:
                 self.directory = Path(directory)
                 make_dirs(self.directory, sync and not read_only)
-                if sync and not _replay:  # a new workspace: its name made durable
+                if sync and new:  # a new workspace: its name made durable
                     fsync_dir(self.directory.absolute().parent)
         except OSError as exc:
             raise ConfigError(f"cannot use {str(directory)!r} as a workspace directory: "
                               f"{exc.strerror or exc}") from None
-        self._lock, self._lock_token = _lock or (None, None)
-        if not read_only and self._lock is None:
-            self._lock, self._lock_token = WriterLock.acquire(self.directory)
+
+    def _acquire_lock(self) -> tuple[Any, Any]:
+        """The writer lock of a new workspace's directory (a scratch one has none)."""
+        return WriterLock.acquire(self.directory)
+
+    def _attach(self, lock: tuple[Any, Any] | None) -> None:
+        """Open the payload store and journal under ``lock`` (None: a reader)."""
+        sync, read_only = self.options.sync, self.options.read_only
+        self._lock, self._lock_token = lock or (None, None)
         self.store = self.store_class(self.directory / "payloads", sync=sync,
                                       guard=self._check_writer, read_only=read_only)
         self.journal = self.journal_class(self.directory / "journal.jsonl", sync=sync,
@@ -127,17 +157,17 @@ class Workspace(Durable):
         self.quarantine = None      # a writer's open: files it moved (``.moved``)
         self.open_notes: list[str] = []
         self.head: dict[str, Any] = {"op": "init", "version": JOURNAL_VERSION,
-                                     "tokenizer": self.tokenizer.name, "budget": budget}
+                                     "tokenizer": self.tokenizer.name,
+                                     "budget": self.budget}
         self.journal_lines = 0
-        self._checkpointed = 0
+        #: journal lines the checkpoint file covers (written by a checkpoint, an open)
+        self.checkpointed_lines = 0
         #: no block id at or above this was issued (:mod:`sim.workspace.reserve`)
         self._reserved = 0
         self.torn = None
         self.checkpoint_error = ""
         #: why an open did not use the checkpoint file there (a writer quarantines it)
         self.checkpoint_rejected = ""
-        if not _replay:
-            self._commit(dict(self.head))
 
     def system_prompt_at(self, budget: int | None) -> str:
         """The system prompt this workspace has under ``budget``: the one it was
@@ -161,9 +191,6 @@ class Workspace(Durable):
                        doc="tool-call block -> {call id: result block}")
     top = property(lambda self: self.state.top,
                    doc="the top-level items in stream order (what a request renders)")
-    _call_owner = property(lambda self: self.state.call_owner)
-    _refs = property(lambda self: self.state.refs)
-    _by_sha = property(lambda self: self.state.by_sha)
 
     @property
     def versions(self) -> dict[str, int]:
@@ -182,22 +209,6 @@ class Workspace(Durable):
     @turn.setter
     def turn(self, value: int) -> None:
         self.state.turn = value
-
-    @property
-    def _next_block(self) -> int:
-        return self.state.next_block
-
-    @_next_block.setter
-    def _next_block(self, value: int) -> None:
-        self.state.next_block = value
-
-    @property
-    def _next_group(self) -> int:
-        return self.state.next_group
-
-    @_next_group.setter
-    def _next_group(self, value: int) -> None:
-        self.state.next_group = value
 
     # ------------------------------------------------------------------ reopen
     @classmethod
@@ -265,7 +276,7 @@ class Workspace(Durable):
         group at its first block). Raises :class:`BlockIdError` (malformed) or
         :class:`UnknownBlockError` (well formed, names nothing here)."""
         out: dict[str, None] = {}
-        last = self._next_block - 1
+        last = self.state.next_block - 1
         for item in parse_spec(spec):
             if item.kind == "group":
                 gid = f"G{item.group}"
@@ -354,11 +365,11 @@ class Workspace(Durable):
             data = _encode_call(text, meta["tool_calls"], meta.get("name"))
         if role == "tool":
             cid = message.get("tool_call_id")
-            if not isinstance(cid, str) or cid not in self._call_owner:
+            if not isinstance(cid, str) or cid not in self.state.call_owner:
                 raise UnknownBlockError(f"tool result answers unknown tool_call_id "
                                         f"{cid!r}", str(cid))
             meta["tool_call_id"] = cid
-            call_block = self._call_owner[cid]
+            call_block = self.state.call_owner[cid]
             if cid in self.results.get(call_block, {}):
                 raise ToolCallError(f"tool_call_id {cid!r} is already answered by "
                                     f"{self.results[call_block][cid]}")
@@ -377,12 +388,12 @@ class Workspace(Durable):
         Ids are compared in their wire form (:func:`~sim.workspace.messages.wire_safe`),
         so ``"c\\ud800"`` (a lone surrogate) and ``"c\\\\ud800"`` (its escape, typed
         out) are one id: a request could not tell their results apart."""
-        owner = self._call_owner.get(call_id)
+        owner = self.state.call_owner.get(call_id)
         key = wire_safe(call_id)
         if owner is None and ("\\" in call_id or key is not call_id):
             # only an id holding a backslash or a lone surrogate can equal another
             # one's wire form: every other id is found by the lookup above
-            owner = next((o for c, o in self._call_owner.items()
+            owner = next((o for c, o in self.state.call_owner.items()
                           if wire_safe(c) == key), None)
         return owner
 
@@ -390,7 +401,7 @@ class Workspace(Durable):
                status: BlockStatus, *, call_block: str | None = None,
                recovered_from: str | None = None, observation: bool = False,
                check_budget: bool = False) -> Block:
-        bid = f"B{self._next_block}"
+        bid = f"B{self.state.next_block}"
         handle = self.store.handle_for(data)
         tokens = self.assembler.native_tokens(btype, data, meta, recovered_from, bid)
         op = {"op": "register", "id": bid, "type": btype.value, "turn": turn,
@@ -460,7 +471,7 @@ class Workspace(Durable):
 
     def _measure_with(self, op: dict, data: bytes) -> int:
         """Tokens of the request if register ``op`` were applied (then undone)."""
-        saved = (self._next_block, self.turn)
+        saved = (self.state.next_block, self.turn)
         self._apply(op, data=data)
         try:
             return self.assembler.measure()
@@ -471,6 +482,25 @@ class Workspace(Durable):
         """Start a new root turn explicitly (ages grow by one); returns it."""
         self._commit({"op": "turn", "turn": self.turn + 1})
         return self.turn
+
+    # ------------------------------------------------------------------ reopen, repair
+    def replay(self, entry: dict[str, Any]) -> None:
+        """Apply journal line ``entry`` as a reopen replays it: into memory only
+        (it is journaled already). The caller checks it first
+        (:func:`~sim.workspace.journal.check_entry`), as :mod:`.reopen` does."""
+        self._apply(entry, replay=True)
+
+    def reattach(self, data: bytes) -> Block:
+        """Register payload bytes no journal line references (repair's orphans:
+        their line was lost) as a new offloaded note at the current turn; returns
+        its block."""
+        return self._admit(BlockType.NOTE, data, {"role": "user"}, self.turn,
+                           BlockStatus.OFFLOADED)
+
+    def skip_ids(self, bound: int) -> None:
+        """Journal that the next block id is ``bound`` (repair: ids below it may have
+        been issued by lost journal lines, so they are never reused)."""
+        self._commit({"op": "ids", "next": bound})
 
     # ------------------------------------------------------------------ context tools
     def archive(self, spec: str, replacement: str = "") -> Handle:
@@ -500,7 +530,7 @@ class Workspace(Durable):
             return b.handle
         data = self.transcript(items)
         handle = self.store.put(data)
-        gid = f"G{self._next_group}"
+        gid = f"G{self.state.next_group}"
         self._commit({"op": "archive", "items": items, "group": gid,
                       "replacement": replacement, "handle": handle.to_json()})
         return handle

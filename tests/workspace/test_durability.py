@@ -77,9 +77,9 @@ n = int(sys.argv[2])
 for i in range(n):
     ws.register({"role": "user", "content": f"w{i} " * 40})
     if i % 7 == 6:
-        ws.archive(f"B{ws._next_block - 3}-B{ws._next_block - 1}", "w")
+        ws.archive(f"B{ws.state.next_block - 3}-B{ws.state.next_block - 1}", "w")
         if i % 14 == 13:  # payload files go away under a reader
-            ws.delete(f"G{ws._next_group - 1}", "drop")
+            ws.delete(f"G{ws.state.next_group - 1}", "drop")
 time.sleep(float(sys.argv[3]))
 ws.close()
 print("done", flush=True)

@@ -234,7 +234,7 @@ def test_a_duplicate_payloads_what_if_leaves_the_recover_index_intact(tmp_path):
     dup = ws.register(_result("c2", 300, "d"))     # after an archive: measured
     ws._measure_with = real
     assert calls and dup.handle.sha256 == first.handle.sha256
-    assert ws._by_sha[first.handle.sha256] == [first.id, dup.id]
+    assert ws.state.by_sha[first.handle.sha256] == [first.id, dup.id]
     back = ws.recover(handle)
     assert back.recovered_from == first.id and back.data == b"d" * 300
     ws.close()
@@ -292,7 +292,7 @@ def test_a_register_that_fails_after_its_what_if_leaves_no_trace(tmp_path, monke
     ws.register(_call("c1"))
     ws.archive("B2")                                 # no bound: the what-if runs
     before = (dict(ws.results), dict(ws.versions), {k: list(v) for k, v in
-                                                    ws._by_sha.items()})
+                                                    ws.state.by_sha.items()})
     calls = []
     real = ws._measure_with
     monkeypatch.setattr(ws, "_measure_with", lambda *a: calls.append(1) or real(*a))
@@ -305,7 +305,7 @@ def test_a_register_that_fails_after_its_what_if_leaves_no_trace(tmp_path, monke
         ws.register(_result("c1", 200))
     assert calls, "the what-if ran"
     after = (dict(ws.results), dict(ws.versions), {k: list(v) for k, v in
-                                                   ws._by_sha.items()})
+                                                   ws.state.by_sha.items()})
     assert (after[0], after[2]) == (before[0], before[2])
     # versions are cache keys: the call's may grow (its rendering was touched), the
     # tried block's must be gone

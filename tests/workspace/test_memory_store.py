@@ -39,7 +39,7 @@ def _state(ws):
              for k, b in ws.blocks.items()},
             {k: (g.members, g.handle, g.replacement, g.status, g.tokens)
              for k, g in ws.groups.items()},
-            dict(ws.group_of), ws.turn, dict(ws._refs), list(ws.top))
+            dict(ws.group_of), ws.turn, dict(ws.state.refs), list(ws.top))
 
 
 def test_same_requests_as_the_durable_workspace(tmp_path):

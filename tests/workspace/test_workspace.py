@@ -355,7 +355,7 @@ def test_tool_call_with_non_utf8_text_is_refused(tmp_path):
     ws = Workspace(tmp_path / "w", sync=False)
     with pytest.raises(WorkspaceError, match="UTF-8"):
         ws.register(dict(CALL_MSG, content=b"\xff"))
-    assert len(ws.blocks) == 0 and "c1" not in ws._call_owner
+    assert len(ws.blocks) == 0 and "c1" not in ws.state.call_owner
 
 
 TRAJ = "sim/data/trajectories/sweagent_function_calling_simple.traj"

@@ -371,7 +371,7 @@ def _register(ws, msg: dict[str, Any], demo: bool, where: str, ids: _CallIds,
     if msg["role"] == "tool":
         recorded = msg["tool_call_id"]
         cid = ids.result(recorded)
-        owner = ws._call_owner.get(cid)
+        owner = ws.state.call_owner.get(cid)
         if owner is None or cid in ws.results.get(owner, {}):
             why = "no earlier message made that call" if owner is None else \
                 f"that call is already answered by {ws.results[owner][cid]}"
