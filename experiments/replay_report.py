@@ -205,7 +205,8 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
 
 
 def _question(task, key, view, action, prog, watcher, profile) -> Question:
-    from sim.agents.synthetic import call_text, find_value
+    from sim.agents.synthetic import find_value
+    from sim.tasks.base import call_text
 
     fact = task.facts[key]
     step = task.steps[fact.source]

@@ -193,7 +193,7 @@ class ProgramContext:
 
     # -- acting --------------------------------------------------------------------
     def archive(self, ids: list[str], replacement: str | None, hidden: bool,
-                each: bool = False, kind: str = "") -> None:
+                each: bool = False) -> None:
         """Archive ``ids`` (one group, or ``each`` separately). ``replacement=None``
         indexes each by its call; ``hidden`` handles are never shown to the agent
         (the irreversible baselines). Skips a lone already-archived group."""

@@ -38,7 +38,7 @@ def _episodes(task, programs, tokenizer_factory, budget: int) -> None:
 def main(argv: list[str] | None = None) -> dict:
     """Run the three comparisons and print one line each; returns the ratios."""
     from experiments.sweep import loca_specs, run_sweep
-    from sim.harness import KnownCountTokenizer
+    from sim.token_cache import KnownCountTokenizer
     from sim.tasks.loca import loca_task
     from sim.workspace.tokenizer import get_tokenizer
 

@@ -74,6 +74,7 @@ import numpy as np
 from sim.agents.profiles import Profile, get_profile
 from sim.agents.protocol import (ANSWER, ARCHIVE, DELETE, RECOVER, TASK, Action, Entry,
                                  View)
+from sim.tasks.base import call_text
 
 CHANNELS = ("auto", "ledger", "content", "blind")
 _ARCHIVED = ("archived", "offloaded_placeholder")
@@ -135,11 +136,6 @@ def _mentions(label: str, key: str) -> bool:
 def _overflow(view: View) -> bool:
     """Whether the harness reports an over-budget event (not a recovery outcome)."""
     return bool(view.notice) and not view.notice.startswith("recovery")
-
-
-def call_text(tool: str, args: str) -> str:
-    """How a task call is written in the stream and in archive indexes."""
-    return f"{tool}({args})"
 
 
 class SyntheticAgent:

@@ -44,7 +44,7 @@ class ActiveCompression(ContextProgram):
             return
         self.rounds += 1
         notes = ctx.agent_notes(old, self.rounds)
-        ctx.archive([i.id for i in old], notes, hidden=True, kind="note")
+        ctx.archive([i.id for i in old], notes, hidden=True)
 
 
 class ContextFolding(ContextProgram):
@@ -61,7 +61,7 @@ class ContextFolding(ContextProgram):
             return
         notes = ctx.agent_notes(items, 1000 + phase)
         ctx.archive([i.id for i in items], f"Branch {phase} returned.\n{notes}",
-                    hidden=True, kind="summary")
+                    hidden=True)
 
 
 def archive_oldest(ctx, to: float, keep: int) -> None:

@@ -75,4 +75,4 @@ class Summarization(ContextProgram):
         if not old:
             return
         summary = self.summarizer([i.text for i in old], ctx.rng)
-        ctx.archive([i.id for i in old], summary, hidden=True, kind="summary")
+        ctx.archive([i.id for i in old], summary, hidden=True)

@@ -87,6 +87,12 @@ def _compiled(pattern: str) -> re.Pattern:
     return re.compile(pattern, re.M)
 
 
+def call_text(tool: str, args: str) -> str:
+    """How a task call is written in the stream and in archive indexes:
+    ``tool(args)`` (the harness's call index, the synthetic agent's sources)."""
+    return f"{tool}({args})"
+
+
 @dataclass(frozen=True)
 class Step:
     """One scripted agent action.

@@ -56,7 +56,8 @@ def check_invariants(ws) -> None:
 def test_tiny_episode_with_the_real_model(server, tmp_path):
     from sim.agents.llm import LLMAgent, LLMSettings
     from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER, TASK
-    from sim.harness import EpisodeResult, ProgramContext
+    from sim.cost import EpisodeResult
+    from sim.program_context import ProgramContext
     from sim.policies import make_program
     from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
     from sim.workspace import Workspace

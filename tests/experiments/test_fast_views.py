@@ -10,7 +10,8 @@ import pytest
 from experiments.sweep import build_task, dashboard_knobs, episode_seed, loca_specs
 from experiments.vista import pressure
 from sim.agents import SyntheticAgent
-from sim.harness import KnownCountTokenizer, run_episode
+from sim.harness import run_episode
+from sim.token_cache import KnownCountTokenizer
 from sim.policies import make_program
 from sim.workspace.tokenizer import get_tokenizer
 

@@ -2,7 +2,8 @@
 shows, with the remainder aggregate, and the request's dashboard stays under its cap."""
 
 from sim.agents import SyntheticAgent
-from sim.harness import ProgramContext, run_episode
+from sim.harness import run_episode
+from sim.program_context import ProgramContext
 from sim.policies import make_program
 from sim.tasks.loca import loca_task
 

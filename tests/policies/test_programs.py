@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from sim.agents import SyntheticAgent, get_profile
-from sim.harness import ProgramContext, run_episode
+from sim.harness import run_episode
+from sim.program_context import ProgramContext
 from sim.policies import PROGRAMS, make_program
 from sim.tasks.loca import loca_task
 
@@ -113,7 +114,7 @@ def test_recovery_readmits_exact_bytes_through_the_workspace(monkeypatch):
 
 
 def test_recovery_that_does_not_fit_is_refused(tmp_path):
-    from sim.harness import EpisodeResult
+    from sim.cost import EpisodeResult
     from sim.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws", budget=1_500, strict=False, sync=False)
