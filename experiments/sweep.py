@@ -109,8 +109,9 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     ``fast``: :func:`sim.harness.run_episode`'s in-memory path (the same rows; False
     plays on the durable store, the benchmark's reference)."""
     from sim.agents import SyntheticAgent, get_profile
-    from sim.harness import KnownCountTokenizer, run_episode
+    from sim.harness import run_episode
     from sim.plugins import PluginRuntimeError, make_agent, make_program
+    from sim.token_cache import KnownCountTokenizer
     from sim.workspace.tokenizer import get_tokenizer
 
     task = build_task(spec)
@@ -167,11 +168,12 @@ def check_budgets(specs: list[JobSpec]) -> None:
     """Raise :class:`sim.workspace.ConfigError` (one line naming the program, the
     budget and the fixed overhead) if any job's budget is below the fixed overhead
     of a program's workspace (system prompt, tool schemas, empty dashboard): no
-    request could fit, whatever the program does. Measured on a throwaway
-    workspace set up as :func:`sim.harness.run_episode` sets it up."""
-    from sim.harness import _system_prompt
+    request could fit, whatever the program does. Measured on the workspace the
+    episode's :class:`sim.episode.EpisodeSetup` describes (the one
+    :func:`sim.harness.run_episode` plays on), with budget B."""
+    from sim.episode import EpisodeSetup
     from sim.policies import make_program
-    from sim.workspace import ConfigError, Workspace
+    from sim.workspace import ConfigError
 
     seen = set()
     for spec in specs:
@@ -180,19 +182,12 @@ def check_budgets(specs: list[JobSpec]) -> None:
             if (name, spec.budget, tuple(knobs.items())) in seen:
                 continue
             seen.add((name, spec.budget, tuple(knobs.items())))
-            program = make_program(name, **knobs)
-            tmp = tempfile.mkdtemp(prefix="ctxsim-check-")
-            try:  # the workspace refuses a budget below its fixed overhead
-                Workspace(tmp, budget=spec.budget, strict=False, sync=False,
-                          dashboard=program.dashboard,
-                          system_prompt=_system_prompt(program, spec.budget),
-                          context_tools=bool(program.agent_tools)).close()
+            try:  # the episode's workspace refuses a budget below its fixed overhead
+                EpisodeSetup.of(make_program(name, **knobs), spec.budget).check_overhead()
             except ConfigError as exc:
                 # "budget N tokens is impossible: ..." -> naming the program too
                 raise ConfigError(str(exc).replace("budget", f"budget for program "
                                                    f"{name!r}:", 1)) from None
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
 
 
 def executor_name(jobs: int = 1, scheduler: str | None = None) -> str:

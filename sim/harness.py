@@ -23,24 +23,13 @@ import tempfile
 import numpy as np
 
 from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER
-from sim.agents.synthetic import call_text
-from sim.cost import PRICES, THINKING_TOKENS, EpisodeResult, cost_usd, record_request
-from sim.program_context import Item, ProgramContext
+from sim.cost import EpisodeResult, record_request
+from sim.episode import EpisodeSetup
+from sim.program_context import ProgramContext
+from sim.tasks.base import call_text
 from sim.token_cache import KnownCountTokenizer
 
-__all__ = ["run_episode", "scratch_dir", "PLAIN_PROMPT", "REWORDED_PROMPT",
-           # re-exported: their public import path predates the split
-           "PRICES", "THINKING_TOKENS", "EpisodeResult", "cost_usd", "Item",
-           "ProgramContext", "KnownCountTokenizer"]
-
-PLAIN_PROMPT = ("You are a tool-using agent. Complete the task with the tools provided; "
-                "report exact values.")
-REWORDED_PROMPT = (
-    "CONTEXT TOOLS: each turn a <context_workspace_status> map lists your context blocks."
-    " Call the context tools only when you really need them; do not move content out "
-    "just because it is old or big, and keep it visible while the budget allows. "
-    "Placeholders stand for large payloads; open the originals only when needed, with "
-    "the ordinary file or terminal tools. Query structured data from its source.")
+__all__ = ["run_episode", "scratch_dir"]
 
 
 def scratch_dir() -> str | None:
@@ -60,27 +49,16 @@ def scratch_dir() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
 
 
-def _system_prompt(program, budget: int) -> str:
-    from sim.workspace.assembly import default_system_prompt
-
-    if program.protocol == "vista":
-        return default_system_prompt(budget)
-    if program.protocol == "reworded":
-        return (f"{REWORDED_PROMPT}\nContext window: <budget:token_budget>{budget}"
-                f"</budget:token_budget>")
-    return PLAIN_PROMPT
-
-
 def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
-                profile_seed: int | None = None, pinned: tuple[str, ...] = (),
-                fast: bool = False) -> EpisodeResult:
+                pinned: tuple[str, ...] = (), fast: bool = False) -> EpisodeResult:
     """Play ``task`` with ``program`` and ``agent`` under budget ``budget`` (tokens).
 
     Args:
         task: a :class:`sim.tasks.base.Task`.
         program: a :class:`sim.policies.base.ContextProgram` (fresh per episode).
         agent: a :class:`sim.agents.protocol.Agent` with ``write_notes``.
-        budget: context budget B in tokens.
+        budget: context budget B in tokens; the workspace is set up for it by
+            :class:`sim.episode.EpisodeSetup` (which enforcer holds the program to B).
         seed: episode seed; the agent's common random numbers come from it, so it
             should not depend on the program.
         tokenizer: workspace tokenizer (default: cl100k with the task's known counts).
@@ -102,17 +80,14 @@ def run_episode(task, program, agent, *, budget: int, seed: int, tokenizer=None,
         tokenizer = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                                         {s.content: s.tokens for s in task.steps if s.content})
     result = EpisodeResult(task.task_id, program.name, solved=False)
-    guard = bool(program.show_handles)
-    options = dict(budget=budget if guard else None, tokenizer=tokenizer, strict=False,
-                   dashboard=program.dashboard, system_prompt=_system_prompt(program, budget),
-                   context_tools=bool(program.agent_tools))
+    options = EpisodeSetup.of(program, budget).workspace_options(tokenizer)
     if fast:
         from sim.workspace.memory import scratch_workspace
 
-        tmp, ws = None, scratch_workspace(**options)
+        tmp, ws = None, scratch_workspace(options)
     else:
         tmp = tempfile.mkdtemp(prefix="ctxsim-ep-", dir=scratch_dir())
-        ws = Workspace(tmp, sync=False, **options)
+        ws = Workspace(tmp, options)
     rng = np.random.default_rng([seed, 7])
     ctx = ProgramContext(ws, program, agent, budget, rng, result, memo=fast)
     try:
