@@ -5,6 +5,13 @@ Every mutation is validated in full, turned into one JSON operation, made durabl
 (payload files first, then the journal line) and only then applied to memory by the
 same ``_apply`` that :meth:`Workspace.open` uses to replay the journal. Hence an error
 leaves nothing changed (invariant 5) and a crash at any point loses no byte (6).
+
+Why over 500 lines: this is the one class whose public methods are the workspace
+contract (register, archive, delete, recover, expand, pin, assemble: each validates in
+full, then commits one operation), and its wire-payload guard must see the
+registration it decides; what stands alone is already its own module (settings:
+``options``; rules: ``rules``; applying operations: ``ops``; durability: ``durability``
+and ``reopen``; rendering: ``assembly``, ``views``; bounds: ``accounting``).
 """
 
 from __future__ import annotations
