@@ -69,6 +69,18 @@ def test_no_request_exceeds_the_budget_under_either_enforcer(name, monkeypatch):
         assert r.offloaded == 0  # no guard: nothing was offloaded on entry
 
 
+def test_a_setup_is_a_picklable_value():
+    """A job carries its set-up to a Dask worker: it pickles to an equal value and
+    is frozen."""
+    import dataclasses
+    import pickle
+
+    setup = EpisodeSetup.of(make_program("vista_bounded_ledger"), 20_000)
+    assert pickle.loads(pickle.dumps(setup)) == setup
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setup.guard = False
+
+
 def test_system_prompt_by_protocol():
     assert EpisodeSetup.of(make_program("react"), 9000).system_prompt == PLAIN_PROMPT
     assert EpisodeSetup.of(make_program("vista"), 9000).system_prompt == \
