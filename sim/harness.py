@@ -5,14 +5,15 @@ agent action (ContextEvo Appendix B.1; VISTA Algorithm 1).
 :class:`sim.workspace.Workspace`. Each model request is assembled by the workspace,
 shown to the agent as a :class:`sim.agents.protocol.View`, and recorded in a token
 ledger with its cache-reusable prefix (an edit at position p invalidates the cached
-prefix from p; THEORY.md §4), from which :func:`cost_usd` prices it.
+prefix from p; THEORY.md §4), from which :func:`sim.cost.cost_usd` prices it.
 
 This module is the episode loop only; the jobs it composes have their own modules:
 :mod:`sim.episode` (the workspace's budget, guard, dashboard and prompt, and the
 budget rule), :mod:`sim.token_cache` (token counts measured once per task),
 :mod:`sim.cost` (the request ledger and its prices) and :mod:`sim.program_context`
-(what a program may see and do, and the agent's view). Imports point one way: agents, policies, tasks and the
-workspace never import the harness (``tests/test_layers.py``).
+(what a program may see and do, and the agent's view). Imports point one way:
+agents, policies, tasks and the workspace never import the harness
+(``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ workspace contract"). No games, numba or LLM clients are imported here.
 Quick tour::
 
     from sim.workspace import Workspace, WorkspaceOptions
-    ws = Workspace(None, WorkspaceOptions(budget=8000))  # temp dir, cl100k, strict, ledger
+    ws = Workspace(None, WorkspaceOptions(budget=8000))  # temp dir; cl100k, ledger
     ws.register({"role": "user", "content": "Fix the bug"}, pinned=True)
     ws.register({"role": "assistant", "content": "", "tool_calls": [...]})
     ws.register({"role": "tool", "tool_call_id": "call_1", "content": big_output})
@@ -15,7 +15,8 @@ Quick tour::
     Workspace.open(ws.directory)                              # after a crash
     Workspace.open(ws.directory, read_only=True)              # beside a live writer
 
-Public names: :class:`Workspace`, :class:`WorkspaceOptions`, :class:`Block`, :class:`Group`, :class:`BlockType`,
+Public names: :class:`Workspace`, :class:`WorkspaceOptions` (its settings),
+:class:`Block`, :class:`Group`, :class:`BlockType`,
 :class:`BlockStatus`, :class:`GroupStatus`, :class:`Handle`; tokenizers (:class:`Tokenizer`,
 :class:`BPETokenizer`, :class:`WhitespaceTokenizer`, :class:`CharTokenizer`,
 :func:`get_tokenizer`); the spec grammar (:func:`parse_spec`, :func:`format_ids`);
@@ -52,7 +53,8 @@ from .options import WorkspaceOptions
 from .workspace import Workspace, message_text
 
 __all__ = [
-    "Workspace", "WorkspaceOptions", "Block", "Group", "BlockType", "BlockStatus", "GroupStatus", "Handle",
+    "Workspace", "WorkspaceOptions",
+    "Block", "Group", "BlockType", "BlockStatus", "GroupStatus", "Handle",
     "Tokenizer", "BPETokenizer", "WhitespaceTokenizer", "CharTokenizer",
     "get_tokenizer", "parse_spec", "format_ids", "is_block_id", "is_group_id",
     "LedgerDashboard", "StatusBoardDashboard", "NoDashboard", "make_dashboard", "Row",

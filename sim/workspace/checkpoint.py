@@ -82,8 +82,9 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "head": head, "journal_bytes": length,
         "journal_sha256": _prefix_sha(journal, length), "lines": ws.journal_lines,
         "blocks": blocks, "groups": groups, "group_of": ws.group_of, "turn": ws.turn,
-        "next": [ws.state.next_block, ws.state.next_group], "call_owner": ws.state.call_owner,
-        "results": ws.results, "refs": ws.state.refs, "top": list(ws.top),
+        "next": [ws.state.next_block, ws.state.next_group],
+        "call_owner": ws.state.call_owner, "results": ws.results,
+        "refs": ws.state.refs, "top": list(ws.top),
         "pack_ends": ends, "pack_index_bytes": len(index),
     }, separators=(",", ":")).encode()
     digest = hashlib.sha256(meta)

@@ -113,8 +113,8 @@ class Workspace(Durable):
 
         check_budget(options.budget)
         self.options = options
-        tokenizer = options.tokenizer
-        self.tokenizer = get_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
+        tok = options.tokenizer
+        self.tokenizer = get_tokenizer(tok) if isinstance(tok, str) else tok
         self.budget = options.budget
         self.assembler = Assembler(self, options.dashboard)
         self.read_only = options.read_only

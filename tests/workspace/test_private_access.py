@@ -3,8 +3,8 @@
 ``experiments/`` is read with :mod:`ast`; an access ``X._name`` where ``_name`` is a
 private attribute of :class:`~sim.workspace.Workspace` (its class or a fresh
 instance) and ``X`` is not ``self`` is a violation outside
-``sim/workspace/workspace.py``. ``self`` (or ``super()``) is the object's own: the class, its mixin
-(``durability.py``) and a subclass (``memory.py``'s scratch workspace) reach their
+``sim/workspace/workspace.py``. ``self`` (or ``super()``) is the object's own: the
+class, its mixin (``durability.py``) and a subclass (``memory.py``'s scratch workspace) reach their
 own state that way. Tests are not scanned: white-box tests of the guard count its
 measures through ``_measure_with`` on purpose.
 """
@@ -53,8 +53,8 @@ def violations(paths, names: set[str], root: Path = ROOT) -> list[str]:
 
 
 def scanned() -> list[Path]:
-    return [p for top in ("sim", "experiments") for p in sorted((ROOT / top).rglob("*.py"))
-            if p != OWNER]
+    return [p for top in ("sim", "experiments")
+            for p in sorted((ROOT / top).rglob("*.py")) if p != OWNER]
 
 
 def test_no_private_workspace_attribute_is_used_outside_the_class(tmp_path):
