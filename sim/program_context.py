@@ -218,7 +218,10 @@ class ProgramContext:
             self.result.deletes += 1
 
     def trim_oldest(self, limit: int) -> None:
-        """Drop the oldest unpinned items until the request is at most ``limit``."""
+        """Drop the oldest unpinned items until the request is at most ``limit``
+        (tokens): how every program's request assembly holds the request to B, the
+        only enforcer of a program that shows no handles (the budget rule,
+        :mod:`sim.episode`)."""
         over = self.used() - limit
         while over > 0:
             items = self.stream(statuses=None)
