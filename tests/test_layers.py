@@ -8,8 +8,6 @@ inside functions (a lazy import is still a dependency).
 import ast
 from pathlib import Path
 
-import pytest
-
 SIM = Path(__file__).resolve().parents[1] / "sim"
 
 #: component -> layer; a module may import its own component or a lower layer only
