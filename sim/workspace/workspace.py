@@ -230,7 +230,8 @@ class Workspace(Durable):
         marks its block or group corrupt (``self.corrupt``; reading it raises
         :class:`CorruptPayloadError` naming it). ``read_only``: take no lock, write
         and move nothing, ignore a torn last line (a reader beside a live writer).
-        ``kwargs`` are as for the constructor (budget defaults to the journaled one).
+        ``kwargs`` are :class:`WorkspaceOptions` fields (budget defaults to the
+        journaled one; the reopen path builds its workspace with :meth:`for_replay`).
         Raises :class:`JournalError` naming the line and byte offset of a bad line
         (a journal missing, empty or only a torn line beside the other parts of a
         workspace is one: run ``ctxsim workspace repair``), :class:`WorkspaceError`
