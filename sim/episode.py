@@ -98,8 +98,9 @@ class EpisodeSetup:
         return self.budget if self.guard else None
 
     def workspace_options(self, tokenizer="cl100k_base") -> WorkspaceOptions:
-        """The episode workspace's options: soft (the program, not the workspace,
-        refuses nothing), no fsync (a thrown-away workspace), ``tokenizer`` (a
+        """The episode workspace's options: soft (the workspace warns and never
+        refuses a request: the program's request assembly holds it to B), no fsync
+        (a thrown-away workspace), ``tokenizer`` (a
         :class:`~sim.workspace.tokenizer.Tokenizer` or a name)."""
         return WorkspaceOptions(budget=self.workspace_budget, tokenizer=tokenizer,
                                 strict=False, dashboard=self.dashboard,
