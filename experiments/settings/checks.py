@@ -1,0 +1,106 @@
+"""What a setting's value may be: one :class:`Check` per value (what is expected,
+its test, the TOML converter and the argparse converter) and :class:`ListOf` for a
+list of them, with the one check of a TOML value (:func:`check_value`) whose
+messages :mod:`experiments.config` has always used (``config key 'budget' in
+'c.toml': got 0 (int); expected a token count in 1..10,000,000 ...``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["Check", "ListOf", "as_check", "check_value", "toml_value"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One value of a setting.
+
+    Attributes:
+        what: what is expected, for messages (``"an integer >= 1 and below 2**62"``).
+        ok: the test of a TOML value.
+        convert: turns an accepted TOML value into the one used (token counts
+            written ``"128k"``), or None.
+        parse: the argparse ``type`` of the option (its own messages), or None.
+    """
+
+    what: str
+    ok: Callable[[Any], bool]
+    convert: Callable[[Any], Any] | None = None
+    parse: Callable[[str], Any] | None = None
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """A list of :class:`Check` values (an option with ``nargs="+"``), each at most
+    once; ``empty``: whether ``[]`` is allowed."""
+
+    item: Check | Callable[[], Check]
+    empty: bool = False
+
+    def item_check(self) -> Check:
+        return self.item if isinstance(self.item, Check) else self.item()
+
+
+def as_check(spec) -> Check | ListOf:
+    """``spec`` itself, or what a lazy spec (a zero-argument callable) returns."""
+    return spec if isinstance(spec, (Check, ListOf)) else spec()
+
+
+def check_value(key: str, value, spec: Check | ListOf, source: str):
+    """``value`` of TOML key ``key`` checked against ``spec``; returns the value used
+    (converted, e.g. ``"8k"`` -> 8000).
+
+    Raises:
+        experiments.config.ConfigValueError: naming the key, the value (or the bad
+            item and its index), what was expected and ``source``.
+    """
+    from experiments.arguments import first_repeat
+    from experiments.config import ConfigValueError
+
+    if isinstance(spec, ListOf):
+        item = spec.item_check()
+        what = item.what
+        if not isinstance(value, list):
+            raise ConfigValueError(f"config key {key!r} in {source}: expected a list "
+                                   f"of {what}, got {value!r} "
+                                   f"({type(value).__name__})")
+        if not value and not spec.empty:
+            raise ConfigValueError(f"config key {key!r} in {source}: the list is "
+                                   f"empty; expected at least one item, each {what}")
+        for i, x in enumerate(value):
+            if not item.ok(x):
+                raise ConfigValueError(
+                    f"config key {key!r} in {source}: item {i} is {x!r} "
+                    f"({type(x).__name__}); expected {what}")
+        if item.convert:  # before the repeat check: "8k" repeats 8000
+            value = [item.convert(x) for x in value]
+        repeat = first_repeat(value)  # a repeated point would be run twice
+        if repeat is not None:
+            i, j = repeat
+            raise ConfigValueError(
+                f"config key {key!r} in {source}: item {i} ({value[i]!r}) repeats "
+                f"item {j}; expected each at most once")
+        return value
+    if not spec.ok(value):
+        raise ConfigValueError(f"config key {key!r} in {source}: got {value!r} "
+                               f"({type(value).__name__}); expected {spec.what}")
+    return spec.convert(value) if spec.convert else value
+
+
+def toml_value(value) -> str:
+    """``value`` written as TOML: integers of five digits or more with ``_`` groups
+    (``128_000``), floats as Python writes them, strings quoted, lists inline."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:_}" if abs(value) >= 10_000 else str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as TOML")
