@@ -13,10 +13,11 @@ The API (for a subclass's author)::
     class PressureSettings(Settings):
         NAME: ClassVar[str] = "pressure"          # configs/NAME.toml, ``ctxsim run NAME``
         HEADER: ClassVar[str] = "Grids of ..."   # comment atop the generated TOML
-        PAPER: ClassVar[dict] = {...}            # the paper's setting (optional)
+        PAPER_SOURCE: ClassVar[str] = "VISTA §3.3, Fig. 4"   # for paper=True fields
         levels: tuple[int, ...] = setting(
             (8_000, ...), ListOf(k.GROWTH), "context-growth levels ({default})",
-            unit="tokens", quick=(8_000, 256_000), source="VISTA §3.3, Fig. 4")
+            unit="tokens", quick=(8_000, 256_000), source="VISTA §3.3, Fig. 4",
+            paper=True)
 
 ``setting(default, check, help, *, unit, quick, source, option, toml, metavar,
 parse, tables, note)`` declares one field (:func:`setting`). ``check`` is a
@@ -46,8 +47,10 @@ Class methods generated from the fields:
   combinations in :meth:`Settings.finish` (a dict of field values, before the
   instance is built).
 * :meth:`Settings.record` ``()``: the sidecar record (every field; tuples as lists),
-  plus :meth:`Settings.extra_record`; :meth:`Settings.paper_setting` ``()``: the
-  record of the paper's setting and how this run departs from it (``PAPER``).
+  plus :meth:`Settings.extra_record`; :meth:`Settings.paper` ``()``: the paper's setting
+  (the defaults of the fields declared ``paper=True``: a paper value is the default,
+  written once); :meth:`Settings.paper_setting` ``()``: its record and how this run
+  departs from it.
 * :meth:`Settings.toml_text` ``()``: the text of the shipped ``configs/NAME.toml``.
 
 What the shipped TOML files are: **generated from the classes** (``python -m
@@ -73,7 +76,7 @@ import importlib
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Callable, ClassVar
 
-from experiments.settings.checks import Check, ListOf, as_check, toml_value
+from experiments.settings.checks import Check, ListOf, as_check, toml_line
 
 __all__ = ["Check", "ListOf", "REGISTRY", "Settings", "register", "setting",
            "settings_for", "fmt_default", "RUN_OPTIONS"]
@@ -128,7 +131,8 @@ def setting(default, check: Check | ListOf | Callable[[], Check | ListOf] | None
             option: str | None | bool = True, toml: bool = True,
             metavar: str | None = None, parse: Callable | None = None,
             tables: dict[str, Any] | None = None, note: str | None = None,
-            choices=None, action: str | None = None):
+            choices=None, action: str | None = None, argparse: dict | None = None,
+            paper: bool = False):
     """One settings field (a :func:`dataclasses.field` with its metadata).
 
     Args:
@@ -136,7 +140,8 @@ def setting(default, check: Check | ListOf | Callable[[], Check | ListOf] | None
         check: what a TOML value must be (:class:`Check`, :class:`ListOf`, or a
             zero-argument callable returning one, read when first checked: a
             registry that is slow to import). None: not checked (a TOML-less option).
-        help: ``--help`` text; ``{default}`` is replaced by :func:`fmt_default` of the
+        help: ``--help`` text (or a zero-argument callable returning it, read when
+            the parser is built); ``{default}`` is replaced by :func:`fmt_default` of the
             default and quick value (else that is appended in parentheses).
         unit: the value's unit (``"tokens"``, ``"bits"``), for the record and docs.
         quick: the ``[quick]`` table's value (absent: the default's).
@@ -148,10 +153,16 @@ def setting(default, check: Check | ListOf | Callable[[], Check | ListOf] | None
         parse: the argparse ``type`` (default: the check's ``parse``).
         tables: values in further shipped tables (``{"llm_quick": 8_000}``).
         note: the comment beside the key in the generated TOML (default: none).
+        paper: the default is the paper's setting (:meth:`Settings.paper_setting`
+            records a run that departs from it; the class's ``PAPER_SOURCE`` says where
+            the paper reports it).
+        argparse: further ``add_argument`` keywords, applied last (``nargs="*"``,
+            ``key=``, a ``default`` other than the generated one).
     """
     meta = dict(check=check, help=help, unit=unit, quick=quick, source=source,
                 option=option, toml=toml, metavar=metavar, parse=parse,
-                tables=tables or {}, note=note, choices=choices, action=action)
+                tables=tables or {}, note=note, choices=choices, action=action,
+                argparse=argparse or {}, paper=paper)
     return field(default=default, metadata={"setting": meta})
 
 
@@ -190,9 +201,9 @@ class Settings:
     NAME: ClassVar[str] = ""
     #: comment atop the generated ``configs/NAME.toml`` (lines, no ``#``)
     HEADER: ClassVar[str] = ""
-    #: the paper's setting of this experiment: field -> value, plus ``"source"``
-    #: (:meth:`paper_setting`); empty when the paper reports none
-    PAPER: ClassVar[dict] = {}
+    #: where the paper reports the setting of the fields declared ``paper=True``
+    #: (:meth:`paper_setting`); empty when it reports none
+    PAPER_SOURCE: ClassVar[str] = ""
 
     # -- the fields --------------------------------------------------------------
     @classmethod
@@ -227,6 +238,23 @@ class Settings:
         return _plain(f.default if f.default is not MISSING else f.default_factory())
 
     # -- TOML --------------------------------------------------------------------
+    @classmethod
+    def add_run_arguments(cls, parser, out_help: str = "output directory (default: "
+                          "%(default)s)", quick_help: str | None = None) -> None:
+        """The run options (:data:`RUN_OPTIONS`): ``--out``, ``--quick``,
+        ``--no-progress`` and, for a class with TOML keys, ``--config FILE``."""
+        from experiments.arguments import add_no_progress
+
+        parser.add_argument("--out", default="figures", help=out_help)
+        parser.add_argument("--quick", action="store_true", help=quick_help or (
+            "small, fast version: changes the defaults of options not given "
+            "explicitly (explicit options always win)"))
+        add_no_progress(parser)
+        if cls.toml_keys():
+            from experiments.config import add_config_argument
+
+            add_config_argument(parser, cls.NAME)
+
     @classmethod
     def sections(cls) -> list[str]:
         """The shipped tables: ``default``, ``quick`` (when a field has a quick
@@ -311,16 +339,15 @@ class Settings:
         """The text of the shipped ``configs/NAME.toml`` (generated; see the module
         docstring)."""
         lines = [f"# {line}".rstrip() for line in cls.HEADER.strip().splitlines()]
-        lines += ["# (generated from experiments/settings by `python -m experiments.settings "
-                  "write`; edit the class, not this file)"]
+        lines += ["#", "# Generated from the settings class (experiments/settings) by "
+                  "`python -m experiments.settings", "# write`: edit the class, not this "
+                  "file. Copy it to pass your own values with --config."]
         notes = {f.name: m["note"] for f, m in cls.specs()}
         for section in cls.sections():
             lines += ["", f"[{section}]"]
-            for key, value in cls.overrides(section).items():
-                text = f"{key} = {toml_value(value)}"
-                if notes[key]:
-                    text = f"{text:<25} # {notes[key]}"
-                lines.append(text)
+            # the notes once, in [default]; the other tables only name values
+            lines += [toml_line(key, value, notes[key] if section == "default" else None)
+                      for key, value in cls.overrides(section).items()]
         return "\n".join(lines) + "\n"
 
     # -- command line ------------------------------------------------------------
@@ -341,13 +368,17 @@ class Settings:
             full = cls.default_of(name)
             quick = None if m["quick"] is _NO_QUICK else _plain(m["quick"])
             text = fmt_default(full, quick)
-            help_ = (m["help"].replace("{default}", text) if "{default}" in m["help"]
-                     else f"{m['help']} ({text})")
+            # a help that words its default itself ("default: medium; ...") keeps it;
+            # a callable help is read now (it names a registry's members)
+            raw = m["help"]() if callable(m["help"]) else m["help"]
+            help_ = (raw.replace("{default}", text) if "{default}" in raw
+                     else raw if "default" in raw else f"{raw} ({text})")
             kwargs: dict[str, Any] = dict(help=help_, dest=name)
             if m["action"]:
                 kwargs.update(action=m["action"])
                 if m["action"] == "store_true":
                     kwargs["default"] = False
+                kwargs.update(m["argparse"])
                 parser.add_argument(flag, **kwargs)
                 continue
             check = m["check"]
@@ -364,9 +395,11 @@ class Settings:
                 kwargs["choices"] = m["choices"]
             if is_list:
                 kwargs.update(nargs="+", action=Distinct)
-            kwargs["default"] = None if m["toml"] else full
+            # None: "not given", resolved by from_args (a TOML key, a --quick value)
+            kwargs["default"] = None if m["toml"] or quick is not None else full
             if m["metavar"]:
                 kwargs["metavar"] = m["metavar"]
+            kwargs.update(m["argparse"])
             parser.add_argument(flag, **kwargs)
 
     @classmethod
@@ -386,7 +419,11 @@ class Settings:
             given = getattr(args, f.name, None) if cls.option_of(f.name) else None
             if given is not None:
                 values[f.name] = given
-            elif f.name not in values:
+            elif f.name in values:   # the table's (TOML keys)
+                continue
+            elif section == "quick" and m["quick"] is not _NO_QUICK:
+                values[f.name] = _plain(m["quick"])
+            else:
                 values[f.name] = cls.default_of(f.name)
         values = cls.finish(values, args)
         return cls.build(values)
@@ -416,16 +453,24 @@ class Settings:
         subclass's; the base has none)."""
         return {}
 
-    def paper_setting(self) -> dict:
-        """The sidecar record of the paper's setting: ``{"paper": PAPER,
-        "at_paper_setting": bool, "differs": {field: [ours, paper]}}``.
+    @classmethod
+    def paper(cls) -> dict:
+        """The paper's setting: field -> its declared default, for every field declared
+        ``paper=True``, and ``"source"``: :data:`PAPER_SOURCE`.
 
         Raises:
-            KeyError: when the class declares no ``PAPER`` setting.
+            KeyError: when the class declares no field ``paper=True``.
         """
-        if not self.PAPER:
-            raise KeyError(f"{self.NAME!r} declares no paper setting")
-        differs = {k: [_plain(getattr(self, k)), v] for k, v in self.PAPER.items()
+        out = {f.name: cls.default_of(f.name) for f, m in cls.specs() if m["paper"]}
+        if not out:
+            raise KeyError(f"{cls.NAME!r} declares no paper setting")
+        return {**out, "source": cls.PAPER_SOURCE}
+
+    def paper_setting(self) -> dict:
+        """The sidecar record of the paper's setting: ``{"paper": the setting
+        (:meth:`paper`), "at_paper_setting": bool, "differs": {field: [ours,
+        paper]}}``."""
+        paper = self.paper()
+        differs = {k: [_plain(getattr(self, k)), v] for k, v in paper.items()
                    if k != "source" and _plain(getattr(self, k)) != v}
-        return {"paper": dict(self.PAPER), "at_paper_setting": not differs,
-                "differs": differs}
+        return {"paper": paper, "at_paper_setting": not differs, "differs": differs}

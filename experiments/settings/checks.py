@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["Check", "ListOf", "as_check", "check_value", "toml_value"]
+__all__ = ["Check", "ListOf", "as_check", "check_value", "toml_line", "toml_value"]
 
 
 @dataclass(frozen=True)
@@ -90,17 +90,44 @@ def check_value(key: str, value, spec: Check | ListOf, source: str):
     return spec.convert(value) if spec.convert else value
 
 
-def toml_value(value) -> str:
-    """``value`` written as TOML: integers of five digits or more with ``_`` groups
-    (``128_000``), floats as Python writes them, strings quoted, lists inline."""
+def toml_value(value, grouped: bool | None = None) -> str:
+    """``value`` written as TOML: integers from 10,000 up with ``_`` groups
+    (``128_000``; every integer of a list that holds one), floats as Python writes
+    them, strings quoted, lists inline."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return f"{value:_}" if abs(value) >= 10_000 else str(value)
+        group = abs(value) >= 10_000 if grouped is None else grouped
+        return f"{value:_}" if group else str(value)
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+        ints = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+        group = bool(ints) and max(abs(v) for v in ints) >= 10_000
+        return "[" + ", ".join(toml_value(v, group if isinstance(v, int) else None)
+                               for v in value) + "]"
     raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as TOML")
+
+
+def toml_line(key: str, value, note: str | None, width: int = 88) -> str:
+    """``key = value  # note``, the list wrapped after a comma where the line would
+    pass ``width`` characters (the note then on the line above)."""
+    text = f"{key} = {toml_value(value)}"
+    if len(text) > width and isinstance(value, (list, tuple)):
+        indent = " " * (len(key) + 4)
+        lines, line = [], f"{key} = ["
+        for i, v in enumerate(value):
+            item = toml_value(v) + ("," if i < len(value) - 1 else "]")
+            if len(line) + len(item) + 1 > width:
+                lines.append(line.rstrip())
+                line = indent
+            line += item + " "
+        lines.append(line.rstrip())
+        text = "\n".join(lines)
+    if not note:
+        return text
+    if "\n" in text or len(f"{text:<25} # {note}") > width:
+        return f"# {note}\n{text}"
+    return f"{text:<25} # {note}"
