@@ -1,12 +1,16 @@
-"""Experiment configurations: TOML files read with ``tomllib``.
+"""Experiment configurations: the tables of an experiment's settings class and a
+user's TOML file over them, read with ``tomllib``.
 
-Each experiment ships ``experiments/configs/NAME.toml`` with one table per grid
-(``[default]``, ``[quick]``, ...). A user may pass their own TOML file with the same
-keys; missing keys fall back to the shipped ``[default]`` table. Every value is then
-checked against the experiment's schema (:data:`SCHEMAS`): a wrong type (a float
-kappa), a negative or empty value, or a panel outside the grid is a
+Each experiment's grids (``[default]``, ``[quick]``, ...) are declared by its
+settings class (:mod:`experiments.settings`), which also generates the shipped
+``experiments/configs/NAME.toml`` (the file a user copies; the class, not the file,
+is read). A user may pass their own TOML file with the same keys; missing keys fall
+back to the shipped ``[default]`` table. Every value is then checked against the
+experiment's schema (:data:`SCHEMAS`, generated from the class's fields): a wrong
+type (a float kappa), a negative or empty value, or a panel outside the grid is a
 :class:`ConfigValueError` naming the key, the value and what was expected, before
-anything is computed.
+anything is computed. ContextEvo and Evo-Harness still read their shipped files
+against :data:`LEGACY_SCHEMAS` until their settings classes land.
 """
 
 from __future__ import annotations
