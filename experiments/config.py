@@ -16,13 +16,12 @@ against :data:`LEGACY_SCHEMAS` until their settings classes land.
 from __future__ import annotations
 
 import importlib.resources
-import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from experiments.arguments import UsageError, nonnegative_int, parse_tokens
+from experiments.arguments import UsageError, parse_tokens
 
 
 class ConfigValueError(UsageError):
@@ -30,9 +29,8 @@ class ConfigValueError(UsageError):
 
 
 # the bounds and kinds of values are declared in experiments.settings.kinds (one
-# wording for a TOML key and its option); re-exported here under their old names
-from experiments.settings.kinds import (CONTENT_C_MAX, GROWTH, INT_MAX,  # noqa: E402,F401
-                                        KAPPA_MAX, MAX_BLOCKS, TOKENS, families, integer,
+# wording for a TOML key and its option)
+from experiments.settings.kinds import (GROWTH, TOKENS, families, integer,  # noqa: E402
                                         one_of, program)
 from experiments.settings.checks import ListOf, as_check, check_value  # noqa: E402
 
@@ -223,10 +221,6 @@ def layer_user_file(name: str, shipped: dict[str, dict], section: str, path,
     mine = {**top, **tables.get(section, {})}
     config.update(mine)
     return check(config, source, set(mine), section)
-
-
-#: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
-non_negative_int = nonnegative_int
 
 
 def add_config_argument(parser, name: str) -> None:

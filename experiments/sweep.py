@@ -17,7 +17,6 @@ command line on) become its jobs here (:func:`loca_specs`, :func:`browse_specs`)
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import contextlib
 import shutil

@@ -28,6 +28,11 @@ import sys
 import textwrap
 import time
 
+from experiments.settings.calibrate import CalibrateSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = CalibrateSettings
+
 NAME = "calibrate"
 #: the files it writes: calibration.csv, .png, .json
 FILE = "calibration"
@@ -47,8 +52,6 @@ CONFIG = "calibrate"
 def int_sizes() -> tuple[str, ...]:
     """The sizes ``--size`` may override: the integer keys of the settings'
     ``[default]`` table (``lengths`` and ``depths`` are lists)."""
-    from experiments.settings.calibrate import CalibrateSettings
-
     return CalibrateSettings.int_sizes()
 
 
@@ -86,8 +89,6 @@ def sizes(args) -> dict:
         ConfigValueError: a bad value or an unknown key in ``--config`` or ``--size``
             (see :func:`experiments.config.load_config`).
     """
-    from experiments.settings.calibrate import CalibrateSettings
-
     return CalibrateSettings.from_args(args).sizes()
 
 
@@ -122,8 +123,6 @@ def add_arguments(parser) -> None:
     ``--out``, ``--quick``, ``--no-progress``, ``--config``, ``--base-url``,
     ``--model``, ``--probes``, ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``,
     ``--no-cache``, ``--seed``."""
-    from experiments.settings.calibrate import CalibrateSettings
-
     CalibrateSettings.add_arguments(parser)
 
 

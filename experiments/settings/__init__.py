@@ -46,6 +46,7 @@ Class methods generated from the fields:
   ``[quick]`` (``--quick``) or ``[default]`` table; a subclass adjusts or refuses
   combinations in :meth:`Settings.finish` (a dict of field values, before the
   instance is built).
+* :meth:`Settings.from_record` ``(record)``: the instance a sidecar's record describes.
 * :meth:`Settings.record` ``()``: the sidecar record (every field; tuples as lists),
   plus :meth:`Settings.extra_record`; :meth:`Settings.paper` ``()``: the paper's setting
   (the defaults of the fields declared ``paper=True``: a paper value is the default,
@@ -439,6 +440,16 @@ class Settings:
         """An instance from field values (lists frozen to tuples; unknown keys are a
         ``TypeError``)."""
         return cls(**{k: _frozen(v) for k, v in values.items()})
+
+    @classmethod
+    def from_record(cls, record: dict):
+        """The settings a sidecar's ``config`` record describes (:meth:`record`): its
+        keys that are fields (a dict, such as ``world``, as sorted pairs); other keys
+        (derived values, an older sidecar's extras) are ignored, a missing field
+        takes its default."""
+        names = {f.name for f, _ in cls.specs()}
+        return cls.build({k: tuple(sorted(v.items())) if isinstance(v, dict) else v
+                          for k, v in record.items() if k in names})
 
     # -- the record ----------------------------------------------------------------
     def record(self) -> dict:

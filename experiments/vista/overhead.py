@@ -29,6 +29,11 @@ import tempfile
 import time
 import warnings
 
+from experiments.settings.vista import OverheadSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = OverheadSettings
+
 NAME = "overhead"
 #: VISTA Fig. 10's reported dashboard size (tokens), drawn as a reference line
 PAPER_TOKENS = 340
@@ -40,8 +45,6 @@ def add_arguments(parser) -> None:
     """``--out``, ``--quick`` (the first 200 blocks of each trajectory), the options
     of :class:`~experiments.settings.vista.OverheadSettings` (``--budget`` in tokens,
     ``--max-blocks``, ``--seed``, ``--dashboard-tokens``)."""
-    from experiments.settings.vista import OverheadSettings
-
     # --no-progress is accepted like every experiment's; this one prints no progress
     OverheadSettings.add_run_arguments(
         parser, quick_help="small, fast version: --max-blocks defaults to 200 (an "
@@ -110,7 +113,6 @@ def run(args) -> list:
     """Replay every bundled trajectory in both settings; write CSV, PNG and JSON."""
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.settings.vista import OverheadSettings
     from sim.tasks.replay import trajectory_files
 
     out = prepare_out(args.out)

@@ -30,6 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from experiments.settings.vista import PerceptionSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = PerceptionSettings
+
 NAME = "perception"
 COLUMNS = ("snapshot", "condition", "quantity", "item", "truth", "estimate",
            "rel_error", "correct")
@@ -252,8 +257,6 @@ def add_arguments(parser) -> None:
     of :class:`~experiments.settings.vista.PerceptionSettings` (``--snapshots``,
     ``--cap`` in tokens, ``--pairs``, ``--base-url`` (default: start the embedded
     model), ``--model``, ``--seed``)."""
-    from experiments.settings.vista import PerceptionSettings
-
     PerceptionSettings.add_run_arguments(parser, quick_help="2 snapshots, cap 800 "
                                          "(explicit options win; default: off)")
     PerceptionSettings.add_arguments(parser)
@@ -289,8 +292,6 @@ def run(args) -> list:
     """Run the probe and write CSV, PNG and JSON."""
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.agents.llm import ChatClient, LLMResponseError
-
-    from experiments.settings.vista import PerceptionSettings
 
     out = prepare_out(args.out)
     cfg = PerceptionSettings.from_args(args)

@@ -31,6 +31,11 @@ import time
 
 import numpy as np
 
+from experiments.settings.vista import PresentationSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = PresentationSettings
+
 NAME = "presentation"
 CONDITIONS = ("ledger", "ledger_sorted", "sorted_unpinned", "status_board")
 #: every condition ``--conditions`` accepts (the default runs :data:`CONDITIONS`)
@@ -192,8 +197,6 @@ def add_arguments(parser) -> None:
     :class:`~experiments.settings.vista.PresentationSettings` (``--trials``,
     ``--pairs``, ``--base-url``, ``--model``, ``--seed``, ``--conditions``,
     ``--plain-schema``)."""
-    from experiments.settings.vista import PresentationSettings
-
     PresentationSettings.add_run_arguments(parser, quick_help="3 trials (explicit "
                                            "options win; default: off)")
     PresentationSettings.add_arguments(parser)
@@ -207,8 +210,6 @@ def run(args) -> list:
                                     write_sidecar)
     from experiments.vista.perception import endpoint
     from sim.agents.llm import ChatClient, LLMResponseError
-
-    from experiments.settings.vista import PresentationSettings
 
     out = prepare_out(args.out)
     cfg = PresentationSettings.from_args(args)

@@ -31,12 +31,16 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.arguments import add_no_progress
 from experiments.config import ConfigValueError
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate,
                                 validate_game)
 from sim.games.recovery_strategies import LinearHash, evaluate
 from theory.proposition1 import fixed_budget_threshold
+
+from experiments.settings.theory import Proposition1Settings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Proposition1Settings
 
 COLUMNS = ["panel", "strategy", "N", "k", "B", "B_over_Nk", "success", "success_se", "bound",
            "trials", "seed", "source"]
@@ -254,16 +258,12 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ctxsim run proposition1``
     (:class:`~experiments.settings.theory.Proposition1Settings`)."""
-    from experiments.settings.theory import Proposition1Settings
-
     # --no-progress is taken like every experiment's; this one prints no progress
     Proposition1Settings.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
-    from experiments.settings.theory import Proposition1Settings
-
     config = Proposition1Settings.from_args(args)   # checked (check_grid) when loaded
     out = prepare_out(args.out)
     rows = build_rows(config, config.seed)

@@ -26,6 +26,10 @@ from experiments.vista.eviction_grid import (add_arguments, channels_for, grid_p
 from sim.games.channels import Content
 from theory.bounds import prop2_centroid_bound_bits, prop2_paper_bound_bits
 
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Theorem1Settings
+
 COLUMNS = ["n", "kappa", "sigma", "rate_bits", "rate_se_bits", "rate_method",
            "paper_bound_bits", "centroid_bound_bits", "threshold_bits", "ledger_rate_bits",
            "EZ", "EZ_se", "EZ_se_sample", "EZ_over_kappa", "EZ_quadrature", "trials", "seed"]

@@ -18,6 +18,11 @@ import time
 
 import numpy as np
 
+from experiments.settings.theory import SortedWindowSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = SortedWindowSettings
+
 NAME = "sorted_window"
 COLUMNS = ("n", "rho", "sigma", "w", "EZ", "EZ_se", "EZ_full_ledger", "EZ_full_se",
            "EZ_minus_full", "EZ_minus_full_se", "P_equal_full", "EZ_content", "EZ_blind",
@@ -28,8 +33,6 @@ def add_arguments(parser) -> None:
     """``--out``, ``--quick``, ``--config``, ``--no-progress`` and the options of
     :class:`~experiments.settings.theory.SortedWindowSettings` (``--seed``, ``--n``,
     ``--rhos``, ``--sigma``, ``--trials``, ``--windows``)."""
-    from experiments.settings.theory import SortedWindowSettings
-
     # --no-progress is accepted like every experiment's; this one prints no progress
     SortedWindowSettings.add_arguments(parser)
 
@@ -44,8 +47,6 @@ def run(args) -> list:
                                     write_sidecar)
     from experiments.vista.size_law import fit_tool_result_sizes
     from sim.games.sorted_window import SortedWindowGame, simulate
-
-    from experiments.settings.theory import SortedWindowSettings
 
     out = prepare_out(args.out)
     cfg = SortedWindowSettings.from_args(args)

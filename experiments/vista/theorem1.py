@@ -26,6 +26,10 @@ from experiments.vista.eviction_grid import (StageTimer, add_arguments, grid_poi
                                              one_numba_thread, simulate_point)
 from theory.bounds import bound_affine, bound_sum, list_achievability_EZ
 
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Theorem1Settings
+
 __all__ = ["COLUMNS", "StageTimer", "add_arguments", "plot_theorem1", "run", "run_grid",
            "simulate_point"]
 

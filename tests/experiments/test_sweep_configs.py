@@ -291,7 +291,8 @@ def test_proposition1_shipped_grids_are_games():
 
     for section in ("default", "quick"):
         cfg = load_config("proposition1", section)
-        assert check_grid(cfg) is None and len(fixed_budget_grid(cfg)) > 2
+        assert check_grid(cfg) is None and len(fixed_budget_grid(
+            cfg["fixed_B"], cfg["fixed_k"], cfg["fixed_max"], cfg["c0"])) > 2
         with pytest.raises(ConfigValueError, match="'fixed_B'.*N = 1 "):
             check_grid({**cfg, "fixed_B": 1})
         with pytest.raises(ConfigValueError, match="'budget_N'.*N = 1, "):
