@@ -212,3 +212,29 @@ def test_paper_setting_is_the_declared_default():
                if k != "source")
     off = dataclasses.replace(PressureSettings(), budget=64_000)
     assert off.paper_setting()["differs"] == {"budget": [64_000, 128_000]}
+
+
+@pytest.mark.parametrize("experiment", RUN_EXPERIMENTS)
+def test_every_experiment_module_names_its_settings(experiment):
+    """The module ``ctxsim run NAME`` runs declares its settings class (``SETTINGS``),
+    the registry's class for NAME's grid."""
+    import importlib
+
+    module = importlib.import_module(EXPERIMENTS[experiment][0])
+    assert module.SETTINGS is settings_for(_settings_name(experiment))
+
+
+def test_the_robustness_options_are_its_fields():
+    """``ctxsim claims --robustness``: every option of its group but ``--robustness``
+    and the run options is a field of ``RobustnessSettings``, and back."""
+    from experiments.settings.robustness import RobustnessSettings
+
+    argv = ["claims"]
+    parser = build_parser(argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    claims = sub.choices["claims"]
+    [group] = [g for g in claims._action_groups if g.title == "robustness (--robustness)"]
+    flags = {a.option_strings[0]: a.dest for a in group._group_actions}
+    assert set(flags) - {"--robustness"} == set(RobustnessSettings.options()) | {
+        "--config", "--quick", "--no-progress"}
+    assert all(flags[f] == name for f, name in RobustnessSettings.options().items())
