@@ -382,14 +382,11 @@ class Settings:
                 kwargs.update(m["argparse"])
                 parser.add_argument(flag, **kwargs)
                 continue
-            check = m["check"]
-            parse = m["parse"]
-            if parse is None and check is not None:
-                parse = as_check(check).item_check().parse if isinstance(
-                    as_check(check), ListOf) else as_check(check).parse
+            check = None if m["check"] is None else as_check(m["check"])
+            item = check.item_check() if isinstance(check, ListOf) else check
+            # the option's converter: the field's own, else its value check's
+            parse = m["parse"] or (item.parse if item is not None else None)
             is_list = isinstance(check, ListOf) or isinstance(full, list)
-            if callable(check) and not isinstance(check, (Check, ListOf)):
-                is_list = isinstance(as_check(check), ListOf)
             if parse is not None:
                 kwargs["type"] = parse
             if m["choices"] is not None:
