@@ -20,7 +20,9 @@ The API (for a subclass's author)::
             paper=True)
 
 ``setting(default, check, help, *, unit, quick, source, option, toml, metavar,
-parse, tables, note)`` declares one field (:func:`setting`). ``check`` is a
+parse, tables, note, choices, action, argparse, paper)`` declares one field
+(:func:`setting`); a dataclass field without it (``field(default=None)``) is derived
+state, neither option nor key nor record. ``check`` is a
 :class:`Check` (one value: what is expected, a test, a TOML converter and the
 argparse converter) or a :class:`ListOf` one; :mod:`experiments.settings.kinds`
 holds the shared ones (token counts, counts, families, programs). A field is a TOML
@@ -28,7 +30,9 @@ key unless ``toml=False`` (a command-line-only setting such as ``--seed``) and a
 option ``--name-with-dashes`` unless ``option=None`` (a TOML-only key such as
 theorem1's ``panels``) or ``option="--flag"``.
 
-Class methods generated from the fields:
+Class methods generated from the fields (introspection: :meth:`Settings.specs`,
+:meth:`Settings.toml_keys`, :meth:`Settings.options` flag -> field,
+:meth:`Settings.option_of`, :meth:`Settings.default_of`):
 
 * :meth:`Settings.table` ``(section)``: the values of a shipped table (``"default"``,
   ``"quick"``, or one of ``tables=``), as a dict of TOML keys;
@@ -41,6 +45,9 @@ Class methods generated from the fields:
 * :meth:`Settings.add_arguments` ``(parser)``: one option per field with an option
   (default None for TOML keys, so a ``--config`` file may set them; help from the
   field's help with ``{default}`` = "default: X; --quick: Y").
+* :meth:`Settings.add_run_arguments` ``(parser)``: the run options every experiment
+  takes and no field holds (:data:`RUN_OPTIONS`: ``--out``, ``--quick``,
+  ``--no-progress``, and ``--config`` for a class with TOML keys).
 * :meth:`Settings.from_args` ``(args, section=None)``: the instance an argparse
   Namespace asks for: options given win over ``--config FILE``, which wins over the
   ``[quick]`` (``--quick``) or ``[default]`` table; a subclass adjusts or refuses
