@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import shutil
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
