@@ -30,6 +30,7 @@ replicate 0). The numbers are judged against the paper by the claims judge, not 
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 
 from experiments.evoharness import config as _config
 from experiments.evoharness.arms import arms
@@ -91,7 +92,8 @@ def run(args) -> list:
         "comparisons": comps, "resolution": res,
         "budget_decisions": budget_decisions(results),
         "policy_comparison": pinfo,
-        "harness_trace": {k: {"trace": t, "caps": c} for k, (t, c) in traces.items()},
+        "harness_trace": {k: {"trace": [asdict(u) for u in t], "caps": c}
+                          for k, (t, c) in traces.items()},
         "parameters": {"evolver": Evolver().__dict__, "evolver_prior": EVOLVER_PRIOR,
                        "skill_use": SkillUse().__dict__,
                        "skill_use_prior": SKILL_USE_PRIOR},
