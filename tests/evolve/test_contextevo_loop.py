@@ -184,7 +184,7 @@ def test_llm_backend_path_runs_within_its_call_budget():
     completes, the budget caps the calls, and the ledger reports it."""
     import argparse
 
-    from experiments.contextevo.experiment import run_all
+    from experiments.contextevo.loops import run_all
 
     class Client:
         calls = 0

@@ -15,6 +15,7 @@ import pytest
 from experiments.cli import main
 from experiments.config import SCHEMAS, ConfigValueError, load_config, validate
 from experiments.contextevo import experiment as contextevo
+from experiments.contextevo import setup as contextevo_setup
 from experiments.evoharness import config as evoharness
 from experiments.vista import ablations, cost, pressure, window
 
@@ -178,13 +179,13 @@ def _contextevo_args(argv):
 
 
 def test_contextevo_task_sets_follow_the_tables_and_the_file(tmp_path):
-    quick = contextevo.tasksets(_contextevo_args(["--quick"]))
+    quick = contextevo_setup.tasksets(_contextevo_args(["--quick"]))
     assert [len(ts.tasks) for ts in quick] == [15 * 2, 15 * 1]
-    llm = contextevo.tasksets(_contextevo_args(["--quick", "--backend", "llm"]))
+    llm = contextevo_setup.tasksets(_contextevo_args(["--quick", "--backend", "llm"]))
     assert [(ts.name, ts.budget, len(ts.tasks)) for ts in llm] == [("loca8k", 6_000, 15)]
     path = tmp_path / "c.toml"
     path.write_text("queries = 4\n")
-    sets = contextevo.tasksets(_contextevo_args(["--quick", "--config", str(path)]))
+    sets = contextevo_setup.tasksets(_contextevo_args(["--quick", "--config", str(path)]))
     assert [len(ts.tasks) for ts in sets] == [15 * 2, 4 * 1]
 
 
