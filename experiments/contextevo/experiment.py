@@ -136,8 +136,7 @@ def run(args) -> list:
     for setting, per in raw["comparison"].items():
         for base, c in per.items():
             print(f"[contextevo] {setting}: ContextEvo minus evidence-free {base}, held-out,"
-                  f" {c['n_seeds']} seeds: {c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}]"
-                  f" -> {c['verdict']}")
+                  f" {c['n_seeds']} seeds: {c['mean']:+.3f} [{c['lo']:+.3f}, {c['hi']:+.3f}]")
     spec_path = out / f"{NAME}{suffix}_spec.json"
     spec_path.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
     logs = {f"{s}/{st.name}": res.log for s, st, res in raw["results"]}

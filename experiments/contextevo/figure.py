@@ -163,7 +163,7 @@ def _panel_seeds(ax, seed_rows, comparison, why_not: str = "") -> None:
             ax.plot([x - 0.07, x + 0.07], [np.mean(ys)] * 2, color=f"C{a}", lw=2)
         for base, c in comparison.get(setting, {}).items():
             lines.append(f"{setting}, ContextEvo - {base}: {c['mean']:+.3f} "
-                         f"[{c['lo']:+.3f}, {c['hi']:+.3f}] ({c['verdict']})")
+                         f"[{c['lo']:+.3f}, {c['hi']:+.3f}]")
     ax.set_xticks(range(len(settings)), settings, fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("held-out solved fraction (one dot per seed; bar: mean)")
