@@ -183,6 +183,10 @@ fraction = float_in(0.0, 1.0)
 positive_float = float_in(0.0, lo_open=True)
 
 
+#: how a help text names the plugin form
+PLUGIN_HELP = "or a plugin MODULE:CLASS on PYTHONPATH (docs: Plugins)"
+
+
 def program_spec(text: str) -> str:
     """An argparse ``type``: a context program, a built-in name or a plugin
     (``MODULE:CLASS``, a registered name or an entry point; :mod:`sim.plugins`). A

@@ -15,70 +15,22 @@ import importlib.resources
 import math
 import pathlib
 import tomllib
+from collections.abc import Mapping
 from typing import Any, Callable
 
-from experiments.arguments import (MAX_TOKENS, UsageError, first_repeat, nonnegative_int,
-                                   parse_tokens)
+from experiments.arguments import UsageError, nonnegative_int, parse_tokens
 
 
 class ConfigValueError(UsageError):
     """A config value is malformed; the message names the key and the file."""
 
 
-#: the largest integer a config may hold: counts and sizes reach numba kernels and
-#: NumPy arrays as int64, and a product of two of them must not wrap
-INT_MAX = 2**62 - 1
-
-
-def _int(lo: int, hi: int | None = None) -> tuple[str, Callable[[Any], bool]]:
-    span = f">= {lo:,} and below 2**62" if hi is None else f"in {lo:,}..{hi:,}"
-    top = INT_MAX if hi is None else hi
-    return (f"an integer {span}", lambda v: isinstance(v, int) and not isinstance(v, bool)
-            and lo <= v <= top)
-
-
-def _tokens(lo: int, hi: int) -> tuple[str, Callable[[Any], bool], Callable[[Any], int]]:
-    """A token count in ``lo..hi``: a TOML integer or a string as on the command line
-    (``"128k"``, ``"128,000"``, ``"1M"``: :func:`experiments.arguments.parse_tokens`),
-    converted to an int by :func:`validate`."""
-    def ok(v) -> bool:
-        try:
-            return lo <= parse_tokens(v) <= hi
-        except ValueError:
-            return False
-    return (f"a token count in {lo:,}..{hi:,} (an integer, or a string such as "
-            "\"128k\", \"128,000\" or \"1M\")", ok, parse_tokens)
-
-
-def _positive_float() -> tuple[str, Callable[[Any], bool]]:
-    return ("a finite number > 0", lambda v: isinstance(v, (int, float))
-            and not isinstance(v, bool) and math.isfinite(v) and v > 0)
-
-
-def _float_in(lo: float, hi: float, what: str) -> tuple[str, Callable[[Any], bool]]:
-    return (what, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-            and math.isfinite(v) and lo <= v <= hi)
-
-
-def _list(item: tuple[str, Callable[[Any], bool]], empty: bool = False
-          ) -> tuple[str, Callable[[Any], bool], tuple]:
-    return ("list", empty, item)
-
-
-def _one_of(what: str, names: Callable[[], Any]) -> Callable[[], tuple]:
-    """A lazy spec: ``names()`` (a registry that is slow to import) is read only when
-    a config of this experiment is checked."""
-    def spec():
-        known = sorted(names())
-        return (f"{what}, one of {', '.join(known)}", lambda v: isinstance(v, str)
-                and v in known)
-    return spec
-
-
-def _programs():
-    from sim.policies import PROGRAMS
-
-    return PROGRAMS
+# the bounds and kinds of values are declared in experiments.settings.kinds (one
+# wording for a TOML key and its option); re-exported here under their old names
+from experiments.settings.kinds import (CONTENT_C_MAX, GROWTH, INT_MAX,  # noqa: E402,F401
+                                        KAPPA_MAX, MAX_BLOCKS, TOKENS, families, integer,
+                                        one_of, program)
+from experiments.settings.checks import ListOf, as_check, check_value  # noqa: E402
 
 
 def _profiles():
@@ -87,122 +39,70 @@ def _profiles():
     return PROFILES
 
 
-def _families() -> tuple[str, Callable[[Any], bool]]:
-    from sim.tasks.loca import FAMILIES
-
-    return _int(1, len(FAMILIES))
-
-
-#: the largest kappa (= L / l) of the eviction game: the content channel's E[Z]
-#: quadrature (:mod:`sim.games.content_burden`) holds a (grid points x kappa) table,
-#: about 2.6 GB at kappa = 2^16 (measured), 40 KB more per unit of kappa beyond
-KAPPA_MAX = 2**16
-#: the largest c = ln(kappa) / sigma of a content channel: the exact rate quadrature
-#: (:mod:`sim.games.content_rate`) costs about c^4: ~30 s per (kappa, sigma) at 64
-#: (measured 35 s at c = 69, 9 min at c = 139, and 17 TiB asked at c = 5e5)
-CONTENT_C_MAX = 64
-
-def _program():
-    """A program of a config: a built-in name or a plugin spec that loads
-    (:func:`sim.plugins.resolve_program`; it is played through its protocol check
-    when the sweep starts)."""
-    from sim.plugins import PluginError, resolve_program
-
-    def ok(v) -> bool:
-        try:
-            return isinstance(v, str) and bool(resolve_program(v))
-        except PluginError:
-            return False
-    return (f"a context program, one of {', '.join(sorted(_programs()))}, or a plugin "
-            "MODULE:CLASS that imports", ok)
-
-
-_PROGRAM = _program
-#: tool-result tokens per task: the LOCA-like generator needs at least 1,000; at most
-#: MAX_TOKENS, as on the command line (an episode's time grows about quadratically)
-_GROWTH = _tokens(1_000, MAX_TOKENS)
-#: a context budget or window W in tokens, bounded as on the command line
-_TOKENS = _tokens(1, MAX_TOKENS)
-#: blocks of the sorted-window game: each trial sorts n sizes (a million blocks take
-#: ~0.1 s per trial and point, measured; 10 million ~1 s and 1.6 GB)
-MAX_BLOCKS = 1_000_000
-#: keys every LOCA-like sweep (pressure, ablations, cost) shares
-_LOCA = {"budget": _TOKENS, "families": _families, "seeds": _int(1),
-         "programs": lambda: _list(_PROGRAM())}
-
-#: experiment -> key -> (what is expected, check[, convert]), a list spec, or a
-#: zero-argument callable returning either (read when checked). ``convert`` (token
-#: counts) turns an accepted value into the one used. Keys not listed are passed
-#: through unchecked.
-SCHEMAS: dict[str, dict[str, Any]] = {
-    "theorem1": {
-        # the eviction game needs kappa >= 2 and n = 2^log2_n > kappa, at most 2^62
-        "kappas": _list(_int(2, KAPPA_MAX)),
-        "log2_n": _list(_int(2, 62)),
-        "sigmas": _list(_positive_float()),
-        "trials": _int(1),
-        "prop2_extra_log2_n": _list(_int(2, 62), empty=True),
-        "panels": _list(("a [log2_n, kappa] pair of integers",
-                         lambda v: isinstance(v, list) and len(v) == 2 and all(
-                             isinstance(x, int) and not isinstance(x, bool) for x in v))),
-    },
-    "pressure": {"levels": _list(_GROWTH), **_LOCA},
-    "window": {"windows": _list(_TOKENS), "programs": _LOCA["programs"],
-               "queries": _int(1), "seeds": _int(1)},
-    "ablations": {"growth": _GROWTH, **_LOCA},
-    "cost": {"growth": _GROWTH, **_LOCA},
-    "contextevo": {"loca_growth": _GROWTH, "loca_budget": _TOKENS, "families": _families,
-                   "seeds": _int(1), "browse_window": _TOKENS, "queries": _int(1),
-                   "browse_seeds": _int(1)},
-    "sorted_window": {"n": _int(1, MAX_BLOCKS),
-                      "rhos": _list(("a number in (0, 1]", lambda v: (
-                          isinstance(v, (int, float)) and not isinstance(v, bool)
-                          and 0 < v <= 1))),
-                      "sigma": _positive_float(), "trials": _int(1),
-                      # panel (b)'s two-point game needs kappa >= 2 (and < n)
-                      "windows": _list(_int(0, MAX_BLOCKS)), "kappa": _int(2)},
-    "robustness": {"trajectories": _int(1), "samples": ("a power of two >= 2", lambda v: (
-                       isinstance(v, int) and not isinstance(v, bool) and v >= 2
-                       and not v & (v - 1))),
-                   "screen": _int(1), "tasks": _int(1), "queries": _int(1),
-                   "windows": _list(_TOKENS)},
-    "proposition1": {
-        **{k: _int(1) for k in ("budget_N", "budget_k", "budget_B_step", "budget_trials",
-                                "linear_hash_trials", "sep_min", "sep_sim_max", "sep_max",
-                                "sep_trials", "fixed_B", "fixed_k", "fixed_max",
-                                "fixed_trials")},
-        "c": _positive_float(),
-        "c0": _float_in(1.0, math.inf, "a finite number >= 1 (a handle needs at least "
-                                        "ceil(log2 N) bits)"),
-        "fixed_sim_max": _positive_float(),
-    },
-    "calibrate": {
-        **{k: _int(1) for k in ("index", "confabulate", "recovery", "snapshots", "pairs",
-                                "trials", "context_cases")},
-        "cap": _tokens(100, INT_MAX),
-        "lengths": _list(_tokens(50, INT_MAX)),
-        "depths": _list(_float_in(0.0, 1.0, "a number in [0, 1]")),
-    },
-    "evoharness": {"profiles": lambda: _list(_one_of("a synthetic solver profile",
-                                                     _profiles)()),
-                   "families": _families, "seeds": _int(1), "reps": _int(1),
-                   "growth": _GROWTH, "budget": _TOKENS, "long_growth": _GROWTH,
-                   "long_budget": _TOKENS, "long_families": _families,
-                   "long_seeds": _int(1), "b": _int(0), "batch": _int(1),
-                   "program": _PROGRAM},
+#: the schemas of the experiments whose settings are not yet a class of
+#: :mod:`experiments.settings` (ContextEvo and Evo-Harness: helper "loops" of issue
+#: 36 moves them): experiment -> key -> a check (:mod:`experiments.settings.checks`)
+LEGACY_SCHEMAS: dict[str, dict[str, Any]] = {
+    "contextevo": {"loca_growth": GROWTH, "loca_budget": TOKENS, "families": families,
+                   "seeds": integer(1), "browse_window": TOKENS, "queries": integer(1),
+                   "browse_seeds": integer(1)},
+    "evoharness": {"profiles": ListOf(one_of("a synthetic solver profile", _profiles)),
+                   "families": families, "seeds": integer(1), "reps": integer(1),
+                   "growth": GROWTH, "budget": TOKENS, "long_growth": GROWTH,
+                   "long_budget": TOKENS, "long_families": families,
+                   "long_seeds": integer(1), "b": integer(0), "batch": integer(1),
+                   "program": program},
 }
+
+
+class _Schemas(Mapping):
+    """experiment -> TOML key -> its check: generated from the settings classes
+    (:meth:`experiments.settings.Settings.schema`), plus :data:`LEGACY_SCHEMAS`.
+    Keys not listed are passed through unchecked."""
+
+    def _names(self) -> list[str]:
+        from experiments.settings import REGISTRY
+
+        return sorted({*REGISTRY, *LEGACY_SCHEMAS})
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        if name in LEGACY_SCHEMAS:
+            return LEGACY_SCHEMAS[name]
+        from experiments.settings import REGISTRY, settings_for
+
+        if name not in REGISTRY:
+            raise KeyError(name)
+        return settings_for(name).schema()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+SCHEMAS: Mapping[str, dict[str, Any]] = _Schemas()
+
+
+def _settings(name: str):
+    """The settings class of ``name``, or None (a legacy schema, or none)."""
+    from experiments.settings import REGISTRY, settings_for
+
+    return settings_for(name) if name in REGISTRY else None
 
 
 def token_keys(name: str) -> set[str]:
     """The keys of experiment ``name``'s schema that hold token counts (or lists of
     them): the ones :func:`validate` reads with
     :func:`experiments.arguments.parse_tokens`."""
+    from experiments.settings.checks import Check
+
     out = set()
     for key, spec in SCHEMAS.get(name, {}).items():
-        if not callable(spec):  # the lazy specs are registries' names, not tokens
-            item = spec[2] if spec[0] == "list" else spec
-            if item[2:] == (parse_tokens,):
-                out.add(key)
+        item = spec.item if isinstance(spec, ListOf) else spec
+        # a lazy check is a registry's names (families, programs), never tokens
+        if isinstance(item, Check) and item.convert is parse_tokens:
+            out.add(key)
     return out
 
 
@@ -218,8 +118,10 @@ def _where(key: str, source: str, given, section: str, also: str = "") -> str:
 def validate(name: str, config: dict, source: str = "the shipped config",
              given: frozenset[str] | set[str] = frozenset(), section: str = "default"
              ) -> dict:
-    """Check ``config`` against :data:`SCHEMAS` [``name``]; return it, with the token
-    counts written as strings (``"128k"``) converted to ints in place.
+    """Check ``config`` against experiment ``name``'s schema (its settings class,
+    :meth:`experiments.settings.Settings.validate`, or :data:`LEGACY_SCHEMAS`);
+    return it, with the token counts written as strings (``"128k"``) converted to
+    ints in place.
 
     ``given``: the keys ``source`` (a user's file) set; a cross-key error about a key
     it did not set says that the value came from the shipped ``[section]`` table.
@@ -229,73 +131,12 @@ def validate(name: str, config: dict, source: str = "the shipped config",
             ``source``; for theorem1 also a grid with no point (every kappa >= n)
             and a panel whose (log2_n, kappa) is not a point of the grid.
     """
-    for key, spec in SCHEMAS.get(name, {}).items():
-        if key not in config:
-            continue
-        value = config[key]
-        if callable(spec):
-            spec = spec()
-        if spec[0] == "list":
-            _, empty, (what, ok, *convert) = spec
-            if not isinstance(value, list):
-                raise ConfigValueError(f"config key {key!r} in {source}: expected a list "
-                                       f"of {what}, got {value!r} "
-                                       f"({type(value).__name__})")
-            if not value and not empty:
-                raise ConfigValueError(f"config key {key!r} in {source}: the list is "
-                                       f"empty; expected at least one item, each {what}")
-            for i, item in enumerate(value):
-                if not ok(item):
-                    raise ConfigValueError(
-                        f"config key {key!r} in {source}: item {i} is {item!r} "
-                        f"({type(item).__name__}); expected {what}")
-            if convert:  # before the repeat check: "8k" repeats 8000
-                value = config[key] = [convert[0](item) for item in value]
-            repeat = first_repeat(value)  # a repeated point would be run twice
-            if repeat is not None:
-                i, j = repeat
-                raise ConfigValueError(
-                    f"config key {key!r} in {source}: item {i} ({value[i]!r}) repeats "
-                    f"item {j}; expected each at most once")
-        else:
-            what, ok, *convert = spec
-            if not ok(value):
-                raise ConfigValueError(f"config key {key!r} in {source}: got {value!r} "
-                                       f"({type(value).__name__}); expected {what}")
-            if convert:
-                config[key] = convert[0](value)
-    if name == "theorem1":
-        points = {(e, k) for e in config["log2_n"] for k in config["kappas"] if 2**e > k}
-        if not points:
-            raise ConfigValueError(f"config in {source}: no grid point has n = 2^log2_n "
-                                   f"> kappa (log2_n {config['log2_n']}, kappas "
-                                   f"{config['kappas']})")
-        # Proposition 2's extra sizes are played at every kappa (no n <= kappa skipped)
-        kmax = max(config["kappas"])
-        for e in config["prop2_extra_log2_n"]:
-            if 2**e <= kmax:
-                raise ConfigValueError(
-                    f"config key 'prop2_extra_log2_n' in "
-                    f"{_where('prop2_extra_log2_n', source, given, section)}: "
-                    f"{e} gives n = 2^{e} = {2**e}, not above kappa {kmax}; expected "
-                    f"each with 2^log2_n > every kappa of {config['kappas']}")
-        kmin_sigma = min(config["sigmas"])
-        c = math.log(kmax) / kmin_sigma
-        if c > CONTENT_C_MAX:
-            raise ConfigValueError(
-                f"config key 'sigmas' in {_where('sigmas', source, given, section)}: sigma "
-                f"{kmin_sigma!r} with kappa {kmax} gives c = ln(kappa)/sigma = {c:.3g}, "
-                f"above {CONTENT_C_MAX}; expected each sigma >= ln({kmax})/"
-                f"{CONTENT_C_MAX} = {math.log(kmax) / CONTENT_C_MAX:.4g} (the exact "
-                "content-rate quadrature costs about c^4: ~30 s per (kappa, sigma) at "
-                f"c = {CONTENT_C_MAX}, hours or out of memory beyond)")
-        for e, k in config["panels"]:
-            if (e, k) not in points:
-                where = _where("panels", source, given, section, ", to points of its grid")
-                raise ConfigValueError(
-                    f"config key 'panels' in {where}: [{e}, {k}] is not a point of the "
-                    f"grid (needs log2_n {e} in {config['log2_n']}, kappa {k} in "
-                    f"{config['kappas']}, and 2^{e} > {k})")
+    cls = _settings(name)
+    if cls is not None:
+        return cls.validate(config, source, given, section)
+    for key, spec in LEGACY_SCHEMAS.get(name, {}).items():
+        if key in config:
+            config[key] = check_value(key, config[key], as_check(spec), source)
     return config
 
 
@@ -307,10 +148,12 @@ def _shipped(name: str) -> dict:
 
 def load_config(name: str, section: str = "default", path: str | pathlib.Path | None = None
                 ) -> dict:
-    """The ``section`` table of experiment ``name``'s config.
+    """The ``section`` table of experiment ``name``'s config: its settings class's
+    (:meth:`experiments.settings.Settings.table`), else the shipped
+    ``configs/NAME.toml`` (an experiment of :data:`LEGACY_SCHEMAS`).
 
     Args:
-        name: experiment name (file ``configs/NAME.toml`` in this package).
+        name: experiment name.
         section: table to read, e.g. "default" or "quick".
         path: optional user TOML file, read in layers over the shipped table: its
             top-level keys (they apply to every grid), then its ``section`` table
@@ -318,26 +161,40 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
             this run does not read.
 
     Raises:
-        KeyError: naming the section if neither file has it.
+        KeyError: naming the section if neither has it.
         ConfigValueError: naming a key the shipped defaults do not know or a table
             the shipped file does not have (a typo guard), or a file that cannot be
             read or is not TOML (``ctxsim`` exits 2 for it).
         ConfigValueError: a malformed value (see :func:`validate`).
     """
+    cls = _settings(name)
+    if cls is not None:
+        return cls.load(section, path)
     shipped = _shipped(name)
-    config = dict(shipped.get("default", {}))
-    if section != "default":
-        if section not in shipped and path is None:
-            raise KeyError(f"config {name!r} has no section {section!r}; "
-                           f"known: {sorted(shipped)}")
-        config.update(shipped.get(section, {}))
     if path is None:
+        config = dict(shipped.get("default", {}))
+        if section != "default":
+            if section not in shipped:
+                raise KeyError(f"config {name!r} has no section {section!r}; "
+                               f"known: {sorted(shipped)}")
+            config.update(shipped[section])
         return validate(name, config)
+    return layer_user_file(name, shipped, section, path,
+                           lambda *a: validate(name, *a))
+
+
+def layer_user_file(name: str, shipped: dict[str, dict], section: str, path,
+                    check: Callable[..., dict]) -> dict:
+    """Table ``section`` of ``shipped`` (table -> its keys over ``[default]``) with
+    the user's TOML file ``path`` layered over it, every table of the file checked
+    by ``check(config, source, given, section)``; see :func:`load_config`."""
+    config = dict(shipped.get("default", {}))
+    config.update(shipped.get(section, {}) if section != "default" else {})
     try:
         user = tomllib.loads(pathlib.Path(path).read_text())
     except OSError as exc:
         raise ConfigValueError(f"cannot read --config {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
+                               f"{exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigValueError(f"--config {str(path)!r} is not valid TOML: {exc}") from None
     source = repr(str(path))
@@ -358,10 +215,10 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
     for t in set(tables) - {section}:
         layered = {**dict(shipped.get("default", {})), **shipped.get(t, {}), **top,
                    **tables[t]}
-        validate(name, layered, f"[{t}] of {source}", set(top) | set(tables[t]), t)
+        check(layered, f"[{t}] of {source}", set(top) | set(tables[t]), t)
     mine = {**top, **tables.get(section, {})}
     config.update(mine)
-    return validate(name, config, source, set(mine), section)
+    return check(config, source, set(mine), section)
 
 
 #: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
@@ -370,7 +227,8 @@ non_negative_int = nonnegative_int
 
 def add_config_argument(parser, name: str) -> None:
     """``--config FILE``: a user TOML overriding keys of ``configs/NAME.toml``."""
-    tables = ", ".join(f"[{t}]" for t in _shipped(name))
+    cls = _settings(name)
+    tables = ", ".join(f"[{t}]" for t in (cls.sections() if cls else _shipped(name)))
     parser.add_argument("--config", default=None, metavar="FILE",
                         help=f"TOML file overriding keys of experiments/configs/{name}.toml: "
                              f"at its top level for every grid, in a table named like a "

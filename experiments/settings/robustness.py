@@ -1,0 +1,101 @@
+"""The settings of ``ctxsim claims --robustness`` (issue 18): the design sizes
+(TOML keys; the arithmetic of their cost is in
+:mod:`experiments.claims.robustness`) and the run's claims, parameters, executor and
+seed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from experiments.arguments import nonnegative_int, positive_int, scheduler_address
+from experiments.settings import Settings, register, setting
+from experiments.settings import kinds as k
+from experiments.settings.checks import Check, ListOf
+
+
+def _power_of_two(text):
+    from experiments.claims.robustness.run import power_of_two
+
+    return power_of_two(text)
+
+
+_SAMPLES = Check("a power of two >= 2", lambda v: isinstance(v, int)
+                 and not isinstance(v, bool) and v >= 2 and not v & (v - 1),
+                 parse=_power_of_two)
+
+
+@register
+@dataclass(frozen=True)
+class RobustnessSettings(Settings):
+    """The design of the global sensitivity analysis over the world's priors."""
+
+    NAME: ClassVar[str] = "robustness"
+    HEADER: ClassVar[str] = """\
+Designs of `ctxsim claims --robustness` (issue 18): the sizes and their cost are in
+experiments/claims/robustness/__init__.py. [quick] (used with --quick) overrides some
+keys of [default]; command-line options win over both, and over a --config FILE."""
+
+    samples: int = setting(32, _SAMPLES, "Sobol' base sample, a power of two: N x "
+                           "(screened + 3) world points ({default})", quick=8,
+                           metavar="N", note="Sobol' base sample N (a power of two): "
+                           "N x (screen + 3) points")
+    trajectories: int = setting(6, k.COUNT, "Morris trajectories: R x (parameters + 1) "
+                                "world points ({default})", quick=2, metavar="R",
+                                parse=positive_int, note="Morris trajectories R: "
+                                "R x (parameters + 1) world points")
+    screen: int = setting(3, k.COUNT, "parameters kept for the Sobol' stage ({default})",
+                          metavar="M", parse=positive_int,
+                          note="parameters kept for the Sobol' stage")
+    tasks: int = setting(15, k.COUNT, "LOCA-like tasks per world point ({default})",
+                         quick=5, metavar="N", parse=positive_int,
+                         note="LOCA-like tasks per world point (each family once)")
+    queries: int = setting(6, k.COUNT, "BrowseComp-like queries per window per world "
+                           "point ({default})", quick=4, metavar="N", parse=positive_int,
+                           note="BrowseComp-like queries per window per world point")
+    windows: tuple[int, ...] = setting(
+        (4_000, 8_000, 12_000, 16_000, 32_000, 64_000), ListOf(k.TOKENS),
+        "windows W, tokens", option=None, quick=(4_000, 12_000, 64_000), unit="tokens",
+        note="windows W, tokens")
+    claims: tuple[str, ...] | None = setting(
+        None, None, "the claims to analyse (default: every agent-level claim, those of "
+        "the pressure, window, ablations and cost sweeps)", toml=False, metavar="ID",
+        argparse={"nargs": "+"})
+    params: tuple[str, ...] | None = setting(
+        None, None, "the world parameters to vary (default: every parameter of `ctxsim "
+        "world`; the others stay at their defaults)", toml=False, metavar="NAME",
+        argparse={"nargs": "+"})
+    jobs: int = setting(1, None, "worker processes on this machine (default: 1)",
+                        toml=False, parse=positive_int)
+    scheduler: str | None = setting(None, None, "run on a Dask distributed cluster, e.g. "
+                                    "tcp://host:8786 (default: none, --jobs decides)",
+                                    toml=False, parse=scheduler_address, metavar="ADDRESS")
+    seed: int = setting(0, None, "seeds the designs, the tasks and the agent draws "
+                        "(default: 0)", toml=False, parse=nonnegative_int)
+    quick: bool = setting(False, None, "a small, fast robustness design (explicit "
+                          "options still win; default: off, the full design)",
+                          toml=False, option=None)
+
+    @classmethod
+    def add_arguments(cls, parser, only=None) -> None:
+        """``--robustness``'s group: ``--config``, ``--quick``, the sizes, then the
+        rest (``--no-progress`` last)."""
+        from experiments.arguments import add_no_progress
+        from experiments.config import add_config_argument
+
+        add_config_argument(parser, cls.NAME)
+        parser.add_argument("--quick", action="store_true", help=(
+            "a small, fast robustness design (explicit options still win; default: "
+            "off, the full design)"))
+        super().add_arguments(parser, only)
+        add_no_progress(parser)
+
+    @classmethod
+    def finish(cls, values: dict, args) -> dict:
+        values["quick"] = bool(getattr(args, "quick", False))
+        return values
+
+    def extra_record(self) -> dict:
+        from experiments.sweep import executor_name
+
+        return {"executor": executor_name(self.jobs, self.scheduler)}
