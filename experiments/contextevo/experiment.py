@@ -46,7 +46,8 @@ from experiments.contextevo.loops import run_all
 from experiments.contextevo import options
 from experiments.contextevo.paper import PAPER
 from experiments.contextevo.rows import COLUMNS, last_stage, rows_of
-from experiments.contextevo.setup import exposed, progress_printer, split_options, starts, tasksets
+from experiments.contextevo.setup import (exposed, progress_printer, settings_of, split_options,
+                                          starts, tasksets)
 
 NAME = "contextevo"
 #: the options (the CLI reads them from here, as from every experiment module)
@@ -78,47 +79,45 @@ def run(args) -> list:
     from sim.evolve.contextevo.spec import ProgramSpec
     from sim.evolve.split import split_tasks
 
-    if getattr(args, "ef_seeds", 0) == 1:
-        raise UsageError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
-                         "needs two), got 1")
+    cs = settings_of(args)  # bad options and --config fail before any work
     out = prepare_out(args.out)
-    starts(args)  # bad --start / --spec fail before any work
-    for ts in tasksets(args):
+    starts(cs)  # a bad --start / --spec fails before any work
+    for ts in tasksets(cs):
         try:
-            split_tasks(ts.names, **split_options(args))
+            split_tasks(ts.names, **split_options(cs))
         except ValueError as exc:
             # a fraction that leaves a task set with no held-in or no held-out task
             # cannot run: a usage error (exit 2), reported before any work
-            raise UsageError(f"--held-in-fraction {args.held_in_fraction!r} cannot split "
+            raise UsageError(f"--held-in-fraction {cs.held_in_fraction!r} cannot split "
                              f"the {len(ts.names)} tasks: {exc}") from None
-    suffix = "" if args.backend == "synthetic" else "_llm"
+    suffix = "" if cs.backend == "synthetic" else "_llm"
     t0 = time.perf_counter()
     record: dict = {}
-    if args.backend == "llm":
+    if cs.backend == "llm":
         from experiments.vista.perception import endpoint
         from sim.agents.llm import ChatClient
 
-        with endpoint(args) as (settings, record):
+        with endpoint(cs) as (settings, record):
             client = ChatClient(settings)
-            raw = run_all(args, client, progress=progress_printer(args))
+            raw = run_all(cs, client, progress=progress_printer(args))
             record = {**record, "client_ledger": client.ledger.as_dict()}
     else:
-        raw = run_all(args, progress=progress_printer(args))
+        raw = run_all(cs, progress=progress_printer(args))
     wall = time.perf_counter() - t0
     rows = []
     for setting, start, res in raw["results"]:
-        rows += rows_of(setting, start.name, "full", res, args.backend)
+        rows += rows_of(setting, start.name, "full", res, cs.backend)
     for setting, abl in raw["ablations"].items():
         for var, res in abl.items():
             if var != "full":
                 rows += [r for r in rows_of(setting, raw["starts"][0].name, var, res,
-                                            args.backend, abl["full"])
+                                            cs.backend, abl["full"])
                          if r["stage"] != "start"]
     for setting, per in raw["baselines"].items():
         full = raw["ablations"][setting]["full"]
         for base, res in per.items():
             rows += [r for r in rows_of(setting, raw["starts"][0].name, "evidence_free", res,
-                                        args.backend, full, baseline=base)
+                                        cs.backend, full, baseline=base)
                      if r["stage"] != "start"]
     specs = {f"{s}/{st.name}": _spec_record(st, res) for s, st, res in raw["results"]}
     for key, rec in specs.items():
@@ -141,22 +140,22 @@ def run(args) -> list:
     spec_path.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
     logs = {f"{s}/{st.name}": res.log for s, st, res in raw["results"]}
     attribution = attribution_summary(
-        logs, args.mislabel if args.backend == "synthetic" else None)
+        logs, cs.mislabel if cs.backend == "synthetic" else None)
     for line in attribution["lines"]:
         print(f"[contextevo] {line}")
-    paths.append(figure(rows, out / f"{NAME}{suffix}.png", args.backend,
+    paths.append(figure(rows, out / f"{NAME}{suffix}.png", cs.backend,
                         attribution["lines"], raw["seed_rows"], raw["comparison"]))
     abl_logs = {f"{s}/{v}": r.log for s, abl in raw["ablations"].items()
                 for v, r in abl.items() if v != "full"}
-    cfg = {"quick": bool(args.quick), "backend": args.backend, "seed": args.seed,
-           "iterations": args.iterations, "candidates": args.candidates,
-           "mislabel": args.mislabel, "starts": [s.name for s in raw["starts"]],
+    cfg = {"quick": bool(args.quick), "backend": cs.backend, "seed": cs.seed,
+           "iterations": cs.iterations, "candidates": cs.candidates,
+           "mislabel": cs.mislabel, "starts": [s.name for s in raw["starts"]],
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],
            "split": "split_tasks(sorted names, held_in_fraction=76/174, seed=15)",
-           "spec_file": args.spec, "surfaces": list(exposed(args)),
-           "held_in_fraction": args.held_in_fraction or 76 / 174,
-           "ef_seeds": args.ef_seeds}
+           "spec_file": cs.spec, "surfaces": list(exposed(cs)),
+           "held_in_fraction": cs.held_in_fraction or 76 / 174,
+           "ef_seeds": cs.ef_seeds}
     episodes = sum(r.episodes for _, _, r in raw["results"])
     paths.append(write_sidecar(out / f"{NAME}{suffix}.json", cfg, {
         **record, "attribution": attribution["table"], "logs": logs,

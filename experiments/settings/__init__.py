@@ -96,6 +96,7 @@ REGISTRY: dict[str, str] = {
     "presentation": "experiments.settings.vista",
     "calibrate": "experiments.settings.calibrate",
     "robustness": "experiments.settings.robustness",
+    "contextevo": "experiments.settings.contextevo",
 }
 _CLASSES: dict[str, type] = {}
 

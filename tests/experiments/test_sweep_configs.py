@@ -175,7 +175,7 @@ def test_pressure_run_uses_the_config_file(tmp_path):
 
 
 def _contextevo_args(argv):
-    return _parse(contextevo.add_arguments, argv)
+    return contextevo_setup.settings_of(_parse(contextevo.add_arguments, argv))
 
 
 def test_contextevo_task_sets_follow_the_tables_and_the_file(tmp_path):
