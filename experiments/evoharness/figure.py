@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure
 
 #: the arm every policy arm is compared with in panels (c) and (d)

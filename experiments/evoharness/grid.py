@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.evoharness.arms import Arm, curator_and_harness
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.executors import process_pool
 from sim.evolve.evoharness.curate import budget_counts
 from sim.evolve.evoharness.online import (StreamConfig, StreamParts, TaskRecord,

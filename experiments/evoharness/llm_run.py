@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.vista.perception import endpoint
 from sim.agents.llm import LLMResponseError

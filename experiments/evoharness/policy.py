@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.evoharness.arms import Arm
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.evoharness.grid import run_arm
 from experiments.evoharness.paper import PAPER
 from experiments.evoharness.table import paired_runs

@@ -97,6 +97,7 @@ REGISTRY: dict[str, str] = {
     "calibrate": "experiments.settings.calibrate",
     "robustness": "experiments.settings.robustness",
     "contextevo": "experiments.settings.contextevo",
+    "evoharness": "experiments.settings.evoharness",
 }
 _CLASSES: dict[str, type] = {}
 

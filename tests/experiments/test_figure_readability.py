@@ -209,7 +209,7 @@ def _close_figures():
 def _evoharness_inputs():
     import dataclasses
 
-    from experiments.evoharness.config import GridConfig
+    from experiments.settings.evoharness import GridConfig
 
     side = json.loads((FIGURES / "evoharness.json").read_text())
     fields = {f.name for f in dataclasses.fields(GridConfig)}
