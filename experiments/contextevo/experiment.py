@@ -46,8 +46,8 @@ from experiments.contextevo.loops import run_all
 from experiments.contextevo import options
 from experiments.contextevo.paper import PAPER
 from experiments.contextevo.rows import COLUMNS, last_stage, rows_of
-from experiments.contextevo.setup import (exposed, progress_printer, settings_of, split_options,
-                                          starts, tasksets)
+from experiments.contextevo.setup import (exposed, progress_printer, settings_of,
+                                          split_options, starts, tasksets)
 
 NAME = "contextevo"
 #: the options (the CLI reads them from here, as from every experiment module)

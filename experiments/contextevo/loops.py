@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 from experiments.contextevo.evidence_free import BASELINES
-from experiments.contextevo.setup import (evolve_config, exposed, make_backend, split_options,
-                                          starts, tasksets, with_seed)
+from experiments.contextevo.setup import (evolve_config, exposed, make_backend,
+                                          split_options, starts, tasksets, with_seed)
 
 #: variant -> the loop's stage switches it turns off (ContextEvo Table 5)
 ABLATIONS = {"full": {}, "no_review": {"review": False},
@@ -18,8 +18,9 @@ ABLATIONS = {"full": {}, "no_review": {"review": False},
 
 
 def run_all(cs, client=None, progress=print) -> dict:
-    """Every loop settings ``cs`` (:class:`~experiments.settings.contextevo.ContextEvoSettings`)
-    ask for; returns the raw results (for :func:`experiments.contextevo.experiment.run`)."""
+    """Every loop settings ``cs`` ask for
+    (:class:`~experiments.settings.contextevo.ContextEvoSettings`); returns the raw
+    results (for :func:`experiments.contextevo.experiment.run`)."""
     from experiments.contextevo.evidence_free import median_changeset, run_seeds
     from sim.evolve.contextevo.loop import Runner, evolve
     from sim.evolve.split import split_tasks

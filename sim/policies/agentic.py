@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.policies.base import ContextProgram
-from sim.policies.fixed import TRIGGER_HIGH, TRIGGER_UNIT, _limit
+from sim.policies.fixed import _limit, trigger_knob
 from sim.policies.knobs import ProgramKnobs, knob
 
 
@@ -26,9 +26,8 @@ from sim.policies.knobs import ProgramKnobs, knob
 class ActiveCompressionKnobs(ProgramKnobs):
     """Knobs of :class:`ActiveCompression`."""
 
-    trigger: float = knob(0.6, "write a knowledge block once the request passes this",
-                          low=0, high=TRIGGER_HIGH, unit=TRIGGER_UNIT,
-                          source="Focus / Active Context Compression (0.6 B: ours)")
+    trigger: float = trigger_knob(0.6, "write a knowledge block once the request "
+                                  "passes this", source="Focus / Active Context Compression (0.6 B: ours)")
     keep_last: int = knob(4, "newest messages kept behind the knowledge block", low=0,
                           unit="messages", source="guess")
 
@@ -37,9 +36,8 @@ class ActiveCompressionKnobs(ProgramKnobs):
 class AutoArchiveKnobs(ProgramKnobs):
     """Knobs of :class:`AutoArchive`."""
 
-    trigger: float = knob(0.8, "archive once the request passes this", low=0,
-                          high=TRIGGER_HIGH, unit=TRIGGER_UNIT,
-                          source="VISTA §3.1 Auto-Archive + Recover (0.8 B)")
+    trigger: float = trigger_knob(0.8, "archive once the request passes this",
+                                  source="VISTA §3.1 Auto-Archive + Recover (0.8 B)")
     target: float = knob(0.5, "archive down to this share of B", low=0.0, high=1.0,
                          unit="fraction of B", source="VISTA §3.1 (0.5 B)")
     keep: int = knob(3, "newest tool results never archived", low=0,

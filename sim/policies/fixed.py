@@ -25,10 +25,13 @@ from dataclasses import dataclass
 from sim.policies.base import ContextProgram
 from sim.policies.knobs import ProgramKnobs, knob
 
-#: a trigger's unit (:func:`_limit`)
-TRIGGER_UNIT = "tokens (> 1) or fraction of B (<= 1)"
-#: the upper end of a trigger's range (tokens); the lower end is above 0
-TRIGGER_HIGH = 10_000_000
+
+
+def trigger_knob(default: float, help: str, source: str):
+    """A maintenance trigger's knob: tokens (> 1) or a fraction of B (<= 1), as
+    :func:`_limit` reads it; 0 (always due) .. 10M tokens."""
+    return knob(default, help, low=0, high=10_000_000,
+                unit="tokens (> 1) or fraction of B (<= 1)", source=source)
 
 
 def _limit(value: float, budget: int) -> float:
@@ -62,9 +65,8 @@ class ReAct(ContextProgram):
 class ClearingKnobs(ProgramKnobs):
     """Knobs of :class:`ToolResultClearing`."""
 
-    trigger: float = knob(100_000, "clear once the request passes this", low=0,
-                          high=TRIGGER_HIGH, unit=TRIGGER_UNIT,
-                          source="Anthropic clear_tool_uses: 100K input tokens")
+    trigger: float = trigger_knob(100_000, "clear once the request passes this",
+                                  source="Anthropic clear_tool_uses: 100K input tokens")
     keep: int = knob(3, "most recent tool results kept", low=0,
                      source="Anthropic clear_tool_uses: keep 3")
     fraction: float | None = knob(None, "clear the oldest share of the clearable "
@@ -137,9 +139,8 @@ class ObservationMasking(ContextProgram):
 class SkeletonKnobs(ProgramKnobs):
     """Knobs of :class:`SkeletonCompression`."""
 
-    trigger: float = knob(0.8, "compress once the request passes this", low=0,
-                          high=TRIGGER_HIGH, unit=TRIGGER_UNIT,
-                          source="VISTA §3.1 structured compression (0.8 B: ours)")
+    trigger: float = trigger_knob(0.8, "compress once the request passes this",
+                                  source="VISTA §3.1 structured compression (0.8 B: ours)")
     keep: int = knob(3, "newest tool results kept whole", low=0, unit="tool results",
                      source="as clearing's keep 3")
     stub_chars: int = knob(160, "characters of a result's first line kept", low=0,

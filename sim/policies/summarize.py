@@ -15,7 +15,7 @@ import numpy as np
 from dataclasses import dataclass
 
 from sim.policies.base import ContextProgram
-from sim.policies.fixed import TRIGGER_HIGH, TRIGGER_UNIT, _limit
+from sim.policies.fixed import _limit, trigger_knob
 from sim.policies.knobs import ProgramKnobs, knob
 
 #: a "salient" line: a short key, a colon, a value (evidence, paths, notes)
@@ -60,9 +60,8 @@ class SyntheticSummarizer:
 class SummarizationKnobs(ProgramKnobs):
     """Knobs of :class:`Summarization` (the last three configure the summarizer)."""
 
-    trigger: float = knob(0.9, "summarize once the request passes this", low=0,
-                          high=TRIGGER_HIGH, unit=TRIGGER_UNIT,
-                          source="SLIM: summarize once the budget is reached")
+    trigger: float = trigger_knob(0.9, "summarize once the request passes this",
+                                  source="SLIM: summarize once the budget is reached")
     keep_last: int = knob(20, "newest messages kept verbatim", low=0, unit="messages",
                           source="LangChain SummarizationMiddleware messages_to_keep=20")
     p_exact: float = knob(0.5, "P(a salient line survives verbatim)", low=0.0, high=1.0,
