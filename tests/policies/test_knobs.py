@@ -52,25 +52,27 @@ def test_registered_overrides_reach_the_program():
     assert make_program("masking_openhands").knobs.window == 100
 
 
-def test_builtin_knobs_match_the_spec_grammar_defaults():
-    """An independent source of the same defaults: ContextEvo's program grammar
-    (sim/evolve/contextevo/spec.py) states each mechanism's knob defaults."""
+def test_builtin_defaults_are_the_sources_values_and_the_grammar_reads_them():
+    """The defaults against the numbers their sources state (module docstrings of
+    sim/policies), and ContextEvo's grammar (sim/evolve/contextevo/spec.py) reading
+    each mechanism's defaults from the program that implements it."""
     from sim.evolve.contextevo.spec import MECHANISMS
 
+    assert make_program("masking").knobs.window == 10            # Complexity Trap M=10
+    assert make_program("masking_openhands").knobs.window == 100  # OpenHands
+    c = make_program("clearing").knobs                            # Anthropic
+    assert (c.trigger, c.keep, c.fraction, c.placeholder) == (100_000, 3, None, True)
+    loca = make_program("clearing_loca").knobs                    # LOCA-bench reset
+    assert (loca.fraction, loca.placeholder) == (0.5, False)
+    assert make_program("summarization").knobs.keep_last == 20    # LangChain
+    a = make_program("auto_archive").knobs
+    assert (a.trigger, a.target, a.keep) == (0.8, 0.5, 3)         # VISTA §3.1
     rep = MECHANISMS["representation_update"]
-    masking = make_program("masking").knobs
-    assert (masking.window, masking.marker) == (rep["mask"]["window"],
-                                                rep["mask"]["marker"])
-    clear = make_program("clearing").knobs
-    assert {k: getattr(clear, k) for k in rep["clear"]} == rep["clear"]
-    summ = make_program("summarization").knobs
-    assert {k: getattr(summ, k) for k in rep["summarize"]} == rep["summarize"]
-    skel = make_program("skeleton").knobs
-    assert {k: getattr(skel, k) for k in rep["skeleton"]} == rep["skeleton"]
-    assert make_program("active_compression").knobs.keep_last == \
-        MECHANISMS["memory_update"]["notes"]["keep_last"]
-    assert make_program("react").knobs.trim_to == \
-        MECHANISMS["request_assembly"]["trim"]["trim_to"]
+    assert rep["mask"] == {"window": 10, "marker": "[Old observation omitted]"}
+    assert rep["archive_oldest"] == {"to": a.target, "keep": a.keep}
+    assert rep["clear"] == {"keep": 3, "fraction": None, "placeholder": True}
+    assert MECHANISMS["memory_update"]["notes"] == {"keep_last": 4}
+    assert MECHANISMS["request_assembly"]["trim"] == {"trim_to": 1.0}
 
 
 def test_an_unknown_knob_names_itself_and_the_allowed_ones():
