@@ -206,7 +206,7 @@ def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeyp
 
     monkeypatch.setattr(sim.world, "world_at", counting)
     monkeypatch.setattr(sim.agents, "SyntheticAgent", Spy)
-    spec = JobSpec("loca", 0, 0, 8000, 128_000, ("react", "vista"),
+    spec = JobSpec("loca", 0, 0, 2000, 4000, ("react", "vista"),
                    world=(("agent.p_index", 0.3),))
     rows = run_job(spec)
     assert len(rows) == 2 and len(calls) == 1
