@@ -1,24 +1,27 @@
-"""Experiment configurations: TOML files read with ``tomllib``.
+"""Experiment configurations: the tables of an experiment's settings class and a
+user's TOML file over them, read with ``tomllib``.
 
-Each experiment ships ``experiments/configs/NAME.toml`` with one table per grid
-(``[default]``, ``[quick]``, ...). A user may pass their own TOML file with the same
-keys; missing keys fall back to the shipped ``[default]`` table. Every value is then
-checked against the experiment's schema (:data:`SCHEMAS`): a wrong type (a float
-kappa), a negative or empty value, or a panel outside the grid is a
+Each experiment's grids (``[default]``, ``[quick]``, ...) are declared by its
+settings class (:mod:`experiments.settings`), which also generates the shipped
+``experiments/configs/NAME.toml`` (the file a user copies; the class, not the file,
+is read). A user may pass their own TOML file with the same keys; missing keys fall
+back to the shipped ``[default]`` table. Every value is then checked against the
+experiment's schema (:data:`SCHEMAS`, generated from the class's fields): a wrong
+type (a float kappa), a negative or empty value, or a panel outside the grid is a
 :class:`ConfigValueError` naming the key, the value and what was expected, before
-anything is computed.
+anything is computed. ContextEvo and Evo-Harness still read their shipped files
+against :data:`LEGACY_SCHEMAS` until their settings classes land.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from experiments.arguments import UsageError, nonnegative_int, parse_tokens
+from experiments.arguments import UsageError, parse_tokens
 
 
 class ConfigValueError(UsageError):
@@ -26,9 +29,8 @@ class ConfigValueError(UsageError):
 
 
 # the bounds and kinds of values are declared in experiments.settings.kinds (one
-# wording for a TOML key and its option); re-exported here under their old names
-from experiments.settings.kinds import (CONTENT_C_MAX, GROWTH, INT_MAX,  # noqa: E402,F401
-                                        KAPPA_MAX, MAX_BLOCKS, TOKENS, families, integer,
+# wording for a TOML key and its option)
+from experiments.settings.kinds import (GROWTH, TOKENS, families, integer,  # noqa: E402
                                         one_of, program)
 from experiments.settings.checks import ListOf, as_check, check_value  # noqa: E402
 
@@ -210,10 +212,6 @@ def layer_user_file(name: str, shipped: dict[str, dict], section: str, path,
     mine = {**top, **tables.get(section, {})}
     config.update(mine)
     return check(config, source, set(mine), section)
-
-
-#: argparse type for seeds (kept under its old name; see :mod:`experiments.arguments`)
-non_negative_int = nonnegative_int
 
 
 def add_config_argument(parser, name: str) -> None:

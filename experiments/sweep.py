@@ -9,11 +9,14 @@ cluster (``--scheduler ADDRESS``, extra ``[dask]``), or on any
 unchanged). Before any job runs, every (program, budget) pair is checked feasible:
 a budget below the program's fixed overhead is an error, not a sweep of failures. Every random choice is keyed by the job, so results do not depend on the
 number of workers; progress is a tqdm bar over completed jobs.
+
+A sweep's settings (:mod:`experiments.settings.sweeps`, one typed object from the
+command line on) become its jobs here (:func:`loca_specs`, :func:`browse_specs`):
+``--budget`` is ``settings.budget``, then ``JobSpec.budget``, then the episode's.
 """
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import contextlib
 import shutil
@@ -25,6 +28,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from experiments.executors import cancel_futures, process_pool
+from experiments.settings.sweeps import CALIBRATED
+# kept for experiments.contextevo.experiment until its settings class lands (issue 36,
+# helper "loops"); every other caller imports them from experiments.arguments
+from experiments.arguments import nonnegative_int, positive_int  # noqa: F401
 
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
@@ -36,9 +43,16 @@ ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solve
                "offloaded", "requests")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JobSpec:
-    """One task instance and the programs to run on it.
+    """One task instance and its set-up: the programs to run on it and what every
+    episode is given. Built by keyword (:func:`loca_specs`, :func:`browse_specs`);
+    picklable, so a Dask worker receives it whole.
+
+    The task: ``generator``, ``family``, ``seed``, ``level``, ``base_seed``,
+    ``world`` (its task parameters). The set-up: ``budget``, ``programs``,
+    ``profile``, ``agent``, ``dashboard_tokens`` (and ``world``'s agent
+    parameters).
 
     Attributes:
         generator: ``"loca"`` or ``"browse"``.
@@ -63,13 +77,13 @@ class JobSpec:
     family: int
     seed: int
     level: int
+    base_seed: int = 0
+    world: tuple[tuple[str, float], ...] = ()
     budget: int
     programs: tuple[str, ...]
     profile: str | None = "medium"
-    base_seed: int = 0
-    dashboard_tokens: int | None = None
-    world: tuple[tuple[str, float], ...] = ()
     agent: str = "synthetic"
+    dashboard_tokens: int | None = None
 
 
 def _world(spec: JobSpec):
@@ -329,243 +343,20 @@ def aggregate(rows: list[dict], by=("level", "program")) -> list[dict]:
     return out
 
 
-# the converters live in experiments.arguments (one wording for every command)
-from experiments.arguments import (  # noqa: E402,F401 - re-exported for the sweeps
-    MAX_TOKENS, TOKEN_FORMS, TOKENS_HELP, Distinct, add_no_progress, agent_spec,
-    budget_tokens, int_at_least, int_in_range, name_of, nonnegative_int, parse_tokens,
-    positive_int, positive_tokens, program_spec, scheduler_address, token_count)
-
-#: a LOCA-like growth level: :func:`sim.tasks.loca.loca_task` needs >= 1000 tokens;
-#: at most MAX_TOKENS (an episode's time grows about quadratically with it)
-growth_tokens = token_count(1000, "a growth level in tokens >= 1,000", MAX_TOKENS)
-
-
-def families_arg():
-    """The ``--families`` converter: 1..number of LOCA-like families."""
-    from sim.tasks.loca import FAMILIES
-
-    return int_in_range(1, len(FAMILIES))
-
-
-def world_value(text: str) -> tuple[str, float]:
-    """An argparse ``type``: ``NAME=VALUE`` for a parameter of :data:`sim.world.TABLE`
-    inside its prior range."""
-    from sim.world import TABLE, world_at
-
-    name, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
-    if name not in TABLE:
-        raise argparse.ArgumentTypeError(f"{name!r} is not a world parameter "
-                                         "(see `ctxsim world`)")
-    try:
-        world_at({name: v})
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return name, v
-
-
-#: the agent profile of a sweep given neither --profile nor --world
-DEFAULT_PROFILE = "medium"
-#: the bounded-ledger dashboard's token cap of a sweep without --dashboard-tokens
-DASHBOARD_TOKENS = 400
-
-
-def add_common_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    """``--out``, ``--jobs``, ``--quick``, ``--seed``, ``--profile``, ``--no-progress``,
-    ``--config`` (of ``configs/NAME.toml``)."""
-    from experiments.config import add_config_argument
-    from sim.agents.profiles import PROFILES
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    parser.add_argument("--jobs", type=positive_int, default=1,
-                        help="worker processes on this machine (default: %(default)s)")
-    parser.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
-                        help="run the jobs on a Dask distributed cluster, e.g. "
-                             "tcp://host:8786 (needs the [dask] extra and ctxsim on "
-                             "the workers; default: none, --jobs decides)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small, fast version: changes the defaults of options not "
-                             "given explicitly (explicit options always win)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="base random seed of the sweep: changes every task instance "
-                             "and agent draw (default: %(default)s); not to be confused "
-                             "with --seeds, the number of task seeds per family/query")
-    parser.add_argument("--profile", choices=sorted(PROFILES) + [CALIBRATED],
-                        default=None, metavar="PROFILE",
-                        help=f"synthetic agent profile, one of {', '.join(PROFILES)}, "
-                             f"or {CALIBRATED} (the world at the real model's measured "
-                             "values, figures/calibration.json, clipped into the prior "
-                             "ranges; `ctxsim run calibrate`) (default: "
-                             f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
-    parser.add_argument("--calibrated-row", nargs="*", action=Distinct, default=None,
-                        metavar="PROGRAM",
-                        help="also run these programs (none named: vista) with the "
-                             f"agent at the {CALIBRATED} point; their rows are labelled "
-                             f"PROGRAM@{CALIBRATED} (default: off)")
-    # a parameter named twice is refused: the last value would silently win
-    parser.add_argument("--world", type=world_value, nargs="+", action=Distinct,
-                        key=name_of, default=None, metavar="NAME=VALUE",
-                        help="a point of the synthetic world's table (`ctxsim world`), "
-                             "e.g. agent.p_index=0.3 task.size_sd=2; replaces "
-                             "--profile (default: none, the profile's values)")
-    add_agent_argument(parser)
-    add_no_progress(parser)
-    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=DASHBOARD_TOKENS,
-                        metavar="TOKENS",
-                        help="token cap of the bounded-ledger dashboard (programs such "
-                             f"as vista_bounded_ledger; {TOKENS_HELP}; default: "
-                             "%(default)s)")
-    add_config_argument(parser, name)
-
-
-def dashboard_cap(text: str) -> int:
-    """The ``--dashboard-tokens`` converter: a token count (:func:`parse_tokens`) at
-    least the bounded ledger's minimum (its budget bar and remainder line), a smaller
-    one worded as the dashboard words it
-    (:func:`~sim.workspace.bounded_ledger.cap_too_small`)."""
-    from sim.workspace.bounded_ledger import BoundedLedgerDashboard, cap_too_small
-    from sim.workspace.tokenizer import get_tokenizer
-
-    need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
-    try:
-        cap = parse_tokens(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a dashboard token cap of at least "
-                                         f"{need} tokens (written {TOKEN_FORMS}), "
-                                         f"got {text!r}") from None
-    if cap < need:
-        raise argparse.ArgumentTypeError(cap_too_small(cap, need))
-    return cap
-
-
-def program_names() -> list[str]:
-    """Every program name :func:`sim.policies.make_program` accepts without a
-    ``MODULE:CLASS`` spec (built-ins, registered and entry-point plugins)."""
-    from sim.plugins import program_names as names
-
-    return names()
-
-
-#: how a help text names the plugin form
-PLUGIN_HELP = "or a plugin MODULE:CLASS on PYTHONPATH (docs: Plugins)"
-
-
-def add_programs_argument(parser: argparse.ArgumentParser, default, quick=None) -> None:
-    """``--programs``: built-in names or plugin specs (:func:`program_spec`)."""
-    names = program_names()
-    q = f"; --quick: {' '.join(quick)}" if quick is not None else ""
-    parser.add_argument("--programs", nargs="+", type=program_spec, action=Distinct,
-                        default=None,
-                        metavar="PROGRAM",
-                        help=f"context programs to run (default: {' '.join(default)}{q}); "
-                             f"valid: {', '.join(names)}, {PLUGIN_HELP}")
-
-
-#: the ``--agent`` of ``ctxsim run pressure`` that runs its real-model variant
-LLM_AGENT = "llm"
-
-
-def sweep_agent(text: str) -> str:
-    """The ``--agent`` converter: ``llm`` (pressure's real-model variant, refused by
-    the other sweeps in :func:`sweep_config`) or :func:`agent_spec`."""
-    return text if text == LLM_AGENT else agent_spec(text)
-
-
-def add_agent_argument(parser: argparse.ArgumentParser) -> None:
-    """``--agent``: the synthetic agent, an agent plugin, or (pressure) ``llm``."""
-    parser.add_argument("--agent", type=sweep_agent, default="synthetic", metavar="AGENT",
-                        help="synthetic (the default: the --profile's synthetic agent), "
-                             "a registered agent or a plugin MODULE:CLASS on PYTHONPATH "
-                             "(called with the --profile's Profile once per episode; "
-                             "docs: Plugins); `ctxsim run pressure --agent llm`: the "
-                             "small real-model sweep")
-
-
-def fmt_default(full, quick=None, unit: str = "") -> str:
-    """``"default: 15; --quick: 8"`` for help strings (unit appended to each)."""
-    def one(v):
-        if isinstance(v, (list, tuple)):
-            return " ".join(f"{x:,}" if isinstance(x, int) else str(x) for x in v) + unit
-        return (f"{v:,}" if isinstance(v, int) else str(v)) + unit
-    text = f"default: {one(full)}"
-    if quick is not None and quick != full:
-        text += f"; --quick: {one(quick)}"
-    return text
-
-
-def resolve(args, defaults: dict, quick: dict | None = None) -> dict:
-    """The effective values of ``defaults``' keys: an option the user gave (not None)
-    wins; an unset one takes its ``quick`` default under ``--quick``, else its full
-    default. Lists are copied."""
-    quick = quick or {}
-    use_quick = bool(getattr(args, "quick", False))
-    out = {}
-    for key, full in defaults.items():
-        value = getattr(args, key, None)
-        if value is None:
-            value = quick.get(key, full) if use_quick else full
-        out[key] = list(value) if isinstance(value, (list, tuple)) else value
-    return out
-
-
-def sweep_config(args, defaults: dict, quick: dict | None = None) -> dict:
-    """:func:`resolve` plus the options every sweep shares (profile, seed, jobs,
-    scheduler) and the ``executor`` they amount to (:func:`executor_name`)."""
-    from experiments.arguments import UsageError
-
-    cfg = resolve(args, defaults, quick)
-    scheduler = getattr(args, "scheduler", None)
-    world = dict(getattr(args, "world", None) or ())
-    if world and args.profile not in (None, CALIBRATED):
-        # --world replaces a named profile (the sidecar would record one not used)
-        raise UsageError(f"--profile {args.profile} and --world both set the agent; "
-                         "--world replaces the profile, give one")
-    agent = getattr(args, "agent", "synthetic")
-    if agent == LLM_AGENT:   # pressure takes it before here (its real-model variant)
-        raise UsageError("--agent llm: only `ctxsim run pressure` has a real-model "
-                         "variant; expected synthetic or an agent plugin")
-    if scheduler and args.jobs != 1:
-        raise UsageError(f"--jobs {args.jobs} and --scheduler {scheduler!r} both choose "
-                         "where the jobs run; give one")
-    # the sidecar records the agent actually used: with --world (no --profile) the
-    # world's values replace every profile, so no profile name is recorded (null)
-    profile = args.profile or (None if world else DEFAULT_PROFILE)
-    cfg.update(profile=profile, seed=args.seed, jobs=args.jobs,
-               scheduler=scheduler, executor=executor_name(args.jobs, scheduler),
-               dashboard_tokens=getattr(args, "dashboard_tokens", None),
-               world=world, agent=agent)
-    row = getattr(args, "calibrated_row", None)
-    if args.profile == CALIBRATED or row is not None:
-        from experiments.calibrate.calibrated import calibrated_values
-
-        values, notes = calibrated_values()
-        cfg["calibration"] = {"values": values, "notes": notes}
-        if args.profile == CALIBRATED:
-            cfg["world"] = {**cfg["world"], **values}
-        if row is not None:
-            cfg["calibrated_row"] = list(row) or ["vista"]
-    return cfg
-
-
-#: the profile name of the synthetic agent at the real model's measured values
-CALIBRATED = "calibrated"
-
-
-def calibrated_jobs(specs: list[JobSpec], cfg: dict) -> list[JobSpec]:
-    """The jobs of ``cfg["calibrated_row"]``'s programs with the agent at the
-    calibrated point (``cfg["calibration"]``; the sweep's ``--world`` task values
+def calibrated_jobs(specs: list[JobSpec], settings) -> list[JobSpec]:
+    """The jobs of ``settings.calibrated_row``'s programs with the agent at the
+    calibrated point (``settings.calibration``; the sweep's ``--world`` task values
     kept): ``[]`` unless ``--calibrated-row`` was given. Run them after ``specs`` and
-    split the rows with :func:`split_calibrated`."""
-    progs = cfg.get("calibrated_row") or []
+    split the rows with :func:`split_calibrated`.
+
+    Args:
+        settings: a :class:`experiments.settings.sweeps.SweepSettings`.
+    """
+    progs = settings.calibrated_row or ()
     if not progs:
         return []
-    world = tuple(sorted({**cfg["world"], **cfg["calibration"]["values"]}.items()))
+    world = tuple(sorted({**dict(settings.world),
+                          **settings.calibration["values"]}.items()))
     return [replace(s, programs=tuple(p for p in s.programs if p in progs),
                     profile=CALIBRATED, world=world)
             for s in specs if any(p in progs for p in s.programs)]
@@ -580,88 +371,52 @@ def split_calibrated(rows: list[dict], specs: list[JobSpec]) -> tuple[list, list
     return rows[:n], cal
 
 
-def add_loca_task_arguments(parser: argparse.ArgumentParser, defaults: dict,
-                            quick: dict) -> None:
-    """``--budget``, ``--families`` and ``--seeds`` of the LOCA-like sweeps."""
-    from sim.tasks.loca import FAMILIES
+def loca_specs(settings, levels=None, programs=None) -> list[JobSpec]:
+    """The LOCA-like jobs of a sweep's settings: ``settings.families`` x
+    ``settings.seeds`` per level, each with the sweep's budget, agent and world.
 
-    parser.add_argument("--budget", type=budget_tokens, default=None, metavar="TOKENS",
-                        help=f"context budget B in tokens, 1..{MAX_TOKENS:,} "
-                             f"({TOKENS_HELP}; {fmt_default(defaults['budget'])})")
-    parser.add_argument("--families", type=families_arg(), default=None, metavar="N",
-                        help=f"LOCA-like task families, 1..{len(FAMILIES)} "
-                             f"({fmt_default(defaults['families'], quick['families'])})")
-    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
-                        help="task seeds (instances) per family; see --seed for the base "
-                             f"random seed ({fmt_default(defaults['seeds'], quick['seeds'])})")
-
-
-def add_loca_level_arguments(parser: argparse.ArgumentParser, defaults: dict,
-                             quick: dict) -> None:
-    """``--programs``, ``--growth``, ``--budget``, ``--families`` and ``--seeds`` of the
-    LOCA-like sweeps at one growth level (ablations, cost); ``defaults`` and ``quick``
-    are their grids (``[default]``, ``[quick]``), shown in the help."""
-    add_programs_argument(parser, defaults["programs"], quick["programs"])
-    parser.add_argument("--growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="context growth: tool-result tokens per task, "
-                             f"1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; "
-                             f"{fmt_default(defaults['growth'], quick['growth'])})")
-    add_loca_task_arguments(parser, defaults, quick)
+    Args:
+        settings: a :class:`experiments.settings.sweeps.SweepSettings` with
+            ``budget``, ``families``, ``seeds`` and ``programs`` (and ``levels`` or
+            ``growth``).
+        levels: the growth levels (default: ``settings.levels``, else
+            ``(settings.growth,)``).
+        programs: the programs (default: ``settings.programs``).
+    """
+    if levels is None:
+        levels = getattr(settings, "levels", None) or (settings.growth,)
+    programs = tuple(settings.programs if programs is None else programs)
+    return [JobSpec(generator="loca", family=f, seed=s, level=lvl, base_seed=settings.seed,
+                    world=settings.world, budget=settings.budget, programs=programs,
+                    profile=settings.profile, agent=settings.agent,
+                    dashboard_tokens=settings.dashboard_tokens)
+            for lvl in levels for f in range(settings.families)
+            for s in range(settings.seeds)]
 
 
-#: the setting the VISTA paper reports for each agent-level claim (issue 17): a sweep
-#: defaults to it and its sidecar records it, with any option that departs from it
-PAPER_SETTINGS: dict[str, dict] = {
-    "pressure": {"levels": [8_000, 16_000, 32_000, 64_000, 128_000, 256_000],
-                 "budget": 128_000, "families": 15, "seeds": 5,
-                 "source": "VISTA §3.3, Fig. 4, Table 9: 75 LOCA-Bench tasks, 8K-256K "
-                           "growth, 128K budget"},
-    "window": {"windows": [4_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000],
-               "source": "VISTA §3.3, Fig. 6: W swept with budget = W; the headline "
-                         "W = 12K, below the ~17K median first-retrieval depth"},
-    "ablations": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
-                  "source": "VISTA §3.7, Fig. 8: full VISTA 38/75 = 50.7%, its 128K "
-                            "LOCA-Bench result (§3.3), 128K budget"},
-    "cost": {"growth": 128_000, "budget": 128_000, "families": 15, "seeds": 5,
-             "source": "VISTA Table 2: the main LOCA-Bench runs, 128K budget "
-                       "(Table 1: 50.7% vs 22.7% at 128K)"},
-}
+def browse_specs(settings) -> list[JobSpec]:
+    """The BrowseComp-like jobs of the window sweep's settings
+    (:class:`experiments.settings.vista.WindowSettings`): ``queries`` x ``seeds`` per
+    window W, with budget = W (VISTA §3.3, Fig. 6)."""
+    return [JobSpec(generator="browse", family=q, seed=s, level=w, base_seed=settings.seed,
+                    world=settings.world, budget=w, programs=tuple(settings.programs),
+                    profile=settings.profile, agent=settings.agent,
+                    dashboard_tokens=settings.dashboard_tokens)
+            for w in settings.windows for q in range(settings.queries)
+            for s in range(settings.seeds)]
 
 
-def paper_setting(name: str, cfg: dict) -> dict:
-    """The sidecar record of sweep ``name``'s paper setting: ``{"paper": the
-    setting, "at_paper_setting": bool, "differs": {option: [ours, paper]}}``."""
-    paper = PAPER_SETTINGS[name]
-    differs = {k: [cfg.get(k), v] for k, v in paper.items()
-               if k != "source" and cfg.get(k) != v}
-    return {"paper": paper, "at_paper_setting": not differs, "differs": differs}
-
-
-def loca_specs(levels, programs, budget: int, families: int, seeds: int, profile: str,
-               base_seed: int, dashboard_tokens: int | None = None,
-               world: dict | None = None, agent: str = "synthetic") -> list[JobSpec]:
-    """LOCA-like jobs: ``families`` x ``seeds`` per level (``world``: a point of the
-    world table, ``agent``: see :class:`JobSpec`)."""
-    point = tuple(sorted((world or {}).items()))
-    return [JobSpec("loca", f, s, lvl, budget, tuple(programs), profile, base_seed,
-                    dashboard_tokens, point, agent)
-            for lvl in levels for f in range(families) for s in range(seeds)]
-
-
-def run_loca_config(cfg: dict, jobs: int, executor=None, desc: str = "sweep",
-                    progress: bool = True) -> tuple[list[dict], list[dict], float]:
-    """Run the LOCA-like sweep a config describes (keys growth, programs, budget,
-    families, seeds, profile, seed) at its one growth level.
+def run_loca(settings, executor=None, desc: str = "sweep", progress: bool = True
+             ) -> tuple[list[dict], list[dict], float]:
+    """Run the LOCA-like sweep of ``settings`` (:func:`loca_specs`) at its one growth
+    level, on ``executor``, ``settings.jobs`` processes or ``settings.scheduler``.
 
     Returns:
         ``(rows, per-program aggregate rows, wall seconds)``.
     """
-    specs = loca_specs([cfg["growth"]], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"],
-                       cfg.get("dashboard_tokens"), cfg.get("world"),
-                       cfg.get("agent", "synthetic"))
+    specs = loca_specs(settings)
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=jobs, executor=executor, desc=desc, progress=progress,
-                     scheduler=cfg.get("scheduler"))
+    rows = run_sweep(specs, jobs=settings.jobs, executor=executor, desc=desc,
+                     progress=progress, scheduler=settings.scheduler)
     wall = time.perf_counter() - t0
     return rows, aggregate(rows, by=("program",)), wall

@@ -183,7 +183,8 @@ def _replay_program(args: argparse.Namespace) -> int:
     from sim.workspace import WorkspaceError
 
     # a budget below the program's fixed overhead: one line naming both (exit 2)
-    check_budgets([JobSpec("replay", 0, 0, 0, args.budget, (args.program,))])
+    check_budgets([JobSpec(generator="replay", family=0, seed=0, level=0,
+                           budget=args.budget, programs=(args.program,))])
     try:
         report = play(args.file, args.program, args.budget, seed=args.seed or 0,
                       questions=args.questions or 4, agent=args.agent or "synthetic",

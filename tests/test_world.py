@@ -118,33 +118,37 @@ def test_cli_prints_the_table(capsys):
 
 
 def test_paper_setting_records_departures():
-    from experiments.sweep import PAPER_SETTINGS, paper_setting
+    import dataclasses
 
-    cfg = {k: v for k, v in PAPER_SETTINGS["ablations"].items() if k != "source"}
-    assert cfg["growth"] == 128_000  # VISTA's 38/75 is its 128K result
-    assert paper_setting("ablations", cfg) == {
-        "paper": PAPER_SETTINGS["ablations"], "at_paper_setting": True, "differs": {}}
-    rec = paper_setting("ablations", {**cfg, "growth": 256_000})
+    from experiments.settings.vista import (AblationsSettings, CostSettings,
+                                            PressureSettings, WindowSettings)
+
+    paper = AblationsSettings.paper()
+    assert paper["growth"] == 128_000  # VISTA's 38/75 is its 128K result
+    at = AblationsSettings()
+    assert at.paper_setting() == {"paper": paper, "at_paper_setting": True, "differs": {}}
+    rec = dataclasses.replace(at, growth=256_000).paper_setting()
     assert not rec["at_paper_setting"] and rec["differs"] == {"growth": [256_000, 128_000]}
-    from experiments.vista import ablations, cost, pressure, window
-
-    for mod in (ablations, cost, pressure, window):
-        d = mod.defaults()
-        assert all(d[k] == v for k, v in PAPER_SETTINGS[mod.NAME].items()
-                   if k in d), mod.NAME
+    # the paper's setting is the [default] table (declared once, paper=True)
+    for cls in (AblationsSettings, CostSettings, PressureSettings, WindowSettings):
+        d = cls.table()
+        assert {k: v for k, v in cls.paper().items() if k != "source"} == {
+            k: d[k] for k in cls.paper() if k != "source"}, cls.NAME
 
 
 def test_a_sweep_runs_at_a_point_of_the_world():
     import argparse
     import dataclasses
 
-    from experiments.sweep import JobSpec, run_job, world_value
+    from experiments.settings.sweeps import world_value
+    from experiments.sweep import JobSpec, run_job
 
     assert world_value("agent.p_index=0.3") == ("agent.p_index", 0.3)
     for bad in ("agent.p_index=3", "agent.nope=0.5", "agent.p_index", "task.size_sd=x"):
         with pytest.raises(argparse.ArgumentTypeError):
             world_value(bad)
-    spec = JobSpec("loca", 1, 0, 64_000, 32_000, ("vista",))
+    spec = JobSpec(generator="loca", family=1, seed=0, level=64_000, budget=32_000,
+                   programs=("vista",))
     defaults = tuple((n, p.default) for n, p in TABLE.items())
     assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
     other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
@@ -158,7 +162,8 @@ def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
 
     from experiments.sweep import JobSpec, build_task
 
-    spec = JobSpec("browse", 3, 0, 16_000, 16_000, ("vista",))
+    spec = JobSpec(generator="browse", family=3, seed=0, level=16_000, budget=16_000,
+                   programs=("vista",))
     defaults = tuple((n, p.default) for n, p in TABLE.items())
     assert build_task(dataclasses.replace(spec, world=defaults)) == build_task(spec)
     assert build_task(spec) == browse_task(3, 0)

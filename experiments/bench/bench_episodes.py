@@ -26,13 +26,13 @@ import argparse
 import sys
 import time
 
+from experiments.settings.vista import PressureSettings
 from experiments.sweep import loca_specs, run_job
-from experiments.vista import pressure
 
 
 def main(argv=None) -> int:
     """Play the jobs both ways, compare the rows, print the times and the ratio."""
-    d = pressure.defaults()
+    d = PressureSettings.table()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--levels", type=int, nargs="+", default=d["levels"],
                    help="growth levels in tokens (default: the pressure sweep's)")
@@ -42,8 +42,11 @@ def main(argv=None) -> int:
     p.add_argument("--programs", nargs="+", default=d["programs"],
                    help="programs (default: the pressure sweep's)")
     args = p.parse_args(argv)
-    specs = loca_specs(args.levels, args.programs, d["budget"], args.families, args.seeds,
-                       "medium", 0, None)
+    # dashboard_tokens None: each program's registered cap
+    specs = loca_specs(PressureSettings(levels=tuple(args.levels),
+                                        programs=tuple(args.programs),
+                                        families=args.families, seeds=args.seeds,
+                                        dashboard_tokens=None))
     run_job(specs[0], fast=False)       # warm-up: imports, tokenizer, vocabularies
     run_job(specs[0], fast=True)
     seconds = {False: 0.0, True: 0.0}

@@ -37,6 +37,7 @@ def _episodes(task, programs, tokenizer_factory, budget: int) -> None:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the three comparisons and print one line each; returns the ratios."""
+    from experiments.settings.vista import CostSettings
     from experiments.sweep import loca_specs, run_sweep
     from sim.harness import KnownCountTokenizer
     from sim.tasks.loca import loca_task
@@ -48,7 +49,9 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--growth", type=int, default=256_000)
     args = p.parse_args(argv)
     programs = ("react", "masking", "summarization", "vista")
-    specs = loca_specs([args.growth], programs, 128_000, args.families, 1, "medium", 0)
+    specs = loca_specs(CostSettings(growth=args.growth, programs=programs,
+                                    families=args.families, seeds=1,
+                                    dashboard_tokens=None))
 
     t1 = best_time(lambda: run_sweep(specs, jobs=1, progress=False), args.repeat)
     t2 = best_time(lambda: run_sweep(specs, jobs=2, progress=False), args.repeat)

@@ -31,7 +31,7 @@ import time
 
 import numba
 
-from experiments.config import load_config
+from experiments.settings.theory import Theorem1Settings
 from experiments.vista import proposition2
 from experiments.vista.theorem1 import StageTimer, run_grid, simulate_point
 from sim.games import content_burden
@@ -48,9 +48,8 @@ OLD_RATE_WORK, OLD_MIN_TRIALS, OLD_MAX_TRIALS = 2**27, 256, 4000
 def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]]:
     """Run the grid with a stage timer and print the per-stage table; returns the
     total seconds and the (n, kappa, sigma) of every content point (grid and extras)."""
-    config = load_config("theorem1", grid)
-    if log2_n:
-        config["log2_n"] = log2_n
+    table = Theorem1Settings.load(grid)
+    config = Theorem1Settings.build({**table, "log2_n": log2_n or table["log2_n"]})
     # warm-up: JIT of the sampler and one rate table (excluded from the table)
     simulate_point(Content(1.0), 64, 4, 2, config, 0)
     timer = StageTimer()
@@ -62,14 +61,14 @@ def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]
 
         from experiments.vista.theorem1 import plot_theorem1
         with timer("figures"):
-            plot_theorem1(rows, config["panels"], pathlib.Path(out) / "theorem1.png")
+            plot_theorem1(rows, config.panels, pathlib.Path(out) / "theorem1.png")
         t1 = time.perf_counter()
         prop_timer = StageTimer()
         proposition2.write(rows, config, 1, pathlib.Path(out), grid, progress=False,
                            timer=prop_timer)
         prop_s = time.perf_counter() - t1
     total = sum(timer.seconds.values()) + prop_s
-    print(f"grid {grid!r}, log2 n = {config['log2_n']}, {len(rows)} points, "
+    print(f"grid {grid!r}, log2 n = {config.log2_n}, {len(rows)} points, "
           f"numba threads {numba.get_num_threads()}")
     print(f"{'stage':40s} {'seconds':>9s} {'share':>7s}")
     for stage, sec in sorted(timer.seconds.items(), key=lambda kv: -kv[1]):
@@ -80,8 +79,8 @@ def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]
     worst_rate = max(r["rate_se_bits"] for r in rows)
     print(f"max EZ_se / kappa = {worst_ez:.3%}, max rate error = {worst_rate:.2g} bits")
     content = [(r["n"], r["kappa"], r["param"]) for r in rows if r["channel"] == "content"]
-    content += [(2**int(e), int(k), float(sg)) for e in config["prop2_extra_log2_n"]
-                for k in config["kappas"] for sg in config["sigmas"]]
+    content += [(2**int(e), int(k), float(sg)) for e in config.prop2_extra_log2_n
+                for k in config.kappas for sg in config.sigmas]
     return total, content
 
 

@@ -28,6 +28,11 @@ import sys
 import textwrap
 import time
 
+from experiments.settings.calibrate import CalibrateSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = CalibrateSettings
+
 NAME = "calibrate"
 #: the files it writes: calibration.csv, .png, .json
 FILE = "calibration"
@@ -36,19 +41,18 @@ COLUMNS = ("probe", "quantity", "parameter", "condition", "estimate", "low", "hi
            "inside_prior")
 TRIAL_COLUMNS = ("probe", "case", "condition", "key", "truth", "answer", "outcome",
                  "strict", "value_copied", "request_tokens", "detail")
-PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
+#: the probes, in their run order (declared with the settings' ``--probes``)
+from experiments.settings.calibrate import PROBES  # noqa: E402
 
-#: the probe sizes: the tables of ``experiments/configs/calibrate.toml`` (``[default]``
-#: and ``[quick]``), read by :func:`sizes`
+#: the probe sizes: the TOML keys of
+#: :class:`experiments.settings.calibrate.CalibrateSettings` (``[default]``, ``[quick]``)
 CONFIG = "calibrate"
 
 
 def int_sizes() -> tuple[str, ...]:
-    """The sizes ``--size`` may override: the integer keys of the shipped
+    """The sizes ``--size`` may override: the integer keys of the settings'
     ``[default]`` table (``lengths`` and ``depths`` are lists)."""
-    from experiments.config import load_config
-
-    return tuple(k for k, v in load_config(CONFIG).items() if isinstance(v, int))
+    return CalibrateSettings.int_sizes()
 
 
 def size_override(text: str) -> tuple[str, int]:
@@ -75,22 +79,17 @@ def size_override(text: str) -> tuple[str, int]:
 
 
 def sizes(args) -> dict:
-    """The probe sizes ``args`` ask for: the ``[quick]`` or ``[default]`` table of
-    ``experiments/configs/calibrate.toml``, ``--config FILE``'s keys over it, then
-    ``--size NAME=N`` over both. ``lengths`` (cl100k tokens) and ``depths`` (fractions
-    of the stream) come back as tuples.
+    """The probe sizes ``args`` ask for
+    (:meth:`~experiments.settings.calibrate.CalibrateSettings.sizes`): the
+    ``[quick]`` or ``[default]`` table, ``--config FILE``'s keys over it, then
+    ``--size NAME=N`` over both. ``lengths`` (cl100k tokens) and ``depths``
+    (fractions of the stream) are tuples.
 
     Raises:
-        ConfigValueError: a bad value or an unknown key in ``--config`` (see
-            :func:`experiments.config.load_config`).
+        ConfigValueError: a bad value or an unknown key in ``--config`` or ``--size``
+            (see :func:`experiments.config.load_config`).
     """
-    from experiments.config import grid, validate
-
-    out = grid(CONFIG, args)
-    given = dict(getattr(args, "size", None) or ())
-    if given:
-        out = validate(CONFIG, {**out, **given}, "--size", set(given))
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in out.items()}
+    return CalibrateSettings.from_args(args).sizes()
 
 
 #: the embedded model's tokens per cl100k token on the needle streams, measured:
@@ -120,55 +119,11 @@ def check_context_window(size: dict, n_ctx: int, answer_tokens: int = 160) -> No
 
 
 def add_arguments(parser) -> None:
-    """Options: ``--quick``, ``--config``, ``--base-url``, ``--model``, ``--probes``,
-    ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``, ``--no-cache``, ``--out``,
-    ``--seed``, ``--no-progress``."""
-    from experiments.arguments import (TOKENS_HELP, Distinct, add_no_progress, base_url,
-                                       name_of, positive_tokens)
-    from experiments.config import add_config_argument
-    from experiments.sweep import nonnegative_int, positive_int
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    parser.add_argument("--quick", action="store_true",
-                        help="a few decisions per probe, for a smoke run: the [quick] "
-                             "table of experiments/configs/calibrate.toml (default: off)")
-    add_config_argument(parser, CONFIG)
-    parser.add_argument("--base-url", type=base_url, default=None,
-                        help="OpenAI-compatible endpoint (default: embedded local model)")
-    parser.add_argument("--model", default=None,
-                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
-                             "the endpoint's)")
-    parser.add_argument("--probes", nargs="+", choices=PROBES, action=Distinct,
-                        default=list(PROBES),
-                        metavar="PROBE",
-                        help=f"probes to run (default: all; valid: {', '.join(PROBES)})")
-    parser.add_argument("--n-ctx", type=positive_tokens, default=8192, metavar="TOKENS",
-                        help="context window of the embedded model's server; the "
-                             "needle probe's longest request takes about 1.6 of the "
-                             "model's tokens per cl100k token of its longest length "
-                             "(about 3.4K at the default 2,000), checked before the "
-                             f"server starts ({TOKENS_HELP}; default: %(default)s)")
-    # a size named twice is refused: the last value would silently win
-    parser.add_argument("--size", type=size_override, nargs="+", action=Distinct,
-                        key=name_of, default=None,
-                        metavar="NAME=N",
-                        help="override a probe size of the chosen table (and of "
-                             "--config), e.g. index=15 confabulate=9; integer sizes: "
-                             f"{', '.join(int_sizes())} (default: none)")
-    parser.add_argument("--n-threads", type=positive_int, default=None, metavar="N",
-                        help="threads of the embedded model's server (default: the "
-                             "server's choice, the usable cores); 1 decodes faster on "
-                             "a machine whose cores are busy")
-    parser.add_argument("--cache", default=None, metavar="PATH",
-                        help="answers cached by prompt hash, reused by later runs "
-                             "(default: calibrate_answers.jsonl in the model cache "
-                             "directory)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="keep the answer cache in memory only (default: off)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="random seed, an integer >= 0 (default: %(default)s)")
-    add_no_progress(parser)
+    """Options (:class:`~experiments.settings.calibrate.CalibrateSettings`):
+    ``--out``, ``--quick``, ``--no-progress``, ``--config``, ``--base-url``,
+    ``--model``, ``--probes``, ``--n-ctx``, ``--size``, ``--n-threads``, ``--cache``,
+    ``--no-cache``, ``--seed``."""
+    CalibrateSettings.add_arguments(parser)
 
 
 def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[dict, dict]:

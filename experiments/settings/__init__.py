@@ -46,6 +46,7 @@ Class methods generated from the fields:
   ``[quick]`` (``--quick``) or ``[default]`` table; a subclass adjusts or refuses
   combinations in :meth:`Settings.finish` (a dict of field values, before the
   instance is built).
+* :meth:`Settings.from_record` ``(record)``: the instance a sidecar's record describes.
 * :meth:`Settings.record` ``()``: the sidecar record (every field; tuples as lists),
   plus :meth:`Settings.extra_record`; :meth:`Settings.paper` ``()``: the paper's setting
   (the defaults of the fields declared ``paper=True``: a paper value is the default,
@@ -383,14 +384,11 @@ class Settings:
                 kwargs.update(m["argparse"])
                 parser.add_argument(flag, **kwargs)
                 continue
-            check = m["check"]
-            parse = m["parse"]
-            if parse is None and check is not None:
-                parse = as_check(check).item_check().parse if isinstance(
-                    as_check(check), ListOf) else as_check(check).parse
+            check = None if m["check"] is None else as_check(m["check"])
+            item = check.item_check() if isinstance(check, ListOf) else check
+            # the option's converter: the field's own, else its value check's
+            parse = m["parse"] or (item.parse if item is not None else None)
             is_list = isinstance(check, ListOf) or isinstance(full, list)
-            if callable(check) and not isinstance(check, (Check, ListOf)):
-                is_list = isinstance(as_check(check), ListOf)
             if parse is not None:
                 kwargs["type"] = parse
             if m["choices"] is not None:
@@ -441,6 +439,16 @@ class Settings:
         """An instance from field values (lists frozen to tuples; unknown keys are a
         ``TypeError``)."""
         return cls(**{k: _frozen(v) for k, v in values.items()})
+
+    @classmethod
+    def from_record(cls, record: dict):
+        """The settings a sidecar's ``config`` record describes (:meth:`record`): its
+        keys that are fields (a dict, such as ``world``, as sorted pairs); other keys
+        (derived values, an older sidecar's extras) are ignored, a missing field
+        takes its default."""
+        names = {f.name for f, _ in cls.specs()}
+        return cls.build({k: tuple(sorted(v.items())) if isinstance(v, dict) else v
+                          for k, v in record.items() if k in names})
 
     # -- the record ----------------------------------------------------------------
     def record(self) -> dict:

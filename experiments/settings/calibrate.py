@@ -15,6 +15,8 @@ from experiments.settings import Settings, register, setting
 from experiments.settings import kinds as k
 from experiments.settings.checks import ListOf
 
+#: the probes of ``ctxsim run calibrate`` (:mod:`experiments.calibrate.probes`), in
+#: their run order
 PROBES = ("index", "confabulate", "recovery", "dashboard", "context")
 
 

@@ -57,22 +57,68 @@ def _profile_help() -> str:
             f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
 
 
-def _world_value(text):
-    from experiments.sweep import world_value
+def world_value(text: str) -> tuple[str, float]:
+    """An argparse ``type``: ``NAME=VALUE`` for a parameter of :data:`sim.world.TABLE`
+    inside its prior range."""
+    import argparse
 
-    return world_value(text)
+    from sim.world import TABLE, world_at
+
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+    if name not in TABLE:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a world parameter "
+                                         "(see `ctxsim world`)")
+    try:
+        world_at({name: v})
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, v
 
 
-def _sweep_agent(text):
-    from experiments.sweep import sweep_agent
+def sweep_agent(text: str) -> str:
+    """The ``--agent`` converter: ``llm`` (pressure's real-model variant, refused by
+    the other sweeps in :meth:`SweepSettings.finish`) or
+    :func:`~experiments.arguments.agent_spec`."""
+    from experiments.arguments import agent_spec
 
-    return sweep_agent(text)
+    return text if text == LLM_AGENT else agent_spec(text)
 
 
-def _dashboard_cap(text):
-    from experiments.sweep import dashboard_cap
+def dashboard_cap(text: str) -> int:
+    """The ``--dashboard-tokens`` converter: a token count (:func:`parse_tokens`) at
+    least the bounded ledger's minimum (its budget bar and remainder line), a smaller
+    one worded as the dashboard words it
+    (:func:`~sim.workspace.bounded_ledger.cap_too_small`)."""
+    import argparse
 
-    return dashboard_cap(text)
+    from experiments.arguments import TOKEN_FORMS, parse_tokens
+    from sim.workspace.bounded_ledger import BoundedLedgerDashboard, cap_too_small
+    from sim.workspace.tokenizer import get_tokenizer
+
+    need = BoundedLedgerDashboard.minimum_cap(get_tokenizer("cl100k_base"))
+    try:
+        cap = parse_tokens(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a dashboard token cap of at least "
+                                         f"{need} tokens (written {TOKEN_FORMS}), "
+                                         f"got {text!r}") from None
+    if cap < need:
+        raise argparse.ArgumentTypeError(cap_too_small(cap, need))
+    return cap
+
+
+def program_names() -> list[str]:
+    """Every program name :func:`sim.policies.make_program` accepts without a
+    ``MODULE:CLASS`` spec (built-ins, registered and entry-point plugins)."""
+    from sim.plugins import program_names as names
+
+    return names()
 
 
 @dataclass(frozen=True)
@@ -103,18 +149,18 @@ class SweepSettings(Settings):
     world: tuple[tuple[str, float], ...] = setting(
         (), None, "a point of the synthetic world's table (`ctxsim world`), e.g. "
         "agent.p_index=0.3 task.size_sd=2; replaces --profile (default: none, the "
-        "profile's values)", toml=False, metavar="NAME=VALUE", parse=_world_value,
+        "profile's values)", toml=False, metavar="NAME=VALUE", parse=world_value,
         argparse={"nargs": "+", "action": Distinct, "key": name_of, "default": None})
     agent: str = setting("synthetic", None, "synthetic (the default: the --profile's "
                          "synthetic agent), a registered agent or a plugin MODULE:CLASS "
                          "on PYTHONPATH (called with the --profile's Profile once per "
                          "episode; docs: Plugins); `ctxsim run pressure --agent llm`: "
-                         "the small real-model sweep", toml=False, parse=_sweep_agent,
+                         "the small real-model sweep", toml=False, parse=sweep_agent,
                          metavar="AGENT")
     dashboard_tokens: int = setting(
         DASHBOARD_TOKENS, None, "token cap of the bounded-ledger dashboard (programs "
         f"such as vista_bounded_ledger; {TOKENS_HELP}; default: {DASHBOARD_TOKENS})",
-        toml=False, parse=_dashboard_cap, metavar="TOKENS")
+        toml=False, parse=dashboard_cap, metavar="TOKENS")
     #: not an option: the calibrated point (values, notes) when asked for
     calibration: dict | None = field(default=None, compare=False)
 
@@ -195,8 +241,12 @@ def budget(default: int = 128_000, **kw):
                    note="context budget B, tokens", source="VISTA §3.3", **kw)
 
 
-def families(default: int = 15, **kw):
-    """``families``: LOCA-like task families (VISTA §3.3: LOCA-Bench's 15)."""
+def families(default: int | None = None, **kw):
+    """``families``: LOCA-like task families (default: every one of
+    :data:`sim.tasks.loca.FAMILIES`, LOCA-Bench's 15, VISTA §3.3)."""
+    from sim.tasks.loca import FAMILIES
+
+    default = len(FAMILIES) if default is None else default
     def help_() -> str:
         from sim.tasks.loca import FAMILIES
 
@@ -205,8 +255,12 @@ def families(default: int = 15, **kw):
                    note="LOCA-like task families, 1..15", source="VISTA §3.3", **kw)
 
 
-def seeds(default: int = 5, per: str = "family", **kw):
-    """``seeds``: task instances per family (or query)."""
+def seeds(default: int | None = None, per: str = "family", **kw):
+    """``seeds``: task instances per family (default:
+    :data:`sim.tasks.loca.SEEDS_PER_FAMILY`, 5: 75 tasks, VISTA §3.3) or per query."""
+    from sim.tasks.loca import SEEDS_PER_FAMILY
+
+    default = SEEDS_PER_FAMILY if default is None else default
     return setting(default, k.COUNT, f"task seeds (instances) per {per}; see --seed for "
                    "the base random seed ({default})", metavar="N",
                    parse=positive_int, note=f"task instances per {per}", **kw)
@@ -222,8 +276,6 @@ def growth(default: int = 128_000, **kw):
 def programs(default: tuple[str, ...], **kw):
     """``programs``: the context programs run on every task."""
     def help_() -> str:
-        from experiments.sweep import program_names
-
         return (f"context programs to run ({{default}}); valid: "
                 f"{', '.join(program_names())}, {PLUGIN_HELP}")
     return setting(default, ListOf(k.program), help_, metavar="PROGRAM", **kw)

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from experiments.arguments import float_in, int_in_range, nonnegative_int, positive_int
+from experiments.arguments import float_in, nonnegative_int, positive_int
 from experiments.settings import Settings, register, setting
 from experiments.settings import kinds as k
 from experiments.settings.checks import Check, ListOf

@@ -18,9 +18,9 @@ from experiments.settings import kinds as k
 from experiments.settings import sweeps as s
 from experiments.settings.checks import ListOf
 
-#: the context programs of the main comparison (VISTA Table 1 / Fig. 4)
-MAIN_PROGRAMS = ("react", "clearing", "masking", "summarization", "active_compression",
-                 "skeleton", "folding", "auto_archive", "vista")
+from sim.policies import MAIN_PROGRAMS  # noqa: E402 - the main comparison's programs
+from sim.tasks.browse import WINDOWS  # noqa: E402 - VISTA Fig. 6's windows
+from sim.tasks.loca import GROWTH_LEVELS  # noqa: E402 - VISTA Fig. 4's growth levels
 
 
 @register
@@ -40,7 +40,7 @@ line win over both, and over a --config FILE."""
                                    "8K-256K growth, 128K budget")
 
     levels: tuple[int, ...] = setting(
-        (8_000, 16_000, 32_000, 64_000, 128_000, 256_000), ListOf(k.GROWTH),
+        GROWTH_LEVELS, ListOf(k.GROWTH),
         "context-growth levels: tool-result tokens per task, each in "
         f"1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; {{default}})", unit="tokens",
         quick=(8_000, 256_000), metavar="TOKENS", paper=True,
@@ -70,7 +70,7 @@ and over a --config FILE."""
                                    "first-retrieval depth")
 
     windows: tuple[int, ...] = setting(
-        (4_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000), ListOf(k.TOKENS),
+        WINDOWS, ListOf(k.TOKENS),
         f"windows W in tokens, each in 1..{MAX_TOKENS:,} and also the context budget "
         f"({TOKENS_HELP}; {{default}})", unit="tokens", quick=(4_000, 16_000, 64_000),
         metavar="TOKENS", paper=True, note="W in tokens, also the budget")
@@ -175,7 +175,7 @@ class OverheadSettings(Settings):
                         toml=False, parse=nonnegative_int)
     dashboard_tokens: int = setting(s.DASHBOARD_TOKENS, None, "token cap of the bounded "
                                     f"ledger ({TOKENS_HELP}; {{default}})", toml=False,
-                                    parse=s._dashboard_cap, metavar="TOKENS",
+                                    parse=s.dashboard_cap, metavar="TOKENS",
                                     unit="tokens")
 
 

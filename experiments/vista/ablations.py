@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import time
 
-from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import CRN_NOTE, bounded_comparison, paired_differences
-from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
-                               add_loca_level_arguments, loca_specs, run_sweep,
-                               sweep_config)
-from experiments.sweep import calibrated_jobs, split_calibrated
+from experiments.settings.vista import AblationsSettings
+from experiments.sweep import (ROW_COLUMNS, calibrated_jobs, loca_specs, run_sweep,
+                               split_calibrated)
 
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = AblationsSettings
 NAME = "ablations"
-VARIANTS = ("vista", "vista_no_archive", "vista_no_dashboard", "vista_no_recover",
-            "vista_fixed_archive", "vista_reworded", "vista_status_board",
-            "vista_bounded_ledger")
+#: the variants (the settings' default programs)
+VARIANTS = tuple(AblationsSettings.default_of("programs"))
 #: variants whose only change a synthetic agent cannot perceive, and why
 NEEDS_REAL_MODEL = {
     "vista_reworded": "only the protocol wording changes; a synthetic agent reads no "
@@ -56,23 +55,8 @@ COLUMNS = ("program", "result", "n", "solved", "accuracy", "solved_diff_vs_vista
            "paper_recoveries")
 
 
-def defaults() -> dict:
-    """The full grid (VISTA Fig. 8: 128K growth, 128K budget): ``[default]`` of
-    configs/ablations.toml."""
-    return load_config(NAME)
-
-
-def add_arguments(parser) -> None:
-    """Options: variants, growth level, budget, families, seeds (+ the common ones)."""
-    add_common_arguments(parser, NAME)
-    add_loca_level_arguments(parser, defaults(), load_config(NAME, "quick"))
-
-
-def config(args) -> dict:
-    """The effective configuration: explicit options win over ``--config FILE``,
-    which wins over the ``[quick]`` (under ``--quick``: three of the variants) or
-    ``[default]`` grid."""
-    return sweep_config(args, grid(NAME, args))
+#: options: variants, growth level, budget, families, seeds (+ the sweeps' common ones)
+add_arguments = AblationsSettings.add_arguments
 
 
 def table(rows: list[dict], programs: list[str]) -> list[dict]:
@@ -124,18 +108,16 @@ def run(args, executor=None) -> list:
     """Run the variants a synthetic agent can tell apart and write CSV, PNG and JSON;
     returns the paths."""
     out = prepare_out(args.out)
-    cfg = config(args)
-    runnable = [p for p in cfg["programs"] if p not in NEEDS_REAL_MODEL]
-    specs = loca_specs([cfg["growth"]], runnable, cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
-                       cfg["world"], cfg["agent"])
+    cfg = AblationsSettings.from_args(args)
+    runnable = [p for p in cfg.programs if p not in NEEDS_REAL_MODEL]
+    specs = loca_specs(cfg, programs=runnable)
     t0 = time.perf_counter()
-    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=cfg.jobs,
                      executor=executor, desc=NAME, progress=not args.no_progress,
-                     scheduler=cfg["scheduler"]) if runnable else []
+                     scheduler=cfg.scheduler) if runnable else []
     wall = time.perf_counter() - t0
     rows, cal = split_calibrated(rows, specs)
-    ordered = table(rows, cfg["programs"])
+    ordered = table(rows, cfg.programs)
     # the synthetic agent at the real model's measured point: one more row
     ordered += table(cal, sorted({r["program"] for r in cal}))
     rows += cal
@@ -145,11 +127,11 @@ def run(args, executor=None) -> list:
     if bounded:
         paths.append(write_csv(out / f"{NAME}_bounded.csv", PAIRED_COLUMNS, bounded))
     paths.append(save_figure(_figure(ordered, cfg), out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
-        "paper_setting": paper_setting(NAME, cfg),
+        "paper_setting": cfg.paper_setting(),
         "bounded_ledger": bounded,
-        "needs_real_model": {p: NEEDS_REAL_MODEL[p] for p in cfg["programs"]
+        "needs_real_model": {p: NEEDS_REAL_MODEL[p] for p in cfg.programs
                              if p in NEEDS_REAL_MODEL}}))
     return paths
 
@@ -194,7 +176,7 @@ def _needs_real_model(ax, i) -> None:
                 fontsize=7, xytext=(0, 3), textcoords="offset points", color="grey")
 
 
-def _figure(ordered: list[dict], cfg: dict):
+def _figure(ordered: list[dict], cfg: AblationsSettings):
     """Solved tasks with the paired difference from VISTA (left) and archive calls,
     archived blocks and recoveries beside the paper's counts (right)."""
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(14, 5),
@@ -230,7 +212,7 @@ def _figure(ordered: list[dict], cfg: dict):
     ax1.set_xticks(x, names)
     ax1.set_ylabel("share of tasks solved")
     ax1.set_ylim(0, 1)
-    ax1.set_title(f"VISTA ablations at {cfg['growth'] / 1000:g}K growth (cf. Fig. 8a)")
+    ax1.set_title(f"VISTA ablations at {cfg.growth / 1000:g}K growth (cf. Fig. 8a)")
     w = 0.27
     series = (("archive_calls", "archive calls", "C1"),
               ("archived_blocks", "archived blocks", "C3"),

@@ -8,44 +8,31 @@ pairing the claims scorecard needs).
 
 from __future__ import annotations
 
-
-from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, paired_differences
-from experiments.sweep import (paper_setting, ROW_COLUMNS, add_common_arguments,
-                               add_loca_level_arguments, run_loca_config, sweep_config)
+from experiments.settings.vista import CostSettings
+from experiments.sweep import ROW_COLUMNS, run_loca
 
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = CostSettings
 NAME = "cost"
 COLUMNS = ("program", "n", "accuracy", "input_tokens", "cached_tokens", "output_tokens",
            "total_tokens", "cache_hit", "cost_usd", "cost_diff_vs_vista", "cost_diff_lo",
            "cost_diff_hi", "requests")
 
 
-def defaults() -> dict:
-    """The full grid (VISTA Table 2): ``[default]`` of configs/cost.toml."""
-    return load_config(NAME)
-
-
-def add_arguments(parser) -> None:
-    """Options: programs, growth, budget, families, seeds (+ the common ones)."""
-    add_common_arguments(parser, NAME)
-    add_loca_level_arguments(parser, defaults(), load_config(NAME, "quick"))
-
-
-def config(args) -> dict:
-    """The effective configuration: explicit options win over ``--config FILE``,
-    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
-    return sweep_config(args, grid(NAME, args))
+#: options: programs, growth, budget, families, seeds (+ the sweeps' common ones)
+add_arguments = CostSettings.add_arguments
 
 
 def run(args, executor=None) -> list:
     """Price every program's ledger and write CSV, PNG and JSON; returns the paths."""
     out = prepare_out(args.out)
-    cfg = config(args)
-    rows, per_program, wall = run_loca_config(cfg, args.jobs, executor, desc=NAME,
-                                              progress=not args.no_progress)
+    cfg = CostSettings.from_args(args)
+    rows, per_program, wall = run_loca(cfg, executor, desc=NAME,
+                                       progress=not args.no_progress)
     table = {r["program"]: r for r in per_program}
-    ordered = sorted((table[p] for p in cfg["programs"]), key=lambda r: r["cost_usd"])
+    ordered = sorted((table[p] for p in cfg.programs), key=lambda r: r["cost_usd"])
     diffs = paired_differences(rows, "vista", column="cost_usd", by=()) if \
         "vista" in table else {}
     for r in ordered:
@@ -57,14 +44,14 @@ def run(args, executor=None) -> list:
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig = figure(ordered, rows, cfg)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
-        "paper_setting": paper_setting(NAME, cfg),
+        "paper_setting": cfg.paper_setting(),
         "prices_per_million": {"uncached": 0.50, "cached": 0.05, "output": 3.00}}))
     return paths
 
 
-def figure(table: list[dict], rows: list[dict], cfg: dict):
+def figure(table: list[dict], rows: list[dict], cfg: CostSettings):
     """Cost against accuracy, one point per program of ``table`` (the rows of
     ``cost.csv``), with each program's 95% paired-bootstrap intervals of its
     difference from VISTA drawn around its point: across, the cost difference
@@ -103,9 +90,9 @@ def figure(table: list[dict], rows: list[dict], cfg: dict):
     # a cost: from $0, to past the last point and whisker
     ax.set_xlim(0, max([x for x, _ in xy] + right) * 1.1)
     ax.set_ylim(0, 100)  # an accuracy in percent: never below 0 even when all are 0
-    ax.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
-    ax.set_title(f"Cost vs accuracy at {cfg['growth'] / 1000:g}K growth, budget "
-                 f"{cfg['budget'] / 1000:g}K (cf. Table 2)")
+    ax.set_ylabel(f"accuracy (% of {cfg.families * cfg.seeds} tasks)")
+    ax.set_title(f"Cost vs accuracy at {cfg.growth / 1000:g}K growth, budget "
+                 f"{cfg.budget / 1000:g}K (cf. Table 2)")
     fig.supxlabel(CRN_NOTE + ";\nwhiskers: each program's interval of its difference "
                   "from vista (cost across, accuracy up and down), drawn around its point;"
                   " values in cost.csv.", fontsize=6)

@@ -17,8 +17,6 @@ import time
 
 import numpy as np
 
-from experiments.arguments import add_no_progress
-from experiments.config import add_config_argument, non_negative_int
 from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, Content,
                                 Ledger, ListChannel, WindowedLedger)
 from sim.games.content_burden import content_EZ
@@ -86,10 +84,11 @@ class StageTimer:
             self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
 
 
-def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: int,
+def simulate_point(channel, n: int, kappa: int, index: int, config, seed: int,
                    timer: StageTimer | None = None) -> dict:
     """One CSV row: E[Z] (exact sampler, ``trials`` draws) with its exact standard
     error sqrt(Var Z / trials), the rate in bits, the bounds and the theory value.
+    ``config``: the grid's :class:`~experiments.settings.theory.Theorem1Settings`.
 
     ``EZ_se`` uses the exact Var Z of :mod:`sim.games.burden_law` (the plug-in
     ``EZ_se_sample`` is 0 in rows where every draw was equal although Var Z > 0).
@@ -98,7 +97,7 @@ def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: 
     ss = point_seed(seed, channel, n, kappa, index)
     game_ss, _ = ss.spawn(2)   # the second stream fed the Monte Carlo rate (kept: same E[Z] draws)
     with timer("E[Z] sampling"):
-        result = play(n, kappa, channel, trials=int(config["trials"]), seed=game_ss)
+        result = play(n, kappa, channel, trials=int(config.trials), seed=game_ss)
         ez, ez_se_sample = result.EZ, result.EZ_se_sample
     with timer("exact Var Z and E[Z] theory"):
         ez_se = result.EZ_se
@@ -119,15 +118,16 @@ def simulate_point(channel, n: int, kappa: int, index: int, config: dict, seed: 
     }
 
 
-def grid_points(config: dict) -> list[tuple]:
-    """(channel, n, kappa, index) for every point of the grid (n > kappa only)."""
+def grid_points(config) -> list[tuple]:
+    """(channel, n, kappa, index) for every point of the grid (n > kappa only) of
+    ``config`` (:class:`~experiments.settings.theory.Theorem1Settings`)."""
     points = []
-    for log2n in config["log2_n"]:
+    for log2n in config.log2_n:
         n = 2 ** int(log2n)
-        for kappa in config["kappas"]:
+        for kappa in config.kappas:
             if n <= kappa:
                 continue
-            for index, channel in enumerate(channels_for(n, config["sigmas"])):
+            for index, channel in enumerate(channels_for(n, config.sigmas)):
                 points.append((channel, n, int(kappa), index))
     return points
 
@@ -151,12 +151,8 @@ def one_numba_thread():
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``ctxsim run theorem1`` and ``ctxsim run proposition2`` (one grid
-    table, experiments/configs/theorem1.toml)."""
-    parser.add_argument("--quick", action="store_true", help="small grid, the [quick] table (seconds; default: off, "
-                             "the [default] table)")
-    parser.add_argument("--out", default="figures", help="output directory (default: figures)")
-    parser.add_argument("--seed", type=non_negative_int, default=1,
-                        help="base random seed, an integer >= 0 (default: 1)")
-    add_config_argument(parser, "theorem1")
-    add_no_progress(parser)
+    """Options of ``ctxsim run theorem1`` and ``ctxsim run proposition2`` (one grid,
+    :class:`~experiments.settings.theory.Theorem1Settings`)."""
+    from experiments.settings.theory import Theorem1Settings
+
+    Theorem1Settings.add_arguments(parser)

@@ -29,6 +29,11 @@ import tempfile
 import time
 import warnings
 
+from experiments.settings.vista import OverheadSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = OverheadSettings
+
 NAME = "overhead"
 #: VISTA Fig. 10's reported dashboard size (tokens), drawn as a reference line
 PAPER_TOKENS = 340
@@ -37,31 +42,14 @@ COLUMNS = ("trajectory", "dashboard", "setting", "registered", "ledger_rows", "v
 
 
 def add_arguments(parser) -> None:
-    """``--out``, ``--budget`` (tokens), ``--quick`` (the two small trajectories and
-    the first 200 blocks of the others), ``--max-blocks``."""
-    from experiments.arguments import add_no_progress
-    from experiments.sweep import (TOKENS_HELP, dashboard_cap, nonnegative_int,
-                                   positive_int, positive_tokens)
-
-    add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    parser.add_argument("--budget", type=positive_tokens, default=12_288, metavar="TOKENS",
-                        help="window W of the pressured setting, in tokens "
-                             f"({TOKENS_HELP}; default: %(default)s)")
-    parser.add_argument("--max-blocks", type=positive_int, default=None, metavar="N",
-                        help="stop each replay after this many registered blocks "
-                             "(default: whole trajectories; --quick: 200)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small, fast version: --max-blocks defaults to 200 "
-                             "(an explicit --max-blocks wins)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="unused: the replay is deterministic (default: %(default)s)")
-    parser.add_argument("--dashboard-tokens", type=dashboard_cap, default=400,
-                        metavar="TOKENS",
-                        help=f"token cap of the bounded ledger ({TOKENS_HELP}; "
-                             "default: %(default)s)")
+    """``--out``, ``--quick`` (the first 200 blocks of each trajectory), the options
+    of :class:`~experiments.settings.vista.OverheadSettings` (``--budget`` in tokens,
+    ``--max-blocks``, ``--seed``, ``--dashboard-tokens``)."""
+    # --no-progress is accepted like every experiment's; this one prints no progress
+    OverheadSettings.add_run_arguments(
+        parser, quick_help="small, fast version: --max-blocks defaults to 200 (an "
+        "explicit --max-blocks wins)")
+    OverheadSettings.add_arguments(parser)
 
 
 def trace(path, budget: int | None, max_blocks: int | None = None,
@@ -128,12 +116,11 @@ def run(args) -> list:
     from sim.tasks.replay import trajectory_files
 
     out = prepare_out(args.out)
+    cfg = OverheadSettings.from_args(args)
     files = trajectory_files()
-    max_blocks = args.max_blocks
-    if args.quick and max_blocks is None:
-        max_blocks = 200
-    settings = [("unbounded", None), (f"W={args.budget}", args.budget)]
-    dashboards = ["ledger", f"bounded_ledger:{args.dashboard_tokens}"]
+    max_blocks = cfg.max_blocks
+    settings = [("unbounded", None), (f"W={cfg.budget}", cfg.budget)]
+    dashboards = ["ledger", f"bounded_ledger:{cfg.dashboard_tokens}"]
     t0 = time.perf_counter()
     table, summary = [], {}
     for f in files:
@@ -178,19 +165,19 @@ def run(args) -> list:
                     for f in files]
     keys = [Line2D([], [], color="grey", lw=1.4, label="full ledger"),
              Line2D([], [], color="grey", lw=0.9, marker="|", ms=6,
-                    label=f"bounded ledger ({args.dashboard_tokens} tokens)"),
-             Line2D([], [], color="grey", ls="--", label=f"W={args.budget:,}"),
+                    label=f"bounded ledger ({cfg.dashboard_tokens} tokens)"),
+             Line2D([], [], color="grey", ls="--", label=f"W={cfg.budget:,}"),
              ax1.axhline(PAPER_TOKENS, color="k", ls=":", lw=1.4,
                          label=f"VISTA Fig. 10: ~{PAPER_TOKENS} tokens"),
              # the cap differs from the paper's line in colour, pattern and width
              # C9: no trajectory's colour (they take C0, C1, ...); under the curves
-             ax1.axhline(args.dashboard_tokens, color="C9", ls="-.", lw=1.8, zorder=0.5,
-                         label=f"bounded ledger's cap: {args.dashboard_tokens} tokens")]
+             ax1.axhline(cfg.dashboard_tokens, color="C9", ls="-.", lw=1.8, zorder=0.5,
+                         label=f"bounded ledger's cap: {cfg.dashboard_tokens} tokens")]
     # both reference lines also named where they are drawn (they lie close together)
-    for value, text, va in ((args.dashboard_tokens, f"cap {args.dashboard_tokens}",
-                             "bottom" if args.dashboard_tokens >= PAPER_TOKENS else "top"),
+    for value, text, va in ((cfg.dashboard_tokens, f"cap {cfg.dashboard_tokens}",
+                             "bottom" if cfg.dashboard_tokens >= PAPER_TOKENS else "top"),
                             (PAPER_TOKENS, f"~{PAPER_TOKENS} (paper)",
-                             "top" if args.dashboard_tokens >= PAPER_TOKENS else "bottom")):
+                             "top" if cfg.dashboard_tokens >= PAPER_TOKENS else "bottom")):
         ax1.annotate(text, (0.0, value), xycoords=("axes fraction", "data"),
                      xytext=(3, 2 if va == "bottom" else -2), textcoords="offset points",
                      va=va, fontsize=7, color="C9" if text.startswith("cap") else "k")
@@ -204,7 +191,7 @@ def run(args) -> list:
     ax2.set_yscale("log")
     ax2.set_xlabel("registered blocks N")
     ax2.set_ylabel("visible blocks")
-    ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={args.budget:,}",
+    ax2.set_title(f"(b) visible set; solid: unbounded, dashed: W={cfg.budget:,}",
                   fontsize=9)
     # legends below the panels, off the data: trajectories (colour) and line styles
     ax1.legend(handles=keys, fontsize=7, loc="upper center", ncol=2, frameon=False,
@@ -213,9 +200,8 @@ def run(args) -> list:
                frameon=False, bbox_to_anchor=(0.5, -0.14),
                title="trajectory (colour, both panels)", title_fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
-    cfg = {"budget": args.budget, "max_blocks": max_blocks, "quick": bool(args.quick),
-           "tokenizer": "cl100k_base", "dashboards": dashboards,
-           "trajectories": [f.name for f in files]}
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    record = {**cfg.record(), "quick": bool(args.quick), "tokenizer": "cl100k_base",
+              "dashboards": dashboards, "trajectories": [f.name for f in files]}
+    paths.append(write_sidecar(out / f"{NAME}.json", record, {
         "wall_seconds": round(wall, 1), "summary": summary, "model": None}))
     return paths

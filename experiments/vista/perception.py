@@ -30,6 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from experiments.settings.vista import PerceptionSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = PerceptionSettings
+
 NAME = "perception"
 COLUMNS = ("snapshot", "condition", "quantity", "item", "truth", "estimate",
            "rel_error", "correct")
@@ -248,33 +253,13 @@ def probe(snaps: list[Snapshot], ask, seed: int, n_pairs: int = 3,
 
 
 def add_arguments(parser) -> None:
-    """Options: ``--snapshots``, ``--cap`` (tokens), ``--pairs``, ``--base-url``
-    (default: start the embedded model), ``--model``, ``--quick``, ``--out``,
-    ``--seed``."""
-    from experiments.arguments import add_no_progress, base_url
-    from experiments.sweep import TOKENS_HELP, nonnegative_int, positive_int, positive_tokens
-
-    add_no_progress(parser)
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    parser.add_argument("--snapshots", type=positive_int, default=6, metavar="N",
-                        help="workspace snapshots probed, >= 1 (default: %(default)s)")
-    parser.add_argument("--cap", type=positive_tokens, default=1600, metavar="TOKENS",
-                        help=f"snapshot cap in tokens, >= 1 ({TOKENS_HELP}; "
-                             "default: %(default)s)")
-    parser.add_argument("--pairs", type=positive_int, default=3, metavar="N",
-                        help="pairwise questions per snapshot, >= 1 "
-                             "(default: %(default)s)")
-    parser.add_argument("--base-url", type=base_url, default=None,
-                        help="OpenAI-compatible endpoint (default: embedded local model)")
-    parser.add_argument("--model", default=None,
-                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
-                             "the endpoint's)")
-    parser.add_argument("--quick", action="store_true",
-                        help="2 snapshots, cap 800 (default: off)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="random seed, an integer >= 0 (default: %(default)s)")
+    """``--out``, ``--quick`` (2 snapshots, cap 800), ``--no-progress`` and the options
+    of :class:`~experiments.settings.vista.PerceptionSettings` (``--snapshots``,
+    ``--cap`` in tokens, ``--pairs``, ``--base-url`` (default: start the embedded
+    model), ``--model``, ``--seed``)."""
+    PerceptionSettings.add_run_arguments(parser, quick_help="2 snapshots, cap 800 "
+                                         "(explicit options win; default: off)")
+    PerceptionSettings.add_arguments(parser)
 
 
 def endpoint(args):
@@ -309,8 +294,9 @@ def run(args) -> list:
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)
-    n, cap = (2, 800) if args.quick else (args.snapshots, args.cap)
-    snaps = snapshots(cap, n, args.seed)
+    cfg = PerceptionSettings.from_args(args)
+    cap = cfg.cap
+    snaps = snapshots(cap, cfg.snapshots, cfg.seed)
     invalid = []
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
@@ -323,17 +309,17 @@ def run(args) -> list:
                 invalid.append(str(exc)[:200])
                 return None
 
-        rows = probe(snaps, ask, args.seed, n_pairs=args.pairs,
+        rows = probe(snaps, ask, cfg.seed, n_pairs=cfg.pairs,
                      progress=None if args.no_progress else
                      lambda s: print(f"[perception] {s}", flush=True))
     wall = time.perf_counter() - t0
     summary = summarize(rows)
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]
     paths.append(plot(summary, out / f"{NAME}.png", record.get("model", "?")))
-    cfg = {"snapshots": [s.name for s in snaps], "cap": cap, "pairs": args.pairs,
-           "seed": args.seed, "quick": bool(args.quick), "tokenizer": "cl100k_base",
-           "temperature": settings.temperature}
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    config = {**cfg.record(), "snapshots": [s.name for s in snaps],
+              "quick": bool(args.quick), "tokenizer": "cl100k_base",
+              "temperature": settings.temperature}
+    paths.append(write_sidecar(out / f"{NAME}.json", config, {
         **record, "summary": summary, "invalid_answers": invalid,
         "ledger": client.ledger.as_dict(), "wall_seconds": round(wall, 1)}))
     return paths

@@ -31,6 +31,11 @@ import time
 
 import numpy as np
 
+from experiments.settings.vista import PresentationSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = PresentationSettings
+
 NAME = "presentation"
 CONDITIONS = ("ledger", "ledger_sorted", "sorted_unpinned", "status_board")
 #: every condition ``--conditions`` accepts (the default runs :data:`CONDITIONS`)
@@ -188,35 +193,13 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
 
 
 def add_arguments(parser) -> None:
-    """Options: ``--trials``, ``--pairs``, ``--base-url``, ``--model``, ``--quick``,
-    ``--out``, ``--seed``."""
-    from experiments.arguments import Distinct, add_no_progress, base_url
-    from experiments.sweep import nonnegative_int, positive_int
-
-    add_no_progress(parser)
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    parser.add_argument("--trials", type=positive_int, default=12, metavar="N",
-                        help="trials per layout, >= 1 (default: %(default)s)")
-    parser.add_argument("--pairs", type=positive_int, default=4, metavar="N",
-                        help="call/result pairs per ledger, >= 1 (default: %(default)s)")
-    parser.add_argument("--base-url", type=base_url, default=None,
-                        help="OpenAI-compatible endpoint (default: embedded local model)")
-    parser.add_argument("--model", default=None,
-                        help="model name at --base-url (default: $CTXSIM_LLM_MODEL or "
-                             "the endpoint's)")
-    parser.add_argument("--quick", action="store_true", help="3 trials (default: off)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="random seed, an integer >= 0 (default: %(default)s)")
-    parser.add_argument("--conditions", nargs="+", choices=ALL_CONDITIONS,
-                        action=Distinct, default=list(CONDITIONS), metavar="CONDITION",
-                        help="presentations to compare (default: the four of the study; "
-                             f"valid: {', '.join(ALL_CONDITIONS)}); other than the "
-                             "default, the outputs are named presentation[_plain]_<conditions>")
-    parser.add_argument("--plain-schema", action="store_true",
-                        help="no example ids in the tool description (writes "
-                             "presentation_plain.*; default: off)")
+    """``--out``, ``--quick`` (3 trials), ``--no-progress`` and the options of
+    :class:`~experiments.settings.vista.PresentationSettings` (``--trials``,
+    ``--pairs``, ``--base-url``, ``--model``, ``--seed``, ``--conditions``,
+    ``--plain-schema``)."""
+    PresentationSettings.add_run_arguments(parser, quick_help="3 trials (explicit "
+                                           "options win; default: off)")
+    PresentationSettings.add_arguments(parser)
 
 
 def run(args) -> list:
@@ -229,10 +212,11 @@ def run(args) -> list:
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)
-    conds = tuple(args.conditions)
-    name = NAME + ("_plain" if args.plain_schema else "") + (
+    cfg = PresentationSettings.from_args(args)
+    conds = tuple(cfg.conditions)
+    name = NAME + ("_plain" if cfg.plain_schema else "") + (
         "" if conds == CONDITIONS else "_" + "-".join(conds))
-    trials = 3 if args.quick else args.trials
+    trials = cfg.trials
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
         # no repairs: the first answer is the measurement (a repair would reveal ids)
@@ -244,10 +228,10 @@ def run(args) -> list:
             except LLMResponseError:
                 return None
 
-        rows = probe(ask, trials, args.seed, args.pairs,
+        rows = probe(ask, trials, cfg.seed, cfg.pairs,
                      progress=None if args.no_progress else
                      lambda s: print(f"[presentation] {s}", flush=True),
-                     plain=args.plain_schema, conditions=conds)
+                     plain=cfg.plain_schema, conditions=conds)
     wall = time.perf_counter() - t0
     summary = summarize(rows, conds)
     paths = [write_csv(out / f"{name}.csv", COLUMNS, rows)]
@@ -266,15 +250,13 @@ def run(args) -> list:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("archives the largest unpinned block")
     ax.set_title(f"Dashboard presentation, {record.get('model', '?')}"
-                 + (" (no example ids in the tool schema)" if args.plain_schema else ""),
+                 + (" (no example ids in the tool schema)" if cfg.plain_schema else ""),
                  fontsize=9)
     ax.legend(fontsize=8)
     paths.append(save_figure(fig, out / f"{name}.png"))
-    cfg = {"trials": trials, "pairs": args.pairs, "seed": args.seed,
-           "quick": bool(args.quick), "conditions": list(conds),
-           "plain_schema": bool(args.plain_schema),
-           "temperature": settings.temperature}
-    paths.append(write_sidecar(out / f"{name}.json", cfg, {
+    config = {**cfg.record(), "quick": bool(args.quick),
+              "temperature": settings.temperature}
+    paths.append(write_sidecar(out / f"{name}.json", config, {
         **record, "summary": summary, "ledger": client.ledger.as_dict(),
         "wall_seconds": round(wall, 1)}))
     return paths

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import time
 
-from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
 from experiments.paired import COLUMNS as PAIRED_COLUMNS
 from experiments.paired import bounded_comparison
-from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, TOKENS_HELP, Distinct,
-                               add_common_arguments, add_loca_task_arguments,
-                               add_programs_argument, aggregate, calibrated_jobs,
-                               fmt_default, growth_tokens, loca_specs, paper_setting,
-                               run_sweep, split_calibrated, sweep_config)
+from experiments.settings.vista import PressureLLMSettings, PressureSettings
+from experiments.sweep import (ROW_COLUMNS, aggregate, calibrated_jobs, loca_specs,
+                               run_sweep, split_calibrated)
 
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = PressureSettings
 NAME = "pressure"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "acc_diff_lo", "acc_diff_hi", "mean_active", "total_tokens", "archives",
@@ -30,32 +29,13 @@ COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "recovery_targets", "failed_reads", "cost_usd")
 
 
-def defaults() -> dict:
-    """The full-sweep grid (VISTA Fig. 4): ``[default]`` of configs/pressure.toml."""
-    return load_config(NAME)
-
-
 def add_arguments(parser) -> None:
-    """Options: levels, programs, budget, families, seeds (+ the common ones)."""
-    d, q = defaults(), load_config(NAME, "quick")
-    add_common_arguments(parser, NAME)
-    parser.add_argument("--levels", type=growth_tokens, nargs="+", action=Distinct,
-                        default=None,
-                        metavar="TOKENS",
-                        help="context-growth levels: tool-result tokens per task, each "
-                             f"in 1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; "
-                             f"{fmt_default(d['levels'], q['levels'])})")
-    add_programs_argument(parser, d["programs"], q["programs"])
-    add_loca_task_arguments(parser, d, q)
-    from experiments.vista.pressure_llm import add_llm_arguments
-
-    add_llm_arguments(parser)  # --agent llm: the small real-model sweep
-
-
-def config(args) -> dict:
-    """The effective configuration: explicit options win over ``--config FILE``,
-    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
-    return sweep_config(args, grid(NAME, args))
+    """The options of :class:`~experiments.settings.vista.PressureSettings` (levels,
+    programs, budget, families, seeds and the sweeps' common ones), then those of
+    its real-model variant (:class:`~experiments.settings.vista.PressureLLMSettings`,
+    ``--agent llm``)."""
+    PressureSettings.add_arguments(parser)
+    PressureLLMSettings.add_arguments(parser)
 
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
@@ -119,14 +99,12 @@ def run(args, executor=None) -> list:
 
         return run_llm(args)
     out = prepare_out(args.out)
-    cfg = config(args)
-    specs = loca_specs(cfg["levels"], cfg["programs"], cfg["budget"], cfg["families"],
-                       cfg["seeds"], cfg["profile"], cfg["seed"], cfg["dashboard_tokens"],
-                       cfg["world"], cfg["agent"])
+    cfg = PressureSettings.from_args(args)
+    specs = loca_specs(cfg)
     t0 = time.perf_counter()
-    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=args.jobs,
+    rows = run_sweep(specs + calibrated_jobs(specs, cfg), jobs=cfg.jobs,
                      executor=executor, desc=NAME, progress=not args.no_progress,
-                     scheduler=cfg["scheduler"])
+                     scheduler=cfg.scheduler)
     wall = time.perf_counter() - t0
     rows, cal = split_calibrated(rows, specs)
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
@@ -137,29 +115,29 @@ def run(args, executor=None) -> list:
     rows += cal
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
-    bounded = bounded_comparison(rows, cfg["programs"], "level")
+    bounded = bounded_comparison(rows, cfg.programs, "level")
     if bounded:
         paths.append(write_csv(out / f"{NAME}_bounded.csv", PAIRED_COLUMNS, bounded))
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
-    for i, prog in enumerate(cfg["programs"]):
+    for i, prog in enumerate(cfg.programs):
         pts = [r for r in table if r["program"] == prog]
         style = line_style(prog, i)
         ax1.plot([r["level"] for r in pts], [100 * r["accuracy"] for r in pts],
                  label=prog, **style)
         paired_errorbars(ax1, pts, [r["level"] for r in pts], style["color"],
-                         shift=2 ** (0.05 * (i - (len(cfg["programs"]) - 1) / 2)))
+                         shift=2 ** (0.05 * (i - (len(cfg.programs) - 1) / 2)))
         ax2.plot([r["level"] for r in pts], [r["mean_active"] / 1e3 for r in pts],
                  label=prog, **style)
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
-        ax.set_xticks(cfg["levels"], [f"{lv // 1000}K" for lv in cfg["levels"]])
+        ax.set_xticks(cfg.levels, [f"{lv // 1000}K" for lv in cfg.levels])
         ax.set_xlabel("context growth (tokens)")
-        ax.axvline(cfg["budget"], label=f"budget B = {cfg['budget'] / 1000:g}K",
+        ax.axvline(cfg.budget, label=f"budget B = {cfg.budget / 1000:g}K",
                    **REFERENCE)
     ax1.set_ylim(-3, 103)
-    ax1.set_ylabel(f"accuracy (% of {cfg['families'] * cfg['seeds']} tasks)")
-    ax1.set_title(f"Pressure sweep, budget {cfg['budget'] / 1000:g}K (cf. VISTA Fig. 4)"
-                  + world_note(cfg.get("world")))
+    ax1.set_ylabel(f"accuracy (% of {cfg.families * cfg.seeds} tasks)")
+    ax1.set_title(f"Pressure sweep, budget {cfg.budget / 1000:g}K (cf. VISTA Fig. 4)"
+                  + world_note(dict(cfg.world)))
     ax2.set_ylabel("mean active context (K tokens)")
     # below the axes: the accuracy axis runs to 100%, a legend inside covers points
     ax1.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16),
@@ -170,9 +148,9 @@ def run(args, executor=None) -> list:
                   "per program); values in pressure.csv.",
                   fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
-        "paper_setting": paper_setting(NAME, cfg),
+        "paper_setting": cfg.paper_setting(),
         "bounded_ledger": bounded,
         "summary": {f"{r['program']}@{r['level']}": r["solved"] for r in table}}))
     return paths

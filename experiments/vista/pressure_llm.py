@@ -29,39 +29,6 @@ EPISODE_COLUMNS = ("budget", "program", "task_id", "growth", "solved", "invalid"
                    "offloaded", "prompt_tokens", "completion_tokens", "seconds", "error")
 
 
-def add_llm_arguments(parser) -> None:
-    """The options of the real-model variant, added to ``ctxsim run pressure``:
-    ``--agent``, ``--base-url``, ``--model``, ``--llm-budgets``, ``--llm-growth``,
-    ``--llm-families``."""
-    from experiments.arguments import Distinct, base_url
-
-    # --agent (synthetic, a plugin, or llm) is every sweep's (add_common_arguments)
-    parser.add_argument("--base-url", type=base_url, default=None,
-                        help="--agent llm: OpenAI-compatible endpoint (default: the "
-                             "embedded local model)")
-    parser.add_argument("--model", default=None, help="--agent llm: model name at --base-url "
-                             "(default: $CTXSIM_LLM_MODEL or the endpoint's)")
-    from experiments.sweep import (MAX_TOKENS, TOKENS_HELP, budget_tokens, families_arg,
-                                   growth_tokens)
-
-    parser.add_argument("--llm-budgets", type=budget_tokens, nargs="+", action=Distinct,
-                        default=None,
-                        metavar="TOKENS",
-                        help=f"--agent llm: budgets B in tokens, each 1..{MAX_TOKENS:,} "
-                             f"({TOKENS_HELP}; default: 2500 5000; --quick: 2500)")
-    # default None (4000 in config()), so a --llm-growth given without --agent llm
-    # is seen and refused
-    parser.add_argument("--llm-growth", type=growth_tokens, default=None, metavar="TOKENS",
-                        help="--agent llm: context growth per task in tokens, "
-                             f"1,000..{MAX_TOKENS:,} ({TOKENS_HELP}; default: "
-                             f"{LLM_GROWTH})")
-    parser.add_argument("--llm-families", type=families_arg(), default=None, metavar="N",
-                        help="--agent llm: LOCA families, seed 0 each (default: 4; "
-                             "--quick: 3)")
-
-
-#: context growth per task of the real-model sweep when --llm-growth is not given
-LLM_GROWTH = 4000
 #: options only the real-model sweep reads (argparse dest -> flag)
 LLM_ONLY = {"base_url": "--base-url", "model": "--model", "llm_budgets": "--llm-budgets",
             "llm_growth": "--llm-growth", "llm_families": "--llm-families"}
@@ -82,7 +49,7 @@ def check_agent_options(args) -> None:
         UsageError: naming them (exit 2).
     """
     from experiments.arguments import given_flags, only_with
-    from experiments.sweep import DASHBOARD_TOKENS
+    from experiments.settings.sweeps import DASHBOARD_TOKENS
 
     if getattr(args, "agent", "synthetic") == "llm":
         only_with("--agent synthetic (the default)",
@@ -90,18 +57,6 @@ def check_agent_options(args) -> None:
                               {"jobs": 1, "dashboard_tokens": DASHBOARD_TOKENS}))
     else:
         only_with("--agent llm", given_flags(args, LLM_ONLY))
-
-
-def config(args) -> dict:
-    """The effective configuration (``--quick``: one budget, three families, unless
-    given explicitly)."""
-    quick = bool(args.quick)
-    budgets = args.llm_budgets if args.llm_budgets is not None else (
-        [2500] if quick else [2500, 5000])
-    families = args.llm_families if args.llm_families is not None else (3 if quick else 4)
-    growth = args.llm_growth if args.llm_growth is not None else LLM_GROWTH
-    return {"budgets": list(budgets), "growth": growth, "families": families,
-            "programs": list(PROGRAMS), "seed": args.seed}
 
 
 def episode(task, program: str, budget: int, settings, seed: int) -> dict:
@@ -141,24 +96,27 @@ def run_llm(args) -> list:
     from experiments.vista.perception import endpoint, wilson
     from sim.tasks.loca import loca_task
 
+    from experiments.settings.vista import PressureLLMSettings
+
     out = prepare_out(args.out)
-    cfg = config(args)
-    tasks = [loca_task(f, 0, cfg["growth"], cfg["seed"]) for f in range(cfg["families"])]
+    cfg = PressureLLMSettings.from_args(args)  # --quick: one budget, three families
+    seed = args.seed   # the sweeps' --seed (experiments.settings.sweeps.SweepSettings)
+    tasks = [loca_task(f, 0, cfg.llm_growth, seed) for f in range(cfg.llm_families)]
     rows = []
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
-        for budget in cfg["budgets"]:
+        for budget in cfg.llm_budgets:
             for k, task in enumerate(tasks):
-                for prog in cfg["programs"]:
-                    rows.append(episode(task, prog, budget, settings, cfg["seed"] * 1000 + k))
+                for prog in PROGRAMS:
+                    rows.append(episode(task, prog, budget, settings, seed * 1000 + k))
                     r = rows[-1]
                     print(f"[pressure llm] B={budget} {task.task_id} {prog}: solved "
                           f"{r['solved']} invalid {r['invalid']} ({r['seconds']} s)",
                           flush=True)
     wall = time.perf_counter() - t0
     table = []
-    for budget in cfg["budgets"]:
-        for prog in cfg["programs"]:
+    for budget in cfg.llm_budgets:
+        for prog in PROGRAMS:
             rs = [r for r in rows if r["budget"] == budget and r["program"] == prog]
             k, n = sum(r["solved"] for r in rs), len(rs)
             lo, hi = wilson(k, n)
@@ -174,9 +132,10 @@ def run_llm(args) -> list:
                           "seconds": round(sum(r["seconds"] for r in rs), 1)})
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table),
              write_csv(out / f"{NAME}_episodes.csv", EPISODE_COLUMNS, rows)]
-    fig = figure(table, record.get("model", "?"), cfg["growth"])
+    fig = figure(table, record.get("model", "?"), cfg.llm_growth)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", {
+        **cfg.record(), "programs": list(PROGRAMS), "seed": seed}, {
         **record, "wall_seconds": round(wall, 1),
         "summary": {f"{r['program']}@{r['budget']}": f"{r['solved']}/{r['n']}"
                     for r in table}}))

@@ -31,12 +31,16 @@ import pathlib
 import numpy as np
 
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.arguments import add_no_progress
-from experiments.config import ConfigValueError, add_config_argument, grid, non_negative_int
+from experiments.config import ConfigValueError
 from sim.games.recovery import (exact_success, fano_bound, recoverable_max_N, simulate,
                                 validate_game)
 from sim.games.recovery_strategies import LinearHash, evaluate
 from theory.proposition1 import fixed_budget_threshold
+
+from experiments.settings.theory import Proposition1Settings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Proposition1Settings
 
 COLUMNS = ["panel", "strategy", "N", "k", "B", "B_over_Nk", "success", "success_se", "bound",
            "trials", "seed", "source"]
@@ -78,12 +82,12 @@ def separation_point(N: int, c: float) -> tuple[int, int]:
     return math.isqrt(N - 1) + 1, int(math.floor(c * N * math.log2(N)))
 
 
-def fixed_budget_grid(config: dict) -> list[int]:
-    """N values of the fixed-budget panel: quarter-octaves with ``N k > B``, plus the
-    last feasible N and the next one, so the drop is resolved exactly."""
-    B, k = config["fixed_B"], config["fixed_k"]
-    ns = {round(2 ** (j / 4)) for j in range(4, 4 * config["fixed_max"] + 1)}
-    n_max = recoverable_max_N(k, B, config["c0"])
+def fixed_budget_grid(B: int, k: int, fixed_max: int, c0: float) -> list[int]:
+    """N values of the fixed-budget panel (budget ``B`` bits, ``k`` bits per block,
+    N up to ``2^fixed_max``, handle cost ``c0``): quarter-octaves with ``N k > B``,
+    plus the last feasible N and the next one, so the drop is resolved exactly."""
+    ns = {round(2 ** (j / 4)) for j in range(4, 4 * fixed_max + 1)}
+    n_max = recoverable_max_N(k, B, c0)
     ns |= {n_max, n_max + 1}
     return sorted(n for n in ns if n * k > B)
 
@@ -124,7 +128,8 @@ def check_grid(config: dict, source: str = "the shipped config") -> None:
              f"B = {B})", 2**j, k, B)
     keys = ("fixed_B", "fixed_k", "fixed_max", "c0")
     try:
-        ns = fixed_budget_grid(config)
+        ns = fixed_budget_grid(config["fixed_B"], config["fixed_k"], config["fixed_max"],
+                               config["c0"])
     except ValueError as exc:
         ns, reason = None, str(exc)
     if ns is None:
@@ -142,34 +147,35 @@ def check_grid(config: dict, source: str = "the shipped config") -> None:
                "fixed-budget threshold N* needs B > k)")
 
 
-def build_rows(config: dict, seed: int) -> list[dict]:
+def build_rows(config, seed: int) -> list[dict]:
     """Every CSV row of the three panels (simulations and closed forms)."""
     rows: list[dict] = []
-    c0 = config["c0"]
-    N, k = config["budget_N"], config["budget_k"]
-    sim_B = sorted(set(range(0, N * k, config["budget_B_step"])) | {N * k - 1})
+    c0 = config.c0
+    N, k = config.budget_N, config.budget_k
+    sim_B = sorted(set(range(0, N * k, config.budget_B_step)) | {N * k - 1})
     for si, strategy in enumerate(STRATEGIES):
-        trials = config["linear_hash_trials" if strategy == "linear_hash" else "budget_trials"]
+        trials = (config.linear_hash_trials if strategy == "linear_hash"
+                  else config.budget_trials)
         for B in range(N * k):
             rows.append(_closed_row("budget", strategy, N, k, B, c0))
         for bi, B in enumerate(sim_B):
             rows.append(_simulate_row("budget", strategy, N, k, B, trials,
                                       _row_seed(seed, 0, si, bi), c0))
     for si, strategy in enumerate(["keep_blocks", "keep_prefix", "recoverable"]):
-        for j in range(config["sep_min"], config["sep_max"] + 1):
+        for j in range(config.sep_min, config.sep_max + 1):
             n = 2 ** j
-            kk, B = separation_point(n, config["c"])
+            kk, B = separation_point(n, config.c)
             rows.append(_closed_row("separation", strategy, n, kk, B, c0))
-            if j <= config["sep_sim_max"]:
+            if j <= config.sep_sim_max:
                 rows.append(_simulate_row("separation", strategy, n, kk, B,
-                                          config["sep_trials"], _row_seed(seed, 1, si, j), c0))
-    B, kk = config["fixed_B"], config["fixed_k"]
+                                          config.sep_trials, _row_seed(seed, 1, si, j), c0))
+    B, kk = config.fixed_B, config.fixed_k
     for si, strategy in enumerate(["keep_blocks", "keep_prefix", "recoverable"]):
-        for ni, n in enumerate(fixed_budget_grid(config)):
+        for ni, n in enumerate(fixed_budget_grid(B, kk, config.fixed_max, c0)):
             rows.append(_closed_row("fixed_budget", strategy, n, kk, B, c0))
-            if n <= 2 ** config["fixed_sim_max"]:
+            if n <= 2 ** config.fixed_sim_max:
                 rows.append(_simulate_row("fixed_budget", strategy, n, kk, B,
-                                          config["fixed_trials"], _row_seed(seed, 2, si, ni), c0))
+                                          config.fixed_trials, _row_seed(seed, 2, si, ni), c0))
     return rows
 
 
@@ -250,37 +256,27 @@ def plot(rows: list[dict], meta: dict, path: pathlib.Path) -> dict[str, tuple[np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``ctxsim run proposition1``."""
-    parser.add_argument("--quick", action="store_true",
-                        help="small grid: the [quick] table of "
-                             "experiments/configs/proposition1.toml (seconds; default: "
-                             "off, the [default] table)")
-    add_config_argument(parser, CONFIG)
-    parser.add_argument("--out", default="figures", help="output directory (default: figures)")
-    parser.add_argument("--seed", type=non_negative_int, default=1,
-                        help="base random seed, an integer >= 0 (default: 1)")
-    add_no_progress(parser)  # taken like every experiment's; this one prints no progress
+    """Options of ``ctxsim run proposition1``
+    (:class:`~experiments.settings.theory.Proposition1Settings`)."""
+    # --no-progress is taken like every experiment's; this one prints no progress
+    Proposition1Settings.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write proposition1.{csv,png,json}; returns the paths."""
-    config = grid(CONFIG, args)
-    check_grid(config, repr(args.config) if getattr(args, "config", None)
-               else "the shipped config")
-    if args.seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {args.seed}")
+    config = Proposition1Settings.from_args(args)   # checked (check_grid) when loaded
     out = prepare_out(args.out)
-    rows = build_rows(config, args.seed)
-    meta = {**config,
-            "fixed_N_star": fixed_budget_threshold(config["fixed_B"], config["fixed_k"],
-                                                   config["c0"]),
-            "fixed_N_max": recoverable_max_N(config["fixed_k"], config["fixed_B"], config["c0"])}
+    rows = build_rows(config, config.seed)
+    meta = {**config.record(),
+            "fixed_N_star": fixed_budget_threshold(config.fixed_B, config.fixed_k,
+                                                   config.c0),
+            "fixed_N_max": recoverable_max_N(config.fixed_k, config.fixed_B, config.c0)}
     paths = [write_csv(out / "proposition1.csv", COLUMNS, rows)]
     plot(rows, meta, out / "proposition1.png")
     paths.append(out / "proposition1.png")
     paths.append(write_sidecar(out / "proposition1.json",
                                {"grid": "quick" if args.quick else "default",
-                                **config, "seed": args.seed},
+                                **config.record()},
                                {"rows": len(rows), "columns": COLUMNS,
                                 "fixed_N_star": meta["fixed_N_star"],
                                 "fixed_N_max": meta["fixed_N_max"]}))

@@ -16,7 +16,7 @@ import pathlib
 import numpy as np
 from matplotlib.lines import Line2D
 
-from experiments.config import load_config
+from experiments.settings.theory import Theorem1Settings
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
 from experiments.progress import CompileAwareProgress
@@ -25,6 +25,10 @@ from experiments.vista.eviction_grid import (add_arguments, channels_for, grid_p
                                              one_numba_thread, simulate_point)
 from sim.games.channels import Content
 from theory.bounds import prop2_centroid_bound_bits, prop2_paper_bound_bits
+
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Theorem1Settings
 
 COLUMNS = ["n", "kappa", "sigma", "rate_bits", "rate_se_bits", "rate_method",
            "paper_bound_bits", "centroid_bound_bits", "threshold_bits", "ledger_rate_bits",
@@ -43,19 +47,19 @@ def _row(r: dict) -> dict:
             "trials": r["trials"], "seed": r["seed"]}
 
 
-def content_rows(theorem1_rows: list[dict], config: dict, seed: int, progress: bool,
+def content_rows(theorem1_rows: list[dict], config, seed: int, progress: bool,
                  timer=None) -> list[dict]:
     """Proposition 2 rows: the grid's content points plus points at the
     ``prop2_extra_log2_n`` sizes (up to 2^40: the exact sampler and the rate
     quadrature cost the same at any n)."""
     rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
     extra = [(Content(float(s)), 2**int(e), int(k))
-             for e in config["prop2_extra_log2_n"] for k in config["kappas"]
-             for s in config["sigmas"]]
+             for e in config.prop2_extra_log2_n for k in config.kappas
+             for s in config.sigmas]
     with one_numba_thread():
         for channel, n, kappa in CompileAwareProgress(extra, desc="proposition2",
                                                       disable=not progress):
-            index = channels_for(n, config["sigmas"]).index(channel)
+            index = channels_for(n, config.sigmas).index(channel)
             rows.append(_row(simulate_point(channel, n, kappa, index, config, seed, timer)))
     return sorted(rows, key=lambda r: (r["kappa"], r["sigma"], r["n"]))
 
@@ -152,24 +156,24 @@ def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
     return save_figure(fig, path)
 
 
-def write(theorem1_rows: list[dict], config: dict, seed: int, out: pathlib.Path, section: str,
+def write(theorem1_rows: list[dict], config, seed: int, out: pathlib.Path, section: str,
           progress: bool = True, timer=None) -> list[pathlib.Path]:
     """Write proposition2.csv/.png/.json from the Theorem 1 rows."""
     rows = content_rows(theorem1_rows, config, seed, progress, timer)
     return [write_csv(out / "proposition2.csv", COLUMNS, rows),
             plot(rows, out / "proposition2.png"),
-            write_sidecar(out / "proposition2.json", {"grid": section, **config, "seed": seed},
+            write_sidecar(out / "proposition2.json", {"grid": section, **config.record()},
                           {"rows": len(rows), "columns": COLUMNS})]
 
 
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Only the content-channel points of the Theorem 1 grid, then :func:`write`."""
     section = "quick" if args.quick else "default"
-    config = load_config("theorem1", section, args.config)
+    config = Theorem1Settings.from_args(args)
     out = prepare_out(args.out)
     points = [p for p in grid_points(config) if isinstance(p[0], Content)]
     with one_numba_thread():
-        rows = [simulate_point(ch, n, k, i, config, args.seed)
+        rows = [simulate_point(ch, n, k, i, config, config.seed)
                 for ch, n, k, i in CompileAwareProgress(points, desc="content points",
                                                         disable=args.no_progress)]
-    return write(rows, config, args.seed, out, section, progress=not args.no_progress)
+    return write(rows, config, config.seed, out, section, progress=not args.no_progress)

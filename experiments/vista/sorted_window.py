@@ -18,87 +18,23 @@ import time
 
 import numpy as np
 
+from experiments.settings.theory import SortedWindowSettings
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = SortedWindowSettings
+
 NAME = "sorted_window"
 COLUMNS = ("n", "rho", "sigma", "w", "EZ", "EZ_se", "EZ_full_ledger", "EZ_full_se",
            "EZ_minus_full", "EZ_minus_full_se", "P_equal_full", "EZ_content", "EZ_blind",
            "trials", "seed")
 
 
-def defaults() -> dict:
-    """The full grid: ``[default]`` of configs/sorted_window.toml."""
-    from experiments.config import load_config
-
-    return load_config(NAME)
-
-
 def add_arguments(parser) -> None:
-    """``--out``, ``--quick``, ``--seed``, ``--n``, ``--rhos``, ``--sigma``,
-    ``--trials``, ``--windows``."""
-    from experiments.arguments import Distinct, add_no_progress, float_in, int_in_range
-    from experiments.config import MAX_BLOCKS, add_config_argument, load_config
-    from experiments.sweep import nonnegative_int, positive_int
-
-    DEFAULTS, QUICK = defaults(), load_config(NAME, "quick")
-
-    add_no_progress(parser)  # accepted like every experiment's; this one prints no progress
-
-    parser.add_argument("--out", default="figures",
-                        help="output directory (default: %(default)s)")
-    add_config_argument(parser, NAME)
-    parser.add_argument("--quick", action="store_true",
-                        help=f"small, fast version: {QUICK['trials']:,} trials and fewer "
-                             "windows (explicit options win; default: off)")
-    parser.add_argument("--seed", type=nonnegative_int, default=0,
-                        help="base random seed (default: %(default)s)")
-    parser.add_argument("--n", type=int_in_range(1, MAX_BLOCKS), default=None,
-                        metavar="BLOCKS",
-                        help=f"blocks in the working set, 1..{MAX_BLOCKS:,} (default: "
-                             f"{DEFAULTS['n']})")
-    parser.add_argument("--rhos", type=float_in(0.0, 1.0, lo_open=True), nargs="+",
-                        action=Distinct, default=None, metavar="RHO",
-                        help="excess as a fraction of the total size, each in (0, 1] "
-                             f"(default: {' '.join(map(str, DEFAULTS['rhos']))})")
-    parser.add_argument("--sigma", type=float_in(0.0), default=None,
-                        help="content-channel noise of unlisted blocks (default: "
-                             f"{DEFAULTS['sigma']}, the medium agent profile)")
-    parser.add_argument("--trials", type=positive_int, default=None,
-                        help=f"trials per point (default: {DEFAULTS['trials']:,}; "
-                             f"--quick: {QUICK['trials']:,})")
-    parser.add_argument("--windows", type=nonnegative_int, nargs="+", action=Distinct,
-                        default=None,
-                        metavar="W", help="listed rows w (default: "
-                                          f"{' '.join(map(str, DEFAULTS['windows']))})")
-
-
-def config(args) -> dict:
-    """Explicit options win; ``--quick`` shrinks the others.
-
-    Raises:
-        UsageError: for a ``--n`` too small for panel (b)'s Theorem 1 game, or a
-            window w above n (exit 2).
-    """
-    from experiments.arguments import UsageError
-    from experiments.config import grid
-    from experiments.sweep import resolve
-
-    cfg = resolve(args, grid(NAME, args))
-    # panel (b) plays the two-point game (kappa large blocks) for windows 0..2 kappa
-    least = 2 * cfg["kappa"] + 1
-    if cfg["n"] < least:
-        raise UsageError(f"--n {cfg['n']}: expected at least {least} blocks (panel (b)'s "
-                         f"Theorem 1 game lists up to {least - 1} rows)")
-    # at most n rows can be listed: a larger w would write rows labelled with a w
-    # the game never played (it lists all n, the full ledger)
-    wider = [w for w in cfg["windows"] if w > cfg["n"]]
-    if wider:
-        windows = ("--windows" if getattr(args, "windows", None) is not None
-                   else "the config's windows")
-        n = "--n" if getattr(args, "n", None) is not None else "the config's n"
-        raise UsageError(f"{windows}: w = {wider[0]} is more listed rows than the "
-                         f"n = {cfg['n']} blocks ({n}); expected each w <= {cfg['n']} "
-                         "(w = n: the full ledger)")
-    cfg["seed"] = args.seed
-    return cfg
+    """``--out``, ``--quick``, ``--config``, ``--no-progress`` and the options of
+    :class:`~experiments.settings.theory.SortedWindowSettings` (``--seed``, ``--n``,
+    ``--rhos``, ``--sigma``, ``--trials``, ``--windows``)."""
+    # --no-progress is accepted like every experiment's; this one prints no progress
+    SortedWindowSettings.add_arguments(parser)
 
 
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
@@ -113,21 +49,21 @@ def run(args) -> list:
     from sim.games.sorted_window import SortedWindowGame, simulate
 
     out = prepare_out(args.out)
-    cfg = config(args)
-    n, sigma, trials = cfg["n"], cfg["sigma"], cfg["trials"]
+    cfg = SortedWindowSettings.from_args(args)
+    n, sigma, trials = cfg.n, cfg.sigma, cfg.trials
     t0 = time.perf_counter()
     fit = fit_tool_result_sizes()
     mu, sd = fit["lognormal"]["mu"], fit["lognormal"]["sd"]
     table = []
-    for i, rho in enumerate(cfg["rhos"]):
+    for i, rho in enumerate(cfg.rhos):
         # one seed per rho: every w of a rho sees the same sizes (common random numbers)
-        seed = [cfg["seed"], i]
+        seed = [cfg.seed, i]
 
         def game(w, s=sigma):
             return SortedWindowGame(n, w, mu=mu, sd=sd, rho=float(rho), sigma=s)
         content, _ = simulate(game(0), trials, seed)
         blind, _ = simulate(game(0, 0.0), trials, seed)
-        for w in sorted(set(cfg["windows"])):
+        for w in sorted(set(cfg.windows)):
             z, zs = simulate(game(w), trials, seed)
             ez, se = _mean_se(z)
             ef, sef = _mean_se(zs)
@@ -137,12 +73,12 @@ def run(args) -> list:
                           "EZ_minus_full_se": sed, "P_equal_full": float((z == zs).mean()),
                           "EZ_content": float(content.mean()),
                           "EZ_blind": float(blind.mean()), "trials": trials,
-                          "seed": f"{cfg['seed']}/{i}"})
-    two_point = _two_point(n, cfg["kappa"], trials, cfg["seed"])
+                          "seed": f"{cfg.seed}/{i}"})
+    two_point = _two_point(n, cfg.kappa, trials, cfg.seed)
     wall = time.perf_counter() - t0
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, table)]
     paths.append(save_figure(_plot(table, two_point, cfg, new_figure), out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "size_fit": fit, "two_point": two_point,
         "summary": {f"rho={r['rho']}|w={r['w']}": round(r["EZ"], 3) for r in table}}))
     return paths
@@ -162,9 +98,9 @@ def _two_point(n: int, kappa: int, trials: int, seed: int) -> dict:
     return {"n": n, "kappa": kappa, "w": ws, "sorted_EZ": sorted_ez, "uniform_EZ": uniform}
 
 
-def _plot(table: list[dict], tp: dict, cfg: dict, new_figure):
+def _plot(table: list[dict], tp: dict, cfg, new_figure):
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(11, 4.2))
-    for i, rho in enumerate(cfg["rhos"]):
+    for i, rho in enumerate(cfg.rhos):
         pts = [r for r in table if r["rho"] == rho]
         x = [max(r["w"], 0.5) for r in pts]  # w = 0 drawn at 0.5 on the log axis
         ax1.errorbar(x, [r["EZ"] for r in pts], yerr=[1.96 * r["EZ_se"] for r in pts],
@@ -193,8 +129,8 @@ def _plot(table: list[dict], tp: dict, cfg: dict, new_figure):
              ("-.", "blind"))]
     ax1.set_xlabel("listed rows w (w = 0 drawn at 0.5)")
     ax1.set_ylabel("E[blocks archived]  (recovery obligations)")
-    ax1.set_title(f"(a) lognormal sizes (trajectory fit), n={cfg['n']}, "
-                  f"sigma={cfg['sigma']:g}", fontsize=9)
+    ax1.set_title(f"(a) lognormal sizes (trajectory fit), n={cfg.n}, "
+                  f"sigma={cfg.sigma:g}", fontsize=9)
     handles, _ = ax1.get_legend_handles_labels()
     ax1.legend(handles=handles + refs, fontsize=7)
     ax2.plot(tp["w"], tp["sorted_EZ"], "ko-", ms=4, label="sorted window (simulated)")

@@ -17,7 +17,7 @@ import pathlib
 
 import numpy as np
 
-from experiments.config import load_config
+from experiments.settings.theory import Theorem1Settings
 from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                 write_sidecar)
 from experiments.progress import CompileAwareProgress
@@ -25,6 +25,10 @@ from experiments.vista import proposition2
 from experiments.vista.eviction_grid import (StageTimer, add_arguments, grid_points,
                                              one_numba_thread, simulate_point)
 from theory.bounds import bound_affine, bound_sum, list_achievability_EZ
+
+
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = Theorem1Settings
 
 __all__ = ["COLUMNS", "StageTimer", "add_arguments", "plot_theorem1", "run", "run_grid",
            "simulate_point"]
@@ -34,9 +38,10 @@ COLUMNS = ["channel", "order", "method", "n", "kappa", "param", "rate_bits", "ra
            "bound_sum", "bound_affine", "trials", "seed"]
 
 
-def run_grid(config: dict, seed: int, progress: bool = True,
+def run_grid(config: Theorem1Settings, seed: int, progress: bool = True,
              timer: StageTimer | None = None) -> list[dict]:
-    """Simulate every grid point; returns the CSV rows in grid order."""
+    """Simulate every point of the grid ``config``; returns the CSV rows in grid
+    order."""
     points = grid_points(config)
     with one_numba_thread():
         return [simulate_point(ch, n, kappa, i, config, seed, timer)
@@ -100,16 +105,16 @@ def plot_theorem1(rows: list[dict], panels, path: pathlib.Path) -> pathlib.Path:
 def run(args: argparse.Namespace) -> list[pathlib.Path]:
     """Run the grid and write theorem1.* and proposition2.*; returns the paths."""
     section = "quick" if args.quick else "default"
-    config = load_config("theorem1", section, args.config)
+    config = Theorem1Settings.from_args(args)
     out = prepare_out(args.out)
     timer = StageTimer()
-    rows = run_grid(config, args.seed, progress=not args.no_progress, timer=timer)
+    rows = run_grid(config, config.seed, progress=not args.no_progress, timer=timer)
     paths = [write_csv(out / "theorem1.csv", COLUMNS, rows)]
     with timer("figures"):
-        paths.append(plot_theorem1(rows, config["panels"], out / "theorem1.png"))
+        paths.append(plot_theorem1(rows, config.panels, out / "theorem1.png"))
     paths.append(write_sidecar(out / "theorem1.json",
-                               {"grid": section, **config, "seed": args.seed},
+                               {"grid": section, **config.record()},
                                {"rows": len(rows), "columns": COLUMNS}))
-    paths += proposition2.write(rows, config, args.seed, out, section,
+    paths += proposition2.write(rows, config, config.seed, out, section,
                                 progress=not args.no_progress, timer=timer)
     return paths

@@ -18,14 +18,13 @@ from __future__ import annotations
 import time
 
 from experiments.vista.pressure import REFERENCE, line_style, paired_errorbars, world_note
-from experiments.config import grid, load_config
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.paired import CRN_NOTE, add_paired_columns
-from experiments.sweep import (MAX_TOKENS, ROW_COLUMNS, TOKENS_HELP, Distinct, JobSpec,
-                               add_common_arguments, add_programs_argument, budget_tokens,
-                               paper_setting, aggregate, fmt_default, positive_int,
-                               run_sweep, sweep_config)
+from experiments.settings.vista import WindowSettings
+from experiments.sweep import ROW_COLUMNS, aggregate, browse_specs, run_sweep
 
+#: the settings of this experiment (options, TOML tables, sidecar record)
+SETTINGS = WindowSettings
 NAME = "window"
 COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "acc_diff_lo", "acc_diff_hi", "mean_active", "mean_dashboard", "total_tokens",
@@ -33,48 +32,18 @@ COLUMNS = ("level", "program", "n", "solved", "accuracy", "acc_diff_vs_vista",
            "failed_reads", "offload_reads")
 
 
-def defaults() -> dict:
-    """The full-sweep grid (VISTA Fig. 6): ``[default]`` of configs/window.toml."""
-    return load_config(NAME)
-
-
-def add_arguments(parser) -> None:
-    """Options: windows, programs, queries, seeds (+ the common ones)."""
-    d, q = defaults(), load_config(NAME, "quick")
-    add_common_arguments(parser, NAME)
-    parser.add_argument("--windows", type=budget_tokens, nargs="+", action=Distinct,
-                        default=None, metavar="TOKENS",
-                        help=f"windows W in tokens, each in 1..{MAX_TOKENS:,} and also "
-                             f"the context budget ({TOKENS_HELP}; "
-                             f"{fmt_default(d['windows'], q['windows'])})")
-    add_programs_argument(parser, d["programs"],
-                          q["programs"] if q["programs"] != d["programs"] else None)
-    parser.add_argument("--queries", type=positive_int, default=None, metavar="N",
-                        help="BrowseComp-like queries per window "
-                             f"({fmt_default(d['queries'], q['queries'])})")
-    parser.add_argument("--seeds", type=positive_int, default=None, metavar="N",
-                        help="task seeds (instances) per query; see --seed for the base "
-                             f"random seed ({fmt_default(d['seeds'], q['seeds'])})")
-
-
-def config(args) -> dict:
-    """The effective configuration: explicit options win over ``--config FILE``,
-    which wins over the ``[quick]`` (under ``--quick``) or ``[default]`` grid."""
-    return sweep_config(args, grid(NAME, args))
+#: options: windows, programs, queries, seeds (+ the sweeps' common ones)
+add_arguments = WindowSettings.add_arguments
 
 
 def run(args, executor=None) -> list:
     """Run the sweep and write CSV, PNG and JSON; returns the paths."""
     out = prepare_out(args.out)
-    cfg = config(args)
-    specs = [JobSpec("browse", q, s, w, w, tuple(cfg["programs"]), cfg["profile"],
-                     cfg["seed"], cfg["dashboard_tokens"],
-                     tuple(sorted(cfg["world"].items())), cfg["agent"])
-             for w in cfg["windows"] for q in range(cfg["queries"])
-             for s in range(cfg["seeds"])]
+    cfg = WindowSettings.from_args(args)
+    specs = browse_specs(cfg)
     t0 = time.perf_counter()
-    rows = run_sweep(specs, jobs=args.jobs, executor=executor, desc=NAME,
-                     progress=not args.no_progress, scheduler=cfg["scheduler"])
+    rows = run_sweep(specs, jobs=cfg.jobs, executor=executor, desc=NAME,
+                     progress=not args.no_progress, scheduler=cfg.scheduler)
     wall = time.perf_counter() - t0
     table = sorted(aggregate(rows), key=lambda r: (r["program"], r["level"]))
     add_paired_columns(table, rows, "vista")
@@ -82,7 +51,7 @@ def run(args, executor=None) -> list:
              write_csv(out / f"{NAME}_episodes.csv", ROW_COLUMNS, rows)]
     fig, (ax1, ax2) = new_figure(1, 2, figsize=(10, 4))
     acc = {}
-    for i, prog in enumerate(cfg["programs"]):
+    for i, prog in enumerate(cfg.programs):
         pts = [r for r in table if r["program"] == prog]
         acc[prog] = {r["level"]: r["accuracy"] for r in pts}
         style = line_style(prog, i)
@@ -91,7 +60,7 @@ def run(args, executor=None) -> list:
         paired_errorbars(ax1, pts, [r["level"] / 1e3 for r in pts], style["color"])
     gain = {}
     if "vista" in acc and "react" in acc:
-        ws = cfg["windows"]
+        ws = cfg.windows
         gain = {w: acc["vista"][w] - acc["react"][w] for w in ws}
         react = {r["level"]: r for r in table if r["program"] == "react"}
         ticks = [f"{w / 1000:g}K" for w in ws]
@@ -112,17 +81,17 @@ def run(args, executor=None) -> list:
         ax2.set_title(f"VISTA - ReAct gain per window (max {100 * gain[best]:+.0f} "
                       f"points at {best / 1000:g}K)")
     ax1.set_xscale("log", base=2)
-    ax1.set_xticks([w / 1e3 for w in cfg["windows"]],
-                   [f"{w / 1000:g}K" for w in cfg["windows"]])
+    ax1.set_xticks([w / 1e3 for w in cfg.windows],
+                   [f"{w / 1000:g}K" for w in cfg.windows])
     ax1.set_ylim(-3, 103)
     ax1.set_xlabel("window W = budget (tokens)")
-    ax1.set_ylabel(f"accuracy (% of {cfg['queries'] * cfg['seeds']} queries)")
+    ax1.set_ylabel(f"accuracy (% of {cfg.queries * cfg.seeds} queries)")
     from sim.tasks.browse import MEDIAN_DEPTH
 
     ax1.axvline(MEDIAN_DEPTH / 1e3, label=f"median depth of the first gold document "
                 f"({MEDIAN_DEPTH / 1000:g}K)", **REFERENCE)
     ax1.set_title("Retrieval then synthesis vs window (cf. VISTA Fig. 6)"
-                  + world_note(cfg.get("world")))
+                  + world_note(dict(cfg.world)))
     # below the axes: inside, it covers the curves wherever it goes
     ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
                frameon=False)
@@ -130,8 +99,8 @@ def run(args, executor=None) -> list:
                   "vista (left: around each program's accuracy); values in window.csv.",
                   fontsize=7)
     paths.append(save_figure(fig, out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
-        "paper_setting": paper_setting(NAME, cfg),
+        "paper_setting": cfg.paper_setting(),
         "gain_vista_minus_react": {str(w): round(g, 4) for w, g in gain.items()}}))
     return paths

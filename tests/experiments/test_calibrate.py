@@ -350,15 +350,20 @@ def test_sweeps_run_the_calibrated_point_as_one_more_row(tmp_path, monkeypatch):
     eps = read_csv(out / "pressure_episodes.csv")
     assert sum(r["program"] == "vista@calibrated" for r in eps) == 1
     # --profile calibrated: the whole sweep at the calibrated point
-    from experiments.sweep import CALIBRATED, loca_specs, sweep_config
+    import dataclasses
+
     from experiments.cli import build_parser
+    from experiments.settings.sweeps import CALIBRATED
+    from experiments.settings.vista import PressureSettings
+    from experiments.sweep import loca_specs
 
     args = build_parser(["run", "pressure"]).parse_args(
         ["run", "pressure", "--profile", CALIBRATED, "--quick"])
-    cfg = sweep_config(args, {"levels": [8000]})
-    assert cfg["world"] == {"agent.p_index": 0.2}
-    spec = loca_specs([8000], ["vista"], 8000, 1, 1, cfg["profile"], 0, None,
-                      cfg["world"])[0]
+    cfg = PressureSettings.from_args(args)
+    assert dict(cfg.world) == {"agent.p_index": 0.2}
+    cfg = dataclasses.replace(cfg, levels=(8000,), programs=("vista",), budget=8000,
+                              families=1, seeds=1, dashboard_tokens=None)
+    spec = loca_specs(cfg)[0]
     from experiments.sweep import _world
 
     assert _world(spec).profile.p_index == 0.2

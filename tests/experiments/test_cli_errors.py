@@ -247,7 +247,9 @@ def test_each_agent_takes_its_own_options_and_the_shared_ones(monkeypatch):
     pressure_llm.check_agent_options(args_of(
         "--quick", "--seed", "3", "--levels", "8000", "--programs", "react", "--budget",
         "9000", "--families", "2", "--seeds", "1", "--jobs", "2", "--no-progress"))
-    assert pressure_llm.config(args_of("--agent", "llm"))["growth"] == 4000
+    from experiments.settings.vista import PressureLLMSettings
+
+    assert PressureLLMSettings.from_args(args_of("--agent", "llm")).llm_growth == 4000
 
 
 def test_claims_fails_when_figures_holds_none_of_the_claims_csvs(tmp_path, capsys):

@@ -254,7 +254,7 @@ def test_sorted_window_takes_a_window_of_n(tmp_path):
     from experiments.vista import sorted_window
 
     argv = ["run", "sorted_window", "--quick", "--n", "50", "--windows", "0", "50"]
-    cfg = sorted_window.config(build_parser(argv).parse_args(argv))
+    cfg = sorted_window.SETTINGS.from_args(build_parser(argv).parse_args(argv)).record()
     assert (cfg["n"], cfg["windows"]) == (50, [0, 50])
 
 

@@ -14,8 +14,9 @@ def _csv(tmp_path, name, rows) -> bytes:
 
 
 def test_pressure_episode_csv_is_byte_identical(tmp_path):
-    programs = pressure.defaults()["programs"]
-    specs = loca_specs([8_000, 256_000], programs, 128_000, 1, 1, "medium", 3, None)
+    programs = pressure.SETTINGS.table()["programs"]
+    specs = loca_specs(pressure.SETTINGS(levels=(8_000, 256_000), families=1, seeds=1,
+                                         seed=3, dashboard_tokens=None))
     durable = [r for s in specs for r in run_job(s, fast=False)]
     fast = [r for s in specs for r in run_job(s, fast=True)]
     assert len(fast) == len(specs) * len(programs)
@@ -27,9 +28,11 @@ def test_pressure_episode_csv_is_byte_identical(tmp_path):
 
 
 @pytest.mark.parametrize("spec", [
-    JobSpec("browse", 1, 0, 4, 20_000, ("react", "vista", "auto_archive"), "weak", 5),
-    JobSpec("loca", 3, 1, 64_000, 16_000, ("vista", "vista_bounded_ledger", "masking"),
-            "strong", 2),
+    JobSpec(generator="browse", family=1, seed=0, level=4, budget=20_000,
+            programs=("react", "vista", "auto_archive"), profile="weak", base_seed=5),
+    JobSpec(generator="loca", family=3, seed=1, level=64_000, budget=16_000,
+            programs=("vista", "vista_bounded_ledger", "masking"), profile="strong",
+            base_seed=2),
 ])
 def test_other_jobs_are_byte_identical(tmp_path, spec):
     assert _csv(tmp_path, "fast", run_job(spec, fast=True)) == \

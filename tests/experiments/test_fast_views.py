@@ -52,8 +52,9 @@ def _views(spec, name, fast, requests):
 
 @pytest.mark.parametrize("level", [8_000, 256_000])
 def test_every_view_and_request_is_identical(level):
-    programs = pressure.defaults()["programs"]
-    (spec,) = loca_specs([level], programs, 128_000, 1, 1, "medium", 3, None)
+    programs = pressure.SETTINGS.table()["programs"]
+    (spec,) = loca_specs(pressure.SETTINGS(levels=(level,), families=1, seeds=1, seed=3,
+                                           dashboard_tokens=None))
     hidden_rows = 0
     for name in programs:
         ref_requests, fast_requests = [], []

@@ -63,7 +63,8 @@ def test_window_legend_does_not_cover_the_axes(tmp_path, monkeypatch, saved):
 def test_ablations_axis_ends_at_a_share_of_1_with_its_legend_outside(tmp_path):
     import experiments.vista.ablations as ablations
 
-    cfg = json.loads((FIGURES / "ablations.json").read_text())["config"]
+    cfg = ablations.SETTINGS.from_record(
+        json.loads((FIGURES / "ablations.json").read_text())["config"])
     fig = ablations._figure(_rows("ablations.csv"), cfg)
     fig.canvas.draw()
     ax = fig.axes[0]
@@ -87,7 +88,8 @@ def _marker_boxes(ax, collection):
 def test_ablations_labels_touch_neither_each_other_nor_the_paper_marks():
     import experiments.vista.ablations as ablations
 
-    cfg = json.loads((FIGURES / "ablations.json").read_text())["config"]
+    cfg = ablations.SETTINGS.from_record(
+        json.loads((FIGURES / "ablations.json").read_text())["config"])
     fig = ablations._figure(_rows("ablations.csv"), cfg)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -271,7 +273,7 @@ def test_evoharness_legends_are_short_and_identical_traces_stay_visible():
 def _cost_figure():
     import experiments.vista.cost as cost
 
-    cfg = json.loads((FIGURES / "cost.json").read_text())["config"]
+    cfg = cost.SETTINGS.from_record(json.loads((FIGURES / "cost.json").read_text())["config"])
     fig = cost.figure(_rows("cost.csv"), _rows("cost_episodes.csv"), cfg)
     fig.canvas.draw()
     return fig

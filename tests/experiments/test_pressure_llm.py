@@ -27,7 +27,7 @@ def test_pressure_llm_quick_with_a_scripted_model(tmp_path):
     assert table["vista"]["solved"] == "2" and table["vista"]["invalid"] == "0"
     side = json.loads((tmp_path / "pressure_llm.json").read_text())
     assert side["model"] == "m" and side["server"] == "external"
-    assert side["config"]["budgets"] == [6000]
+    assert side["config"]["llm_budgets"] == [6000] and side["config"]["llm_growth"] == 3000
 
 
 def test_a_model_that_never_answers_validly_counts_invalid(tmp_path):

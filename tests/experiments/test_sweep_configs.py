@@ -51,14 +51,14 @@ def test_shipped_defaults_agree_with_the_task_generators():
     from sim.tasks.browse import WINDOWS
     from sim.tasks.loca import FAMILIES, GROWTH_LEVELS, SEEDS_PER_FAMILY
 
-    p = pressure.defaults()
+    p = pressure.SETTINGS.table()
     assert p["levels"] == list(GROWTH_LEVELS)
     assert p["programs"] == list(MAIN_PROGRAMS) + ["vista_bounded_ledger"]
-    for d in (p, ablations.defaults(), cost.defaults()):
+    for d in (p, ablations.SETTINGS.table(), cost.SETTINGS.table()):
         assert (d["families"], d["seeds"]) == (len(FAMILIES), SEEDS_PER_FAMILY)
-    assert window.defaults()["windows"] == list(WINDOWS)
-    assert ablations.defaults()["programs"] == list(ablations.VARIANTS)
-    assert cost.defaults()["programs"] == list(MAIN_PROGRAMS)
+    assert window.SETTINGS.table()["windows"] == list(WINDOWS)
+    assert ablations.SETTINGS.table()["programs"] == list(ablations.VARIANTS)
+    assert cost.SETTINGS.table()["programs"] == list(MAIN_PROGRAMS)
     # contextevo's [default] is the loop's own default task sets
     from sim.evolve.contextevo.loop import browse_taskset, loca_taskset
 
@@ -149,13 +149,13 @@ def test_config_file_overrides_one_key_and_options_win_over_it(tmp_path, name):
     mod = SWEEPS[name]
     path = tmp_path / "c.toml"
     path.write_text("[quick]\nseeds = 3\n")
-    cfg = mod.config(_parse(mod.add_arguments, ["--quick", "--config", str(path)]))
+    cfg = mod.SETTINGS.from_args(_parse(mod.add_arguments, ["--quick", "--config", str(path)])).record()
     quick = load_config(name, "quick")
     assert cfg["seeds"] == 3 != quick["seeds"]
     assert {k: cfg[k] for k in quick if k != "seeds"} == {
         k: v for k, v in quick.items() if k != "seeds"}
-    cfg = mod.config(_parse(mod.add_arguments, ["--quick", "--config", str(path),
-                                                "--seeds", "2"]))
+    cfg = mod.SETTINGS.from_args(_parse(mod.add_arguments, ["--quick", "--config", str(path),
+                                                "--seeds", "2"])).record()
     assert cfg["seeds"] == 2
 
 
@@ -214,7 +214,7 @@ def test_robustness_design_comes_from_its_config(tmp_path, capsys):
         args.__dict__.setdefault(k, None)
     args.jobs = 1
     cfg = robustness_config(args)
-    assert (cfg["tasks"], cfg["windows"], cfg["samples"]) == (3, [8_000], 8)
+    assert (cfg.tasks, cfg.windows, cfg.samples) == (3, (8_000,), 8)
     path.write_text("famlies = 3\n")
     assert main(["claims", "--robustness", "--config", str(path), "--out",
                  str(tmp_path / "o")]) == 2
@@ -292,7 +292,8 @@ def test_proposition1_shipped_grids_are_games():
 
     for section in ("default", "quick"):
         cfg = load_config("proposition1", section)
-        assert check_grid(cfg) is None and len(fixed_budget_grid(cfg)) > 2
+        assert check_grid(cfg) is None and len(fixed_budget_grid(
+            cfg["fixed_B"], cfg["fixed_k"], cfg["fixed_max"], cfg["c0"])) > 2
         with pytest.raises(ConfigValueError, match="'fixed_B'.*N = 1 "):
             check_grid({**cfg, "fixed_B": 1})
         with pytest.raises(ConfigValueError, match="'budget_N'.*N = 1, "):

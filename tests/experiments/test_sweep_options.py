@@ -75,33 +75,33 @@ def test_unknown_program_error_lists_the_valid_names(capsys):
 
 
 def test_pressure_explicit_flags_win_over_quick():
-    cfg = pressure.config(_parse(pressure, [
+    cfg = pressure.SETTINGS.from_args(_parse(pressure, [
         "--quick", "--levels", "16000", "32000", "--families", "3", "--seeds", "2",
-        "--programs", "react", "skeleton", "--budget", "20000"]))
+        "--programs", "react", "skeleton", "--budget", "20000"])).record()
     assert cfg["levels"] == [16000, 32000] and cfg["families"] == 3
     assert cfg["seeds"] == 2 and cfg["programs"] == ["react", "skeleton"]
     assert cfg["budget"] == 20000
 
 
 def test_pressure_quick_fills_only_unset_options():
-    cfg = pressure.config(_parse(pressure, ["--quick", "--families", "2"]))
+    cfg = pressure.SETTINGS.from_args(_parse(pressure, ["--quick", "--families", "2"])).record()
     assert cfg["families"] == 2
     assert cfg["levels"] == load_config("pressure", "quick")["levels"] and cfg["seeds"] == 1
     assert cfg["programs"] == load_config("pressure", "quick")["programs"] and cfg["budget"] == 128_000
-    full = pressure.config(_parse(pressure, []))
+    full = pressure.SETTINGS.from_args(_parse(pressure, [])).record()
     assert full["levels"] == [8000, 16000, 32000, 64000, 128000, 256000]
     assert (full["families"], full["seeds"], full["budget"]) == (15, 5, 128_000)
 
 
 def test_window_ablations_cost_explicit_flags_win_over_quick():
-    w = window.config(_parse(window, ["--quick", "--windows", "8000", "--queries", "5"]))
+    w = window.SETTINGS.from_args(_parse(window, ["--quick", "--windows", "8000", "--queries", "5"])).record()
     assert w["windows"] == [8000] and w["queries"] == 5
-    w = window.config(_parse(window, ["--quick", "--seeds", "2"]))
+    w = window.SETTINGS.from_args(_parse(window, ["--quick", "--seeds", "2"])).record()
     assert w["windows"] == load_config("window", "quick")["windows"] and w["queries"] == 16 and w["seeds"] == 2
-    a = ablations.config(_parse(ablations, ["--quick", "--families", "4", "--seeds", "2"]))
+    a = ablations.SETTINGS.from_args(_parse(ablations, ["--quick", "--families", "4", "--seeds", "2"])).record()
     assert (a["families"], a["seeds"]) == (4, 2)
     assert a["programs"] == load_config("ablations", "quick")["programs"]
-    c = cost.config(_parse(cost, ["--quick", "--growth", "64000", "--programs", "masking"]))
+    c = cost.SETTINGS.from_args(_parse(cost, ["--quick", "--growth", "64000", "--programs", "masking"])).record()
     assert c["growth"] == 64000 and c["programs"] == ["masking"] and c["families"] == 6
 
 

@@ -135,9 +135,12 @@ class ForeignClient:
 
 
 def test_sweep_accepts_any_executor_with_identical_rows():
+    from experiments.settings.vista import CostSettings
     from experiments.sweep import loca_specs, run_sweep
 
-    specs = loca_specs([32_000], ["react", "vista"], 16_000, 3, 1, "medium", 0)
+    specs = loca_specs(CostSettings(growth=32_000, programs=("react", "vista"),
+                                    budget=16_000, families=3, seeds=1,
+                                    dashboard_tokens=None))
     ref = run_sweep(specs, progress=False)
     ex = InlineExecutor()
     assert run_sweep(specs, executor=ex, progress=False) == ref and ex.calls == len(specs)

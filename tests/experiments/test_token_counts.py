@@ -49,10 +49,10 @@ def test_only_ints_and_text_are_token_counts(value):
 def test_k_is_the_codes_own_128k_level():
     """The papers' "128K" is the code's 128_000 (LOCA growth levels, the paper's
     budget), so ``128k`` means exactly that, not 131,072."""
-    from experiments.sweep import PAPER_SETTINGS
+    from experiments.settings.vista import PressureSettings
     from sim.tasks.loca import GROWTH_LEVELS
 
-    assert parse_tokens("128k") == PAPER_SETTINGS["pressure"]["budget"]
+    assert parse_tokens("128k") == PressureSettings.paper()["budget"]
     assert [parse_tokens(f"{k}K") for k in (8, 16, 32, 64, 128, 256)] == \
         list(GROWTH_LEVELS)
 
@@ -166,11 +166,10 @@ def test_a_growth_level_keeps_its_own_minimum(capsys):
 
 def test_a_sweep_config_holds_the_integers():
     """What the sidecar records (the sweep's config) holds ints, not the text."""
-    from experiments.sweep import sweep_config
-    from experiments.vista.pressure import defaults
+    from experiments.settings.vista import PressureSettings
 
     argv = ["run", "pressure", "--levels", "8k", "16K", "--budget", "8,000"]
-    cfg = sweep_config(build_parser(argv).parse_args(argv), defaults())
+    cfg = PressureSettings.from_args(build_parser(argv).parse_args(argv)).record()
     assert cfg["levels"] == [8000, 16000] and cfg["budget"] == 8000
     assert all(type(v) is int for v in (*cfg["levels"], cfg["budget"]))
 

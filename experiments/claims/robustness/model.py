@@ -146,11 +146,13 @@ def point_specs(design: Design, values: Mapping[str, float]) -> list:
     for growth in dict.fromkeys((design.low_growth, design.growth)):
         progs = design.programs(growth)
         if progs:
-            specs += [JobSpec("loca", f, s, growth, design.budget, progs,
+            specs += [JobSpec(generator="loca", family=f, seed=s, level=growth,
+                              budget=design.budget, programs=progs,
                               base_seed=design.seed, world=world)
                       for f, s in task_ids(design.tasks)]
     if "window" in design.parts:
-        specs += [JobSpec("browse", q, 0, w, w, WINDOW, base_seed=design.seed, world=world)
+        specs += [JobSpec(generator="browse", family=q, seed=0, level=w, budget=w,
+                          programs=WINDOW, base_seed=design.seed, world=world)
                   for w in design.windows for q in range(design.queries)]
     return specs
 

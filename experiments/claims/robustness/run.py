@@ -8,19 +8,11 @@ import contextlib
 import time
 from pathlib import Path
 
-from experiments.arguments import (UsageError, add_no_progress, given_flags, only_with,
-                                  scheduler_address)
-from experiments.sweep import fmt_default, nonnegative_int, positive_int
+from experiments.arguments import UsageError, given_flags, only_with, positive_int
 
 NAME = "robustness"
 
 
-def defaults() -> dict:
-    """The default run's design (``[default]`` of configs/robustness.toml; the
-    arithmetic is in the package docstring)."""
-    from experiments.config import load_config
-
-    return load_config(NAME)
 #: what the analysis leaves out, and why (said in the JSON and the docs)
 NOT_INCLUDED = ("ContextEvo and Evo-Harness claims: an evolution loop per world point "
                 "costs minutes to hours, too costly for a sample of hundreds of points; "
@@ -40,52 +32,19 @@ def power_of_two(text: str) -> int:
 
 
 def add_arguments(parser) -> None:
-    """``--robustness`` and its options (``--quick``, ``--samples``, ``--trajectories``,
-    ``--screen``, ``--tasks``, ``--queries``, ``--jobs``, ``--scheduler``, ``--seed``,
-    ``--no-progress``)."""
-    from experiments.config import add_config_argument, load_config
+    """``--robustness`` and its options (:class:`~experiments.settings.robustness.
+    RobustnessSettings`: ``--config``, ``--quick``, ``--samples``, ``--trajectories``,
+    ``--screen``, ``--tasks``, ``--queries``, ``--claims``, ``--params``, ``--jobs``,
+    ``--scheduler``, ``--seed``, ``--no-progress``)."""
+    from experiments.settings.robustness import RobustnessSettings
 
-    d, q = defaults(), load_config(NAME, "quick")
     g = parser.add_argument_group("robustness (--robustness)")
     g.add_argument("--robustness", action="store_true",
                    help="global sensitivity of every agent-level claim over the world's "
                         "priors (`ctxsim world`): writes robustness.csv/.json/.png in "
                         "--out, then the scorecard with its robustness column "
                         "(default: off, the scorecard alone)")
-    add_config_argument(g, NAME)
-    g.add_argument("--quick", action="store_true",
-                   help="a small, fast robustness design (explicit options still win; "
-                        "default: off, the full design)")
-    g.add_argument("--samples", type=power_of_two, default=None, metavar="N",
-                   help="Sobol' base sample, a power of two: N x (screened + 3) world "
-                        f"points ({fmt_default(d['samples'], q['samples'])})")
-    g.add_argument("--trajectories", type=positive_int, default=None, metavar="R",
-                   help="Morris trajectories: R x (parameters + 1) world points "
-                        f"({fmt_default(d['trajectories'], q['trajectories'])})")
-    g.add_argument("--screen", type=positive_int, default=None, metavar="M",
-                   help="parameters kept for the Sobol' stage "
-                        f"({fmt_default(d['screen'], q['screen'])})")
-    g.add_argument("--tasks", type=positive_int, default=None, metavar="N",
-                   help="LOCA-like tasks per world point "
-                        f"({fmt_default(d['tasks'], q['tasks'])})")
-    g.add_argument("--queries", type=positive_int, default=None, metavar="N",
-                   help="BrowseComp-like queries per window per world point "
-                        f"({fmt_default(d['queries'], q['queries'])})")
-    g.add_argument("--claims", nargs="+", default=None, metavar="ID",
-                   help="the claims to analyse (default: every agent-level claim, "
-                        "those of the pressure, window, ablations and cost sweeps)")
-    g.add_argument("--params", nargs="+", default=None, metavar="NAME",
-                   help="the world parameters to vary (default: every parameter of "
-                        "`ctxsim world`; the others stay at their defaults)")
-    g.add_argument("--jobs", type=positive_int, default=1,
-                   help="worker processes on this machine (default: %(default)s)")
-    g.add_argument("--scheduler", type=scheduler_address, default=None, metavar="ADDRESS",
-                   help="run on a Dask distributed cluster, e.g. tcp://host:8786 "
-                        "(default: none, --jobs decides)")
-    g.add_argument("--seed", type=nonnegative_int, default=0,
-                   help="seeds the designs, the tasks and the agent draws "
-                        "(default: %(default)s)")
-    add_no_progress(g)
+    RobustnessSettings.add_arguments(g)
 
 
 #: options that mean something only with --robustness (argparse dest -> flag)
@@ -136,17 +95,23 @@ def select(args) -> tuple[list, list[str]]:
     return claims, params
 
 
-def config(args) -> dict:
-    """The effective design: explicit options win; ``--quick`` shrinks the others."""
-    from experiments.config import grid
-    from experiments.sweep import executor_name, resolve
+def config(args):
+    """The effective design
+    (:class:`~experiments.settings.robustness.RobustnessSettings`): explicit options
+    win; ``--quick`` shrinks the others; ``claims`` and ``params`` as
+    :func:`select` resolves them.
 
-    cfg = resolve(args, grid(NAME, args))
+    Raises:
+        UsageError: see :func:`select`.
+    """
+    import dataclasses
+
+    from experiments.settings.robustness import RobustnessSettings
+
+    cfg = RobustnessSettings.from_args(args)
     claims, params = select(args)
-    cfg.update(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-               executor=executor_name(args.jobs, args.scheduler), quick=bool(args.quick),
-               claims=[c.id for c in claims], params=params)
-    return cfg
+    return dataclasses.replace(cfg, claims=tuple(c.id for c in claims),
+                               params=tuple(params))
 
 
 @contextlib.contextmanager
@@ -167,15 +132,14 @@ def executor_for(jobs: int, scheduler: str | None):
         yield None
 
 
-def compute(cfg: dict, claims=None, params=None, executor=None, progress: bool = False
+def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
             ) -> dict:
     """Run the analysis; returns ``{"analysis", "entries", "model", "wall_seconds",
     "reference"}``.
 
     Args:
-        cfg: :func:`config`'s keys (trajectories, samples, screen, tasks, queries,
-            windows, seed); optionally growth, low_growth and budget (tokens) in
-            place of the paper's settings (tests use smaller ones).
+        cfg: the design (:class:`~experiments.settings.robustness.RobustnessSettings`:
+            trajectories, samples, screen, tasks, queries, windows, seed).
         claims: the claims to analyse (default: every agent-level claim).
         params: the world parameters to vary (default: the whole table); the others
             stay at their defaults.
@@ -190,15 +154,13 @@ def compute(cfg: dict, claims=None, params=None, executor=None, progress: bool =
     claims = list(claims if claims is not None else agent_claims())
     names = list(params) if params is not None else list(TABLE)
     factors = [Factor(n, TABLE[n].low, TABLE[n].high) for n in names]
-    settings = {k: cfg[k] for k in ("growth", "low_growth", "budget") if k in cfg}
-    design = Design.for_claims(claims, tasks=cfg["tasks"], queries=cfg["queries"],
-                               windows=tuple(cfg["windows"]), seed=cfg["seed"],
-                               **settings)
+    design = Design.for_claims(claims, tasks=cfg.tasks, queries=cfg.queries,
+                               windows=tuple(cfg.windows), seed=cfg.seed)
     model = WorldModel(design, claims, names, executor=executor, progress=progress)
     t0 = time.perf_counter()
     reference = model.at([{}], "default")[0]
-    an = analyse(factors, model, cfg["trajectories"], cfg["samples"], cfg["screen"],
-                 cfg["seed"])
+    an = analyse(factors, model, cfg.trajectories, cfg.samples, cfg.screen,
+                 cfg.seed)
     wall = time.perf_counter() - t0
     entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id])
                for c in claims}
@@ -206,7 +168,7 @@ def compute(cfg: dict, claims=None, params=None, executor=None, progress: bool =
             "claims": claims, "wall_seconds": wall, "reference": reference}
 
 
-def write(result: dict, cfg: dict, out: Path) -> list[Path]:
+def write(result: dict, cfg, out: Path) -> list[Path]:
     """``robustness.csv``, ``robustness.json`` and ``robustness.png`` in ``out``."""
     from dataclasses import asdict
 
@@ -218,7 +180,7 @@ def write(result: dict, cfg: dict, out: Path) -> list[Path]:
     items = {c.id: c.item_key for c in result["claims"]}
     points = an.points + 1
     episodes = result["model"].episodes
-    workers = cfg.get("jobs", 1) if not cfg.get("scheduler") else None
+    workers = cfg.jobs if not cfg.scheduler else None
     paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items))]
     title = (f"Robustness of the agent-level claims over the world's priors: Morris "
              f"({an.trajectories} trajectories) then Sobol' (N = {an.samples}) on "
@@ -226,7 +188,7 @@ def write(result: dict, cfg: dict, out: Path) -> list[Path]:
              f"{design.queries} queries x {len(design.windows)} windows per point, "
              f"{points} points, {episodes:,} episodes")
     paths.append(save_figure(figure(an, entries, title), out / f"{NAME}.png"))
-    paths.append(write_sidecar(out / f"{NAME}.json", cfg, {
+    paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "design": asdict(design), "holds_when": "the claim's verdict at the point is "
         "'reproduced' (the claims package's own judge on the reduced sweeps' CSVs)",
         "screened": an.screened, "groups": an.groups, "points": points,
@@ -249,7 +211,7 @@ def main(args) -> list[Path]:
     out = Path(args.out)
     with output_set(out) as staging:
         claims, params = select(args)
-        with executor_for(cfg["jobs"], cfg["scheduler"]) as ex:
+        with executor_for(cfg.jobs, cfg.scheduler) as ex:
             result = compute(cfg, claims, params, executor=ex,
                              progress=not args.no_progress)
         names = [p.name for p in write(result, cfg, staging)]
