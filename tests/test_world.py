@@ -211,8 +211,8 @@ def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeyp
 
     monkeypatch.setattr(sim.world, "world_at", counting)
     monkeypatch.setattr(sim.agents, "SyntheticAgent", Spy)
-    spec = JobSpec("loca", 0, 0, 2000, 4000, ("react", "vista"),
-                   world=(("agent.p_index", 0.3),))
+    spec = JobSpec(generator="loca", family=0, seed=0, level=2000, budget=4000,
+                   programs=("react", "vista"), world=(("agent.p_index", 0.3),))
     rows = run_job(spec)
     assert len(rows) == 2 and len(calls) == 1
     assert [p.p_index for p in profiles] == [0.3, 0.3]

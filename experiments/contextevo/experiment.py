@@ -40,18 +40,22 @@ from __future__ import annotations
 import json
 import time
 
+from experiments.contextevo import options
 from experiments.contextevo.attribution import attribution_summary, rejections
 from experiments.contextevo.figure import figure
 from experiments.contextevo.loops import run_all
-from experiments.contextevo import options
 from experiments.contextevo.paper import PAPER
 from experiments.contextevo.rows import COLUMNS, last_stage, rows_of
 from experiments.contextevo.setup import (exposed, progress_printer, settings_of,
                                           split_options, starts, tasksets)
+from experiments.settings.contextevo import ContextEvoSettings
+
 
 NAME = "contextevo"
 #: the options (the CLI reads them from here, as from every experiment module)
 add_arguments = options.add_arguments
+#: the settings class of ``ctxsim run contextevo``
+SETTINGS = ContextEvoSettings
 #: the paper's evidence bases (App. B.2) and what this package builds of each
 EVIDENCE_BASES = {
     "raw": "covered: low/high graded-reward medians of a card metric (judge.raw_screen)",

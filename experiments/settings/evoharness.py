@@ -112,7 +112,16 @@ and over a --config FILE."""
 
     @classmethod
     def finish(cls, values: dict, args) -> dict:
-        """``quick`` from ``--quick``; ``workers`` None: min(2, CPUs)."""
+        """``quick`` from ``--quick``; ``workers`` None: min(2, CPUs); the program
+        played through its protocol check.
+
+        Raises:
+            PluginError: for an unknown or broken ``program`` (named; exit 2).
+        """
+        from sim.plugins import check_program, resolve_program
+
+        resolve_program(values["program"])   # PluginError names an unknown program
+        check_program(values["program"])
         values["quick"] = bool(getattr(args, "quick", False))
         if values["workers"] is None:
             values["workers"] = max(1, min(2, os.cpu_count() or 1))

@@ -16,7 +16,7 @@ from experiments.cli import main
 from experiments.config import SCHEMAS, ConfigValueError, load_config, validate
 from experiments.contextevo import experiment as contextevo
 from experiments.contextevo import setup as contextevo_setup
-from experiments.evoharness import config as evoharness
+from experiments.evoharness import experiment as evoharness
 from experiments.vista import ablations, cost, pressure, window
 
 SWEEPS = {"pressure": pressure, "window": window, "ablations": ablations, "cost": cost}
@@ -193,12 +193,14 @@ def test_evoharness_grid_follows_the_file_and_options_win(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text("seeds = 3\nprofiles = [\"weak\"]\n")
     args = _parse(evoharness.add_arguments, ["--quick", "--config", str(path)])
-    cfg = evoharness.config(args)
+    cfg = evoharness.SETTINGS.from_args(args)
     assert (cfg.seeds, cfg.profiles, cfg.long_seeds) == (3, ("weak",), 2)
     args = _parse(evoharness.add_arguments, ["--config", str(path), "--reps", "1"])
-    cfg = evoharness.config(args)
+    cfg = evoharness.SETTINGS.from_args(args)
     assert (cfg.seeds, cfg.reps, cfg.long_seeds, cfg.quick) == (3, 1, 4, False)
-    assert evoharness.defaults(True) == evoharness.defaults(True, None)
+    quick = argparse.Namespace(quick=True)
+    assert evoharness.SETTINGS.from_args(quick) == evoharness.SETTINGS.from_args(
+        argparse.Namespace(quick=True, config=None))
 
 
 def test_robustness_design_comes_from_its_config(tmp_path, capsys):
