@@ -45,15 +45,6 @@ def _profiles():
 #: :mod:`experiments.settings` (ContextEvo and Evo-Harness: helper "loops" of issue
 #: 36 moves them): experiment -> key -> a check (:mod:`experiments.settings.checks`)
 LEGACY_SCHEMAS: dict[str, dict[str, Any]] = {
-    "contextevo": {"loca_growth": GROWTH, "loca_budget": TOKENS, "families": families,
-                   "seeds": integer(1), "browse_window": TOKENS, "queries": integer(1),
-                   "browse_seeds": integer(1)},
-    "evoharness": {"profiles": ListOf(one_of("a synthetic solver profile", _profiles)),
-                   "families": families, "seeds": integer(1), "reps": integer(1),
-                   "growth": GROWTH, "budget": TOKENS, "long_growth": GROWTH,
-                   "long_budget": TOKENS, "long_families": families,
-                   "long_seeds": integer(1), "b": integer(0), "batch": integer(1),
-                   "program": program},
 }
 
 

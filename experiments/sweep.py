@@ -90,20 +90,19 @@ def _world(spec: JobSpec):
     return world_at(dict(spec.world)) if spec.world else None
 
 
-def build_task(spec: JobSpec):
-    """The task of ``spec``.
+def build_task(spec: JobSpec, world=None):
+    """The task of ``spec``; ``world``: its :func:`_world`, when the caller has it.
 
     Raises:
         ValueError: for an unknown generator.
     """
+    w = world if world is not None else _world(spec)
     if spec.generator == "loca":
         from sim.tasks.loca import loca_task
-        w = _world(spec)
         return loca_task(spec.family, spec.seed, spec.level, spec.base_seed,
                          params=w.tasks if w else None)
     if spec.generator == "browse":
         from sim.tasks.browse import browse_task
-        w = _world(spec)
         return browse_task(spec.family, spec.seed, base_seed=spec.base_seed,
                            params=w.browse if w else None)
     raise ValueError(f"unknown generator {spec.generator!r}")
@@ -126,11 +125,11 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     from sim.token_cache import KnownCountTokenizer
     from sim.workspace.tokenizer import get_tokenizer
 
-    task = build_task(spec)
+    w = _world(spec)   # built once: the task's parameters and the agent's profile
+    task = build_task(spec, w)
     tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                               {s.content: s.tokens for s in task.steps if s.content})
     seed = episode_seed(spec)
-    w = _world(spec)
     profile = w.profile if w else spec.profile
     rows = []
     for name in spec.programs:

@@ -14,7 +14,9 @@ A *program spec* or *agent spec* names what a sweep runs. It is one of
 
 The protocol a **context program** satisfies (:class:`sim.policies.base.ContextProgram`
 is the reference and the easiest base class): a class whose constructor takes its
-knobs as keywords, with the eight intervention-point methods
+knobs as keywords (a ``ContextProgram`` declares them as a frozen dataclass,
+:mod:`sim.policies.knobs`, checked by name, type and range), with the eight
+intervention-point methods
 
 ======================================  ===================================================
 ``observation_entry(ctx, block)``       returns None (a tool result was registered)

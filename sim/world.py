@@ -24,15 +24,6 @@ from sim.agents.profiles import Profile
 from sim.tasks.browse import BrowseParams
 from sim.tasks.families import TaskParams
 
-#: the long-context evaluations the degradation curve's prior comes from
-LONG_CONTEXT_SOURCE = (
-    "RULER (Hsieh et al. 2024, arXiv:2404.06654): of 17 models claiming >= 32K, only "
-    "half stay satisfactory at 32K, and almost all drop as length grows; NoLiMa "
-    "(Modarressi et al. 2025, arXiv:2502.05167): at 32K GPT-4o falls from 99.3% to "
-    "69.7%, Llama 3.3 70B from 97.3% to 42.7%, 10 of 12 models below half their "
-    "short-context score; our keys match literally (easier than NoLiMa), so the "
-    "range spans RULER-like mild to NoLiMa-like steep declines")
-
 
 @dataclass(frozen=True)
 class Param:
@@ -63,61 +54,18 @@ class Param:
 
 
 _P = "probability"
+
+
+def _rows_of(group: str, cls) -> tuple[Param, ...]:
+    """The rows a dataclass declares on its fields (``metadata["world"]``, e.g.
+    :func:`sim.agents.profiles.world_param`), in field order, named ``group.<field>``."""
+    return tuple(Param(f"{group}.{f.name}", f.default, **f.metadata["world"])
+                 for f in dataclasses.fields(cls) if "world" in f.metadata)
+
+
 _PARAMS = (
-    # -- the agent ----------------------------------------------------------------
-    Param("agent.sigma", 0.9, 0.5, 1.3, "sd of ln tokens",
-          "VISTA Table 5: without the dashboard, median relative size error 0.43-0.84 "
-          "over four backbones; lognormal noise of sd 0.55-1.2 gives that median",
-          "content-channel noise of a size estimate (Proposition 2)"),
-    Param("agent.p_row_read", 0.97, 0.9, 0.999, _P,
-          "VISTA Table 5: with the ledger, block-size error 0-0.02 and total-size "
-          "error 0 on all four backbones",
-          "a ledger row's size is read correctly (else the block is judged by content)"),
-    Param("agent.free_z", 1.0, 0.0, 2.0, "standard deviations",
-          "guess: how cautious a freeing step is; no measurement",
-          "log-size uncertainty guarded against when choosing how much to free"),
-    Param("agent.p_index", 0.6, 0.1, 0.95, _P,
-          "guess: no measurement of how completely a model lists the values an "
-          "archived result holds in its replacement text",
-          "each evidence key read in a block is listed in the archive index"),
-    Param("agent.p_note", 0.3, 0.05, 0.8, _P,
-          "guess: how often a model restates an exact value in its reasoning",
-          "a newly seen evidence line is restated in the next message"),
-    Param("agent.p_note_exact", 0.9, 0.6, 0.99, _P,
-          "guess: copy errors of restated identifiers and numbers",
-          "a restated value is copied exactly (else a one-digit-off copy)"),
-    Param("agent.p_knowledge", 0.75, 0.4, 0.95, _P,
-          "guess: summaries keep most but not all exact values (ACON/Focus report "
-          "lossy summaries without a per-value rate)",
-          "a visible fact is kept in a knowledge block / fold summary"),
-    Param("agent.p_confabulate", 0.5, 0.1, 0.9, _P,
-          "guess: answering with a plausible value vs abstaining when the value is "
-          "not found; varies widely across models",
-          "a value it cannot use is answered wrongly (else it abstains)"),
-    Param("agent.ctx_drop_max", 0.5, 0.1, 0.9, _P, LONG_CONTEXT_SOURCE,
-          "share of visible facts misused as the request grows without bound"),
-    Param("agent.ctx_half_tokens", 128_000.0, 32_000.0, 512_000.0, "tokens",
-          LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached"),
-    Param("agent.ctx_shape", 1.5, 0.7, 3.0, "Hill exponent", LONG_CONTEXT_SOURCE,
-          "steepness of the degradation curve"),
-    Param("agent.base_error", 0.12, 0.08, 0.2, _P,
-          "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
-          "the task fails for reasons unrelated to context"),
-    Param("agent.archive_at", 0.85, 0.7, 0.97, "fraction of B",
-          "guess: when a model starts freeing room (VISTA's protocol leaves it to the "
-          "model)", "archive trigger"),
-    Param("agent.archive_to", 0.6, 0.3, 0.65, "fraction of B",
-          "guess: how far a model frees once it starts", "archive target"),
-    Param("agent.keep_recent", 2, 0, 5, "tool results",
-          "guess: models rarely archive what they just read", "the agent's masking "
-          "window: the newest results it never archives", integer=True),
-    Param("agent.max_attempts", 3, 1, 6, "reads per value",
-          "guess: VISTA Fig. 8b has 105 recoveries over 75 tasks (~1.4 per task), a "
-          "lower bound on attempts", "recovery reads spent searching for one value",
-          integer=True),
-    Param("agent.max_context_actions", 8, 4, 16, "calls per turn",
-          "guess: a loop guard, not a behaviour; results do not depend on it unless "
-          "it binds", "context tool calls per turn", integer=True),
+    # -- the agent: declared on the Profile fields (sim/agents/profiles.py) ---------
+    *_rows_of("agent", Profile),
     # -- the tasks ----------------------------------------------------------------
     Param("task.size_sd", 1.64, 1.0, 2.2, "sd of ln tokens",
           "lognormal maximum-likelihood fit of the 418 tool results in the shipped "
@@ -216,16 +164,20 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
     unknown = sorted(set(values) - set(TABLE))
     if unknown:
         raise KeyError(f"unknown world parameter(s) {unknown}; known: {list(TABLE)}")
-    groups: dict[str, dict] = {"agent": {}, "task": {}, "browse": {}}
-    for pname, p in TABLE.items():
-        v = values.get(pname, p.default)
+
+    def at(p: Param):
+        v = values.get(p.name, p.default)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"{pname} must be a number, got {v!r}")
+            raise ValueError(f"{p.name} must be a number, got {v!r}")
         if not p.low <= v <= p.high:
-            raise ValueError(f"{pname}={v!r} is outside its prior range "
+            raise ValueError(f"{p.name}={v!r} is outside its prior range "
                              f"[{p.low}, {p.high}]")
-        v = int(round(v)) if p.integer else float(v)
-        group, field = pname.split(".", 1)
-        groups[group][field] = v
-    return World(Profile(name=name, **groups["agent"]), TaskParams(**groups["task"]),
-                 BrowseParams(**groups["browse"]))
+        return int(round(v)) if p.integer else float(v)
+
+    def build(group: str, cls, **extra):
+        # each field of the dataclass that has a row, read from its row
+        return cls(**extra, **{f.name: at(TABLE[f"{group}.{f.name}"])
+                               for f in dataclasses.fields(cls)
+                               if f"{group}.{f.name}" in TABLE})
+    return World(build("agent", Profile, name=name), build("task", TaskParams),
+                 build("browse", BrowseParams))

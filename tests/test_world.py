@@ -170,3 +170,50 @@ def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
     other = build_task(dataclasses.replace(spec, world=(("browse.doc_median", 2_000.0),)))
     assert other.observation_tokens != build_task(spec).observation_tokens
     assert other == browse_task(3, 0, params=BrowseParams(doc_median=2_000.0))
+
+
+def test_profile_defaults_are_declared_once_on_the_profile_fields():
+    """The world table's agent rows are the Profile fields' own declarations (default,
+    range, unit, source): no second copy of a default in sim/world.py."""
+    import pathlib
+
+    import sim.world
+
+    for f in dataclasses.fields(Profile):
+        if f.name == "name":
+            continue
+        row = TABLE[f"agent.{f.name}"]
+        assert row.default == f.default == getattr(Profile(), f.name)
+        assert (row.low, row.high, row.unit, row.source, row.doc) == tuple(
+            f.metadata["world"][k] for k in ("low", "high", "unit", "source", "doc"))
+    text = pathlib.Path(sim.world.__file__).read_text()
+    assert 'Param("agent.' not in text
+
+
+def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeypatch):
+    """One sweep job at a world point: world_at runs once, and the synthetic agent's
+    profile carries the point's p_index (and the default of every other field)."""
+    import sim.agents
+    import sim.world
+    from experiments.sweep import JobSpec, run_job
+
+    calls, profiles = [], []
+    real = sim.world.world_at
+
+    def counting(values=None, name="world"):
+        calls.append(dict(values or {}))
+        return real(values, name)
+
+    class Spy(sim.agents.SyntheticAgent):
+        def __init__(self, profile="medium", channel="auto"):
+            profiles.append(profile)
+            super().__init__(profile, channel)
+
+    monkeypatch.setattr(sim.world, "world_at", counting)
+    monkeypatch.setattr(sim.agents, "SyntheticAgent", Spy)
+    spec = JobSpec(generator="loca", family=0, seed=0, level=2000, budget=4000,
+                   programs=("react", "vista"), world=(("agent.p_index", 0.3),))
+    rows = run_job(spec)
+    assert len(rows) == 2 and len(calls) == 1
+    assert [p.p_index for p in profiles] == [0.3, 0.3]
+    assert profiles[0] == Profile(name="world", p_index=0.3)

@@ -79,7 +79,7 @@ def full_run(out: str) -> float:
 def seeds_check(n: int) -> list[dict]:
     """Held-out gain of iteration 2 over react (paired bootstrap, fractions of tasks)
     for seeds ``0..n-1``, and whether iteration 2 is no worse held-in, one dict per seed."""
-    from experiments.contextevo.experiment import paired
+    from experiments.contextevo.rows import paired
     from sim.evolve.contextevo.backends import SyntheticBackend
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.loop import EvolveConfig, evolve, loca_taskset
@@ -99,7 +99,7 @@ def seeds_check(n: int) -> list[dict]:
 def mislabel_sweep(rates=(0.0, 0.2, 0.5, 0.8)) -> list[dict]:
     """Held-out gain (fractions of tasks, paired bootstrap) and the judge's attribution
     counts at each annotator mislabel rate in ``rates`` (probabilities)."""
-    from experiments.contextevo.experiment import paired
+    from experiments.contextevo.rows import paired
     from sim.evolve.contextevo.backends import SyntheticBackend
     from sim.evolve.contextevo.compile import spec_of
     from sim.evolve.contextevo.loop import EvolveConfig, Runner, evolve, loca_taskset

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="time the quick grid")
     args = p.parse_args(argv)
-    cfg = ev.defaults(args.quick).with_(seed=0)
+    cfg = ev.SETTINGS.from_args(argparse.Namespace(quick=args.quick)).with_(seed=0)
     tasks = grid_tasks(cfg.families, 2, cfg.growth, 0)
     _arm_time("no-evolve", tasks[:2], cfg)  # warm-up: imports, tokenizer, caches
     ref = min(_arm_time("no-evolve", tasks, cfg) for _ in range(2))

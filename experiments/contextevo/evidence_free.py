@@ -13,8 +13,8 @@ numbers), so the per-seed difference of held-out accuracies is paired.
 
 The interval: the per-seed differences d_s (ContextEvo minus baseline, held-out
 accuracy of the final iteration), their mean and a 95% Student-t interval over seeds
-(n - 1 degrees of freedom); the verdict is ``beats`` when the interval is above 0,
-``loses`` when below, else ``no difference shown``.
+(n - 1 degrees of freedom). Numbers only: whether they reproduce the claim is the
+claims judge's (``EvidenceFree``, from ``contextevo_seeds.csv``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def median_changeset(res) -> int:
 
 
 def seed_interval(diffs, level: float = LEVEL) -> dict:
-    """Mean of ``diffs`` (one per seed) with its Student-t interval and the verdict.
+    """Mean of ``diffs`` (one per seed) with its Student-t interval.
 
     Raises:
         ValueError: for fewer than 2 seeds.
@@ -51,10 +51,8 @@ def seed_interval(diffs, level: float = LEVEL) -> dict:
     m = float(d.mean())
     half = float(stats.t.ppf(0.5 + level / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
     lo, hi = m - half, m + half
-    verdict = "beats" if lo > 0 else "loses" if hi < 0 else "no difference shown"
     return {"mean": round(m, 4), "lo": round(lo, 4), "hi": round(hi, 4),
-            "n_seeds": int(d.size), "level": level, "per_seed": [round(x, 4) for x in d],
-            "verdict": verdict}
+            "n_seeds": int(d.size), "level": level, "per_seed": [round(x, 4) for x in d]}
 
 
 def _held_out_acc(res, stage: str) -> float:

@@ -30,8 +30,9 @@ replicate 0). The numbers are judged against the paper by the claims judge, not 
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 
-from experiments.evoharness import config as _config
+from experiments.evoharness import options
 from experiments.evoharness.arms import arms
 from experiments.evoharness.figure import figure
 from experiments.evoharness.grid import run_grid, split_stream, tasks
@@ -42,14 +43,16 @@ from experiments.evoharness.policy import (POLICY_COLUMNS, POLICY_PAIRS_COLUMNS,
 from experiments.evoharness.table import (COLUMNS, PAIRS_COLUMNS, budget_decisions,
                                           comparisons, resolution, table)
 from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
+from experiments.settings.evoharness import GridConfig
 from sim.evolve.evoharness.propose import EVOLVER_PRIOR, Evolver
 from sim.evolve.evoharness.skill_effects import SKILL_USE_PRIOR, SkillUse
 from sim.evolve.evoharness.skill_harness import HarnessCaps, SkillHarness
 
 NAME = "evoharness"
-add_arguments = _config.add_arguments
-config = _config.config
-defaults = _config.defaults
+#: the options (the CLI reads them from here, as from every experiment module)
+add_arguments = options.add_arguments
+#: the settings class of ``ctxsim run evoharness``
+SETTINGS = GridConfig
 #: arms whose harness size over the stream the figure shows
 TRACED = ("online-standard", "online-minimal", "online-self", "general-only",
           "topic-only", "no-propose", "add-only")
@@ -57,7 +60,7 @@ TRACED = ("online-standard", "online-minimal", "online-self", "general-only",
 
 def run(args) -> list:
     """Run the grid and the policy comparison; write CSV, PNG, JSON; return paths."""
-    cfg = config(args)
+    cfg = GridConfig.from_args(args)
     if cfg.backend == "llm":
         return run_llm(args, cfg)
     out = prepare_out(args.out)
@@ -91,7 +94,8 @@ def run(args) -> list:
         "comparisons": comps, "resolution": res,
         "budget_decisions": budget_decisions(results),
         "policy_comparison": pinfo,
-        "harness_trace": {k: {"trace": t, "caps": c} for k, (t, c) in traces.items()},
+        "harness_trace": {k: {"trace": [asdict(u) for u in t], "caps": c}
+                          for k, (t, c) in traces.items()},
         "parameters": {"evolver": Evolver().__dict__, "evolver_prior": EVOLVER_PRIOR,
                        "skill_use": SkillUse().__dict__,
                        "skill_use_prior": SKILL_USE_PRIOR},

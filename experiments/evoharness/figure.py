@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure
 
 #: the arm every policy arm is compared with in panels (c) and (d)
@@ -14,7 +14,8 @@ POLICY_REFERENCE = "baseline"
 
 def figure(tab: list[dict], traces: dict, prow: list[dict], cfg: GridConfig,
            ppairs: list[dict] = ()):
-    """Four panels; ``traces``: ``{"arm/profile": (trace, caps)}``; ``prow``: the rows
+    """Four panels; ``traces``: ``{"arm/profile": (trace, caps)}`` (``trace``: the
+    stream's :class:`~sim.evolve.evoharness.online.UpdateRecord` s); ``prow``: the rows
     of ``evoharness_policy.csv``; ``ppairs``: those of ``evoharness_policy_pairs.csv``
     (each arm's paired difference from :data:`POLICY_REFERENCE`, printed under its
     column with its 95% interval; none printed where ``ppairs`` is empty)."""
@@ -51,14 +52,14 @@ def _panel_traces(ax, traces) -> None:
 
     handles = []
     for k, (name, (tr, caps)) in enumerate(traces.items()):
-        steps = [t["step"] for t in tr]
+        steps = [t.step for t in tr]
         c = f"C{k % 10}"
         # each arm thinner than the one before: arms whose traces coincide (several
         # fill their caps on the same steps) show as nested lines, none hidden
         lw = max(0.8, 3.2 - 0.4 * k)
-        ax.plot(steps, [t["skills"] / caps["max_skills"] for t in tr], color=c, lw=lw,
+        ax.plot(steps, [t.skills / caps["max_skills"] for t in tr], color=c, lw=lw,
                 label=f"{name} skills / {caps['max_skills']}")
-        ax.plot(steps, [t["tokens"] / caps["max_total_tokens"] for t in tr], color=c,
+        ax.plot(steps, [t.tokens / caps["max_total_tokens"] for t in tr], color=c,
                 ls=":", lw=lw, label=f"{name} tokens / {caps['max_total_tokens']}")
         handles.append(Line2D([], [], color=c, lw=lw, label=f"{name.split('/')[0]} (caps "
                               f"{caps['max_skills']}, {caps['max_total_tokens']} tok)"))

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.evoharness.arms import Arm, curator_and_harness
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.executors import process_pool
 from sim.evolve.evoharness.curate import budget_counts
-from sim.evolve.evoharness.online import run_stream, split_stream
+from sim.evolve.evoharness.online import (StreamConfig, StreamParts, TaskRecord,
+                                          UpdateRecord, run_stream, split_stream)
 from sim.plugins import make_program   # a plugin program guarded (sim.plugins.guard)
 from sim.tasks.loca import FAMILIES, loca_task
 
@@ -20,8 +21,8 @@ class StreamSummary:
 
     Attributes:
         arm: the arm; rep: the replicate.
-        rows: one dict per scored task (task_id, solved, tokens, skills_shown, ...).
-        trace: the harness after each update (skills, tokens, budget decisions).
+        rows: one record per scored task.
+        trace: the harness after each update.
         caps: the caps (dict); decisions: ACCEPT/MERGE/SKIP counts of all decisions;
         budget: ACCEPT/MERGE/SKIP counts of the budget-forced ones.
         final_skills, final_tokens: the final harness's size.
@@ -30,8 +31,8 @@ class StreamSummary:
 
     arm: Arm
     rep: int
-    rows: tuple
-    trace: tuple
+    rows: tuple[TaskRecord, ...]
+    trace: tuple[UpdateRecord, ...]
     caps: dict
     decisions: dict
     budget: dict
@@ -57,12 +58,11 @@ def run_arm(arm: Arm, train, test, cfg: GridConfig, program, rep: int,
     curator, harness = curator_and_harness(
         arm, topic_names or sorted({t.family for t in list(train) + list(test)}),
         cfg.cap_fraction)
-    res = run_stream(test, mode=arm.mode, feedback=arm.feedback, profile=arm.profile,
-                     program_factory=program if callable(program)
-                     else (lambda: make_program(program)),
-                     budget=cfg.budget if budget is None else budget, b=cfg.b,
-                     seed=cfg.seed * 1000 + rep, curator=curator, harness=harness,
-                     train_tasks=train, batch=cfg.batch, reflect=arm.reflect)
+    config = StreamConfig(arm.mode, arm.feedback, cfg.budget if budget is None else budget,
+                          cfg.b, cfg.seed * 1000 + rep, profile=arm.profile,
+                          batch=cfg.batch, reflect=arm.reflect)
+    factory = program if callable(program) else (lambda: make_program(program))
+    res = run_stream(test, config, StreamParts(factory, curator, harness), train)
     counts = dict.fromkeys(("ACCEPT", "MERGE", "SKIP"), 0)
     for _, d in res.decisions:
         counts[d.action] += 1

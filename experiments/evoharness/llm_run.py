@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from experiments.vista.perception import endpoint
 from sim.agents.llm import LLMResponseError
@@ -17,7 +17,7 @@ from sim.cost import EpisodeResult
 from sim.evolve.evoharness.budget import proportional_caps
 from sim.evolve.evoharness.curate import Curator
 from sim.evolve.evoharness.llm_skills import LLMSkillAgent
-from sim.evolve.evoharness.online import run_stream
+from sim.evolve.evoharness.online import StreamConfig, StreamParts, run_stream
 from sim.evolve.evoharness.skill_harness import SkillHarness
 from sim.harness import run_episode
 from sim.policies import make_program
@@ -71,11 +71,10 @@ def run_llm(args, cfg: GridConfig) -> list:
 
             harness = SkillHarness(proportional_caps(
                 sorted({t.family for t in tasks}), fraction=cfg.cap_fraction))
-            run_stream(tasks, mode=mode, feedback="standard", profile="medium",
-                       program_factory=lambda: make_program(LLM_PROGRAM),
-                       budget=LLM_BUDGET, b=cfg.b, seed=cfg.seed,
-                       curator=Curator(), harness=harness,
-                       agent_factory=lambda agent=agent: agent, run_episode=runner)
+            run_stream(tasks, StreamConfig(mode, "standard", LLM_BUDGET, cfg.b, cfg.seed),
+                       StreamParts(lambda: make_program(LLM_PROGRAM), Curator(), harness,
+                                   agent_factory=lambda agent=agent: agent,
+                                   run_episode=runner))
             harnesses[arm] = harness
     wall = time.perf_counter() - t0
     for c in calls:

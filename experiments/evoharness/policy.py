@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.evoharness.arms import Arm
-from experiments.evoharness.config import GridConfig
+from experiments.settings.evoharness import GridConfig
 from experiments.evoharness.grid import run_arm
 from experiments.evoharness.paper import PAPER
 from experiments.evoharness.table import paired_runs
@@ -68,14 +68,14 @@ def policy_comparison(cfg: GridConfig) -> tuple[list[dict], list[dict], dict]:
             "combined": run_arm(evo, train, test, cfg, policy, 0, b)}
     rows = []
     for arm, r in runs.items():
-        s = [x["solved"] for x in r.rows]
+        s = [x.solved for x in r.rows]
         m, lo, hi = bootstrap_mean_ci(s, seed=cfg.seed)
         pr, pt = PAPER["contextevo_table3"][arm]
         rows.append({"arm": arm, "program": evolved.name if arm in (
                      "context-policy", "combined") else START, "n_tasks": len(s),
                      "reward": round(m, 4), "reward_lo": round(lo, 4),
                      "reward_hi": round(hi, 4),
-                     "mean_tokens": round(float(np.mean([x["tokens"] for x in r.rows])), 1),
+                     "mean_tokens": round(float(np.mean([x.tokens for x in r.rows])), 1),
                      "skill_tokens_in_harness": r.final_tokens,
                      "paper_reward": pr, "paper_mean_tokens": pt})
     pairs = []

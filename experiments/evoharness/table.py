@@ -34,11 +34,12 @@ COMPARISONS = (
 
 
 def per_task(summaries, col: str = "solved") -> dict[str, float]:
-    """Mean of ``col`` per task id over the replicates."""
+    """Mean of ``col`` (a :class:`~sim.evolve.evoharness.online.TaskRecord` field) per
+    task id over the replicates."""
     by = defaultdict(list)
     for s in summaries:
         for r in s.rows:
-            by[r["task_id"]].append(float(r[col]))
+            by[r.task_id].append(float(getattr(r, col)))
     return {k: float(np.mean(v)) for k, v in by.items()}
 
 
@@ -77,9 +78,9 @@ def table(results, arm_list: list[Arm], seed: int) -> list[dict]:
                     "pass_rate": round(m, 4), "pass_lo": round(lo, 4),
                     "pass_hi": round(hi, 4), "diff_vs_no_evolve": round(d, 4),
                     "diff_lo": round(dlo, 4), "diff_hi": round(dhi, 4),
-                    "mean_tokens": round(_mean([r["tokens"] for r in rows]), 1),
-                    "skills_shown": round(_mean([r["skills_shown"] for r in rows]), 3),
-                    "skills_read": round(_mean([r["skills_read"] for r in rows]), 3),
+                    "mean_tokens": round(_mean([r.tokens for r in rows]), 1),
+                    "skills_shown": round(_mean([r.skills_shown for r in rows]), 3),
+                    "skills_read": round(_mean([r.skills_read for r in rows]), 3),
                     "final_skills": round(_mean([s.final_skills for s in runs]), 2),
                     "final_skill_tokens": round(_mean([s.final_tokens for s in runs]), 1),
                     "cap_skills": runs[0].caps["max_skills"],

@@ -104,6 +104,8 @@ REGISTRY: dict[str, str] = {
     "presentation": "experiments.settings.vista",
     "calibrate": "experiments.settings.calibrate",
     "robustness": "experiments.settings.robustness",
+    "contextevo": "experiments.settings.contextevo",
+    "evoharness": "experiments.settings.evoharness",
 }
 _CLASSES: dict[str, type] = {}
 

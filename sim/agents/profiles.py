@@ -12,8 +12,10 @@ request's length (``ctx_drop_max``, ``ctx_half_tokens``, ``ctx_shape``), what it
 answers for a value it cannot use (``p_confabulate``) and a base error rate for
 failures unrelated to context (VISTA §3.3: even at 8K the methods solve 84-87%).
 
-Every field's prior range, unit and source is in :mod:`sim.world` (``ctxsim world``);
-:func:`sim.world.world_at` builds a profile from any point of that table.
+Every field is declared once, with its default, prior range, unit and source
+(:func:`world_param`): those declarations are the agent rows of the world table
+(:mod:`sim.world`, ``ctxsim world``), and :func:`sim.world.world_at` builds a profile
+from any point of that table.
 
 A profile belongs to the agent, never to a program: no field is keyed by a program,
 a dashboard or an interface. What a program changes is what the agent observes
@@ -23,7 +25,28 @@ a dashboard or an interface. What a program changes is what the agent observes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+
+#: the unit of a probability parameter
+_P = "probability"
+#: the long-context evaluations the degradation curve's prior comes from
+LONG_CONTEXT_SOURCE = (
+    "RULER (Hsieh et al. 2024, arXiv:2404.06654): of 17 models claiming >= 32K, only "
+    "half stay satisfactory at 32K, and almost all drop as length grows; NoLiMa "
+    "(Modarressi et al. 2025, arXiv:2502.05167): at 32K GPT-4o falls from 99.3% to "
+    "69.7%, Llama 3.3 70B from 97.3% to 42.7%, 10 of 12 models below half their "
+    "short-context score; our keys match literally (easier than NoLiMa), so the "
+    "range spans RULER-like mild to NoLiMa-like steep declines")
+
+
+def world_param(default, low, high, unit: str, source: str, doc: str,
+                integer: bool = False):
+    """A :class:`Profile` field that is also a row of the world table
+    (:data:`sim.world.TABLE`, name ``agent.<field>``): its default, prior range
+    ``[low, high]``, unit, source and what it does, declared once."""
+    return field(default=default, metadata={"world": {
+        "low": low, "high": high, "unit": unit, "source": source, "doc": doc,
+        "integer": integer}})
 
 
 @dataclass(frozen=True)
@@ -59,23 +82,59 @@ class Profile:
     """
 
     name: str = "medium"
-    sigma: float = 0.9
-    p_row_read: float = 0.97
-    free_z: float = 1.0
-    p_index: float = 0.6
-    p_note: float = 0.3
-    p_note_exact: float = 0.9
-    p_knowledge: float = 0.75
-    p_confabulate: float = 0.5
-    ctx_drop_max: float = 0.5
-    ctx_half_tokens: float = 128_000.0
-    ctx_shape: float = 1.5
-    base_error: float = 0.12
-    archive_at: float = 0.85
-    archive_to: float = 0.6
-    keep_recent: int = 2
-    max_attempts: int = 3
-    max_context_actions: int = 8
+    sigma: float = world_param(0.9, 0.5, 1.3, "sd of ln tokens",
+            "VISTA Table 5: without the dashboard, median relative size error 0.43-0.84 "
+            "over four backbones; lognormal noise of sd 0.55-1.2 gives that median",
+            "content-channel noise of a size estimate (Proposition 2)")
+    p_row_read: float = world_param(0.97, 0.9, 0.999, _P,
+            "VISTA Table 5: with the ledger, block-size error 0-0.02 and total-size "
+            "error 0 on all four backbones",
+            "a ledger row's size is read correctly (else the block is judged by content)")
+    free_z: float = world_param(1.0, 0.0, 2.0, "standard deviations",
+            "guess: how cautious a freeing step is; no measurement",
+            "log-size uncertainty guarded against when choosing how much to free")
+    p_index: float = world_param(0.6, 0.1, 0.95, _P,
+            "guess: no measurement of how completely a model lists the values an "
+            "archived result holds in its replacement text",
+            "each evidence key read in a block is listed in the archive index")
+    p_note: float = world_param(0.3, 0.05, 0.8, _P,
+            "guess: how often a model restates an exact value in its reasoning",
+            "a newly seen evidence line is restated in the next message")
+    p_note_exact: float = world_param(0.9, 0.6, 0.99, _P,
+            "guess: copy errors of restated identifiers and numbers",
+            "a restated value is copied exactly (else a one-digit-off copy)")
+    p_knowledge: float = world_param(0.75, 0.4, 0.95, _P,
+            "guess: summaries keep most but not all exact values (ACON/Focus report "
+            "lossy summaries without a per-value rate)",
+            "a visible fact is kept in a knowledge block / fold summary")
+    p_confabulate: float = world_param(0.5, 0.1, 0.9, _P,
+            "guess: answering with a plausible value vs abstaining when the value is "
+            "not found; varies widely across models",
+            "a value it cannot use is answered wrongly (else it abstains)")
+    ctx_drop_max: float = world_param(0.5, 0.1, 0.9, _P, LONG_CONTEXT_SOURCE,
+            "share of visible facts misused as the request grows without bound")
+    ctx_half_tokens: float = world_param(128_000.0, 32_000.0, 512_000.0, "tokens",
+            LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached")
+    ctx_shape: float = world_param(1.5, 0.7, 3.0, "Hill exponent", LONG_CONTEXT_SOURCE,
+            "steepness of the degradation curve")
+    base_error: float = world_param(0.12, 0.08, 0.2, _P,
+            "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
+            "the task fails for reasons unrelated to context")
+    archive_at: float = world_param(0.85, 0.7, 0.97, "fraction of B",
+            "guess: when a model starts freeing room (VISTA's protocol leaves it to the "
+            "model)", "archive trigger")
+    archive_to: float = world_param(0.6, 0.3, 0.65, "fraction of B",
+            "guess: how far a model frees once it starts", "archive target")
+    keep_recent: int = world_param(2, 0, 5, "tool results",
+            "guess: models rarely archive what they just read", "the agent's masking "
+            "window: the newest results it never archives", integer=True)
+    max_attempts: int = world_param(3, 1, 6, "reads per value",
+            "guess: VISTA Fig. 8b has 105 recoveries over 75 tasks (~1.4 per task), a "
+            "lower bound on attempts", "recovery reads spent searching for one value",
+            integer=True)
+    max_context_actions: int = world_param(8, 4, 16, "calls per turn",
+            "guess: a loop guard, not a behaviour; results do not depend on it unless "
+            "it binds", "context tool calls per turn", integer=True)
 
     def with_(self, **changes) -> "Profile":
         """A copy with ``changes`` applied (dataclasses.replace)."""

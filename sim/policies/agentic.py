@@ -15,8 +15,33 @@ their losses are the agent's: each visible fact survives with the profile's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sim.policies.base import ContextProgram
-from sim.policies.fixed import _limit
+from sim.policies.fixed import _limit, trigger_knob
+from sim.policies.knobs import ProgramKnobs, knob
+
+
+@dataclass(frozen=True)
+class ActiveCompressionKnobs(ProgramKnobs):
+    """Knobs of :class:`ActiveCompression`."""
+
+    trigger: float = trigger_knob(0.6, "write a knowledge block once the request "
+                                  "passes this", source="Focus / Active Context Compression (0.6 B: ours)")
+    keep_last: int = knob(4, "newest messages kept behind the knowledge block", low=0,
+                          unit="messages", source="guess")
+
+
+@dataclass(frozen=True)
+class AutoArchiveKnobs(ProgramKnobs):
+    """Knobs of :class:`AutoArchive`."""
+
+    trigger: float = trigger_knob(0.8, "archive once the request passes this",
+                                  source="VISTA §3.1 Auto-Archive + Recover (0.8 B)")
+    target: float = knob(0.5, "archive down to this share of B", low=0.0, high=1.0,
+                         unit="fraction of B", source="VISTA §3.1 (0.5 B)")
+    keep: int = knob(3, "newest tool results never archived", low=0,
+                     unit="tool results", source="as clearing's keep 3")
 
 
 class ActiveCompression(ContextProgram):
@@ -24,18 +49,18 @@ class ActiveCompression(ContextProgram):
     but the last ``keep_last`` = 4 messages are pruned behind it."""
 
     name = "active_compression"
-    DEFAULTS = {"trigger": 0.6, "keep_last": 4}
+    Knobs = ActiveCompressionKnobs
 
     def __init__(self, **knobs):
         super().__init__(**knobs)
         self.rounds = 0
 
     def maintenance_planning(self, ctx) -> bool:
-        return ctx.used() > _limit(self.trigger, ctx.budget)
+        return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
 
     def memory_update(self, ctx) -> None:
         items = ctx.stream(statuses=None, unpinned=True)
-        old = items[: max(0, len(items) - self.keep_last)]
+        old = items[: max(0, len(items) - self.knobs.keep_last)]
         # a block another mechanism already archived on its own (a mask, an archive
         # placeholder, an entry offload) cannot join a new group: its placeholder stays
         # where it is and only visible blocks and earlier groups are folded
@@ -52,7 +77,6 @@ class ContextFolding(ContextProgram):
     at the child -> parent boundary; the parent keeps only the summaries."""
 
     name = "folding"
-    DEFAULTS = {}
 
     def child_to_parent(self, ctx, phase: int) -> None:
         items = [i for i in ctx.stream(statuses=None, unpinned=True)
@@ -85,12 +109,12 @@ class AutoArchive(ContextProgram):
     keeping the newest ``keep`` = 3; placeholders show handles; the agent may recover."""
 
     name = "auto_archive"
-    DEFAULTS = {"trigger": 0.8, "target": 0.5, "keep": 3}
+    Knobs = AutoArchiveKnobs
     agent_tools = frozenset({"recover"})
     show_handles = True
 
     def maintenance_planning(self, ctx) -> bool:
-        return ctx.used() > _limit(self.trigger, ctx.budget)
+        return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
 
     def representation_update(self, ctx) -> None:
-        archive_oldest(ctx, self.target, self.keep)
+        archive_oldest(ctx, self.knobs.target, self.knobs.keep)

@@ -25,21 +25,30 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from sim.policies.knobs import ProgramKnobs, knobs_from_defaults
+
 
 class ContextProgram:
     """Base program: keeps everything, and on overflow drops the oldest messages.
 
-    Subclasses set :attr:`DEFAULTS` (knob -> default, with the source in the class
-    docstring) and override the points they use. Knobs are attributes.
+    Subclasses name their knobs in :attr:`Knobs` (a frozen dataclass of
+    :class:`~sim.policies.knobs.ProgramKnobs`, each field declared with
+    :func:`~sim.policies.knobs.knob`: default, range, help, source) and read them as
+    ``self.knobs.<name>``; they override the points they use. A plugin class may give
+    ``DEFAULTS = {knob: default}`` instead (the older form): its knobs class is made
+    from it and its knobs are also read as attributes (``self.keep``).
 
     Raises:
-        TypeError: from the constructor, for a knob not in :attr:`DEFAULTS`.
+        TypeError: from the constructor, for a knob the program does not have (named,
+            with the ones it has).
+        ValueError: from the constructor, for a knob value of the wrong type or out of
+            its range (named).
     """
 
     #: registry name
     name: ClassVar[str] = "base"
-    #: knob -> default value
-    DEFAULTS: ClassVar[dict[str, Any]] = {}
+    #: the knobs class (no knobs by default)
+    Knobs: ClassVar[type[ProgramKnobs]] = ProgramKnobs
     #: dashboard variant rendered into the request: "ledger", "status_board" or "none"
     dashboard: str = "none"
     #: context tools offered to the agent (subset of archive, delete, recover)
@@ -48,18 +57,33 @@ class ContextProgram:
     show_handles: bool = False
     #: system-prompt variant: "plain", "vista" or "reworded"
     protocol: str = "plain"
+    #: True for a class whose knobs come from a ``DEFAULTS`` dict (read as attributes)
+    _knob_attributes: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "DEFAULTS" in cls.__dict__ and "Knobs" not in cls.__dict__:
+            cls.Knobs = knobs_from_defaults(cls.__name__, cls.DEFAULTS)
+            # found again by pickle (a --jobs worker) as the class's attribute
+            cls.Knobs.__module__ = cls.__module__
+            cls.Knobs.__qualname__ = f"{cls.__qualname__}.Knobs"
+            cls._knob_attributes = True
 
     def __init__(self, **knobs: Any):
-        unknown = set(knobs) - set(self.DEFAULTS)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no knob(s) {sorted(unknown)}; "
-                            f"knobs: {sorted(self.DEFAULTS)}")
-        self.knobs = {**self.DEFAULTS, **knobs}
-        for k, v in self.knobs.items():
-            setattr(self, k, v)
+        self.knobs = self.Knobs.make(type(self).__name__, knobs)
+
+    def __getattr__(self, attr: str):
+        # only for the DEFAULTS form: its programs read their knobs as attributes
+        if type(self)._knob_attributes and attr != "knobs" and "knobs" in self.__dict__:
+            try:
+                return getattr(self.__dict__["knobs"], attr)
+            except AttributeError:
+                pass
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.knobs.items())})"
+        return (f"{type(self).__name__}("
+                f"{', '.join(f'{k}={v!r}' for k, v in self.knobs.as_dict().items())})")
 
     # ---- input assembly ------------------------------------------------------------
     def observation_entry(self, ctx, block) -> None:

@@ -20,7 +20,18 @@ tool is offered, whatever the workspace keeps underneath.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sim.policies.base import ContextProgram
+from sim.policies.knobs import ProgramKnobs, knob
+
+
+
+def trigger_knob(default: float, help: str, source: str):
+    """A maintenance trigger's knob: tokens (> 1) or a fraction of B (<= 1), as
+    :func:`_limit` reads it; 0 (always due) .. 10M tokens."""
+    return knob(default, help, low=0, high=10_000_000,
+                unit="tokens (> 1) or fraction of B (<= 1)", source=source)
 
 
 def _limit(value: float, budget: int) -> float:
@@ -28,17 +39,42 @@ def _limit(value: float, budget: int) -> float:
     return value * budget if value <= 1 else value
 
 
+@dataclass(frozen=True)
+class ReActKnobs(ProgramKnobs):
+    """Knobs of :class:`ReAct`."""
+
+    trim_to: float = knob(1.0, "on overflow, trim the request to this share of B",
+                          low=0.05, high=1.0, unit="fraction of B",
+                          source="LOCA-bench's hard trim: drop the oldest until it fits")
+
+
 class ReAct(ContextProgram):
     """Append-only; on overflow drop the oldest unpinned messages until the request
     fits ``trim_to`` x budget (knob ``trim_to``, default 1.0: just fit)."""
 
     name = "react"
-    DEFAULTS = {"trim_to": 1.0}
+    Knobs = ReActKnobs
 
     def request_assembly(self, ctx) -> None:
         if ctx.used() > ctx.budget:
-            ctx.trim_oldest(int(self.trim_to * ctx.budget))
+            ctx.trim_oldest(int(self.knobs.trim_to * ctx.budget))
         ctx.trim_oldest(ctx.budget)
+
+
+@dataclass(frozen=True)
+class ClearingKnobs(ProgramKnobs):
+    """Knobs of :class:`ToolResultClearing`."""
+
+    trigger: float = trigger_knob(100_000, "clear once the request passes this",
+                                  source="Anthropic clear_tool_uses: 100K input tokens")
+    keep: int = knob(3, "most recent tool results kept", low=0,
+                     source="Anthropic clear_tool_uses: keep 3")
+    fraction: float | None = knob(None, "clear the oldest share of the clearable "
+                                  "results (None: all but keep)", low=0.01, high=1.0,
+                                  none_ok=True, unit="fraction",
+                                  source="LOCA-bench's reset ratio 0.5 (variant)")
+    placeholder: bool = knob(True, 'leave "[tool result cleared]" (else delete)',
+                             source="Anthropic clear_tool_uses; LOCA-bench: False")
 
 
 class ToolResultClearing(ContextProgram):
@@ -51,23 +87,35 @@ class ToolResultClearing(ContextProgram):
     """
 
     name = "clearing"
-    DEFAULTS = {"trigger": 100_000, "keep": 3, "fraction": None, "placeholder": True}
+    Knobs = ClearingKnobs
 
     def maintenance_planning(self, ctx) -> bool:
-        return ctx.used() > _limit(self.trigger, ctx.budget)
+        return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
 
     def representation_update(self, ctx) -> None:
+        k = self.knobs
         results = ctx.stream(types=("tool_result",))
-        clearable = results[: max(0, len(results) - self.keep)]
-        if self.fraction is not None:
-            clearable = clearable[: max(1, int(len(clearable) * self.fraction))]
+        clearable = results[: max(0, len(results) - k.keep)]
+        if k.fraction is not None:
+            clearable = clearable[: max(1, int(len(clearable) * k.fraction))]
         ids = [b.id for b in clearable]
         if not ids:
             return
-        if self.placeholder:
+        if k.placeholder:
             ctx.archive(ids, "[tool result cleared]", hidden=True, each=True)
         else:
             ctx.delete(ids, "tool result cleared")
+
+
+@dataclass(frozen=True)
+class MaskingKnobs(ProgramKnobs):
+    """Knobs of :class:`ObservationMasking`."""
+
+    window: int = knob(10, "newest tool results left unmasked", low=0, high=10_000,
+                       unit="tool results",
+                       source='"The Complexity Trap" masking M=10 (OpenHands: 100)')
+    marker: str = knob("[Old observation omitted]", "text a masked result becomes",
+                       source="SWE-agent LastNObservations")
 
 
 class ObservationMasking(ContextProgram):
@@ -75,16 +123,28 @@ class ObservationMasking(ContextProgram):
     (knobs ``window`` = 10, ``marker``); calls and reasoning stay visible."""
 
     name = "masking"
-    DEFAULTS = {"window": 10, "marker": "[Old observation omitted]"}
+    Knobs = MaskingKnobs
 
     def maintenance_planning(self, ctx) -> bool:
-        return len(ctx.stream(types=("tool_result",))) > self.window
+        return len(ctx.stream(types=("tool_result",))) > self.knobs.window
 
     def representation_update(self, ctx) -> None:
         results = ctx.stream(types=("tool_result",))
-        ids = [b.id for b in results[: len(results) - self.window]]
+        ids = [b.id for b in results[: len(results) - self.knobs.window]]
         if ids:
-            ctx.archive(ids, self.marker, hidden=True, each=True)
+            ctx.archive(ids, self.knobs.marker, hidden=True, each=True)
+
+
+@dataclass(frozen=True)
+class SkeletonKnobs(ProgramKnobs):
+    """Knobs of :class:`SkeletonCompression`."""
+
+    trigger: float = trigger_knob(0.8, "compress once the request passes this",
+                                  source="VISTA §3.1 structured compression (0.8 B: ours)")
+    keep: int = knob(3, "newest tool results kept whole", low=0, unit="tool results",
+                     source="as clearing's keep 3")
+    stub_chars: int = knob(160, "characters of a result's first line kept", low=0,
+                           unit="characters", source="guess: one line")
 
 
 class SkeletonCompression(ContextProgram):
@@ -93,13 +153,13 @@ class SkeletonCompression(ContextProgram):
     "[result elided]"; the call skeleton stays."""
 
     name = "skeleton"
-    DEFAULTS = {"trigger": 0.8, "keep": 3, "stub_chars": 160}
+    Knobs = SkeletonKnobs
 
     def maintenance_planning(self, ctx) -> bool:
-        return ctx.used() > _limit(self.trigger, ctx.budget)
+        return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
 
     def representation_update(self, ctx) -> None:
         results = ctx.stream(types=("tool_result",))
-        for b in results[: max(0, len(results) - self.keep)]:
-            first = b.text.split("\n", 1)[0][: self.stub_chars]
+        for b in results[: max(0, len(results) - self.knobs.keep)]:
+            first = b.text.split("\n", 1)[0][: self.knobs.stub_chars]
             ctx.archive([b.id], f"{first}\n[result elided]", hidden=True)

@@ -12,8 +12,11 @@ import re
 
 import numpy as np
 
+from dataclasses import dataclass
+
 from sim.policies.base import ContextProgram
-from sim.policies.fixed import _limit
+from sim.policies.fixed import _limit, trigger_knob
+from sim.policies.knobs import ProgramKnobs, knob
 
 #: a "salient" line: a short key, a colon, a value (evidence, paths, notes)
 SALIENT = re.compile(r"^(?:Noted )?([A-Za-z][^:\n=]{0,80}): (\S[^\n]*)$", re.M)
@@ -53,25 +56,41 @@ class SyntheticSummarizer:
         return "\n".join(out) + "\n"
 
 
+@dataclass(frozen=True)
+class SummarizationKnobs(ProgramKnobs):
+    """Knobs of :class:`Summarization` (the last three configure the summarizer)."""
+
+    trigger: float = trigger_knob(0.9, "summarize once the request passes this",
+                                  source="SLIM: summarize once the budget is reached")
+    keep_last: int = knob(20, "newest messages kept verbatim", low=0, unit="messages",
+                          source="LangChain SummarizationMiddleware messages_to_keep=20")
+    p_exact: float = knob(0.5, "P(a salient line survives verbatim)", low=0.0, high=1.0,
+                          unit="probability", source="guess: summaries are lossy")
+    p_approx: float = knob(0.2, "P(it survives with an inexact value)", low=0.0,
+                           high=1.0, unit="probability", source="guess")
+    max_lines: int = knob(120, "length cap of the summary body", low=1, unit="lines",
+                          source="guess")
+
+
 class Summarization(ContextProgram):
     """Summarize all but the last ``keep_last`` messages once the request exceeds
     ``trigger`` (fraction of B, 0.9: SLIM summarizes once the budget is reached).
     Knobs ``p_exact``, ``p_approx``, ``max_lines`` configure the summarizer."""
 
     name = "summarization"
-    DEFAULTS = {"trigger": 0.9, "keep_last": 20, "p_exact": 0.5, "p_approx": 0.2,
-                "max_lines": 120}
+    Knobs = SummarizationKnobs
 
     def __init__(self, **knobs):
         super().__init__(**knobs)
-        self.summarizer = SyntheticSummarizer(self.p_exact, self.p_approx, self.max_lines)
+        k = self.knobs
+        self.summarizer = SyntheticSummarizer(k.p_exact, k.p_approx, k.max_lines)
 
     def maintenance_planning(self, ctx) -> bool:
-        return ctx.used() > _limit(self.trigger, ctx.budget)
+        return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
 
     def representation_update(self, ctx) -> None:
         items = ctx.stream(statuses=None, unpinned=True)
-        old = items[: max(0, len(items) - self.keep_last)]
+        old = items[: max(0, len(items) - self.knobs.keep_last)]
         if not old:
             return
         summary = self.summarizer([i.text for i in old], ctx.rng)

@@ -16,12 +16,44 @@ that many tokens instead (issue 14; registered as ``vista_bounded_ledger``, 400)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sim.policies.agentic import archive_oldest
 from sim.policies.base import ContextProgram
+from sim.policies.knobs import ProgramKnobs, knob
 from sim.workspace.dashboard import dashboard_spec
 
 ABLATIONS = ("no_archive", "no_dashboard", "no_recover", "fixed_archive", "reworded",
              "status_board")
+
+
+def _flag(help_: str):
+    return knob(False, help_, source="VISTA §3.7 / Fig. 8 (the SM_* flags)")
+
+
+@dataclass(frozen=True)
+class VistaKnobs(ProgramKnobs):
+    """Knobs of :class:`Vista`: one bool per ablation flag (:data:`ABLATIONS`), the
+    fixed-archive rule and the bounded ledger's cap."""
+
+    no_archive: bool = _flag("no recoverable externalization; the agent may only delete")
+    no_dashboard: bool = _flag("no ledger: content-only size perception")
+    no_recover: bool = _flag("payload paths hidden and no recovery")
+    fixed_archive: bool = _flag("a static rule archives (oldest first), not the agent")
+    reworded: bool = _flag("the protocol text rephrased (capabilities unchanged)")
+    status_board: bool = _flag("the same ledger facts rendered as a status board")
+    fixed_at: float = knob(0.8, "the fixed-archive rule archives past this share of B",
+                           low=0.0, high=1.0, unit="fraction of B",
+                           source="as Auto-Archive's trigger (VISTA §3.1)")
+    fixed_to: float = knob(0.5, "the fixed-archive rule archives down to this share "
+                           "of B", low=0.0, high=1.0, unit="fraction of B",
+                           source="as Auto-Archive's target")
+    fixed_keep: int = knob(3, "the fixed-archive rule keeps the newest this many "
+                           "results", low=0, unit="tool results",
+                           source="as Auto-Archive's keep")
+    dashboard_tokens: int = knob(0, "> 0: the bounded ledger capped at this many tokens "
+                                 "(0: the full ledger)", low=0, high=10_000_000,
+                                 unit="tokens", source="issue 14 (registered: 400)")
 
 
 class Vista(ContextProgram):
@@ -29,28 +61,28 @@ class Vista(ContextProgram):
     ``fixed_keep`` (3) configure the fixed-archive rule."""
 
     name = "vista"
-    DEFAULTS = {**{a: False for a in ABLATIONS}, "fixed_at": 0.8, "fixed_to": 0.5,
-                "fixed_keep": 3, "dashboard_tokens": 0}
+    Knobs = VistaKnobs
 
     def __init__(self, **knobs):
         super().__init__(**knobs)
-        self.dashboard = ("none" if self.no_dashboard else
-                          "status_board" if self.status_board else
-                          dashboard_spec("bounded_ledger", self.dashboard_tokens)
-                          if self.dashboard_tokens else "ledger")
+        k = self.knobs
+        self.dashboard = ("none" if k.no_dashboard else
+                          "status_board" if k.status_board else
+                          dashboard_spec("bounded_ledger", k.dashboard_tokens)
+                          if k.dashboard_tokens else "ledger")
         tools = {"archive", "recover"}
-        if self.no_archive:
+        if k.no_archive:
             tools = {"delete"}
-        if self.no_recover:
+        if k.no_recover:
             tools.discard("recover")
-        if self.fixed_archive:
+        if k.fixed_archive:
             tools.discard("archive")
         self.agent_tools = frozenset(tools)
         self.show_handles = "recover" in tools
-        self.protocol = "reworded" if self.reworded else "vista"
+        self.protocol = "reworded" if k.reworded else "vista"
 
     def maintenance_planning(self, ctx) -> bool:
-        return self.fixed_archive and ctx.used() > self.fixed_at * ctx.budget
+        return self.knobs.fixed_archive and ctx.used() > self.knobs.fixed_at * ctx.budget
 
     def representation_update(self, ctx) -> None:
-        archive_oldest(ctx, self.fixed_to, self.fixed_keep)
+        archive_oldest(ctx, self.knobs.fixed_to, self.knobs.fixed_keep)

@@ -136,9 +136,9 @@ def test_seed_interval_is_the_student_t_interval():
     assert out["mean"] == pytest.approx(m, abs=1e-4)
     assert out["lo"] == pytest.approx(m - half, abs=1e-4)
     assert out["hi"] == pytest.approx(m + half, abs=1e-4)
-    assert out["verdict"] == "no difference shown" and out["n_seeds"] == 5
-    assert seed_interval([0.2, 0.25, 0.3, 0.22, 0.28])["verdict"] == "beats"
-    assert seed_interval([-0.2, -0.25, -0.3, -0.22, -0.28])["verdict"] == "loses"
+    assert out["n_seeds"] == 5
+    # numbers only: the claims judge gives the verdict (issue 36)
+    assert "verdict" not in out and "verdict" not in seed_interval([0.2, 0.25, 0.3])
     with pytest.raises(ValueError, match="1"):
         seed_interval([0.1])
 

@@ -182,9 +182,8 @@ def test_quick_experiment_writes_its_files(tmp_path):
 def test_llm_backend_path_runs_within_its_call_budget():
     """The --backend llm path end to end with a stand-in client (no server): the loop
     completes, the budget caps the calls, and the ledger reports it."""
-    import argparse
-
-    from experiments.contextevo.experiment import run_all
+    from experiments.contextevo.loops import run_all
+    from experiments.settings.contextevo import ContextEvoSettings
 
     class Client:
         calls = 0
@@ -195,11 +194,10 @@ def test_llm_backend_path_runs_within_its_call_budget():
             return {k: (v["enum"][0] if "enum" in v else "noted")
                     for k, v in schema["properties"].items()}
 
-    args = argparse.Namespace(backend="llm", quick=True, start=None, spec=None, seed=0,
-                              iterations=2, candidates=2, mislabel=0.2, no_ablations=False,
-                              llm_calls=40, surfaces=None, held_in_fraction=None,
-                              ef_seeds=5)
-    raw = run_all(args, Client(), progress=lambda s: None)
+    settings = ContextEvoSettings.build({**ContextEvoSettings.table("llm_quick"),
+                                         "backend": "llm", "candidates": 2,
+                                         "llm_calls": 40})
+    raw = run_all(settings, Client(), progress=lambda s: None)
     assert [s.name for s in raw["starts"]] == ["react"] and not raw["ablations"]
     (ledger,) = raw["ledgers"]
     assert ledger["backend"] == "llm" and ledger["model_calls"] == Client.calls <= 40

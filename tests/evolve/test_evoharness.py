@@ -10,7 +10,8 @@ import pytest
 from experiments.cli import main
 from sim.agents.synthetic import SyntheticAgent
 from sim.evolve.evoharness.curate import ACCEPT, MERGE, SKIP, AddOnlyCurator, Curator
-from sim.evolve.evoharness.online import episode_seed, run_stream, split_stream
+from sim.evolve.evoharness.online import (StreamConfig, StreamParts, TaskRecord,
+                                          episode_seed, run_stream, split_stream)
 from sim.evolve.evoharness.propose import (ENHANCE, NEW, NONE, Evolver, Execution, evaluate,
                                 filter_reason, propose)
 from sim.evolve.evoharness.select import select, skill_block
@@ -29,24 +30,60 @@ def _tasks(seeds=1, growth=8000):
 def test_train_split_keeps_held_out_tasks_from_proposal_and_curation():
     train, test = split_stream(_tasks(seeds=2))
     seen = {"propose": [], "curate": []}
-    res = run_stream(test, mode="train-split", feedback="standard", profile="weak",
-                     program_factory=lambda: make_program("vista"), budget=16000, b=3,
-                     seed=0, curator=Curator(), harness=SkillHarness(), train_tasks=train,
-                     observer=lambda stage, ids: seen[stage].extend(ids))
+    res = run_stream(test, StreamConfig("train-split", "standard", 16000, 3, 0,
+                                        profile="weak"),
+                     StreamParts(lambda: make_program("vista"), Curator(), SkillHarness(),
+                                 observer=lambda stage, ids: seen[stage].extend(ids)),
+                     train)
     held_out = {t.task_id for t in test}
     assert seen["propose"] and seen["curate"]          # the instrument saw the loop
     assert set(seen["propose"]) == {t.task_id for t in train} == set(seen["curate"])
     assert not held_out & (set(seen["propose"]) | set(seen["curate"]))
-    assert [r["task_id"] for r in res.rows] == [t.task_id for t in test]
+    assert [r.task_id for r in res.rows] == [t.task_id for t in test]
     # the harness is frozen on the test side: one size in every scored row
-    assert len({(r["harness_skills"], r["harness_tokens"]) for r in res.rows}) == 1
+    assert len({(r.harness_skills, r.harness_tokens) for r in res.rows}) == 1
 
 
 def test_unknown_feedback_level_is_refused_naming_it():
     with pytest.raises(ValueError, match=r"unknown feedback level 'oracle'"):
-        run_stream([], mode="online", feedback="oracle", profile="medium",
-                   program_factory=None, budget=1000, b=1, seed=0, curator=Curator(),
-                   harness=SkillHarness())
+        StreamConfig("online", "oracle", 1000, 1, 0)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"mode": "offline"}, r"unknown mode 'offline'; expected one of \['online', "
+                          r"'train-split', 'none'\]"),
+    ({"batch": 0}, r"batch must be an int >= 1, got 0"),
+    ({"batch": True}, r"batch must be an int >= 1, got True"),
+    ({"b": -1}, r"-1")])
+def test_stream_config_refuses_each_bad_field_naming_it(changes, message):
+    """The config checks its fields when built (before any episode); the boundary
+    values just inside (batch 1, b 0) are taken."""
+    good = dict(mode="online", feedback="self", budget=1000, b=0, seed=0, batch=1)
+    assert StreamConfig(**good).batch == 1
+    with pytest.raises(ValueError, match=message):
+        StreamConfig(**{**good, **changes})
+
+
+def test_stream_records_match_the_episodes_they_come_from():
+    """A no-evolve stream's records against an independent replay: each task played
+    alone with the same episode seed (:func:`episode_seed`) and no skill block gives
+    the record's solved and tokens; an online stream traces one update per task."""
+    tasks = _tasks(growth=8000)[:4]
+    res = run_stream(tasks, StreamConfig("none", "standard", 6000, 3, 7),
+                     StreamParts(lambda: make_program("react"), Curator(), SkillHarness()))
+    for task, rec in zip(tasks, res.rows, strict=True):
+        ref = run_episode(task, make_program("react"), SkillAwareAgent("medium"),
+                          budget=6000, seed=episode_seed(7, task.task_id))
+        assert (rec.task_id, rec.topic) == (task.task_id, task.family)
+        assert (rec.solved, rec.tokens, rec.skills_shown) == (int(ref.solved),
+                                                              ref.input_tokens, 0)
+    assert res.trace == []
+    online = run_stream(tasks, StreamConfig("online", "standard", 6000, 3, 7),
+                        StreamParts(lambda: make_program("react"), Curator(),
+                                    SkillHarness()))
+    assert [u.step for u in online.trace] == [1, 2, 3, 4]
+    assert {u.phase for u in online.trace} == {"test"}
+    assert online.trace[-1].skills == online.rows[-1].harness_skills
 
 
 def test_cli_bad_b_is_one_line_naming_the_value(capsys):
@@ -497,8 +534,8 @@ def test_experiment_table_pairs_tasks_and_counts_budget_decisions():
                                               comparisons, paired, resolution, table)
 
     def stream(arm, rep, solved, budget):
-        rows = tuple({"task_id": f"t{i}", "solved": s, "tokens": 10, "skills_shown": 1,
-                      "skills_read": 1} for i, s in enumerate(solved))
+        rows = tuple(TaskRecord(f"t{i}", "fam", s, 10, 1, 1, 2, 40)
+                     for i, s in enumerate(solved))
         return StreamSummary(arm, rep, rows, (), {"max_skills": 3,
                              "max_total_tokens": 99, "max_skill_tokens": 50},
                              {"ACCEPT": 1, "MERGE": 0, "SKIP": 0}, budget, 2, 40, {})
@@ -535,7 +572,7 @@ def test_paired_runs_pairs_any_column_and_refuses_different_tasks():
     from experiments.evoharness.table import paired_runs
 
     def stream(tokens, ids=None):
-        rows = tuple({"task_id": t, "solved": 1, "tokens": k}
+        rows = tuple(TaskRecord(t, "fam", 1, k, 0, 0, 0, 0)
                      for t, k in zip(ids or [f"t{i}" for i in range(len(tokens))], tokens))
         return StreamSummary(Arm("no-evolve", "medium", "none"), 0, rows, (), {}, {},
                              {}, 0, 0, {})

@@ -74,7 +74,7 @@ def test_the_listed_missing_claims_are_registered():
 def test_experiments_take_paper_numbers_from_the_registry_and_judge_nothing():
     from experiments.claims.registry.contextevo import table5
     from experiments.claims.registry.evoharness import paper_tables
-    from experiments.contextevo import experiment as ce
+    from experiments.contextevo import paper as ce
     from experiments.evoharness import experiment as eh
 
     # the experiment plots fractions; the registry holds the paper's percent once

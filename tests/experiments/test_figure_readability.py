@@ -118,7 +118,7 @@ def test_ablations_label_anchor(share, paper, expected):
 
 
 def test_contextevo_axis_ends_at_1_and_the_paper_notes_sit_inside_panel_b(tmp_path, saved):
-    import experiments.contextevo.experiment as ce
+    import experiments.contextevo.figure as ce
     from experiments.contextevo.paper import PAPER_HELD_OUT_NOTES
 
     ce.figure(_rows("contextevo.csv"), tmp_path / "c.png", "synthetic")
@@ -135,7 +135,7 @@ def test_contextevo_axis_ends_at_1_and_the_paper_notes_sit_inside_panel_b(tmp_pa
 
 
 def test_contextevo_empty_seed_panel_gives_the_reason_of_its_run(tmp_path, saved):
-    import experiments.contextevo.experiment as ce
+    import experiments.contextevo.figure as ce
 
     ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
     [why] = [t.get_text() for t in saved[-1].axes[2].texts]
@@ -158,7 +158,7 @@ def test_proposition2_title_names_the_series_still_short_of_the_limit():
 
 
 def test_contextevo_llm_right_panel_says_it_shows_the_paper_only(tmp_path, saved):
-    import experiments.contextevo.experiment as ce
+    import experiments.contextevo.figure as ce
 
     ce.figure(_rows("contextevo_llm.csv"), tmp_path / "c.png", "llm")
     title = saved[-1].axes[1].get_title()
@@ -211,13 +211,16 @@ def _close_figures():
 def _evoharness_inputs():
     import dataclasses
 
-    from experiments.evoharness.config import GridConfig
+    from experiments.settings.evoharness import GridConfig
 
     side = json.loads((FIGURES / "evoharness.json").read_text())
     fields = {f.name for f in dataclasses.fields(GridConfig)}
     cfg = GridConfig(**{k: tuple(v) if isinstance(v, list) else v
                         for k, v in side["config"].items() if k in fields})
-    traces = {k: (v["trace"], v["caps"]) for k, v in side["harness_trace"].items()}
+    from sim.evolve.evoharness.online import UpdateRecord
+
+    traces = {k: ([UpdateRecord(**t) for t in v["trace"]], v["caps"])
+              for k, v in side["harness_trace"].items()}
     return (_rows("evoharness.csv"), traces, _rows("evoharness_policy.csv"), cfg,
             _rows("evoharness_policy_pairs.csv"))
 
@@ -323,7 +326,7 @@ def test_cost_labels_touch_neither_each_other_nor_the_points():
 
 
 def test_contextevo_panel_b_draws_each_bars_paired_interval(tmp_path, saved):
-    import experiments.contextevo.experiment as ce
+    import experiments.contextevo.figure as ce
 
     rows = _rows("contextevo.csv")
     ce.figure(rows, tmp_path / "c.png", "synthetic")

@@ -15,7 +15,8 @@ import pytest
 from experiments.cli import main
 from experiments.config import SCHEMAS, ConfigValueError, load_config, validate
 from experiments.contextevo import experiment as contextevo
-from experiments.evoharness import config as evoharness
+from experiments.contextevo import setup as contextevo_setup
+from experiments.evoharness import experiment as evoharness
 from experiments.vista import ablations, cost, pressure, window
 
 SWEEPS = {"pressure": pressure, "window": window, "ablations": ablations, "cost": cost}
@@ -174,17 +175,17 @@ def test_pressure_run_uses_the_config_file(tmp_path):
 
 
 def _contextevo_args(argv):
-    return _parse(contextevo.add_arguments, argv)
+    return contextevo_setup.settings_of(_parse(contextevo.add_arguments, argv))
 
 
 def test_contextevo_task_sets_follow_the_tables_and_the_file(tmp_path):
-    quick = contextevo.tasksets(_contextevo_args(["--quick"]))
+    quick = contextevo_setup.tasksets(_contextevo_args(["--quick"]))
     assert [len(ts.tasks) for ts in quick] == [15 * 2, 15 * 1]
-    llm = contextevo.tasksets(_contextevo_args(["--quick", "--backend", "llm"]))
+    llm = contextevo_setup.tasksets(_contextevo_args(["--quick", "--backend", "llm"]))
     assert [(ts.name, ts.budget, len(ts.tasks)) for ts in llm] == [("loca8k", 6_000, 15)]
     path = tmp_path / "c.toml"
     path.write_text("queries = 4\n")
-    sets = contextevo.tasksets(_contextevo_args(["--quick", "--config", str(path)]))
+    sets = contextevo_setup.tasksets(_contextevo_args(["--quick", "--config", str(path)]))
     assert [len(ts.tasks) for ts in sets] == [15 * 2, 4 * 1]
 
 
@@ -192,12 +193,14 @@ def test_evoharness_grid_follows_the_file_and_options_win(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text("seeds = 3\nprofiles = [\"weak\"]\n")
     args = _parse(evoharness.add_arguments, ["--quick", "--config", str(path)])
-    cfg = evoharness.config(args)
+    cfg = evoharness.SETTINGS.from_args(args)
     assert (cfg.seeds, cfg.profiles, cfg.long_seeds) == (3, ("weak",), 2)
     args = _parse(evoharness.add_arguments, ["--config", str(path), "--reps", "1"])
-    cfg = evoharness.config(args)
+    cfg = evoharness.SETTINGS.from_args(args)
     assert (cfg.seeds, cfg.reps, cfg.long_seeds, cfg.quick) == (3, 1, 4, False)
-    assert evoharness.defaults(True) == evoharness.defaults(True, None)
+    quick = argparse.Namespace(quick=True)
+    assert evoharness.SETTINGS.from_args(quick) == evoharness.SETTINGS.from_args(
+        argparse.Namespace(quick=True, config=None))
 
 
 def test_robustness_design_comes_from_its_config(tmp_path, capsys):

@@ -41,8 +41,6 @@ class CompiledProgram(ContextProgram):
     """A context program built from a :class:`ProgramSpec` (one per episode: the
     delegates hold per-episode state, e.g. the knowledge-block round counter)."""
 
-    DEFAULTS: dict = {}
-
     def __init__(self, spec: ProgramSpec):
         super().__init__()
         self.spec = spec
@@ -101,45 +99,46 @@ def compile_spec(spec: ProgramSpec) -> CompiledProgram:
 def _points(prog: ContextProgram) -> dict[str, Mechanism]:
     """The point mechanisms of a hand-written program instance."""
     M = Mechanism.make
-    trim = getattr(prog, "trim_to", 1.0)
+    k = prog.knobs
+    trim = getattr(k, "trim_to", 1.0)
     out = {"request_assembly": M("request_assembly", "trim", trim_to=trim)}
     if isinstance(prog, ObservationMasking):
         out["maintenance_planning"] = M("maintenance_planning", "results_over",
-                                        window=prog.window)
+                                        window=k.window)
         out["representation_update"] = M("representation_update", "mask",
-                                         window=prog.window, marker=prog.marker)
+                                         window=k.window, marker=k.marker)
     elif isinstance(prog, ToolResultClearing):
-        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=prog.trigger)
-        out["representation_update"] = M("representation_update", "clear", keep=prog.keep,
-                                         fraction=prog.fraction,
-                                         placeholder=prog.placeholder)
+        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
+        out["representation_update"] = M("representation_update", "clear", keep=k.keep,
+                                         fraction=k.fraction,
+                                         placeholder=k.placeholder)
     elif isinstance(prog, SkeletonCompression):
-        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=prog.trigger)
+        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
         out["representation_update"] = M("representation_update", "skeleton",
-                                         keep=prog.keep, stub_chars=prog.stub_chars)
+                                         keep=k.keep, stub_chars=k.stub_chars)
     elif isinstance(prog, Summarization):
-        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=prog.trigger)
+        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
         out["representation_update"] = M(
-            "representation_update", "summarize", keep_last=prog.keep_last,
-            p_exact=prog.p_exact, p_approx=prog.p_approx, max_lines=prog.max_lines)
+            "representation_update", "summarize", keep_last=k.keep_last,
+            p_exact=k.p_exact, p_approx=k.p_approx, max_lines=k.max_lines)
     elif isinstance(prog, ActiveCompression):
-        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=prog.trigger)
-        out["memory_update"] = M("memory_update", "notes", keep_last=prog.keep_last)
+        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
+        out["memory_update"] = M("memory_update", "notes", keep_last=k.keep_last)
     elif isinstance(prog, ContextFolding):
         out["child_to_parent"] = M("child_to_parent", "fold")
     elif isinstance(prog, AutoArchive):
-        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=prog.trigger)
+        out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
         out["representation_update"] = M("representation_update", "archive_oldest",
-                                         to=prog.target, keep=prog.keep)
+                                         to=k.target, keep=k.keep)
     elif isinstance(prog, Vista):
-        if prog.fixed_archive:
+        if k.fixed_archive:
             # Vista's rule multiplies by B (no token form); fixed_at <= 1 keeps it equal
-            if prog.fixed_at > 1:
-                raise SpecError(f"vista fixed_at={prog.fixed_at!r} > 1 has no spec form")
+            if k.fixed_at > 1:
+                raise SpecError(f"vista fixed_at={k.fixed_at!r} > 1 has no spec form")
             out["maintenance_planning"] = M("maintenance_planning", "trigger",
-                                            at=prog.fixed_at)
+                                            at=k.fixed_at)
         out["representation_update"] = M("representation_update", "archive_oldest",
-                                         to=prog.fixed_to, keep=prog.fixed_keep)
+                                         to=k.fixed_to, keep=k.fixed_keep)
     elif type(prog) not in (ReAct, ContextProgram):
         raise SpecError(f"no spec form for program class {type(prog).__name__}")
     return out

@@ -35,23 +35,41 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from sim.policies.agentic import ActiveCompressionKnobs, AutoArchiveKnobs
+from sim.policies.fixed import ClearingKnobs, MaskingKnobs, ReActKnobs, SkeletonKnobs
+from sim.policies.summarize import SummarizationKnobs
+
 POINTS = ("observation_entry", "request_assembly", "maintenance_planning",
           "representation_update", "memory_update", "recovery", "parent_to_child",
           "child_to_parent")
-#: point -> mechanism -> knob -> default
+
+
+def _defaults(knobs_cls, **names: str) -> dict[str, Any]:
+    """``{mechanism knob: default}`` read from a program's knobs class
+    (:mod:`sim.policies.knobs`): ``names`` maps each mechanism knob to the program's
+    knob it is (the defaults are declared once, on the program)."""
+    d = knobs_cls()
+    return {k: getattr(d, field) for k, field in names.items()}
+
+
+#: point -> mechanism -> knob -> default (each from the program that implements it)
 MECHANISMS: dict[str, dict[str, dict[str, Any]]] = {
     "observation_entry": {"keep": {}, "offload": {}},
-    "request_assembly": {"trim": {"trim_to": 1.0}},
+    "request_assembly": {"trim": _defaults(ReActKnobs, trim_to="trim_to")},
     "maintenance_planning": {"never": {}, "trigger": {"at": 0.8},
-                             "results_over": {"window": 10}},
+                             "results_over": _defaults(MaskingKnobs, window="window")},
     "representation_update": {
         "none": {},
-        "mask": {"window": 10, "marker": "[Old observation omitted]"},
-        "clear": {"keep": 3, "fraction": None, "placeholder": True},
-        "skeleton": {"keep": 3, "stub_chars": 160},
-        "summarize": {"keep_last": 20, "p_exact": 0.5, "p_approx": 0.2, "max_lines": 120},
-        "archive_oldest": {"to": 0.5, "keep": 3}},
-    "memory_update": {"none": {}, "notes": {"keep_last": 4}},
+        "mask": _defaults(MaskingKnobs, window="window", marker="marker"),
+        "clear": _defaults(ClearingKnobs, keep="keep", fraction="fraction",
+                           placeholder="placeholder"),
+        "skeleton": _defaults(SkeletonKnobs, keep="keep", stub_chars="stub_chars"),
+        "summarize": _defaults(SummarizationKnobs, keep_last="keep_last",
+                               p_exact="p_exact", p_approx="p_approx",
+                               max_lines="max_lines"),
+        "archive_oldest": _defaults(AutoArchiveKnobs, to="target", keep="keep")},
+    "memory_update": {"none": {}, "notes": _defaults(ActiveCompressionKnobs,
+                                                     keep_last="keep_last")},
     "recovery": {"none": {}, "recover": {}},
     "parent_to_child": {"all": {}},
     "child_to_parent": {"all": {}, "fold": {}},

@@ -19,6 +19,7 @@ skill block the agent observes.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sim.evolve.evoharness.propose import Evolver, Execution, check_level, evaluate, propose
@@ -35,19 +36,124 @@ def episode_seed(seed: int, task_id: str) -> int:
     return (int(seed) * 1_000_003 + zlib.crc32(task_id.encode())) & 0x7FFFFFFF
 
 
-@dataclass
-class StreamResult:
-    """Rows of the test tasks and the harness trace.
+@dataclass(frozen=True)
+class StreamConfig:
+    """What one stream runs under (the numbers and levels; :class:`StreamParts` holds
+    the objects it plays with).
 
     Attributes:
-        rows: one dict per test task (task_id, topic, solved, tokens, skills, ...).
-        trace: one dict per harness update (step, phase, skills, tokens).
+        mode: ``online``, ``train-split`` or ``none`` (module docstring).
+        feedback: ``self``, ``minimal`` or ``standard``
+            (:func:`sim.evolve.evoharness.propose.evaluate`).
+        budget: context budget of every episode (tokens).
+        b: skills selected per task (>= 0).
+        seed: replicate seed (episode seeds: :func:`episode_seed`).
+        profile: synthetic agent profile name (the default agent's).
+        batch: tasks per update batch ``|B_i|`` (>= 1; 1: per-task updating).
+        reflect: solver-side proposal (False: the No-Propose ablation,
+            :func:`sim.evolve.evoharness.propose.propose`).
+        evolver: the reflection model's parameters.
+
+    Raises:
+        ValueError: from the constructor, for an unknown mode or feedback level,
+            ``b`` < 0 or ``batch`` not an int >= 1 (each named).
+    """
+
+    mode: str
+    feedback: str
+    budget: int
+    b: int
+    seed: int
+    profile: str = "medium"
+    batch: int = 1
+    reflect: bool = True
+    evolver: Evolver = Evolver()
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; expected one of {list(MODES)}")
+        check_level(self.feedback)
+        check_b(self.b)
+        if isinstance(self.batch, bool) or not isinstance(self.batch, int) \
+                or self.batch < 1:
+            raise ValueError(f"batch must be an int >= 1, got {self.batch!r}")
+
+
+@dataclass(frozen=True)
+class StreamParts:
+    """The objects a stream plays with.
+
+    Attributes:
+        program_factory: builds a fresh context program per episode.
+        curator: a :class:`~sim.evolve.evoharness.curate.Curator` or ``AddOnlyCurator``.
+        harness: the starting harness (changed in place).
+        agent_factory: builds the agent (None: :class:`SkillAwareAgent` of the
+            config's profile).
+        run_episode: the episode runner (None: :func:`sim.harness.run_episode`).
+        observer: ``observer(stage, task_ids)`` called at ``"propose"`` and
+            ``"curate"`` (instrumentation; None: none).
+    """
+
+    program_factory: Callable
+    curator: object
+    harness: SkillHarness
+    agent_factory: Callable | None = None
+    run_episode: Callable | None = None
+    observer: Callable | None = None
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One scored test task.
+
+    Attributes:
+        task_id, topic: the task and its type (LOCA family name).
+        solved: 1 or 0; tokens: the episode's input tokens.
+        skills_shown: skills in its pinned block; skills_read: skills the agent read.
+        harness_skills, harness_tokens: the harness's size after the task's update.
+    """
+
+    task_id: str
+    topic: str
+    solved: int
+    tokens: int
+    skills_shown: int
+    skills_read: int
+    harness_skills: int
+    harness_tokens: int
+
+
+@dataclass(frozen=True)
+class UpdateRecord:
+    """The harness after one update (one batch ``B_i``).
+
+    Attributes:
+        phase: ``train`` (held-in, train-split) or ``test`` (online).
+        step: 1, 2, ... over the stream's updates.
+        skills, tokens: the harness's size after the update.
+        budget_decisions: budget-forced curation decisions so far (cumulative).
+    """
+
+    phase: str
+    step: int
+    skills: int
+    tokens: int
+    budget_decisions: int
+
+
+@dataclass
+class StreamResult:
+    """Records of the test tasks and the harness trace.
+
+    Attributes:
+        rows: one :class:`TaskRecord` per test task, in stream order.
+        trace: one :class:`UpdateRecord` per harness update.
         decisions: curation decisions in order (``(task_ids, Decision)``).
         harness: the final harness.
     """
 
-    rows: list = field(default_factory=list)
-    trace: list = field(default_factory=list)
+    rows: list[TaskRecord] = field(default_factory=list)
+    trace: list[UpdateRecord] = field(default_factory=list)
     decisions: list = field(default_factory=list)
     harness: SkillHarness | None = None
 
@@ -72,96 +178,79 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
     return res, ex
 
 
-def run_stream(test_tasks, *, mode: str, feedback: str, profile: str, program_factory,
-               budget: int, b: int, seed: int, curator, harness: SkillHarness,
-               train_tasks=(), batch: int = 1, evolver: Evolver = Evolver(),
-               observer=None, agent_factory=None, run_episode=None,
-               reflect: bool = True) -> StreamResult:
-    """Evaluate ``test_tasks`` under ``mode`` (module docstring).
+class _Stream:
+    """One stream's state: the agent, the episode runner and the result so far."""
 
-    Args:
-        test_tasks: the tasks scored (in stream order).
-        mode: ``online``, ``train-split`` or ``none``.
-        feedback: ``self``, ``minimal`` or ``standard``.
-        profile: synthetic agent profile name.
-        program_factory: builds a fresh context program per episode.
-        budget: context budget (tokens).
-        b: skills per task.
-        seed: replicate seed.
-        curator: a :class:`~sim.evolve.evoharness.curate.Curator` or ``AddOnlyCurator``.
-        harness: the starting harness (changed in place).
-        train_tasks: the held-in tasks (``train-split`` only).
-        batch: tasks per update batch ``|B_i|``.
-        observer: ``observer(stage, task_ids)`` called at ``"propose"`` and
-            ``"curate"`` (instrumentation).
-        agent_factory: builds the agent (default :class:`SkillAwareAgent`).
-        run_episode: the episode runner (default :func:`sim.harness.run_episode`).
-        reflect: solver-side proposal (False: the No-Propose ablation,
-            :func:`sim.evolve.evoharness.propose.propose`).
+    def __init__(self, config: StreamConfig, parts: StreamParts):
+        self.config, self.parts = config, parts
+        self.harness = parts.harness
+        if parts.run_episode is None:
+            from sim.harness import run_episode
+        else:
+            run_episode = parts.run_episode
+        self.agent = (parts.agent_factory or (lambda: SkillAwareAgent(config.profile)))()
+        self.out = StreamResult(harness=parts.harness)
+        self.play_options = dict(program_factory=parts.program_factory, agent=self.agent,
+                                 budget=config.budget, b=config.b, seed=config.seed,
+                                 run_episode=run_episode)
 
-    Raises:
-        ValueError: for an unknown mode or feedback level, ``b`` < 0, ``batch`` < 1.
-    """
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; expected one of {list(MODES)}")
-    check_level(feedback)
-    check_b(b)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ValueError(f"batch must be an int >= 1, got {batch!r}")
-    if run_episode is None:
-        from sim.harness import run_episode
-    agent = (agent_factory or (lambda: SkillAwareAgent(profile)))()
-    out = StreamResult(harness=harness)
-    kw = dict(program_factory=program_factory, agent=agent, budget=budget, b=b,
-              seed=seed, run_episode=run_episode)
-
-    def learn(pending, phase):
+    def learn(self, pending: list, phase: str) -> None:
+        """Reflect on the ``pending`` executions, curate, and trace the update."""
+        cfg, harness, observer = self.config, self.harness, self.parts.observer
         ids = [ex.task_id for ex, _ in pending]
         if observer:
             observer("propose", ids)
         proposals = []
         for ex, shown in pending:
-            ev = evaluate(ex, feedback, evolver)
+            ev = evaluate(ex, cfg.feedback, cfg.evolver)
             if shown:
                 harness.record([n for n in shown if n in harness], ev.verdict,
                                ex.task_id)
-            proposals += propose(ex, ev, [s.name for s in harness.skills], evolver,
-                                 reflect=reflect)
+            proposals += propose(ex, ev, [s.name for s in harness.skills], cfg.evolver,
+                                 reflect=cfg.reflect)
         if observer:
             observer("curate", ids)
-        for d in curator.curate(harness, proposals):
-            out.decisions.append((ids, d))
-        out.trace.append({"phase": phase, "step": len(out.trace) + 1,
-                          "skills": len(harness), "tokens": harness.total_tokens,
-                          "budget_decisions": sum(d.budget for _, d in out.decisions)})
+        decisions = self.out.decisions
+        for d in self.parts.curator.curate(harness, proposals):
+            decisions.append((ids, d))
+        self.out.trace.append(UpdateRecord(
+            phase, len(self.out.trace) + 1, len(harness), harness.total_tokens,
+            sum(d.budget for _, d in decisions)))
 
-    def stream(tasks, phase, score):
-        pending = []
+    def stream(self, tasks, phase: str | None, score: bool) -> None:
+        """Play ``tasks`` in order; score them (``score``) and, with a ``phase``,
+        update the harness after every ``batch`` of them."""
+        harness, pending = self.harness, []
         for task in tasks:
-            res, ex = play(task, harness, **kw)
+            res, ex = play(task, harness, **self.play_options)
             if score:
-                out.rows.append({"task_id": task.task_id, "topic": task.family,
-                                 "solved": int(res.solved), "tokens": res.input_tokens,
-                                 "skills_shown": len(ex.skills_shown),
-                                 "skills_read": len(agent.skills_read),
-                                 "harness_skills": len(harness),
-                                 "harness_tokens": harness.total_tokens})
+                self.out.rows.append(TaskRecord(
+                    task.task_id, task.family, int(res.solved), res.input_tokens,
+                    len(ex.skills_shown), len(self.agent.skills_read), len(harness),
+                    harness.total_tokens))
             if phase is not None:
                 pending.append((ex, ex.skills_shown))
-                if len(pending) >= batch:
-                    learn(pending, phase)
+                if len(pending) >= self.config.batch:
+                    self.learn(pending, phase)
                     pending = []
         if pending:
-            learn(pending, phase)
+            self.learn(pending, phase)
 
-    if mode == "train-split":
-        stream(train_tasks, "train", score=False)
-        stream(test_tasks, None, score=True)
-    elif mode == "online":
-        stream(test_tasks, "test", score=True)
+
+def run_stream(test_tasks, config: StreamConfig, parts: StreamParts,
+               train_tasks=()) -> StreamResult:
+    """Evaluate ``test_tasks`` (scored, in stream order) under ``config`` with
+    ``parts`` (module docstring); ``train_tasks``: the held-in tasks
+    (``train-split`` only). Returns the :class:`StreamResult`."""
+    run = _Stream(config, parts)
+    if config.mode == "train-split":
+        run.stream(train_tasks, "train", score=False)
+        run.stream(test_tasks, None, score=True)
+    elif config.mode == "online":
+        run.stream(test_tasks, "test", score=True)
     else:
-        stream(test_tasks, None, score=True)
-    return out
+        run.stream(test_tasks, None, score=True)
+    return run.out
 
 
 def split_stream(tasks, seed: int = 15):

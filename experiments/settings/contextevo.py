@@ -1,0 +1,146 @@
+"""The settings of ``ctxsim run contextevo`` (ContextEvo §4-6, Tables 2 and 5): the
+task sets (the TOML keys of configs/contextevo.toml) and the loop's options, each
+declared once here with its default (no default is left in argparse).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from experiments.arguments import (Distinct, base_url, float_in, fraction,
+                                   nonnegative_int, positive_int)
+from experiments.settings import Settings, register, setting
+from experiments.settings import kinds as k
+
+
+def _builtin_programs() -> list[str]:
+    # built-in programs only: ContextEvo edits a program's spec in its grammar, which
+    # a plugin class (sim.plugins) does not have
+    from sim.policies import PROGRAMS
+
+    return list(PROGRAMS)
+
+
+def _surfaces() -> tuple[str, ...]:
+    from sim.evolve.contextevo.spec import SURFACES
+
+    return SURFACES
+
+
+class _Lazy:
+    """argparse ``choices`` read when a value is checked (a registry)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __contains__(self, item) -> bool:
+        return item in self.names()
+
+    def __iter__(self):
+        return iter(self.names())
+
+
+def _start_help() -> str:
+    return ("start from this built-in program only (default: react and masking; not a "
+            "plugin: ContextEvo edits a built-in program's spec); valid: "
+            + ", ".join(_builtin_programs()))
+
+
+def _surfaces_help() -> str:
+    return ("surfaces the harness adapter exposes to the editor; edits to others are "
+            "discarded and counted (default: all): " + ", ".join(_surfaces()))
+
+
+def _opt(default, help: str, **kw):
+    """A command-line-only setting (no TOML key)."""
+    return setting(default, None, help, toml=False, **kw)
+
+
+@register
+@dataclass(frozen=True)
+class ContextEvoSettings(Settings):
+    """``ctxsim run contextevo``: the task sets and the evolution loop's options."""
+
+    NAME: ClassVar[str] = "contextevo"
+    HEADER: ClassVar[str] = """\
+Task sets of `ctxsim run contextevo` (ContextEvo, Table 5): LOCA-like tasks at one
+growth level and budget, and BrowseComp-like tasks at one window. [quick] is used
+with --quick; [llm_quick] with --backend llm --quick (react solves about half at 8K
+growth under a 6K budget, so both reward groups exist for the screens). The llm
+back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
+
+    # -- the task sets (TOML keys; no options) ------------------------------------
+    loca_growth: int = setting(128_000, k.GROWTH, "tool-result tokens per LOCA-like task",
+                               unit="tokens", option=None, tables={"llm_quick": 8_000},
+                               note="tool-result tokens per LOCA-like task",
+                               source="ContextEvo §5 (LHTB-46 at 128K)")
+    loca_budget: int = setting(128_000, k.TOKENS, "context budget of the LOCA-like tasks",
+                               unit="tokens", option=None, tables={"llm_quick": 6_000},
+                               note="context budget of the LOCA-like tasks, tokens")
+    families: int = setting(15, k.families, "LOCA-like task families", option=None,
+                            note="LOCA-like task families, 1..15")
+    seeds: int = setting(5, k.COUNT, "task instances per family", option=None, quick=2,
+                         tables={"llm_quick": 1}, note="task instances per family")
+    browse_window: int = setting(16_000, k.TOKENS, "window W (= budget) of the "
+                                 "BrowseComp-like tasks", unit="tokens", option=None,
+                                 note="window W (= budget) of the BrowseComp-like "
+                                      "tasks, tokens")
+    queries: int = setting(25, k.COUNT, "BrowseComp-like queries", option=None, quick=15,
+                           note="BrowseComp-like queries")
+    browse_seeds: int = setting(2, k.COUNT, "task instances per query", option=None,
+                                quick=1, note="task instances per query")
+    # -- the loop (options only) --------------------------------------------------
+    backend: str = _opt("synthetic", "annotator/editor back-end ({default})",
+                        choices=("synthetic", "llm"))
+    start: str | None = _opt(None, _start_help, metavar="PROGRAM",
+                             choices=_Lazy(_builtin_programs))
+    spec: str | None = _opt(None, "start from a ProgramSpec JSON file instead "
+                            "(default: none)", metavar="FILE")
+    seed: int = _opt(0, "base seed: task instances, agent draws and the synthetic "
+                     "back-end's mislabels (the split seed stays 15, the paper's; "
+                     "{default})", parse=nonnegative_int)
+    iterations: int = _opt(2, "evolution iterations ({default})", parse=positive_int)
+    candidates: int = _opt(3, "candidate changesets evaluated per iteration ({default})",
+                           parse=positive_int)
+    held_in_fraction: float | None = _opt(
+        None, "share of tasks held in (default: 76/174, the paper's split)",
+        metavar="F", parse=float_in(0.0, 1.0, lo_open=True, hi_open=True),
+        source="ContextEvo §4: 76 of 174 tasks held in")
+    mislabel: float = _opt(0.2, "synthetic back-end mislabel rate ({default})",
+                           parse=fraction)
+    no_ablations: bool = _opt(False, "skip the ablations and baselines (the llm back-end "
+                              "always skips them; default: off)", action="store_true")
+    surfaces: tuple[str, ...] | None = _opt(
+        None, _surfaces_help, metavar="SURFACE",
+        argparse={"nargs": "+", "choices": _Lazy(_surfaces), "action": Distinct})
+    ef_seeds: int = _opt(5, "seeds of the ContextEvo vs evidence-free comparison from "
+                         "the first start on both task sets (0: skip; at least 2 "
+                         "otherwise; the llm back-end skips it; {default})",
+                         parse=nonnegative_int)
+    llm_calls: int = _opt(150, "model-call budget of the llm back-end ({default})",
+                          parse=positive_int)
+    base_url: str | None = _opt(None, "OpenAI-compatible endpoint (default: the embedded "
+                                "model, served locally for the run)", parse=base_url)
+    model: str | None = _opt(None, "model name at --base-url (default: the endpoint's)")
+
+    @classmethod
+    def section_of(cls, args) -> str:
+        """The table ``args`` ask for: ``[llm_quick]`` under ``--backend llm --quick``,
+        ``[quick]`` under ``--quick``, else ``[default]``."""
+        if not getattr(args, "quick", False):
+            return "default"
+        return "llm_quick" if getattr(args, "backend", None) == "llm" else "quick"
+
+    @classmethod
+    def finish(cls, values: dict, args) -> dict:
+        """Refuses ``--spec`` with ``--start`` and ``--ef-seeds 1`` (exit 2)."""
+        from experiments.arguments import UsageError
+
+        if values["spec"] and values["start"]:
+            raise UsageError(f"--spec {values['spec']!r} and --start {values['start']!r} "
+                             "both name the start; give one")
+        if values["ef_seeds"] == 1:
+            raise UsageError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
+                             "needs two), got 1")
+        return values
