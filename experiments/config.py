@@ -9,8 +9,7 @@ back to the shipped ``[default]`` table. Every value is then checked against the
 experiment's schema (:data:`SCHEMAS`, generated from the class's fields): a wrong
 type (a float kappa), a negative or empty value, or a panel outside the grid is a
 :class:`ConfigValueError` naming the key, the value and what was expected, before
-anything is computed. ContextEvo and Evo-Harness still read their shipped files
-against :data:`LEGACY_SCHEMAS` until their settings classes land.
+anything is computed.
 """
 
 from __future__ import annotations
@@ -28,11 +27,9 @@ class ConfigValueError(UsageError):
     """A config value is malformed; the message names the key and the file."""
 
 
-# the bounds and kinds of values are declared in experiments.settings.kinds (one
-# wording for a TOML key and its option)
-from experiments.settings.kinds import (GROWTH, TOKENS, families, integer,  # noqa: E402
-                                        one_of, program)
-from experiments.settings.checks import ListOf, as_check, check_value  # noqa: E402
+# the bounds and kinds of values are declared in experiments.settings (one wording
+# for a TOML key and its option)
+from experiments.settings.checks import ListOf  # noqa: E402
 
 
 def _profiles():
@@ -41,26 +38,17 @@ def _profiles():
     return PROFILES
 
 
-#: the schemas of the experiments whose settings are not yet a class of
-#: :mod:`experiments.settings` (ContextEvo and Evo-Harness: helper "loops" of issue
-#: 36 moves them): experiment -> key -> a check (:mod:`experiments.settings.checks`)
-LEGACY_SCHEMAS: dict[str, dict[str, Any]] = {
-}
-
-
 class _Schemas(Mapping):
     """experiment -> TOML key -> its check: generated from the settings classes
-    (:meth:`experiments.settings.Settings.schema`), plus :data:`LEGACY_SCHEMAS`.
+    (:meth:`experiments.settings.Settings.schema`).
     Keys not listed are passed through unchecked."""
 
     def _names(self) -> list[str]:
         from experiments.settings import REGISTRY
 
-        return sorted({*REGISTRY, *LEGACY_SCHEMAS})
+        return sorted(REGISTRY)
 
     def __getitem__(self, name: str) -> dict[str, Any]:
-        if name in LEGACY_SCHEMAS:
-            return LEGACY_SCHEMAS[name]
         from experiments.settings import REGISTRY, settings_for
 
         if name not in REGISTRY:
@@ -78,7 +66,7 @@ SCHEMAS: Mapping[str, dict[str, Any]] = _Schemas()
 
 
 def _settings(name: str):
-    """The settings class of ``name``, or None (a legacy schema, or none)."""
+    """The settings class of ``name``, or None (an experiment without one)."""
     from experiments.settings import REGISTRY, settings_for
 
     return settings_for(name) if name in REGISTRY else None
@@ -112,7 +100,7 @@ def validate(name: str, config: dict, source: str = "the shipped config",
              given: frozenset[str] | set[str] = frozenset(), section: str = "default"
              ) -> dict:
     """Check ``config`` against experiment ``name``'s schema (its settings class,
-    :meth:`experiments.settings.Settings.validate`, or :data:`LEGACY_SCHEMAS`);
+    :meth:`experiments.settings.Settings.validate`);
     return it, with the token counts written as strings (``"128k"``) converted to
     ints in place.
 
@@ -127,9 +115,6 @@ def validate(name: str, config: dict, source: str = "the shipped config",
     cls = _settings(name)
     if cls is not None:
         return cls.validate(config, source, given, section)
-    for key, spec in LEGACY_SCHEMAS.get(name, {}).items():
-        if key in config:
-            config[key] = check_value(key, config[key], as_check(spec), source)
     return config
 
 
@@ -143,7 +128,7 @@ def load_config(name: str, section: str = "default", path: str | pathlib.Path | 
                 ) -> dict:
     """The ``section`` table of experiment ``name``'s config: its settings class's
     (:meth:`experiments.settings.Settings.table`), else the shipped
-    ``configs/NAME.toml`` (an experiment of :data:`LEGACY_SCHEMAS`).
+    ``configs/NAME.toml`` (an experiment without a settings class).
 
     Args:
         name: experiment name.

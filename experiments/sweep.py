@@ -27,9 +27,6 @@ import numpy as np
 
 from experiments.executors import cancel_futures, process_pool
 from experiments.settings.sweeps import CALIBRATED
-# kept for experiments.contextevo.experiment until its settings class lands (issue 36,
-# helper "loops"); every other caller imports them from experiments.arguments
-from experiments.arguments import nonnegative_int, positive_int  # noqa: F401
 
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",

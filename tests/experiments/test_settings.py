@@ -19,8 +19,6 @@ from experiments.cli import EXPERIMENTS, build_parser
 from experiments.settings import REGISTRY, RUN_OPTIONS, settings_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-#: experiments whose settings are not a class yet (helper "loops" of issue 36 adds them)
-NOT_YET = {n for n in ("contextevo", "evoharness") if n not in REGISTRY}
 #: options that are no field: what the run is (pressure's real-model variant is
 #: the ``PressureLLMSettings`` fields, checked with pressure's)
 ALSO = {"pressure": "pressure_llm"}
@@ -47,7 +45,7 @@ def _settings_name(experiment: str) -> str:
     return "theorem1" if experiment == "proposition2" else experiment
 
 
-RUN_EXPERIMENTS = sorted(set(EXPERIMENTS) - NOT_YET)
+RUN_EXPERIMENTS = sorted(EXPERIMENTS)
 
 
 @pytest.mark.parametrize("experiment", RUN_EXPERIMENTS)
@@ -167,10 +165,10 @@ def test_removed_sources_of_defaults_are_gone():
             assert gone not in t, (f, gone)
         if "robustness" not in str(f):
             assert not re.search(r"^def config\(args", t, re.M), f
-    # the schema of every moved experiment comes from its class
-    from experiments.config import LEGACY_SCHEMAS
+    # the schema of every experiment comes from its class: no hand-written schema left
+    import experiments.config as config
 
-    assert set(LEGACY_SCHEMAS) <= NOT_YET
+    assert not hasattr(config, "LEGACY_SCHEMAS")
 
 
 def test_budget_walks_as_one_typed_value(monkeypatch):
