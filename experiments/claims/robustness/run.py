@@ -32,10 +32,11 @@ def power_of_two(text: str) -> int:
 
 
 def add_arguments(parser) -> None:
-    """``--robustness`` and its options (:class:`~experiments.settings.robustness.
-    RobustnessSettings`: ``--config``, ``--quick``, ``--samples``, ``--trajectories``,
-    ``--screen``, ``--tasks``, ``--queries``, ``--claims``, ``--params``, ``--jobs``,
-    ``--scheduler``, ``--seed``, ``--no-progress``)."""
+    """``--robustness`` and its options
+    (:class:`~experiments.settings.robustness.RobustnessSettings`: ``--config``,
+    ``--quick``, ``--samples``, ``--trajectories``, ``--screen``, ``--tasks``,
+    ``--queries``, ``--claims``, ``--params``, ``--jobs``, ``--scheduler``, ``--seed``,
+    ``--no-progress``)."""
     from experiments.settings.robustness import RobustnessSettings
 
     g = parser.add_argument_group("robustness (--robustness)")
