@@ -20,9 +20,9 @@ import numpy as np
 
 from experiments.claims import rules
 from experiments.claims.data import MissingData, need, num, one, read, select
-from experiments.claims.intervals import (cluster_median_ci, newcombe, ratio_of_sums_ci,
-                                          wilson)
 from experiments.claims.records import Claim, Outcome, Verdict
+from experiments.intervals import (bootstrap_mean_ci, cluster_median_ci, newcombe,
+                                   ratio_of_sums_ci, student_t, wilson)
 
 #: k standard errors of the one-sided "within Monte Carlo error" bound checks
 K_SE = 4.0
@@ -41,8 +41,6 @@ class Check:
 
 def _paired_bootstrap(d):
     """Mean of per-task differences ``d`` with its paired bootstrap interval."""
-    from experiments.paired import bootstrap_mean_ci
-
     return bootstrap_mean_ci(d)
 
 
@@ -563,7 +561,7 @@ class PerceptionAccuracy(Check):
 
         k, n = acc(self.condition)
         ko, no = acc(_other(self.condition))
-        lo, hi = wilson(k, n)
+        _, lo, hi = wilson(k, n)
         plo, phi = (claim.number[x] for x in self.labels)
         return Outcome(f"{k}/{n} = {k / n:.3f} ({_other(self.condition)}: {ko}/{no} = "
                        f"{ko / no:.3f})", f"[{lo:.3f}, {hi:.3f}] Wilson",
@@ -794,8 +792,6 @@ class EvidenceFree(Check):
     rule: ClassVar = staticmethod(rules.rank_verdict)
 
     def run(self, figdir, claim):
-        from scipy import stats
-
         rows = read(figdir, self.csv, ("setting", "seed", "variant", "baseline",
                                        "heldout_accuracy"))
         rows = [r for r in rows if r["setting"] == self.setting]
@@ -811,10 +807,9 @@ class EvidenceFree(Check):
             counts.append(d.size)
             if d.size < 2:
                 raise MissingData(f"{self.csv}: {base} has {d.size} paired seed(s)")
-            half = float(stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
-            m = float(d.mean())
-            margins.append((m, m - half, m + half))
-            parts.append(f"{base} {m:+.3f} [{m - half:+.3f}, {m + half:+.3f}]")
+            m, lo, hi = student_t(d)
+            margins.append((m, lo, hi))
+            parts.append(f"{base} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
         if not margins:
             raise MissingData(f"{self.csv} has no evidence_free rows at {self.setting}")
         seeds = min(counts)

@@ -180,7 +180,7 @@ def tasksets(args) -> list:
 def paired(solved: dict, stage: str, ref: str, tasks) -> tuple[float, float, float]:
     """Mean difference of ``stage`` minus ``ref`` over ``tasks`` with its 95%
     paired-bootstrap interval."""
-    from experiments.paired import bootstrap_mean_ci
+    from experiments.intervals import bootstrap_mean_ci
 
     d = [solved[stage][t] - solved[ref][t] for t in tasks]
     return bootstrap_mean_ci(d)
@@ -608,7 +608,7 @@ def run(args) -> list:
     t0 = time.perf_counter()
     record: dict = {}
     if args.backend == "llm":
-        from experiments.vista.perception import endpoint
+        from experiments.endpoint import endpoint
         from sim.agents.llm import ChatClient
 
         with endpoint(args) as (settings, record):
