@@ -10,7 +10,8 @@ experiments in the shapes they plot.
 
 from __future__ import annotations
 
-from experiments.claims.checks import EvidenceFree, RowOrder, StageGain
+from experiments.claims.checks.base import RowOrder
+from experiments.claims.checks.contextevo import EvidenceFree, StageGain
 from experiments.claims.records import Claim, Paper, PaperNumber
 
 P = Paper.CONTEXTEVO

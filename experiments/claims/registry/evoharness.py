@@ -8,7 +8,8 @@ its sidecar records.
 
 from __future__ import annotations
 
-from experiments.claims.checks import BudgetDecisions, EveryRow, ProfileGainGap, RowOrder
+from experiments.claims.checks.base import RowOrder
+from experiments.claims.checks.evoharness import BudgetDecisions, EveryRow, ProfileGainGap
 from experiments.claims.records import Claim, Paper, PaperNumber
 from experiments.claims.registry.contextevo import table3 as contextevo_table3
 

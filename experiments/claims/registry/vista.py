@@ -9,12 +9,13 @@ and each claim takes its cells from them.
 
 from __future__ import annotations
 
-from experiments.claims.checks import (AblationGap, AblationRatio, BoundRows, Footprint,
-                                       LedgerEndpoint, LimitToOne, PairedEpisodes,
-                                       PairedGrowth, PairedTie, PerceptionAccuracy, PerceptionGain,
-                                       PerceptionMedian, Prop1Rows, QuadratureRows, Rank,
-                                       TheoryRows, UpperBoundRows, VisibleSlopes,
-                                       WindowGap, WindowPeak)
+from experiments.claims.checks.vista import (AblationGap, AblationRatio, BoundRows,
+                                             Footprint, LedgerEndpoint, LimitToOne,
+                                             PairedEpisodes, PairedGrowth, PairedTie,
+                                             PerceptionAccuracy, PerceptionGain,
+                                             PerceptionMedian, Prop1Rows, QuadratureRows,
+                                             Rank, TheoryRows, UpperBoundRows,
+                                             VisibleSlopes, WindowGap, WindowPeak)
 from experiments.claims.records import Claim, Paper, PaperNumber
 
 P = Paper.VISTA

@@ -1,47 +1,28 @@
-"""The checks: typed records naming what to read from which CSV; ``run`` computes
-our value with its interval from that CSV and applies the check's rule (a pure
-function of :mod:`experiments.claims.rules`). A missing file, column or row raises
-:class:`~experiments.claims.data.MissingData`; the judge
-(:mod:`experiments.claims.judge`) is the only caller.
-
-Paper numbers are never stored here: a check reads them from its claim
-(``claim.number``) by label.
-"""
+"""VISTA's checks (the claims of :mod:`experiments.claims.registry.vista`): the
+theory CSVs (Theorem 1, Propositions 1-2), paired episodes of the sweeps (Fig. 4,
+Table 1, 2), the window grid (Fig. 6), the ablations (Fig. 8), the perception
+probe (Table 5) and the dashboard overhead (Fig. 10). See
+:mod:`experiments.claims.checks`."""
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, ClassVar, Mapping
+from typing import ClassVar
 
 import numpy as np
 
 from experiments.claims import rules
-from experiments.claims.data import MissingData, need, num, one, read, select
-from experiments.claims.records import Claim, Outcome, Verdict
+from experiments.claims.checks.base import Check
+from experiments.claims.data import MissingData, num, one, read, select
+from experiments.claims.records import Outcome, Verdict
 from experiments.intervals import (bootstrap_mean_ci, cluster_median_ci, newcombe,
-                                   ratio_of_sums_ci, student_t, wilson)
+                                   ratio_of_sums_ci, wilson)
 
 #: k standard errors of the one-sided "within Monte Carlo error" bound checks
 K_SE = 4.0
 #: family-wise false-alarm level of an "every row matches its reference" claim
 FAMILY_ALPHA = 0.01
-
-
-class Check:
-    """Base of the checks: ``rule`` is the verdict function, ``run`` the measurement."""
-
-    rule: ClassVar[Callable[..., Verdict]]
-
-    def run(self, figdir: Path, claim: Claim) -> Outcome:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-def _paired_bootstrap(d):
-    """Mean of per-task differences ``d`` with its paired bootstrap interval."""
-    return bootstrap_mean_ci(d)
 
 
 # -- theory CSVs ------------------------------------------------------------------------
@@ -237,7 +218,7 @@ def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
     if set(va) != set(vb):
         raise MissingData(f"{name}: {a} and {b} did not play the same tasks")
     keys = sorted(va)
-    d, lo, hi = _paired_bootstrap([va[k] - vb[k] for k in keys])
+    d, lo, hi = bootstrap_mean_ci([va[k] - vb[k] for k in keys])
     return d, lo, hi, float(np.mean([va[k] for k in keys])), \
         float(np.mean([vb[k] for k in keys])), len(keys)
 
@@ -310,7 +291,7 @@ class PairedGrowth(Check):
         d = [(v[(self.a, hi)][k] - v[(self.b, hi)][k]) - (v[(self.a, lo)][k]
                                                           - v[(self.b, lo)][k])
              for k in sorted(keys)]
-        m, clo, chi = _paired_bootstrap(d)
+        m, clo, chi = bootstrap_mean_ci(d)
         n = claim.number
         paper = ((n["a_hi"] - n["b_hi"]) - (n["a_lo"] - n["b_lo"])) * self.scale
         u = self.scale
@@ -584,7 +565,7 @@ class PerceptionGain(Check):
         keys = sorted(set(by["+dash"]) & set(by["-dash"]))
         if not keys:
             raise MissingData("perception.csv has no pair scored under both conditions")
-        d, lo, hi = _paired_bootstrap([by["+dash"][k] - by["-dash"][k] for k in keys])
+        d, lo, hi = bootstrap_mean_ci([by["+dash"][k] - by["-dash"][k] for k in keys])
         return Outcome(f"+dash - -dash = {d:+.3f} ({len(keys)} pairs)",
                        f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
                        self.rule(self.sign, d, lo, hi))
@@ -665,187 +646,3 @@ class VisibleSlopes(Check):
                        f"reproduced: each slope within {self.tol:g} of the paper's")
 
 
-# -- one-row CSVs of the evolution experiments -----------------------------------------
-@dataclass(frozen=True)
-class RowOrder(Check):
-    """A paired difference with its interval, read from one row of ``csv``; shown as
-    ``label`` (default: the column's name)."""
-
-    csv: str
-    where: Mapping[str, str]
-    column: str
-    lo: str
-    hi: str
-    sign: int
-    label: str = ""
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        r = one(read(figdir, self.csv, (self.column, self.lo, self.hi)), self.where, self.csv)
-        d, a, b = num(r[self.column]), num(r[self.lo]), num(r[self.hi])
-        # token differences run to millions: three decimals would bury the digits
-        f = "+.3f" if max(abs(d), abs(a), abs(b)) < 1000 else "+,.0f"
-        return Outcome(f"{self.label or self.column} = {d:{f}}",
-                       f"[{a:{f}}, {b:{f}}] paired bootstrap",
-                       self.rule(self.sign, d, a, b),
-                       "sizes not comparable with the paper's benchmarks; the ordering "
-                       "is the claim")
-
-
-@dataclass(frozen=True)
-class StageGain(Check):
-    """ContextEvo's iteration ``stage`` against ``prev`` on ``split``: the paired
-    interval from the row's ``diff_vs_prev``/``prev_lo``/``prev_hi`` columns when
-    contextevo.csv has them, else the point difference of accuracies (no interval)."""
-
-    where: Mapping[str, str]
-    stage: str = "iter2"
-    prev: str = "iter1"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "contextevo.csv", ("stage", "accuracy"))
-        r2 = one(rows, {**self.where, "stage": self.stage}, "contextevo.csv")
-        r1 = one(rows, {**self.where, "stage": self.prev}, "contextevo.csv")
-        cols = ("diff_vs_prev", "prev_lo", "prev_hi")
-        if all(r2.get(c, "") not in ("", None) for c in cols):
-            d, lo, hi = (num(r2[c]) for c in cols)
-            return Outcome(f"{self.stage} - {self.prev} = {d:+.3f}",
-                           f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
-                           self.rule(1, d, lo, hi))
-        d = num(r2["accuracy"]) - num(r1["accuracy"])
-        return Outcome(f"accuracy {num(r2['accuracy']):.3f} vs {num(r1['accuracy']):.3f} "
-                       f"({d:+.3f})", "point estimates", self.rule(1, d),
-                       "no paired interval: contextevo.csv has no column "
-                       + "/".join(cols) + f" on the {self.stage} row")
-
-
-@dataclass(frozen=True)
-class ProfileGainGap(Check):
-    """The gain over no-evolve of ``arm`` for the ``strong`` profile minus the
-    ``weak`` profile's (evoharness.csv): Newcombe-style combination of the two
-    paired intervals (conservative: both profiles play the same tasks with common
-    random numbers, a positive covariance this combination ignores)."""
-
-    arm: str
-    strong: str = "strong"
-    weak: str = "weak"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "evoharness.csv", ("arm", "profile", "diff_vs_no_evolve",
-                                               "diff_lo", "diff_hi"))
-        s = one(rows, {"arm": self.arm, "profile": self.strong}, "evoharness.csv")
-        w = one(rows, {"arm": self.arm, "profile": self.weak}, "evoharness.csv")
-        gs, sl, sh = (num(s[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
-        gw, wl, wh = (num(w[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
-        d = gs - gw
-        lo = d - math.hypot(gs - sl, wh - gw)
-        hi = d + math.hypot(sh - gs, gw - wl)
-        return Outcome(f"gain {self.strong} {gs:+.3f} vs {self.weak} {gw:+.3f} "
-                       f"(difference {d:+.3f})",
-                       f"[{lo:+.3f}, {hi:+.3f}] combined paired intervals",
-                       self.rule(1, d, lo, hi),
-                       "profiles stand in for the paper's solver models")
-
-
-@dataclass(frozen=True)
-class EveryRow(Check):
-    """A claimed improvement in every row of ``rows`` (e.g. every solver profile):
-    each row's paired difference ``column`` with its interval must be above zero."""
-
-    csv: str
-    rows: tuple[Mapping[str, str], ...]
-    column: str
-    lo: str
-    hi: str
-    rule: ClassVar = staticmethod(rules.rank_verdict)
-
-    def run(self, figdir, claim):
-        data = read(figdir, self.csv, (self.column, self.lo, self.hi))
-        margins, parts = [], []
-        for w in self.rows:
-            r = one(data, w, self.csv)
-            m = (num(r[self.column]), num(r[self.lo]), num(r[self.hi]))
-            margins.append(m)
-            parts.append(f"{'/'.join(str(v) for v in w.values())} {m[0]:+.3f} "
-                         f"[{m[1]:+.3f}, {m[2]:+.3f}]")
-        return Outcome("; ".join(parts), "paired bootstrap per row", self.rule(margins),
-                       "every row must improve")
-
-
-#: the fewest seeds a paired interval of an optimizer's gain may rest on
-MIN_SEEDS = 5
-
-
-@dataclass(frozen=True)
-class EvidenceFree(Check):
-    """Diagnosis-guided evolution (``full``) against every evidence-free baseline at
-    equal budget on held-out tasks, from ``contextevo_seeds.csv``: one row per seed,
-    variant and baseline with its held-out accuracy (fraction). Per baseline, the
-    per-seed differences full minus evidence-free get a Student-t 95% interval over
-    the seeds (at least :data:`MIN_SEEDS`); the claim is a first place against
-    every baseline (:func:`~experiments.claims.rules.rank_verdict`)."""
-
-    setting: str
-    csv: str = "contextevo_seeds.csv"
-    rule: ClassVar = staticmethod(rules.rank_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, self.csv, ("setting", "seed", "variant", "baseline",
-                                       "heldout_accuracy"))
-        rows = [r for r in rows if r["setting"] == self.setting]
-        full = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
-                if r["variant"] == "full"}
-        if not full:
-            raise MissingData(f"{self.csv} has no full rows at {self.setting}")
-        margins, parts, counts = [], [], []
-        for base in sorted({r["baseline"] for r in rows if r["variant"] == "evidence_free"}):
-            ef = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
-                  if r["variant"] == "evidence_free" and r["baseline"] == base}
-            d = np.array([full[k] - ef[k] for k in sorted(full) if k in ef], dtype=float)
-            counts.append(d.size)
-            if d.size < 2:
-                raise MissingData(f"{self.csv}: {base} has {d.size} paired seed(s)")
-            m, lo, hi = student_t(d)
-            margins.append((m, lo, hi))
-            parts.append(f"{base} {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
-        if not margins:
-            raise MissingData(f"{self.csv} has no evidence_free rows at {self.setting}")
-        seeds = min(counts)
-        v = self.rule(margins)
-        note = f"full - evidence-free per baseline over {seeds} seeds (held-out)"
-        if seeds < MIN_SEEDS and v is Verdict.REPRODUCED:
-            v, note = Verdict.DIRECTION, note + f" (< {MIN_SEEDS} seeds: not enough)"
-        return Outcome("; ".join(parts), f"Student-t 95% over {seeds} paired seeds", v,
-                       note)
-
-
-@dataclass(frozen=True)
-class BudgetDecisions(Check):
-    """The budgeted curator merges or skips (the ``budget_accept``, ``budget_merge``
-    and ``budget_skip`` counts of ``arm``, one column each as
-    :mod:`experiments.evoharness.table` writes them) where the add-only curator only
-    appends, and its final harness is smaller: the difference of final skill tokens,
-    add-only minus budgeted, with the count of merge/skip decisions."""
-
-    arm: str = "online-standard"
-    profile: str = "medium"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    COLUMNS: ClassVar = ("budget_accept", "budget_merge", "budget_skip")
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "evoharness.csv", ("arm", "profile", "final_skill_tokens")
-                    + self.COLUMNS)
-        b = one(rows, {"arm": self.arm, "profile": self.profile}, "evoharness.csv")
-        a = one(rows, {"arm": "add-only", "profile": self.profile}, "evoharness.csv")
-        dec = {c.removeprefix("budget_"): int(num(b[c])) for c in self.COLUMNS}
-        held = dec["merge"] + dec["skip"]
-        d = num(a["final_skill_tokens"]) - num(b["final_skill_tokens"])
-        v = self.rule(1, d) if held > 0 else Verdict.NOT_REPRODUCED
-        return Outcome(f"{self.arm}: accept {dec['accept']}, merge {dec['merge']}, "
-                       f"skip {dec['skip']}; add-only harness {abs(d):.0f} tokens "
-                       f"{'larger' if d >= 0 else 'smaller'}",
-                       "point estimates", v,
-                       "the budgeted curator must merge or skip at least once")
