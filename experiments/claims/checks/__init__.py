@@ -9,8 +9,9 @@ the same name holds that paper's claims and numbers):
 
 * :mod:`~experiments.claims.checks.base`: :class:`Check` and the check two papers
   share (:class:`RowOrder`);
-* :mod:`~experiments.claims.checks.vista`: theory rows, paired episodes, window,
-  ablations, perception and dashboard overhead;
+* :mod:`~experiments.claims.checks.vista`: paired episodes, window, ablations,
+  perception and dashboard overhead; :mod:`~experiments.claims.checks.vista_theory`:
+  the theory CSVs' rows (VISTA's checks are two modules, each under 500 lines);
 * :mod:`~experiments.claims.checks.contextevo`: iteration gains and the
   evidence-free comparison over seeds;
 * :mod:`~experiments.claims.checks.evoharness`: profile gaps, every-row gains and

@@ -9,13 +9,14 @@ and each claim takes its cells from them.
 
 from __future__ import annotations
 
-from experiments.claims.checks.vista import (AblationGap, AblationRatio, BoundRows,
-                                             Footprint, LedgerEndpoint, LimitToOne,
+from experiments.claims.checks.vista import (AblationGap, AblationRatio, Footprint,
                                              PairedEpisodes, PairedGrowth, PairedTie,
                                              PerceptionAccuracy, PerceptionGain,
-                                             PerceptionMedian, Prop1Rows, QuadratureRows,
-                                             Rank, TheoryRows, UpperBoundRows,
-                                             VisibleSlopes, WindowGap, WindowPeak)
+                                             PerceptionMedian, Rank, VisibleSlopes,
+                                             WindowGap, WindowPeak)
+from experiments.claims.checks.vista_theory import (BoundRows, LedgerEndpoint, LimitToOne,
+                                                    Prop1Rows, QuadratureRows, TheoryRows,
+                                                    UpperBoundRows)
 from experiments.claims.records import Claim, Paper, PaperNumber
 
 P = Paper.VISTA
