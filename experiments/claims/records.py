@@ -85,9 +85,10 @@ class PaperNumber:
         return self[a] - self[b]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """One checkable claim of a paper.
+    """One checkable claim of a paper, built by keyword (15 fields: a positional call
+    would bind a command to a figure without a word).
 
     Attributes:
         id: short stable id (``"Fig4-128K"``), unique across papers.
