@@ -11,7 +11,7 @@ schemas, blocks by type and status, tokens, largest blocks, records kept aside o
 carrying no context, compactions and stray results).
 
 ``ctxsim workspace replay FILE --program NAME --budget TOKENS`` instead plays the
-trajectory's exact-value questions (:func:`sim.tasks.replay.replay_task`) under a
+trajectory's exact-value questions (:func:`sim.tasks.trajectory_tasks.replay_task`) under a
 context program (a built-in name or a plugin ``MODULE:CLASS``) with the synthetic
 agent (or ``--agent``) and prints, per question, what was asked, the answer, what
 was answered, where the evidence was (in view, archived, lost) and why a wrong

@@ -128,7 +128,7 @@ def run(args) -> list:
     """Replay every bundled trajectory in both settings; write CSV, PNG and JSON."""
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
 
     out = prepare_out(args.out)
     files = trajectory_files()

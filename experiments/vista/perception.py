@@ -98,7 +98,7 @@ def make_snapshot(name: str, messages: list[dict], cap: int) -> Snapshot | None:
 
 def snapshots(cap: int, n: int, seed: int) -> list[Snapshot]:
     """``n`` snapshots cut at seeded offsets, cycling over the trajectories."""
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
     from sim.workspace import load_trajectory
 
     rng = np.random.default_rng([seed, 5])

@@ -398,7 +398,7 @@ def test_replay_names_an_agent_plugin_that_breaks_the_protocol(plugin_dir):
     from experiments.replay_report import play
     from sim.plugin_spec import PluginRuntimeError
 
-    from sim.tasks.replay import DATA
+    from sim.tasks.trajectory_tasks import DATA
 
     traj = DATA / "sweagent_marshmallow-1867.traj"
     with pytest.raises(PluginRuntimeError, match=r"agent plugin 'byo_plugin:LateDancer' "
@@ -457,7 +457,7 @@ def test_a_spec_of_the_other_kind_is_refused_saying_so(plugin_dir, capsys, optio
 
 def test_replay_says_why_neutrally_for_an_agent_plugin_that_did_not_recover(plugin_dir):
     from experiments.replay_report import ARCHIVED, _cut, play
-    from sim.tasks.replay import DATA
+    from sim.tasks.trajectory_tasks import DATA
 
     report = play(DATA / "sweagent_marshmallow-1867.traj", "auto_archive", 2500,
                   agent="byo_plugin:ScriptReader")   # it never recovers anything
