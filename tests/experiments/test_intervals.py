@@ -12,7 +12,7 @@ from scipy import stats
 
 from experiments import intervals as I
 
-KN = [(k, n) for n in range(1, 41) for k in range(n + 1)] + [
+KN = [(k, n) for n in range(1, 26) for k in range(n + 1)] + [
     (0, 75), (38, 75), (75, 75), (1, 1000), (999, 1000), (0, 4000), (4000, 4000)]
 
 
@@ -124,7 +124,7 @@ def test_bootstrap_mean_is_the_percentile_bootstrap_and_boundaries():
 
 def test_median_ci_reproduces_perceptions_old_median_where_finite():
     rng = np.random.default_rng(5)
-    for t in range(20):
+    for t in range(8):
         x = rng.exponential(size=int(rng.integers(1, 30))).round(4)
         med, lo, hi = I.median_ci(x, resamples=2000, seed=t)
         omed, olo, ohi = old_median_ci(x, seed=t)
@@ -142,8 +142,8 @@ def test_every_interval_returns_estimate_lo_hi_and_refuses_a_bad_level():
              "newcombe": lambda lv: I.newcombe(3, 10, 5, 10, lv),
              "student_t": lambda lv: I.student_t([0.1, 0.3, 0.2], lv),
              "bootstrap_mean_ci": lambda lv: I.bootstrap_mean_ci([0.1, 0.3, 0.2], level=lv),
-             "median_ci": lambda lv: I.median_ci([0.1, 0.3, 0.2], level=lv),
-             "cluster_median_ci": lambda lv: I.cluster_median_ci([[0.1], [0.3]], level=lv),
+             "median_ci": lambda lv: I.median_ci([0.1, 0.3, 0.2], 500, lv),
+             "cluster_median_ci": lambda lv: I.cluster_median_ci([[0.1], [0.3]], 500, lv),
              "ratio_of_sums_ci": lambda lv: I.ratio_of_sums_ci([1, 2], [2, 2], level=lv)}
     for name, f in calls.items():
         out = f(0.9)
