@@ -46,7 +46,7 @@ _PAIRS = {**_GRID, "csv": "evoharness_pairs.csv"}
 _AT = "synthetic LOCA-like stream, medium solver profile"
 
 
-def _vs_base(id, item, where, arm, sign, statement, text, values):
+def _vs_base(*, id, item, where, arm, sign, statement, text, values):
     return Claim(id=id, paper=P, item=item, where=where, statement=statement,
                  number=PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
                  **_GRID, columns=("diff_vs_no_evolve", "diff_lo", "diff_hi"),
@@ -62,7 +62,7 @@ def _pair(arm: str, reference: str, sign: int) -> RowOrder:
                     "diff", "lo", "hi", sign, f"{arm} - {reference}")
 
 
-def _vs_full(id, arm, statement, text, values):
+def _vs_full(*, id, arm, statement, text, values):
     return Claim(id=id, paper=P, item="Table 3", where="§4.4 Table 3 (ablation)",
                  statement=statement,
                  number=PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
@@ -71,26 +71,32 @@ def _vs_full(id, arm, statement, text, values):
 
 
 CLAIMS: tuple[Claim, ...] = (
-    _vs_base("EH-self", "Table 4", "§4.6 Table 4 (feedback levels)", "online-self", -1,
-             "self-generated feedback falls below no evolution (63.67 -> 61.67 SWE, "
-             "29.54 -> 27.96 CL)", "61.67 vs 63.67 (SWE); 27.96 vs 29.54 (CL)",
-             {"swe_self": TABLE4["swe"]["self"], "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_self": TABLE4["cl"]["self"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-minimal", "Table 4", "§4.6 Table 4 (feedback levels)", "online-minimal", 1,
-             "minimal feedback (the solved bit) improves on no evolution",
-             "67.33 vs 63.67 (SWE); 29.86 vs 29.54 (CL)",
-             {"swe_minimal": TABLE4["swe"]["minimal"], "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_minimal": TABLE4["cl"]["minimal"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-standard", "Table 4", "§4.6 Table 4 (feedback levels)", "online-standard",
-             1, "standard feedback improves on no evolution",
-             "67.00 vs 63.67 (SWE); 34.02 vs 29.54 (CL)",
-             {"swe_standard": TABLE4["swe"]["standard"],
-              "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_standard": TABLE4["cl"]["standard"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-train-split", "Fig. 5", "§4.5 Fig. 5 (modes)", "train-split-standard", 1,
-             "train-split transfer improves on no evolution (68.8 -> 73.4)",
-             "73.4 vs 68.8", {"train-split": FIG5["train-split"],
-                              "no-evolve": FIG5["no-evolve"]}),
+    _vs_base(id="EH-self", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-self", sign=-1,
+             statement="self-generated feedback falls below no evolution (63.67 -> 61.67 SWE, "
+                       "29.54 -> 27.96 CL)",
+             text="61.67 vs 63.67 (SWE); 27.96 vs 29.54 (CL)",
+             values={"swe_self": TABLE4["swe"]["self"], "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_self": TABLE4["cl"]["self"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-minimal", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-minimal", sign=1,
+             statement="minimal feedback (the solved bit) improves on no evolution",
+             text="67.33 vs 63.67 (SWE); 29.86 vs 29.54 (CL)",
+             values={"swe_minimal": TABLE4["swe"]["minimal"], "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_minimal": TABLE4["cl"]["minimal"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-standard", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-standard", sign=1,
+             statement="standard feedback improves on no evolution",
+             text="67.00 vs 63.67 (SWE); 34.02 vs 29.54 (CL)",
+             values={"swe_standard": TABLE4["swe"]["standard"],
+                     "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_standard": TABLE4["cl"]["standard"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-train-split", item="Fig. 5", where="§4.5 Fig. 5 (modes)",
+             arm="train-split-standard", sign=1,
+             statement="train-split transfer improves on no evolution (68.8 -> 73.4)",
+             text="73.4 vs 68.8",
+             values={"train-split": FIG5["train-split"],
+                     "no-evolve": FIG5["no-evolve"]}),
     Claim(id="EH-online-vs-split", paper=P, item="Fig. 5", where="§4.5 Fig. 5 (modes)",
           statement="online updating performs best: above train-split transfer (75.0 vs 73.4)",
           number=PaperNumber("75.0 vs 73.4", {"online": FIG5["online"],
@@ -98,30 +104,33 @@ CLAIMS: tuple[Claim, ...] = (
                              "%", "SWE-bench Lite, Opus 4.7 solver"), **_PAIRS,
           columns=("diff", "lo", "hi"),
           check=_pair("online-standard", "train-split-standard", 1), checked_at=_AT),
-    _vs_full("EH-general-only", "general-only", "general-only skills fall below the full "
-             "harness (66.67 vs 67.00 SWE; 30.28 vs 34.02 CL)",
-             "66.67 vs 67.00 (SWE); 30.28 vs 34.02 (CL)",
-             {"swe_general": TABLE3["swe"]["general-only"], "swe_full": TABLE3["swe"]["full"],
-              "cl_general": TABLE3["cl"]["general-only"], "cl_full": TABLE3["cl"]["full"]}),
-    _vs_full("EH-topic-only", "topic-only", "topic-only skills fall below the full harness "
-             "(64.33 vs 67.00 SWE; 33.70 vs 34.02 CL)",
-             "64.33 vs 67.00 (SWE); 33.70 vs 34.02 (CL)",
-             {"swe_topic": TABLE3["swe"]["topic-only"], "swe_full": TABLE3["swe"]["full"],
-              "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
-    _vs_base("EH-no-propose", "Table 3", "§4.4 Table 3 (ablation)", "no-propose", 1,
-             "without solver-side proposal, evolution still improves on no evolution "
-             "(65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
-             "65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
-             {"swe_no_propose": TABLE3["swe"]["no-propose"],
-              "swe_none": TABLE3["swe"]["no-evolve"],
-              "cl_no_propose": TABLE3["cl"]["no-propose"],
-              "cl_none": TABLE3["cl"]["no-evolve"]}),
-    _vs_full("EH-no-propose-below-full", "no-propose", "without solver-side proposal, "
-             "evolution falls below the full harness (65.33 vs 67.00 SWE; 33.28 vs 34.02 "
-             "CL)", "65.33 vs 67.00 (SWE); 33.28 vs 34.02 (CL)",
-             {"swe_no_propose": TABLE3["swe"]["no-propose"],
-              "swe_full": TABLE3["swe"]["full"],
-              "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_full(id="EH-general-only", arm="general-only",
+             statement="general-only skills fall below the full "
+"harness (66.67 vs 67.00 SWE; 30.28 vs 34.02 CL)",
+             text="66.67 vs 67.00 (SWE); 30.28 vs 34.02 (CL)",
+             values={"swe_general": TABLE3["swe"]["general-only"], "swe_full": TABLE3["swe"]["full"],
+                     "cl_general": TABLE3["cl"]["general-only"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_full(id="EH-topic-only", arm="topic-only",
+             statement="topic-only skills fall below the full harness "
+"(64.33 vs 67.00 SWE; 33.70 vs 34.02 CL)", text="64.33 vs 67.00 (SWE); 33.70 vs 34.02 (CL)",
+             values={"swe_topic": TABLE3["swe"]["topic-only"], "swe_full": TABLE3["swe"]["full"],
+                     "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_base(id="EH-no-propose", item="Table 3", where="§4.4 Table 3 (ablation)",
+             arm="no-propose", sign=1,
+             statement="without solver-side proposal, evolution still improves on no evolution "
+                       "(65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
+             text="65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
+             values={"swe_no_propose": TABLE3["swe"]["no-propose"],
+                     "swe_none": TABLE3["swe"]["no-evolve"],
+                     "cl_no_propose": TABLE3["cl"]["no-propose"],
+                     "cl_none": TABLE3["cl"]["no-evolve"]}),
+    _vs_full(id="EH-no-propose-below-full", arm="no-propose",
+             statement="without solver-side proposal, "
+"evolution falls below the full harness (65.33 vs 67.00 SWE; 33.28 vs 34.02 "
+"CL)", text="65.33 vs 67.00 (SWE); 33.28 vs 34.02 (CL)",
+             values={"swe_no_propose": TABLE3["swe"]["no-propose"],
+                     "swe_full": TABLE3["swe"]["full"],
+                     "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
     Claim(id="EH-Tab2-stronger", paper=P, item="Table 2",
           where="§4.3 Table 2 (CL-Bench, five solvers)",
           statement="harness evolution gains more for stronger solvers (Opus +3.7/+4.5/+3.8 vs "
