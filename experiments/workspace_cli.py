@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``workspace`` subcommands."""
     from sim.workspace.dashboard import DASHBOARDS
     from sim.workspace.importers import FORMATS, READERS
-    from sim.workspace.replay import POLICIES
+    from sim.workspace.trajectory_replay import POLICIES
     # the names get_tokenizer takes (its table; help, choices and its error agree)
     from sim.workspace.tokenizer import _NAMED
 
@@ -205,7 +205,7 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
     before returning (a temporary directory is then removed by the caller)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
     from sim.workspace.dashboard import dashboard_spec
-    from sim.workspace.replay import check_final_budget
+    from sim.workspace.trajectory_replay import check_final_budget
 
     try:
         with warnings.catch_warnings():

@@ -83,7 +83,7 @@ def _trace(ws, path, budget: int | None, max_blocks: int | None) -> list[dict]:
     """:func:`trace` on the fresh workspace ``ws`` (closed on return)."""
     from sim.workspace import BudgetWarning, import_trajectory
     from sim.workspace.blocks import BlockStatus
-    from sim.workspace.replay import archive_oldest
+    from sim.workspace.trajectory_replay import archive_oldest
 
     rows: list[dict] = []
     archives = 0
