@@ -92,8 +92,8 @@ def _table3(*, id, statement, text, a, b, column, sign, values, unit):
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="CE-Tab2-loca", paper=P, item="Table 2", where="§5.2 Table 2",
-          statement="the evolved policy beats its baseline harness (the paper: on the full sets; "
-                    "held-out changes vary by setting)",
+          statement="the evolved policy beats its baseline harness (the paper: on the full "
+                    "sets; held-out changes vary by setting)",
           number=PaperNumber("iter-2 above the Pi-agent baseline on all three benchmarks "
                              "(GPT-5.6-Luna, full sets)", {"iter2_lhtb_luna": TABLE2["lhtb_luna"][1]},
                              "%", "LHTB / DeepSWE / BrowseComp-Plus, Pi-agent"), **_CE,
@@ -102,8 +102,8 @@ CLAIMS: tuple[Claim, ...] = (
                          "diff_vs_start", "diff_lo", "diff_hi", 1),
           checked_at=_LOCA_AT + "; held-out tasks (stricter than the paper's full sets)"),
     Claim(id="CE-Tab2-browse", paper=P, item="Table 2", where="§5.2 Table 2",
-          statement="the evolved policy beats its baseline harness (the paper: on the full sets; "
-                    "held-out changes vary by setting)",
+          statement="the evolved policy beats its baseline harness (the paper: on the full "
+                    "sets; held-out changes vary by setting)",
           number=PaperNumber("iter-2 above the Pi-agent baseline (BrowseComp-Plus, GPT-5.6-Luna: "
                              "42.0 at iter-2)", {"iter2_bcp_luna": TABLE2["bcp_luna"][1]}, "%",
                              "BrowseComp-Plus hard174, Pi-agent"), **_CE,
@@ -112,15 +112,15 @@ CLAIMS: tuple[Claim, ...] = (
                          "diff_vs_start", "diff_lo", "diff_hi", 1),
           checked_at=_BROWSE_AT + "; held-out tasks (stricter than the paper's full sets)"),
     Claim(id="CE-Tab2-iter2-loca", paper=P, item="Table 2", where="§5.2 Table 2",
-          statement="iteration 2 improves over iteration 1 on the full task set (all six settings;"
-                    " LHTB, DeepSeek-V4-Flash: 44.8 -> 45.3)",
+          statement="iteration 2 improves over iteration 1 on the full task set (all six "
+                    "settings; LHTB, DeepSeek-V4-Flash: 44.8 -> 45.3)",
           number=PaperNumber("44.8 -> 45.3", _iter("lhtb_ds"), "%", LHTB + ", full set"),
           **_CE, columns=("accuracy", "diff_vs_prev", "prev_lo", "prev_hi"),
           check=StageGain({"setting": "loca128k", "start": "react", "variant": "full",
                            "split": "all"}), checked_at=_LOCA_AT + "; all tasks"),
     Claim(id="CE-Tab2-iter2-browse", paper=P, item="Table 2", where="§5.2 Table 2",
-          statement="iteration 2 improves over iteration 1 on the full task set (BrowseComp-Plus, "
-                    "DeepSeek-V4-Flash: 85.6 -> 88.5)",
+          statement="iteration 2 improves over iteration 1 on the full task set "
+                    "(BrowseComp-Plus, DeepSeek-V4-Flash: 85.6 -> 88.5)",
           number=PaperNumber("85.6 -> 88.5", _iter("bcp_ds"), "%",
                              "BrowseComp-Plus hard174, DeepSeek-V4-Flash, full set"), **_CE,
           columns=("accuracy", "diff_vs_prev", "prev_lo", "prev_hi"),
@@ -134,34 +134,40 @@ CLAIMS: tuple[Claim, ...] = (
                          "diff_vs_start", "diff_lo", "diff_hi", 1),
           checked_at=_LOCA_AT + "; all tasks, iteration 2"),
     _ablation(id="CE-Tab5-no-review", variant="no_review", split="all", where="§6 Table 5",
-              statement="removing the paginated review lowers the full pipeline's score (-12.15 pp)",
+              statement="removing the paginated review lowers the full pipeline's score "
+                        "(-12.15 pp)",
               text="-12.15 pp", values={"delta": TABLE5_DELTA["no_review"]}),
     _ablation(id="CE-Tab5-no-review-held-out", variant="no_review", split="held_out",
               where="§6 Table 5",
-              statement="removing the paginated review lowers the held-out score (43.12 -> 26.19)",
+              statement="removing the paginated review lowers the held-out score (43.12 -> "
+                        "26.19)",
               text="43.12 -> 26.19",
               values={"full": TABLE5_HELD_OUT["full"],
                       "ablation": TABLE5_HELD_OUT["no_review"]}),
     _ablation(id="CE-Tab5-no-aggregation", variant="no_aggregation", split="all",
               where="§6 Table 5",
-              statement="removing cross-case aggregation lowers the full pipeline's score (-2.29 pp)",
+              statement="removing cross-case aggregation lowers the full pipeline's score "
+                        "(-2.29 pp)",
               text="-2.29 pp", values={"delta": TABLE5_DELTA["no_aggregation"]}),
     _ablation(id="CE-Tab5-no-replay", variant="no_replay", split="all", where="§6 Table 5",
-              statement="removing decision-point replay lowers the full pipeline's score (-3.72 pp)",
+              statement="removing decision-point replay lowers the full pipeline's score "
+                        "(-3.72 pp)",
               text="-3.72 pp", values={"delta": TABLE5_DELTA["no_replay"]}),
     _ablation(id="CE-Tab5-no-replay-held-out", variant="no_replay", split="held_out",
               where="§6 Table 5",
-              statement="removing replay is especially damaging on held-out tasks (43.12 -> 35.29)",
+              statement="removing replay is especially damaging on held-out tasks (43.12 "
+                        "-> 35.29)",
               text="43.12 -> 35.29",
               values={"full": TABLE5_HELD_OUT["full"],
                       "ablation": TABLE5_HELD_OUT["no_replay"]}),
     _ablation(id="CE-Tab5-no-update", variant="no_update", split="all", where="§6 Table 5",
-              statement="removing the policy update lowers the full pipeline's score (-6.44 pp)",
+              statement="removing the policy update lowers the full pipeline's score "
+                        "(-6.44 pp)",
               text="-6.44 pp", values={"delta": TABLE5_DELTA["no_update"]}),
     Claim(id="CE-diagnosis-vs-evidence-free", paper=P, item="§4",
           where="§4 (evolution loop); RULES.md",
-          statement="diagnosis-guided edits beat evidence-free edits at equal budget on held-out "
-                    "tasks",
+          statement="diagnosis-guided edits beat evidence-free edits at equal budget on "
+                    "held-out tasks",
           number=PaperNumber("no number: the loop's premise (Table 5: evidence reconstruction is "
                              "the most consequential stage)", setting=LHTB), **_CE_SEEDS,
           columns=("variant", "baseline", "seed", "heldout_accuracy"),
@@ -209,7 +215,8 @@ CLAIMS: tuple[Claim, ...] = (
             values={"combined": TABLE3["combined"][1],
                     "context-policy": TABLE3["context-policy"][1]}, unit="tokens per run"),
     Claim(id="CE-cross", paper=P, item="Table 12", where="§6 (cross-harness)",
-          statement="ContextEvo improves OpenCode from 35.06% to 40.80% on BrowseComp-Plus hard174",
+          statement="ContextEvo improves OpenCode from 35.06% to 40.80% on BrowseComp-Plus "
+                    "hard174",
           number=PaperNumber("61/174 -> 71/174", TABLE12, "tasks",
                              "OpenCode, GPT-5.6-Luna, BrowseComp-Plus hard174"), module="-",
           command="-", figure="-", csv="-", columns=(), check=None, checked_at="-",

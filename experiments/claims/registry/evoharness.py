@@ -73,8 +73,8 @@ def _vs_full(*, id, arm, statement, text, values):
 CLAIMS: tuple[Claim, ...] = (
     _vs_base(id="EH-self", item="Table 4", where="§4.6 Table 4 (feedback levels)",
              arm="online-self", sign=-1,
-             statement="self-generated feedback falls below no evolution (63.67 -> 61.67 SWE, "
-                       "29.54 -> 27.96 CL)",
+             statement="self-generated feedback falls below no evolution (63.67 -> 61.67 "
+                       "SWE, 29.54 -> 27.96 CL)",
              text="61.67 vs 63.67 (SWE); 27.96 vs 29.54 (CL)",
              values={"swe_self": TABLE4["swe"]["self"], "swe_none": TABLE4["swe"]["no-evolve"],
                      "cl_self": TABLE4["cl"]["self"], "cl_none": TABLE4["cl"]["no-evolve"]}),
@@ -98,7 +98,8 @@ CLAIMS: tuple[Claim, ...] = (
              values={"train-split": FIG5["train-split"],
                      "no-evolve": FIG5["no-evolve"]}),
     Claim(id="EH-online-vs-split", paper=P, item="Fig. 5", where="§4.5 Fig. 5 (modes)",
-          statement="online updating performs best: above train-split transfer (75.0 vs 73.4)",
+          statement="online updating performs best: above train-split transfer (75.0 vs "
+                    "73.4)",
           number=PaperNumber("75.0 vs 73.4", {"online": FIG5["online"],
                                               "train-split": FIG5["train-split"]},
                              "%", "SWE-bench Lite, Opus 4.7 solver"), **_PAIRS,
@@ -117,8 +118,8 @@ CLAIMS: tuple[Claim, ...] = (
                      "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
     _vs_base(id="EH-no-propose", item="Table 3", where="§4.4 Table 3 (ablation)",
              arm="no-propose", sign=1,
-             statement="without solver-side proposal, evolution still improves on no evolution "
-                       "(65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
+             statement="without solver-side proposal, evolution still improves on no "
+                       "evolution (65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
              text="65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
              values={"swe_no_propose": TABLE3["swe"]["no-propose"],
                      "swe_none": TABLE3["swe"]["no-evolve"],
@@ -133,14 +134,14 @@ CLAIMS: tuple[Claim, ...] = (
                      "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
     Claim(id="EH-Tab2-stronger", paper=P, item="Table 2",
           where="§4.3 Table 2 (CL-Bench, five solvers)",
-          statement="harness evolution gains more for stronger solvers (Opus +3.7/+4.5/+3.8 vs "
-                    "Kimi-K2.5 +1.1, GPT-OSS +0.8)",
+          statement="harness evolution gains more for stronger solvers (Opus "
+                    "+3.7/+4.5/+3.8 vs Kimi-K2.5 +1.1, GPT-OSS +0.8)",
           number=PaperNumber("+3.7, +4.5, +3.8 (Claude Opus) vs +1.1, +0.8 (open weights)",
                              TABLE2, "pp", "CL-Bench, five solver models"), **_GRID,
           columns=("diff_vs_no_evolve", "diff_lo", "diff_hi"),
           check=ProfileGainGap("online-standard"),
-          checked_at="synthetic stream, online-standard: strong profile's gain minus the weak "
-                     "profile's"),
+          checked_at="synthetic stream, online-standard: strong profile's gain minus the "
+                     "weak profile's"),
     Claim(id="EH-Tab2-every-solver", paper=P, item="Table 2",
           where="§4.3 Table 2 (CL-Bench, five solvers)",
           statement="Evo-Harness improves the overall score for every solver model",
@@ -153,8 +154,8 @@ CLAIMS: tuple[Claim, ...] = (
           checked_at="synthetic stream, online-standard, every solver profile"),
     Claim(id="EH-curator-budget", paper=P, item="App. E.2",
           where="App. E.2 (curator prompt)",
-          statement="under a budget the curator merges or skips proposals instead of appending "
-                    "them, so the harness stays smaller than an append-only one",
+          statement="under a budget the curator merges or skips proposals instead of "
+                    "appending them, so the harness stays smaller than an append-only one",
           number=PaperNumber("ACCEPT / MERGE / SKIP, 'respect the budget' (no number)",
                              setting=OPUS46), **_GRID,
           columns=("budget_accept", "budget_merge", "budget_skip", "final_skill_tokens"),

@@ -107,12 +107,14 @@ CLAIMS: tuple[Claim, ...] = (
             text="closed form", **T1, columns=("EZ", "EZ_theory", "channel=blind"),
             check=TheoryRows("blind")),
     _theory(id="T1-list", item="Thm. 1", where="App. D (achievability, list channel)",
-            statement="list channel of rate r: E[Z] = kappa - kappa(kappa+1)/(2m), m = n 2^-r",
+            statement="list channel of rate r: E[Z] = kappa - kappa(kappa+1)/(2m), m = n "
+                      "2^-r",
             text="closed form", **T1, columns=("EZ", "EZ_theory", "channel=list"),
             check=TheoryRows("list")),
     _theory(id="T1-window", item="Thm. 1",
             where="THEORY.md §2 (windowed ledger; our extension)",
-            statement="a ledger capped to w rows: E[Z] = (1-w/n)[kappa - kappa(kappa+1)/(2(n-w))]",
+            statement="a ledger capped to w rows: E[Z] = (1-w/n)[kappa - "
+                      "kappa(kappa+1)/(2(n-w))]",
             text="closed form", **T1, columns=("EZ", "EZ_theory", "channel=windowed"),
             check=TheoryRows("windowed")),
     _theory(id="P2-bound", item="Prop. 2", where="§2.6 Prop. 2, App. C",
@@ -122,11 +124,13 @@ CLAIMS: tuple[Claim, ...] = (
             check=UpperBoundRows("paper_bound_bits")),
     _theory(id="P2-centroid", item="Prop. 2",
             where="THEORY.md §3 (centroid bound; our extension)",
-            statement="I <= (1-1/n)(ln kappa)^2/(2 sigma^2 ln 2) bits (about half the paper's)",
+            statement="I <= (1-1/n)(ln kappa)^2/(2 sigma^2 ln 2) bits (about half the "
+                      "paper's)",
             text="an upper bound", **P2, columns=("rate_bits", "centroid_bound_bits"),
             check=UpperBoundRows("centroid_bound_bits")),
     _theory(id="P2-limit", item="Prop. 2", where="§2.6 Prop. 2 (consequence)",
-            statement="for fixed kappa, sigma the content agent over-archives: E[Z]/kappa -> 1",
+            statement="for fixed kappa, sigma the content agent over-archives: E[Z]/kappa "
+                      "-> 1",
             text="E[Z]/kappa -> 1 as n grows", **P2,
             columns=("EZ_over_kappa", "paper_bound_bits",
                      "threshold_bits"), check=LimitToOne(LIMIT_THRESHOLD)),
@@ -170,8 +174,8 @@ CLAIMS: tuple[Claim, ...] = (
                                comparable=True, unit=0.01, unit_name="%"),
           checked_at="synthetic LOCA-like tasks at 128K vs 8K growth (same tasks paired)"),
     Claim(id="Fig4-gap-grows", paper=P, item="Fig. 4", where="§3.3 (8K -> 128K growth)",
-          statement="the methods are close at low pressure, but the gap opens as distractor "
-                    "volume grows (2.7 points at 8K, 28.0 at 128K)",
+          statement="the methods are close at low pressure, but the gap opens as "
+                    "distractor volume grows (2.7 points at 8K, 28.0 at 128K)",
           number=PaperNumber("+2.7 -> +28.0 points", _pick(FIG4, a_lo="vista_8k", b_lo="react_8k",
                                                            a_hi="vista_128k",
                                                            b_hi="react_128k"),
@@ -192,8 +196,8 @@ CLAIMS: tuple[Claim, ...] = (
           checked_at="synthetic LOCA-like tasks, 128K growth (synthetic tokens: sign only)"),
     Claim(id="Tab1-vs-auto-archive", paper=P, item="Table 1",
           where="§3.2 Table 1 (LOCA-Bench)",
-          statement="VISTA solves more LOCA-Bench tasks than Auto-Archive + Recover (VISTA's "
-                    "50.7% is the best of Table 1)",
+          statement="VISTA solves more LOCA-Bench tasks than Auto-Archive + Recover "
+                    "(VISTA's 50.7% is the best of Table 1)",
           number=PaperNumber("VISTA 50.7%, the best row; Auto-Archive + Recover's cell was lost "
                              "in the text extraction", _pick(FIG4, vista="vista_128k"), "%",
                              LOCA + ", 128K growth"), module="experiments.vista.pressure",
@@ -210,7 +214,8 @@ CLAIMS: tuple[Claim, ...] = (
           figure="window.png", csv="window.csv",
           columns=("accuracy", "acc_diff_vs_vista", "acc_diff_lo", "acc_diff_hi"),
           check=WindowGap(12000, ("vista", "baseline")),
-          checked_at="synthetic retrieval-then-synthesis tasks, W = 12K; ReAct as the baseline"),
+          checked_at="synthetic retrieval-then-synthesis tasks, W = 12K; ReAct as the "
+                     "baseline"),
     Claim(id="Fig6-active", paper=P, item="Fig. 6", where="§3.3",
           statement="VISTA uses less active context than ReAct ...",
           number=PaperNumber("lower mean active context", setting="BrowseComp-Plus, W = 12K"),
@@ -230,7 +235,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="Fig6-peak", paper=P, item="Fig. 6", where="§3.3",
           statement="tiny windows make the dashboard costly, large ones let ReAct keep the "
                     "evidence: the gain peaks in the middle",
-          number=PaperNumber("interior maximum of the gain", setting="BrowseComp-Plus, W swept"),
+          number=PaperNumber("interior maximum of the gain", setting="BrowseComp-Plus, W "
+                                                                     "swept"),
           module="experiments.vista.window", command="ctxsim run window",
           figure="window.png", csv="window.csv",
           columns=("accuracy", "acc_diff_vs_vista", "acc_diff_lo", "acc_diff_hi"),
@@ -253,8 +259,8 @@ CLAIMS: tuple[Claim, ...] = (
           check=AblationGap("vista_no_dashboard", ("ablation", "full")),
           checked_at="synthetic LOCA-like tasks (the ablations' grid)"),
     Claim(id="Fig8a-no-recover", paper=P, item="Fig. 8", where="§3.7 Fig. 8a",
-          statement="removing a capability is costly: hiding payload paths (no-recover) falls below "
-                    "the full 38/75",
+          statement="removing a capability is costly: hiding payload paths (no-recover) "
+                    "falls below the full 38/75",
           number=PaperNumber("below 38/75 (the bar's value was lost in the text extraction)",
                              _pick(FIG8, full="vista"), "tasks of 75", FIG8_AT),
           module="experiments.vista.ablations", command="ctxsim run ablations",
@@ -263,8 +269,8 @@ CLAIMS: tuple[Claim, ...] = (
           check=AblationGap("vista_no_recover"),
           checked_at="synthetic LOCA-like tasks (the ablations' grid)"),
     Claim(id="Fig8a-fixed-archive", paper=P, item="Fig. 8", where="§3.7 Fig. 8a",
-          statement="removing a capability is costly: a fixed archive rule in place of the agent's "
-                    "choice falls below the full 38/75",
+          statement="removing a capability is costly: a fixed archive rule in place of the "
+                    "agent's choice falls below the full 38/75",
           number=PaperNumber("below 38/75 (the bar's value was lost in the text extraction)",
                              _pick(FIG8, full="vista"), "tasks of 75", FIG8_AT),
           module="experiments.vista.ablations", command="ctxsim run ablations",
@@ -273,8 +279,8 @@ CLAIMS: tuple[Claim, ...] = (
           check=AblationGap("vista_fixed_archive"),
           checked_at="synthetic LOCA-like tasks (the ablations' grid)"),
     Claim(id="Fig8a-interface", paper=P, item="Fig. 8", where="§3.7 Fig. 8a",
-          statement="the reworded and status-board variants stay within a point or two of the full "
-                    "38/75",
+          statement="the reworded and status-board variants stay within a point or two of "
+                    "the full 38/75",
           number=PaperNumber("within 1-2 of 38/75", _pick(FIG8, full="vista"),
                              "tasks of 75", FIG8_AT), module="experiments.vista.ablations",
           command="ctxsim run ablations", figure="ablations.png", csv="ablations.csv",
@@ -316,7 +322,8 @@ CLAIMS: tuple[Claim, ...] = (
                                labels=("vista", "react"), unit_name=" $"),
           checked_at="synthetic LOCA-like tasks at 128K (synthetic dollars: sign only)"),
     Claim(id="Tab2-vs-acc", paper=P, item="Table 2", where="§3.2 Table 2",
-          statement="VISTA costs less per task than Active Context Compression ($0.93 vs $1.02)",
+          statement="VISTA costs less per task than Active Context Compression ($0.93 vs "
+                    "$1.02)",
           number=PaperNumber("$0.93 vs $1.02", _pick(TABLE2, vista="vista",
                                                      acc="active_compression"),
                              "$ per task", LOCA + ", Gemini-3-Flash pricing"),
@@ -363,8 +370,8 @@ CLAIMS: tuple[Claim, ...] = (
           check=PerceptionMedian("+dash", "block"),
           checked_at="a small local model on replayed trajectories", at_paper_setting=False),
     Claim(id="Tab5-pairwise", paper=P, item="Table 5", where="§4 Table 5, App. I",
-          statement="with the ledger, pairwise size discrimination (pairs within 2x) is near "
-                    "perfect",
+          statement="with the ledger, pairwise size discrimination (pairs within 2x) is "
+                    "near perfect",
           number=PaperNumber("'toward perfect' (no number in the text; read as >= 0.9)",
                              _pick(TABLE5, lo="pairwise_lo", hi="pairwise_hi"), "accuracy",
                              "four hosted backbones"),
@@ -382,8 +389,8 @@ CLAIMS: tuple[Claim, ...] = (
           checked_at="a small local model on replayed trajectories", at_paper_setting=False),
     # -- Fig. 10: dashboard overhead -----------------------------------------------------
     Claim(id="Fig10-footprint", paper=P, item="Fig. 10", where="§4 Fig. 10a",
-          statement="the dashboard's net footprint peaks near N ~ 62 blocks at roughly 340 tokens "
-                    "and then declines",
+          statement="the dashboard's net footprint peaks near N ~ 62 blocks at roughly 340 "
+                    "tokens and then declines",
           number=PaperNumber("peak ~340 tokens near N ~ 62, then declining",
                              _pick(FIG10, peak="peak", peak_n="peak_n"), "tokens",
                              "three n = 30 BrowseComp-Plus runs, deepseek-v4-pro, W = 12,288"),
@@ -394,8 +401,8 @@ CLAIMS: tuple[Claim, ...] = (
           checked_at="the longest replayed trajectory at W = 12,288 (not the paper's runs)",
           at_paper_setting=False),
     Claim(id="Fig10-visible", paper=P, item="Fig. 10", where="§4 Fig. 10b",
-          statement="the visible set grows sublinearly, its fitted slope bending from 0.72 to 0.33 "
-                    "near N ~ 62",
+          statement="the visible set grows sublinearly, its fitted slope bending from 0.72 "
+                    "to 0.33 near N ~ 62",
           number=PaperNumber("log-log slope 0.72 then 0.33, bend near N ~ 62",
                              _pick(FIG10, early_slope="early_slope", late_slope="late_slope",
                                    bend_n="bend_n"), "log-log slope",
@@ -409,7 +416,8 @@ CLAIMS: tuple[Claim, ...] = (
     # -- not testable here -------------------------------------------------------------
     Claim(id="Sec3.4-backbones", paper=P, item="§3.4", where="§3.4",
           statement="the same untrained layer improves all four tested backbones",
-          number=PaperNumber("4 of 4 backbones", setting="LOCA-Bench 128K, four hosted models"),
+          number=PaperNumber("4 of 4 backbones", setting="LOCA-Bench 128K, four hosted "
+                                                         "models"),
           module="-", command="-", figure="-", csv="-", columns=(), check=None,
           checked_at="-", why="needs real backbones (four hosted models)"),
     Claim(id="Tab1-GAIA", paper=P, item="Table 1", where="§3.2 Table 1",
