@@ -4,7 +4,8 @@ Every program in a sweep runs on the same task instances with the same agent dra
 (common random numbers: one error draw per task, shared by all programs), so two
 programs are compared task by task: the difference of a per-task outcome (solved,
 0/1) is resampled over tasks (the paired bootstrap; Efron & Tibshirani 1993, ch. 6)
-to give a percentile interval for the mean difference. A raw tie between two
+to give a percentile interval for the mean difference
+(:func:`experiments.intervals.bootstrap_mean_ci`). A raw tie between two
 programs then shows as a difference with its interval, not as two equal counts.
 """
 
@@ -14,30 +15,7 @@ from collections import defaultdict
 
 import numpy as np
 
-#: bootstrap resamples and the two-sided level of the percentile interval
-RESAMPLES = 4000
-LEVEL = 0.95
-
-
-def bootstrap_mean_ci(d, resamples: int = RESAMPLES, level: float = LEVEL,
-                      seed: int = 0) -> tuple[float, float, float]:
-    """``(mean, lo, hi)`` of the values ``d`` (one per task) with a percentile
-    bootstrap interval; a fixed seed makes the interval reproducible.
-
-    Raises:
-        ValueError: for an empty ``d`` or a level outside (0, 1).
-    """
-    d = np.asarray(d, dtype=float)
-    if d.size == 0:
-        raise ValueError("no paired values to resample")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, d.size, size=(resamples, d.size))
-    means = d[idx].mean(axis=1)
-    a = (1 - level) / 2
-    lo, hi = np.quantile(means, [a, 1 - a])
-    return float(d.mean()), float(lo), float(hi)
+from experiments.intervals import LEVEL, bootstrap_mean_ci
 
 
 def paired_differences(rows: list[dict], reference: str, column: str = "solved",

@@ -1,7 +1,7 @@
 """A real trajectory's questions played under a context program, question by question
 (``ctxsim workspace replay FILE --program NAME``).
 
-:func:`sim.tasks.replay.replay_task` turns a recorded session into a task: every tool
+:func:`sim.tasks.trajectory_tasks.replay_task` turns a recorded session into a task: every tool
 interaction an observe step, and up to four exact-value questions about its first
 half (VISTA §3.6, AMA-Bench style). :func:`play` runs that task under a program
 (a built-in or a plugin, :mod:`sim.plugins`) and an agent at a budget, and reports
@@ -182,7 +182,7 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
     from sim.agents.profiles import get_profile
     from sim.harness import run_episode
     from sim.plugins import PluginRuntimeError, make_agent, make_program
-    from sim.tasks.replay import replay_task
+    from sim.tasks.trajectory_tasks import replay_task
 
     path = pathlib.Path(path)
     task = replay_task(path, n_facts=questions, seed=seed, format=format)

@@ -11,7 +11,7 @@ schemas, blocks by type and status, tokens, largest blocks, records kept aside o
 carrying no context, compactions and stray results).
 
 ``ctxsim workspace replay FILE --program NAME --budget TOKENS`` instead plays the
-trajectory's exact-value questions (:func:`sim.tasks.replay.replay_task`) under a
+trajectory's exact-value questions (:func:`sim.tasks.trajectory_tasks.replay_task`) under a
 context program (a built-in name or a plugin ``MODULE:CLASS``) with the synthetic
 agent (or ``--agent``) and prints, per question, what was asked, the answer, what
 was answered, where the evidence was (in view, archived, lost) and why a wrong
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``workspace`` subcommands."""
     from sim.workspace.dashboard import DASHBOARDS
     from sim.workspace.importers import FORMATS, READERS
-    from sim.workspace.replay import POLICIES
+    from sim.workspace.trajectory_replay import POLICIES
     # the names get_tokenizer takes (its table; help, choices and its error agree)
     from sim.workspace.tokenizer import _NAMED
 
@@ -206,7 +206,7 @@ def _replay(args: argparse.Namespace, directory: str) -> int:
     before returning (a temporary directory is then removed by the caller)."""
     from sim.workspace import BudgetWarning, WorkspaceError, replay_trajectory
     from sim.workspace.dashboard import dashboard_spec
-    from sim.workspace.replay import check_final_budget
+    from sim.workspace.trajectory_replay import check_final_budget
 
     try:
         with warnings.catch_warnings():

@@ -47,7 +47,7 @@ LONG = {
         "hypothesis over large random ledgers (~8 s); test_cap_holds_on_random_workspaces stays",
     "tests/workspace/test_trajectories.py::test_replay_real_trajectory[none-pi_large-session.jsonl]":
         "the largest shipped trajectory replayed without a policy (~7 s)",
-    "tests/tasks/test_replay.py::test_vista_keeps_exact_values_react_truncation_loses_them[pi_large-session.jsonl]":
+    "tests/tasks/test_trajectory_tasks.py::test_vista_keeps_exact_values_react_truncation_loses_them[pi_large-session.jsonl]":
         "the largest shipped trajectory under two programs (~5 s)",
     "tests/workspace/test_import_fuzz.py::test_fuzz_import_is_clean_or_a_trajectory_format_error":
         "hypothesis fuzzing of every importer (~3 s a format, 11 formats)",

@@ -242,7 +242,7 @@ def _client(settings):
 
 
 def _endpoint(args):
-    from experiments.vista.perception import endpoint
+    from experiments.endpoint import endpoint
 
     return endpoint(args)
 
@@ -310,7 +310,7 @@ def plot(ests: list[dict], trials: dict, path, model: str):
 
     from experiments.calibrate.estimates import p_use, prior_p_use_range
     from experiments.output import new_figure, save_figure
-    from experiments.vista.perception import wilson
+    from experiments.intervals import Z_ROUNDED, wilson
     from sim.world import TABLE
 
     fig, (a1, a2, a3) = new_figure(1, 3, figsize=(14, 4.6))
@@ -372,7 +372,7 @@ def plot(ests: list[dict], trials: dict, path, model: str):
         for rs in groups.values():
             L = float(np.mean([r["request_tokens"] for r in rs]))
             k = sum(r["outcome"] == "correct" for r in rs)
-            lo, hi = wilson(k, len(rs))
+            _, lo, hi = wilson(k, len(rs), z=Z_ROUNDED)
             a3.errorbar(L, k / len(rs), [[k / len(rs) - lo], [hi - k / len(rs)]],
                         fmt="o", color="C0", capsize=3)
             a3.annotate(f"{k}/{len(rs)}", (L, hi), xytext=(0, 3), textcoords="offset points",

@@ -1,8 +1,7 @@
 """Estimates with intervals from the calibration probes' rows (issue 21).
 
-Proportions get a Wilson 95% interval (:func:`experiments.vista.perception.wilson`),
-medians a bootstrap 95% percentile interval
-(:func:`experiments.vista.perception.median_ci`). A parse failure counts as a failure
+Proportions get a Wilson 95% interval (:func:`experiments.intervals.wilson`),
+medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median_ci`). A parse failure counts as a failure
 of the behaviour measured (no index written, no row read, the value not used, no
 right handle), except in ``agent.p_confabulate``, a ratio of two answers (wrong /
 (wrong + abstain)), where it is neither and is reported beside it.
@@ -21,7 +20,7 @@ import math
 
 import numpy as np
 
-from experiments.vista.perception import median_ci, wilson
+from experiments.intervals import Z_ROUNDED, median_ci, wilson
 
 #: bounds of the degradation-curve fit: D, log h (tokens), k
 FIT_BOUNDS = ((0.0, 1.0), (math.log(100.0), math.log(1e7)), (0.3, 5.0))
@@ -44,7 +43,7 @@ def proportion(probe, quantity, parameter, condition, rows, success, fail=None,
     use = [r for r in rows if not (fail and fail(r))]
     k = sum(bool(success(r)) for r in use)
     n = len(use)
-    lo, hi = wilson(k, n)
+    _, lo, hi = wilson(k, n, z=Z_ROUNDED)
     pf = sum(r.get("outcome") == "parse_failure" for r in rows)
     left = len(rows) - n
     if left:
@@ -202,7 +201,7 @@ def _dashboard(d: dict, seed: int) -> list[dict]:
                           lambda x: x["rel_error"] <= 0.02))
     minus = [x["rel_error"] for x in blk if x["condition"] == "-dash"]
     if minus:
-        med, lo, hi = median_ci(minus, seed)
+        med, lo, hi = median_ci(minus, resamples=2000, seed=seed)
         out.append(estimate("dashboard", "median relative block-size error", "",
                             "none", med, lo, hi, len(minus),
                             parse_failures=sum(math.isinf(v) for v in minus),

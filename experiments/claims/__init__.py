@@ -5,8 +5,10 @@
   verdict words, result);
 * :mod:`~experiments.claims.registry`: one module of claims per paper, keyed by the
   paper's own item;
+* :mod:`~experiments.claims.checks`: what each claim reads from which CSV, one
+  module per paper beside its registry module (``registry/vista.py`` and
+  ``checks/vista.py``), the shared base in ``checks/base.py``;
 * :mod:`~experiments.claims.rules`: the verdict rules, pure functions of numbers;
-* :mod:`~experiments.claims.checks`: what each claim reads from which CSV;
 * :mod:`~experiments.claims.judge`: the one judge of every claim;
 * :mod:`~experiments.claims.report`: ``claims.md`` and ``claims.json``;
 * :mod:`~experiments.claims.cli`: the command;

@@ -5,8 +5,8 @@ A :class:`Claim` is keyed by the paper's own item (``"VISTA Fig. 4"``,
 ``"ContextEvo Table 5"``: :attr:`Claim.item_key`); it holds the paper's number once
 (:class:`PaperNumber`, with unit and the paper's setting), points to the experiment
 module, figure, CSV and columns that test it, and names its check (a record of
-:mod:`experiments.claims.checks` whose rule is a pure function of
-:mod:`experiments.claims.rules`). The judge (:mod:`experiments.claims.judge`) turns
+:mod:`experiments.claims.checks`, in the module of the claim's paper, whose rule is
+a pure function of :mod:`experiments.claims.rules`). The judge (:mod:`experiments.claims.judge`) turns
 a claim and a figures directory into a :class:`Result`.
 """
 
@@ -17,7 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover - a type only
-    from experiments.claims.checks import Check
+    from experiments.claims.checks.base import Check
 
 
 class Verdict(str, Enum):
@@ -85,9 +85,10 @@ class PaperNumber:
         return self[a] - self[b]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """One checkable claim of a paper.
+    """One checkable claim of a paper, built by keyword (15 fields: a positional call
+    would bind a command to a figure without a word).
 
     Attributes:
         id: short stable id (``"Fig4-128K"``), unique across papers.

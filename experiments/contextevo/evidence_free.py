@@ -43,14 +43,12 @@ def seed_interval(diffs, level: float = LEVEL) -> dict:
     Raises:
         ValueError: for fewer than 2 seeds.
     """
-    from scipy import stats
+    from experiments.intervals import student_t
 
     d = np.asarray(diffs, dtype=float)
     if d.size < 2:
         raise ValueError(f"a seed interval needs at least 2 seeds, got {d.size}")
-    m = float(d.mean())
-    half = float(stats.t.ppf(0.5 + level / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
-    lo, hi = m - half, m + half
+    m, lo, hi = student_t(d, level)
     return {"mean": round(m, 4), "lo": round(lo, 4), "hi": round(hi, 4),
             "n_seeds": int(d.size), "level": level, "per_seed": [round(x, 4) for x in d]}
 

@@ -98,7 +98,7 @@ def run(args) -> list:
     t0 = time.perf_counter()
     record: dict = {}
     if cs.backend == "llm":
-        from experiments.vista.perception import endpoint
+        from experiments.endpoint import endpoint
         from sim.agents.llm import ChatClient
 
         with endpoint(cs) as (settings, record):

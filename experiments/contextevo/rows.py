@@ -21,7 +21,7 @@ SPLITS = ("held_in", "held_out", "all")
 def paired(solved: dict, stage: str, ref: str, tasks) -> tuple[float, float, float]:
     """Mean difference of ``stage`` minus ``ref`` over ``tasks`` with its 95%
     paired-bootstrap interval."""
-    from experiments.paired import bootstrap_mean_ci
+    from experiments.intervals import bootstrap_mean_ci
 
     d = [solved[stage][t] - solved[ref][t] for t in tasks]
     return bootstrap_mean_ci(d)

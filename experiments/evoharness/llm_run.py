@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from experiments.endpoint import endpoint
 from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
-from experiments.vista.perception import endpoint
 from sim.agents.llm import LLMResponseError
 from sim.cost import EpisodeResult
 from sim.evolve.evoharness.budget import proportional_caps
@@ -109,7 +109,7 @@ def figure(rows: list[dict], model: str):
     (independent proportions: a paired bootstrap over a few tasks has almost nothing
     to resample); (b) the endpoint's prompt tokens per task and arm, an episode the
     model's answers ended marked ``invalid``. ``n`` (tasks per arm) is in the title."""
-    from experiments.claims.intervals import newcombe, wilson
+    from experiments.intervals import newcombe, wilson
 
     fig, (ax, bx) = new_figure(1, 2, figsize=(10, 3.8))
     per = {a: [r for r in rows if r["arm"] == a] for a in LLM_ARMS}
@@ -117,7 +117,7 @@ def figure(rows: list[dict], model: str):
     ns = {a: len(rs) for a, rs in per.items()}
     for j, arm in enumerate(LLM_ARMS):
         k, n = ks[arm], ns[arm]
-        lo, hi = wilson(k, n)
+        _, lo, hi = wilson(k, n)
         ax.errorbar(j, k / n, [[k / n - lo], [hi - k / n]], fmt="s", ms=8, color=f"C{j}",
                     capsize=4)
         ax.scatter(j + 0.15 + 0.05 * np.arange(n), [int(r["solved"]) for r in per[arm]],

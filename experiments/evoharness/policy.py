@@ -10,7 +10,7 @@ from experiments.settings.evoharness import GridConfig
 from experiments.evoharness.grid import run_arm
 from experiments.evoharness.paper import PAPER
 from experiments.evoharness.table import paired_runs
-from experiments.paired import bootstrap_mean_ci
+from experiments.intervals import bootstrap_mean_ci
 
 #: the program ContextEvo starts from (and the skill-only arm keeps)
 START = "react"

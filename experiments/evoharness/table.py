@@ -10,7 +10,7 @@ from collections import defaultdict
 import numpy as np
 
 from experiments.evoharness.arms import Arm
-from experiments.paired import bootstrap_mean_ci
+from experiments.intervals import bootstrap_mean_ci
 
 COLUMNS = ("arm", "profile", "mode", "feedback", "levels", "curator", "reflect",
            "n_tasks", "reps", "pass_rate", "pass_lo", "pass_hi", "diff_vs_no_evolve",

@@ -29,14 +29,16 @@ import tempfile
 import time
 import warnings
 
+from experiments.claims.registry.vista import FIG10
 from experiments.settings.vista import OverheadSettings
 
 #: the settings of this experiment (options, TOML tables, sidecar record)
 SETTINGS = OverheadSettings
 
 NAME = "overhead"
-#: VISTA Fig. 10's reported dashboard size (tokens), drawn as a reference line
-PAPER_TOKENS = 340
+#: VISTA Fig. 10's reported dashboard size (tokens), drawn as a reference line (held
+#: once in the claims registry, :data:`experiments.claims.registry.vista.FIG10`)
+PAPER_TOKENS = FIG10["peak"]
 COLUMNS = ("trajectory", "dashboard", "setting", "registered", "ledger_rows", "visible",
            "dashboard_tokens", "fixed_overhead", "request_tokens", "archives")
 
@@ -68,7 +70,7 @@ def _trace(ws, path, budget: int | None, max_blocks: int | None) -> list[dict]:
     """:func:`trace` on the fresh workspace ``ws`` (closed on return)."""
     from sim.workspace import BudgetWarning, import_trajectory
     from sim.workspace.blocks import BlockStatus
-    from sim.workspace.replay import archive_oldest
+    from sim.workspace.trajectory_replay import archive_oldest
 
     rows: list[dict] = []
     archives = 0
@@ -113,7 +115,7 @@ def run(args) -> list:
     """Replay every bundled trajectory in both settings; write CSV, PNG and JSON."""
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
 
     out = prepare_out(args.out)
     cfg = OverheadSettings.from_args(args)

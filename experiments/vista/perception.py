@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from experiments.endpoint import endpoint
+from experiments.intervals import Z_ROUNDED, median_ci, wilson
 from experiments.settings.vista import PerceptionSettings
 
 #: the settings of this experiment (options, TOML tables, sidecar record)
@@ -100,7 +102,7 @@ def make_snapshot(name: str, messages: list[dict], cap: int) -> Snapshot | None:
 
 def snapshots(cap: int, n: int, seed: int) -> list[Snapshot]:
     """``n`` snapshots cut at seeded offsets, cycling over the trajectories."""
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
     from sim.workspace import load_trajectory
 
     rng = np.random.default_rng([seed, 5])
@@ -196,27 +198,6 @@ def score(snap: Snapshot, q: Question, cond: str, answer) -> list[dict]:
     return rows
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion k/n (0, 1 for n = 0)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
-
-
-def median_ci(x, seed: int = 0, reps: int = 2000) -> tuple[float, float, float]:
-    """Median of ``x`` and a bootstrap 95% percentile interval."""
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        return math.nan, math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    meds = np.median(rng.choice(x, size=(reps, x.size)), axis=1)
-    return float(np.median(x)), float(np.quantile(meds, 0.025)), float(np.quantile(meds, 0.975))
-
-
 def summarize(rows: list[dict]) -> dict:
     """Per condition: median relative error (with CI, n) of total and block sizes,
     and pairwise accuracy (with Wilson CI, n)."""
@@ -226,12 +207,14 @@ def summarize(rows: list[dict]) -> dict:
         s = {}
         for qty in ("total", "block"):
             e = [x["rel_error"] for x in r if x["quantity"] == qty]
-            med, lo, hi = median_ci(e)
+            med, lo, hi = (median_ci(e, resamples=2000) if e
+                           else (math.nan, math.nan, math.nan))
             s[qty] = {"median_rel_error": med, "ci95": [lo, hi], "n": len(e)}
         p = [x["correct"] for x in r if x["quantity"] == "pairwise"]
         k = int(sum(p))
         s["pairwise"] = {"accuracy": k / len(p) if p else math.nan,
-                         "ci95": list(wilson(k, len(p))), "n": len(p), "correct": k}
+                         "ci95": list(wilson(k, len(p), z=Z_ROUNDED)[1:]), "n": len(p),
+                         "correct": k}
         out[cond] = s
     return out
 
@@ -260,32 +243,6 @@ def add_arguments(parser) -> None:
     PerceptionSettings.add_run_arguments(parser, quick_help="2 snapshots, cap 800 "
                                          "(explicit options win; default: off)")
     PerceptionSettings.add_arguments(parser)
-
-
-def endpoint(args):
-    """A context manager yielding ``(LLMSettings, sidecar record)``: ``--base-url``
-    as given, else the embedded model served locally for the duration."""
-    import contextlib
-
-    from sim.agents.llm import LLMSettings
-
-    @contextlib.contextmanager
-    def cm():
-        if args.base_url:
-            s = LLMSettings.from_env(base_url=args.base_url, model=args.model,
-                                     seed=args.seed)
-            yield s, {"model": s.model, "base_url": s.base_url, "server": "external",
-                      "structured": s.structured}
-            return
-        from sim.agents.llm_server import local_server
-
-        with local_server(n_ctx=getattr(args, "n_ctx", 4096),
-                          n_threads=getattr(args, "n_threads", None)) as info:
-            s = LLMSettings(base_url=info.base_url, model=info.model, seed=args.seed,
-                            max_tokens=80, timeout=600)
-            yield s, {**info.describe(), "structured": s.structured}
-
-    return cm()
 
 
 def run(args) -> list:

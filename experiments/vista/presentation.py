@@ -175,7 +175,7 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
     """Per condition: correct/n, accuracy with Wilson 95% interval, invalid answers,
     mean size rank of the chosen block, share choosing the first candidate, and the
     chance level."""
-    from experiments.vista.perception import wilson
+    from experiments.intervals import Z_ROUNDED, wilson
 
     out = {}
     for cond in conditions:
@@ -183,7 +183,7 @@ def summarize(rows: list[dict], conditions=CONDITIONS) -> dict:
         k, n = sum(x["correct"] for x in r), len(r)
         ranks = [x["chosen_rank"] for x in r if x["chosen_rank"] != ""]
         out[cond] = {"correct": k, "n": n, "accuracy": k / n if n else float("nan"),
-                     "ci95": list(wilson(k, n)),
+                     "ci95": list(wilson(k, n, z=Z_ROUNDED)[1:]),
                      "invalid": sum(bool(x["invalid"]) for x in r),
                      "mean_chosen_rank": float(np.mean(ranks)) if ranks else None,
                      "first_candidate_share": (sum(x["chosen_position"] == 1 for x in r)
@@ -208,7 +208,7 @@ def run(args) -> list:
 
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.vista.perception import endpoint
+    from experiments.endpoint import endpoint
     from sim.agents.llm import ChatClient, LLMResponseError
 
     out = prepare_out(args.out)

@@ -93,7 +93,8 @@ def run_llm(args) -> list:
     import numpy as np
 
     from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
-    from experiments.vista.perception import endpoint, wilson
+    from experiments.endpoint import endpoint
+    from experiments.intervals import Z_ROUNDED, wilson
     from sim.tasks.loca import loca_task
 
     from experiments.settings.vista import PressureLLMSettings
@@ -119,7 +120,7 @@ def run_llm(args) -> list:
         for prog in PROGRAMS:
             rs = [r for r in rows if r["budget"] == budget and r["program"] == prog]
             k, n = sum(r["solved"] for r in rs), len(rs)
-            lo, hi = wilson(k, n)
+            _, lo, hi = wilson(k, n, z=Z_ROUNDED)
             act = [r["mean_active"] for r in rs if r["mean_active"] != ""]
             table.append({"budget": budget, "program": prog, "n": n, "solved": k,
                           "accuracy": k / n, "ci_low": round(lo, 3), "ci_high": round(hi, 3),
@@ -152,7 +153,7 @@ def figure(table: list[dict], model: str, growth: int):
     per bar) is named in the title."""
     import numpy as np
 
-    from experiments.claims.intervals import newcombe
+    from experiments.intervals import newcombe
     from experiments.output import new_figure
 
     budgets = list(dict.fromkeys(int(r["budget"]) for r in table))

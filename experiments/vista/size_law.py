@@ -13,7 +13,7 @@ import numpy as np
 
 def tool_result_sizes() -> np.ndarray:
     """cl100k tokens of every tool result in the bundled trajectories (float64)."""
-    from sim.tasks.replay import interactions, trajectory_files
+    from sim.tasks.trajectory_tasks import interactions, trajectory_files
     from sim.tasks.tokens import count_tokens
     from sim.workspace import load_trajectory
 

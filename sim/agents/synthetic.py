@@ -62,6 +62,11 @@ in exactly that way: no answer says which cause it had.
 Every random decision is a common random number keyed by ``(seed, purpose, item)``,
 so two programs run on the same task face the same agent luck and differ only by
 what their views expose.
+
+Over 500 lines: one agent, one class. Perception, archiving, recovery and answering
+read and update the same per-episode state (estimates, index text, attempts, draws);
+split by decision, that state would travel between modules. The stateless helpers
+above the class are a few lines each.
 """
 
 from __future__ import annotations

@@ -186,8 +186,17 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
                 tuple(steps), fact_objs)
 
 
-def loca_suite(growth: int, seeds: int = SEEDS_PER_FAMILY, families: int = len(FAMILIES),
-               base_seed: int = 0) -> list[tuple[int, int]]:
-    """The ``(family, seed)`` pairs of one pressure level (75 by default); build each
-    with :func:`loca_task` where it runs, so tasks are generated once per worker."""
+def loca_suite(seeds: int = SEEDS_PER_FAMILY,
+               families: int = len(FAMILIES)) -> list[tuple[int, int]]:
+    """The ``(family, seed)`` pairs of a LOCA suite (75 by default), the same at every
+    growth level and sweep seed (those are :func:`loca_task`'s own arguments); build
+    each with :func:`loca_task` where it runs, so tasks are generated once per worker.
+
+    Raises:
+        ValueError: for ``seeds < 1`` or ``families`` outside ``1..len(FAMILIES)``.
+    """
+    if seeds < 1:
+        raise ValueError(f"seeds must be >= 1, got {seeds}")
+    if not 1 <= families <= len(FAMILIES):
+        raise ValueError(f"families must be in 1..{len(FAMILIES)}, got {families}")
     return [(f, s) for f in range(families) for s in range(seeds)]

@@ -43,7 +43,7 @@ from .errors import (ImpossibleBudgetError, PlantedLinkError, ReadOnlyFilesystem
                      WorkspaceIOError, WriteFailedError)
 from .ids import format_ids, is_block_id, is_group_id, parse_spec
 from .importers import import_trajectory, load_trajectory
-from .replay import ReplayResult, replay_trajectory
+from .trajectory_replay import ReplayResult, replay_trajectory
 from .store import Journal, PayloadStore
 from .tokenizer import (BPETokenizer, CharTokenizer, Tokenizer, WhitespaceTokenizer,
                         get_tokenizer)

@@ -16,7 +16,7 @@ from sim.evolve.contextevo.compile import spec_of
 from sim.evolve.contextevo.editor import Edit, apply_changeset, changeset_between, moves
 from sim.evolve.contextevo.judge import (annotation_screen, attribution_scores, raw_screen,
                               stratified_screen)
-from sim.evolve.contextevo.replay import MAX_SAMPLES, replay, treat
+from sim.evolve.contextevo.decision_replay import MAX_SAMPLES, replay, treat
 from sim.evolve.contextevo.review import NOTES_CHARS, PAGE_CHARS, cap_notes, paginate, review_case
 from sim.evolve.contextevo.spec import SURFACES
 from sim.evolve.contextevo.trace import Call, Trajectory, Truth, run_traced

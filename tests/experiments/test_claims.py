@@ -5,6 +5,7 @@ missing data is named, never filled in), the report and the command."""
 import csv
 import importlib.util
 import json
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,25 @@ def test_registry_is_keyed_by_the_papers_items():
         REGISTRY["nosuch"]
 
 
+def test_a_claim_is_built_by_keyword_and_each_checks_module_is_its_papers():
+    from experiments.claims.records import Claim, Paper, PaperNumber
+
+    fields = dict(id="x", paper=Paper.VISTA, item="Fig. 4", where="§3", statement="s",
+                  number=PaperNumber("1"), module="-", command="-", figure="-", csv="-",
+                  columns=(), check=None, checked_at="-", why="none here")
+    assert Claim(**fields).id == "x"
+    with pytest.raises(TypeError, match="positional"):
+        Claim(*fields.values())
+    # checks/<paper>.py beside registry/<paper>.py: a paper's claims use its own
+    # checks module, or the shared base (vista's theory rows: checks/vista_theory.py)
+    own = {"VISTA": ("vista", "vista_theory"), "ContextEvo": ("contextevo",),
+           "Evo-Harness": ("evoharness",)}
+    for c in REGISTRY:
+        if c.check is not None:
+            mod = type(c.check).__module__.rsplit(".", 1)[1]
+            assert mod in own[str(c.paper)] + ("base",), (c.id, mod)
+
+
 def test_every_claim_names_its_source_and_reads_only_its_own_numbers():
     for c in REGISTRY:
         if c.check is None:
@@ -84,6 +104,20 @@ def test_experiments_take_paper_numbers_from_the_registry_and_judge_nothing():
     assert eh.PAPER == paper_tables()
     assert eh.PAPER["contextevo_table3"]["context-policy"] == (0.448, 7.52e6)
     assert not hasattr(eh, "orderings")   # the second judge is gone
+    # VISTA: Fig. 8's counts and Fig. 10's peak are held once, in the registry
+    from experiments.claims.registry.vista import FIG8, FIG10
+    from experiments.vista import ablations, overhead
+
+    assert ablations.PAPER["vista"] == {"solved": 38, "archives": 69, "recoveries": 105}
+    assert ablations.PAPER["vista_no_dashboard"]["archives"] == FIG8["no_dashboard_archives"]
+    assert overhead.PAPER_TOKENS == FIG10["peak"] == 340
+    for mod in (ablations, overhead):   # no copy of them in the code (prose may cite)
+        with open(mod.__file__, "rb") as f:
+            code = {t.string for t in tokenize.tokenize(f.readline)
+                    if t.type == tokenize.NUMBER}
+        assert not code & {"38", "69", "105", "255", "57", "340"}, mod.__name__
+        source = Path(mod.__file__).read_text()
+        assert "PAPER = fig8_counts()" in source or "PAPER_TOKENS = FIG10[" in source
     for path in (ROOT / "experiments").rglob("*.py"):
         if "claims" in path.parts:
             continue

@@ -7,13 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from experiments.claims.intervals import (cluster_median_ci, newcombe, ratio_of_sums_ci,
-                                          wilson)
 from experiments.claims.records import Verdict
 from experiments.claims.rules import (at_setting, bound_verdict, footprint_verdict,
                                       gap_verdict, limit_verdict, order_verdict,
                                       peak_verdict, range_verdict, rank_verdict,
                                       ratio_verdict, slope_verdict, tie_verdict)
+from experiments.intervals import cluster_median_ci, newcombe, ratio_of_sums_ci, wilson
 
 R, D, NI, NR = (Verdict.REPRODUCED, Verdict.DIRECTION, Verdict.NO_INTERVAL,
                 Verdict.NOT_REPRODUCED)
@@ -142,7 +141,7 @@ def test_limit_peak_and_setting():
 def test_intervals_against_known_values():
     # Wilson's interval for 0/10 and Newcombe's for 56/70 - 48/80 (Newcombe 1998,
     # Table II: 0.2 [0.0524, 0.3339])
-    lo, hi = wilson(0, 10)
+    _, lo, hi = wilson(0, 10)
     assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.2775, abs=1e-4)
     d, lo, hi = newcombe(56, 70, 48, 80)
     assert d == pytest.approx(0.2)
@@ -172,7 +171,7 @@ def test_ratio_interval_with_zero_denominator_resamples_is_silent_and_matches_nu
     quantile with ``inf`` standing for a huge number, and no RuntimeWarning."""
     import warnings
 
-    from experiments.paired import LEVEL, RESAMPLES
+    from experiments.intervals import LEVEL, RESAMPLES
 
     a, b = [1, 0, 0, 3], [2, 0, 0, 0]  # b sums to zero in many resamples
     with warnings.catch_warnings():

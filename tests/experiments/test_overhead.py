@@ -8,7 +8,7 @@ import json
 from experiments.cli import main
 from experiments.output import read_csv
 from experiments.vista.overhead import trace
-from sim.tasks.replay import trajectory_files
+from sim.tasks.trajectory_tasks import trajectory_files
 
 
 def test_unbounded_ledger_has_one_row_per_block_and_grows():

@@ -71,14 +71,6 @@ def test_invalid_answers_score_as_misses(snaps):
     assert all(r["rel_error"] == float("inf") for r in rows if r["quantity"] != "pairwise")
 
 
-def test_wilson_and_median_ci():
-    lo, hi = P.wilson(6, 6)
-    assert 0.6 < lo < 0.62 and hi == pytest.approx(1.0)
-    assert P.wilson(0, 0) == (0.0, 1.0)
-    med, lo, hi = P.median_ci([0.1, 0.2, 0.3, 0.4, 10.0])
-    assert med == 0.3 and lo <= med <= hi
-
-
 def test_perception_command_against_a_fake_endpoint(tmp_path, monkeypatch):
     import contextlib
 

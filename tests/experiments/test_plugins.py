@@ -18,6 +18,8 @@ import pytest
 from experiments import cli
 from experiments.output import ROOT
 from sim import plugins
+from sim.plugins import protocol as plugin_protocol
+from sim.plugins import sidecar as plugin_sidecar
 from sim.plugin_spec import PluginError
 
 #: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
@@ -362,14 +364,14 @@ def test_numpy_bools_are_taken_as_bools(plugin_dir):
     from types import SimpleNamespace
 
     plugins.check_program("byo_plugin:NumpyBools")          # refused before: np.bool_
-    assert plugins._conform("maintenance_planning", "bool", np.False_) is False
+    assert plugin_protocol._conform("maintenance_planning", "bool", np.False_) is False
     prog = plugins.make_program("byo_plugin:NumpyBools")
     assert prog.show_handles is True
     due = prog.maintenance_planning(SimpleNamespace(used=lambda: 900, budget=1000))
     assert due is True and type(due) is bool
     # a NumPy integer is not a bool: still refused, saying what it got
-    with pytest.raises(plugins._Broke, match=r"returned int64 .*1\)?; expected a bool"):
-        plugins._conform("maintenance_planning", "bool", np.int64(1))
+    with pytest.raises(plugin_protocol._Broke, match=r"returned int64 .*1\)?; expected a bool"):
+        plugin_protocol._conform("maintenance_planning", "bool", np.int64(1))
 
 
 def test_the_guard_wraps_plugins_only_and_survives_pickling(plugin_dir):
@@ -398,7 +400,7 @@ def test_replay_names_an_agent_plugin_that_breaks_the_protocol(plugin_dir):
     from experiments.replay_report import play
     from sim.plugin_spec import PluginRuntimeError
 
-    from sim.tasks.replay import DATA
+    from sim.tasks.trajectory_tasks import DATA
 
     traj = DATA / "sweagent_marshmallow-1867.traj"
     with pytest.raises(PluginRuntimeError, match=r"agent plugin 'byo_plugin:LateDancer' "
@@ -420,8 +422,8 @@ def test_the_record_names_the_directory_and_a_missing_plugin_suggests_it(plugin_
         assert plugins.record("program", "byo_pkg.progs:KeepLast")["directory"] == \
             str(plugin_dir.resolve())   # KeepLast's module is byo_plugin's
         import byo_pkg.progs  # noqa: F401
-        assert plugins.import_root("byo_pkg.progs") == str(plugin_dir.resolve())
-        assert plugins.import_root("byo_pkg") == str(plugin_dir.resolve())
+        assert plugin_sidecar.import_root("byo_pkg.progs") == str(plugin_dir.resolve())
+        assert plugin_sidecar.import_root("byo_pkg") == str(plugin_dir.resolve())
     finally:
         for m in ("byo_pkg.progs", "byo_pkg"):
             sys.modules.pop(m, None)
@@ -457,7 +459,7 @@ def test_a_spec_of_the_other_kind_is_refused_saying_so(plugin_dir, capsys, optio
 
 def test_replay_says_why_neutrally_for_an_agent_plugin_that_did_not_recover(plugin_dir):
     from experiments.replay_report import ARCHIVED, _cut, play
-    from sim.tasks.replay import DATA
+    from sim.tasks.trajectory_tasks import DATA
 
     report = play(DATA / "sweagent_marshmallow-1867.traj", "auto_archive", 2500,
                   agent="byo_plugin:ScriptReader")   # it never recovers anything

@@ -13,7 +13,7 @@ from experiments import cli
 from experiments.replay_report import ARCHIVED, IN_VIEW, LOST, play
 from sim.agents import get_profile
 from sim.tasks.base import Fact
-from sim.tasks.replay import DATA, replay_task
+from sim.tasks.trajectory_tasks import DATA, replay_task
 
 MARSHMALLOW = DATA / "sweagent_marshmallow-1867.traj"
 #: the questions replay_task asks of it with seed 0, and their exact answers
@@ -149,7 +149,7 @@ def test_cli_refuses_bad_input_in_one_line_exit_2(argv, message, capsys, monkeyp
 
 
 def test_a_field_read_elsewhere_after_a_space_is_not_asked():
-    from sim.tasks.replay import _candidates
+    from sim.tasks.trajectory_tasks import _candidates
 
     steps = [("bash", '{"command": "git status"}', "On branch main\nstatus: clean\n"),
              ("bash", '{"command": "pytest -q"}', "collected 3 items\n  status: failed\n")]

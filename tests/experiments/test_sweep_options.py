@@ -121,7 +121,7 @@ def test_overhead_explicit_max_blocks_wins_and_quick_default():
 
 
 def test_overhead_leaves_no_workspace_dirs(tmp_path, monkeypatch):
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     overhead.trace(trajectory_files()[0], 12_288, max_blocks=5)

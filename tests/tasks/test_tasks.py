@@ -28,7 +28,12 @@ def test_loca_step_tokens_exact_and_deterministic(family):
 
 
 def test_loca_suite_is_75_and_errors():
-    assert len(loca_suite(8_000)) == 75
+    assert len(loca_suite()) == 75 and loca_suite()[:2] == [(0, 0), (0, 1)]
+    assert loca_suite(seeds=1, families=2) == [(0, 0), (1, 0)]
+    assert len(loca_suite(families=15)) == 75
+    for bad in (dict(seeds=0), dict(families=0), dict(families=16)):
+        with pytest.raises(ValueError, match=str(next(iter(bad.values())))):
+            loca_suite(**bad)
     with pytest.raises(ValueError):
         loca_task(15, 0, 8_000)
     with pytest.raises(ValueError):

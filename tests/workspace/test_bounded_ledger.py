@@ -172,7 +172,7 @@ def test_cap_holds_on_random_workspaces(tmp_path_factory, n, cap, archives):
 
 def test_workspace_replay_takes_the_cap(capsys):
     from experiments.cli import main
-    from sim.tasks.replay import trajectory_files
+    from sim.tasks.trajectory_tasks import trajectory_files
 
     traj = str([f for f in trajectory_files() if f.name.startswith("sweagent_marsh")][0])
     assert main(["workspace", "replay", traj, "--budget", "8000", "--dashboard",

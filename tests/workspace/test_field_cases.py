@@ -434,7 +434,7 @@ def test_recorded_tool_schemas_are_fixed_overhead_and_in_the_ledger(tmp_path):
                [t["function"]["name"] for t in tools] for b in bodies)
     # an independent count: the schemas' JSON through the tokenizer, against the
     # overhead of the same workspace without them
-    from sim.workspace.replay import fixed_overhead
+    from sim.workspace.trajectory_replay import fixed_overhead
     bare = Workspace(tmp_path / "bare", budget=8000, sync=False)
     extra = fixed_overhead(Workspace(tmp_path / "t", budget=8000, sync=False,
                                      tools=tools)) - fixed_overhead(bare)

@@ -64,7 +64,7 @@ def test_archive_oldest_keeps_the_ledger_small_on_a_long_session(tmp_path):
     Offloaded placeholders join the oldest bundles and groups coarsen FANOUT at a
     time, so group rows and levels stay logarithmic (before: one chain of 216
     levels beside 86 stranded offloaded rows)."""
-    from sim.workspace.replay import FANOUT
+    from sim.workspace.trajectory_replay import FANOUT
 
     out_rows = []  # per request: ledger rows of items out of the stream
     aside_rows = []
@@ -101,10 +101,10 @@ def test_archive_oldest_keeps_the_ledger_small_on_a_long_session(tmp_path):
 
 def test_archive_oldest_steps(tmp_path, monkeypatch):
     """Bundles oldest-first with offloaded placeholders; coarsens groups first."""
-    from sim.workspace import replay
-    from sim.workspace.replay import FANOUT, archive_oldest
+    from sim.workspace import trajectory_replay
+    from sim.workspace.trajectory_replay import FANOUT, archive_oldest
 
-    monkeypatch.setattr(replay, "MARGIN", 0)  # free just the overshoot: exact specs
+    monkeypatch.setattr(trajectory_replay, "MARGIN", 0)  # free just the overshoot: exact specs
     ws = with_offloads(tmp_path / "w")  # B4, B6 offloaded; request fits
     ws.strict = False
 

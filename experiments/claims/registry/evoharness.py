@@ -8,7 +8,8 @@ its sidecar records.
 
 from __future__ import annotations
 
-from experiments.claims.checks import BudgetDecisions, EveryRow, ProfileGainGap, RowOrder
+from experiments.claims.checks.base import RowOrder
+from experiments.claims.checks.evoharness import BudgetDecisions, EveryRow, ProfileGainGap
 from experiments.claims.records import Claim, Paper, PaperNumber
 from experiments.claims.registry.contextevo import table3 as contextevo_table3
 
@@ -38,19 +39,20 @@ def paper_tables() -> dict:
             "contextevo_table3": contextevo_table3()}
 
 
-_GRID = ("experiments.evoharness.experiment", "ctxsim run evoharness", "evoharness.png",
-         "evoharness.csv")
+_GRID = dict(module="experiments.evoharness.experiment", command="ctxsim run evoharness",
+             figure="evoharness.png", csv="evoharness.csv")
 #: the same run's paired comparisons (one row per ordering the papers state)
-_PAIRS = _GRID[:3] + ("evoharness_pairs.csv",)
+_PAIRS = {**_GRID, "csv": "evoharness_pairs.csv"}
 _AT = "synthetic LOCA-like stream, medium solver profile"
 
 
-def _vs_base(id, item, where, arm, sign, statement, text, values):
-    return Claim(id, P, item, where, statement,
-                 PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
-                 *_GRID, ("diff_vs_no_evolve", "diff_lo", "diff_hi"),
-                 RowOrder("evoharness.csv", {"arm": arm, "profile": "medium"},
-                          "diff_vs_no_evolve", "diff_lo", "diff_hi", sign), _AT)
+def _vs_base(*, id, item, where, arm, sign, statement, text, values):
+    return Claim(id=id, paper=P, item=item, where=where, statement=statement,
+                 number=PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
+                 **_GRID, columns=("diff_vs_no_evolve", "diff_lo", "diff_hi"),
+                 check=RowOrder("evoharness.csv", {"arm": arm, "profile": "medium"},
+                                "diff_vs_no_evolve", "diff_lo", "diff_hi", sign),
+                 checked_at=_AT)
 
 
 def _pair(arm: str, reference: str, sign: int) -> RowOrder:
@@ -60,93 +62,107 @@ def _pair(arm: str, reference: str, sign: int) -> RowOrder:
                     "diff", "lo", "hi", sign, f"{arm} - {reference}")
 
 
-def _vs_full(id, arm, statement, text, values):
-    return Claim(id, P, "Table 3", "§4.4 Table 3 (ablation)", statement,
-                 PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
-                 *_PAIRS, ("diff", "lo", "hi"), _pair(arm, "online-standard", -1), _AT)
+def _vs_full(*, id, arm, statement, text, values):
+    return Claim(id=id, paper=P, item="Table 3", where="§4.4 Table 3 (ablation)",
+                 statement=statement,
+                 number=PaperNumber(text, values, "%", OPUS46 + ", SWE-bench Lite / CL-Bench"),
+                 **_PAIRS, columns=("diff", "lo", "hi"),
+                 check=_pair(arm, "online-standard", -1), checked_at=_AT)
 
 
 CLAIMS: tuple[Claim, ...] = (
-    _vs_base("EH-self", "Table 4", "§4.6 Table 4 (feedback levels)", "online-self", -1,
-             "self-generated feedback falls below no evolution (63.67 -> 61.67 SWE, "
-             "29.54 -> 27.96 CL)", "61.67 vs 63.67 (SWE); 27.96 vs 29.54 (CL)",
-             {"swe_self": TABLE4["swe"]["self"], "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_self": TABLE4["cl"]["self"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-minimal", "Table 4", "§4.6 Table 4 (feedback levels)", "online-minimal", 1,
-             "minimal feedback (the solved bit) improves on no evolution",
-             "67.33 vs 63.67 (SWE); 29.86 vs 29.54 (CL)",
-             {"swe_minimal": TABLE4["swe"]["minimal"], "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_minimal": TABLE4["cl"]["minimal"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-standard", "Table 4", "§4.6 Table 4 (feedback levels)", "online-standard",
-             1, "standard feedback improves on no evolution",
-             "67.00 vs 63.67 (SWE); 34.02 vs 29.54 (CL)",
-             {"swe_standard": TABLE4["swe"]["standard"],
-              "swe_none": TABLE4["swe"]["no-evolve"],
-              "cl_standard": TABLE4["cl"]["standard"], "cl_none": TABLE4["cl"]["no-evolve"]}),
-    _vs_base("EH-train-split", "Fig. 5", "§4.5 Fig. 5 (modes)", "train-split-standard", 1,
-             "train-split transfer improves on no evolution (68.8 -> 73.4)",
-             "73.4 vs 68.8", {"train-split": FIG5["train-split"],
-                              "no-evolve": FIG5["no-evolve"]}),
-    Claim("EH-online-vs-split", P, "Fig. 5", "§4.5 Fig. 5 (modes)",
-          "online updating performs best: above train-split transfer (75.0 vs 73.4)",
-          PaperNumber("75.0 vs 73.4", {"online": FIG5["online"],
-                                       "train-split": FIG5["train-split"]},
-                      "%", "SWE-bench Lite, Opus 4.7 solver"),
-          *_PAIRS, ("diff", "lo", "hi"),
-          _pair("online-standard", "train-split-standard", 1), _AT),
-    _vs_full("EH-general-only", "general-only", "general-only skills fall below the full "
-             "harness (66.67 vs 67.00 SWE; 30.28 vs 34.02 CL)",
-             "66.67 vs 67.00 (SWE); 30.28 vs 34.02 (CL)",
-             {"swe_general": TABLE3["swe"]["general-only"], "swe_full": TABLE3["swe"]["full"],
-              "cl_general": TABLE3["cl"]["general-only"], "cl_full": TABLE3["cl"]["full"]}),
-    _vs_full("EH-topic-only", "topic-only", "topic-only skills fall below the full harness "
-             "(64.33 vs 67.00 SWE; 33.70 vs 34.02 CL)",
-             "64.33 vs 67.00 (SWE); 33.70 vs 34.02 (CL)",
-             {"swe_topic": TABLE3["swe"]["topic-only"], "swe_full": TABLE3["swe"]["full"],
-              "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
-    _vs_base("EH-no-propose", "Table 3", "§4.4 Table 3 (ablation)", "no-propose", 1,
-             "without solver-side proposal, evolution still improves on no evolution "
-             "(65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
-             "65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
-             {"swe_no_propose": TABLE3["swe"]["no-propose"],
-              "swe_none": TABLE3["swe"]["no-evolve"],
-              "cl_no_propose": TABLE3["cl"]["no-propose"],
-              "cl_none": TABLE3["cl"]["no-evolve"]}),
-    _vs_full("EH-no-propose-below-full", "no-propose", "without solver-side proposal, "
-             "evolution falls below the full harness (65.33 vs 67.00 SWE; 33.28 vs 34.02 "
-             "CL)", "65.33 vs 67.00 (SWE); 33.28 vs 34.02 (CL)",
-             {"swe_no_propose": TABLE3["swe"]["no-propose"],
-              "swe_full": TABLE3["swe"]["full"],
-              "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
-    Claim("EH-Tab2-stronger", P, "Table 2", "§4.3 Table 2 (CL-Bench, five solvers)",
-          "harness evolution gains more for stronger solvers (Opus +3.7/+4.5/+3.8 vs "
-          "Kimi-K2.5 +1.1, GPT-OSS +0.8)",
-          PaperNumber("+3.7, +4.5, +3.8 (Claude Opus) vs +1.1, +0.8 (open weights)",
-                      TABLE2, "pp", "CL-Bench, five solver models"),
-          *_GRID, ("diff_vs_no_evolve", "diff_lo", "diff_hi"),
-          ProfileGainGap("online-standard"),
-          "synthetic stream, online-standard: strong profile's gain minus the weak "
-          "profile's"),
-    Claim("EH-Tab2-every-solver", P, "Table 2", "§4.3 Table 2 (CL-Bench, five solvers)",
-          "Evo-Harness improves the overall score for every solver model",
-          PaperNumber("+0.8 to +4.5 for all five", TABLE2, "pp",
-                      "CL-Bench, five solver models"),
-          *_GRID, ("diff_vs_no_evolve", "diff_lo", "diff_hi"),
-          EveryRow("evoharness.csv", tuple({"arm": "online-standard", "profile": p}
-                                           for p in ("strong", "medium", "weak")),
-                   "diff_vs_no_evolve", "diff_lo", "diff_hi"),
-          "synthetic stream, online-standard, every solver profile"),
-    Claim("EH-curator-budget", P, "App. E.2", "App. E.2 (curator prompt)",
-          "under a budget the curator merges or skips proposals instead of appending "
-          "them, so the harness stays smaller than an append-only one",
-          PaperNumber("ACCEPT / MERGE / SKIP, 'respect the budget' (no number)",
-                      setting=OPUS46), *_GRID,
-          ("budget_accept", "budget_merge", "budget_skip", "final_skill_tokens"),
-          BudgetDecisions(),
-          _AT + "; online-standard against add-only"),
-    Claim("EH-Tab1", P, "Table 1", "§4.2 Table 1",
-          "Evo-Harness achieves the best results across all five benchmarks",
-          PaperNumber("best on 5 of 5", setting=OPUS46 + ", five benchmarks"),
-          "-", "-", "-", "-", (), None, "-",
-          why="needs the five real benchmarks and hosted models"),
+    _vs_base(id="EH-self", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-self", sign=-1,
+             statement="self-generated feedback falls below no evolution (63.67 -> 61.67 "
+                       "SWE, 29.54 -> 27.96 CL)",
+             text="61.67 vs 63.67 (SWE); 27.96 vs 29.54 (CL)",
+             values={"swe_self": TABLE4["swe"]["self"], "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_self": TABLE4["cl"]["self"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-minimal", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-minimal", sign=1,
+             statement="minimal feedback (the solved bit) improves on no evolution",
+             text="67.33 vs 63.67 (SWE); 29.86 vs 29.54 (CL)",
+             values={"swe_minimal": TABLE4["swe"]["minimal"], "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_minimal": TABLE4["cl"]["minimal"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-standard", item="Table 4", where="§4.6 Table 4 (feedback levels)",
+             arm="online-standard", sign=1,
+             statement="standard feedback improves on no evolution",
+             text="67.00 vs 63.67 (SWE); 34.02 vs 29.54 (CL)",
+             values={"swe_standard": TABLE4["swe"]["standard"],
+                     "swe_none": TABLE4["swe"]["no-evolve"],
+                     "cl_standard": TABLE4["cl"]["standard"], "cl_none": TABLE4["cl"]["no-evolve"]}),
+    _vs_base(id="EH-train-split", item="Fig. 5", where="§4.5 Fig. 5 (modes)",
+             arm="train-split-standard", sign=1,
+             statement="train-split transfer improves on no evolution (68.8 -> 73.4)",
+             text="73.4 vs 68.8",
+             values={"train-split": FIG5["train-split"],
+                     "no-evolve": FIG5["no-evolve"]}),
+    Claim(id="EH-online-vs-split", paper=P, item="Fig. 5", where="§4.5 Fig. 5 (modes)",
+          statement="online updating performs best: above train-split transfer (75.0 vs "
+                    "73.4)",
+          number=PaperNumber("75.0 vs 73.4", {"online": FIG5["online"],
+                                              "train-split": FIG5["train-split"]},
+                             "%", "SWE-bench Lite, Opus 4.7 solver"), **_PAIRS,
+          columns=("diff", "lo", "hi"),
+          check=_pair("online-standard", "train-split-standard", 1), checked_at=_AT),
+    _vs_full(id="EH-general-only", arm="general-only",
+             statement="general-only skills fall below the full "
+"harness (66.67 vs 67.00 SWE; 30.28 vs 34.02 CL)",
+             text="66.67 vs 67.00 (SWE); 30.28 vs 34.02 (CL)",
+             values={"swe_general": TABLE3["swe"]["general-only"], "swe_full": TABLE3["swe"]["full"],
+                     "cl_general": TABLE3["cl"]["general-only"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_full(id="EH-topic-only", arm="topic-only",
+             statement="topic-only skills fall below the full harness "
+"(64.33 vs 67.00 SWE; 33.70 vs 34.02 CL)", text="64.33 vs 67.00 (SWE); 33.70 vs 34.02 (CL)",
+             values={"swe_topic": TABLE3["swe"]["topic-only"], "swe_full": TABLE3["swe"]["full"],
+                     "cl_topic": TABLE3["cl"]["topic-only"], "cl_full": TABLE3["cl"]["full"]}),
+    _vs_base(id="EH-no-propose", item="Table 3", where="§4.4 Table 3 (ablation)",
+             arm="no-propose", sign=1,
+             statement="without solver-side proposal, evolution still improves on no "
+                       "evolution (65.33 vs 63.67 SWE; 33.28 vs 29.54 CL)",
+             text="65.33 vs 63.67 (SWE); 33.28 vs 29.54 (CL)",
+             values={"swe_no_propose": TABLE3["swe"]["no-propose"],
+                     "swe_none": TABLE3["swe"]["no-evolve"],
+                     "cl_no_propose": TABLE3["cl"]["no-propose"],
+                     "cl_none": TABLE3["cl"]["no-evolve"]}),
+    _vs_full(id="EH-no-propose-below-full", arm="no-propose",
+             statement="without solver-side proposal, "
+"evolution falls below the full harness (65.33 vs 67.00 SWE; 33.28 vs 34.02 "
+"CL)", text="65.33 vs 67.00 (SWE); 33.28 vs 34.02 (CL)",
+             values={"swe_no_propose": TABLE3["swe"]["no-propose"],
+                     "swe_full": TABLE3["swe"]["full"],
+                     "cl_no_propose": TABLE3["cl"]["no-propose"], "cl_full": TABLE3["cl"]["full"]}),
+    Claim(id="EH-Tab2-stronger", paper=P, item="Table 2",
+          where="§4.3 Table 2 (CL-Bench, five solvers)",
+          statement="harness evolution gains more for stronger solvers (Opus "
+                    "+3.7/+4.5/+3.8 vs Kimi-K2.5 +1.1, GPT-OSS +0.8)",
+          number=PaperNumber("+3.7, +4.5, +3.8 (Claude Opus) vs +1.1, +0.8 (open weights)",
+                             TABLE2, "pp", "CL-Bench, five solver models"), **_GRID,
+          columns=("diff_vs_no_evolve", "diff_lo", "diff_hi"),
+          check=ProfileGainGap("online-standard"),
+          checked_at="synthetic stream, online-standard: strong profile's gain minus the "
+                     "weak profile's"),
+    Claim(id="EH-Tab2-every-solver", paper=P, item="Table 2",
+          where="§4.3 Table 2 (CL-Bench, five solvers)",
+          statement="Evo-Harness improves the overall score for every solver model",
+          number=PaperNumber("+0.8 to +4.5 for all five", TABLE2, "pp",
+                             "CL-Bench, five solver models"), **_GRID,
+          columns=("diff_vs_no_evolve", "diff_lo", "diff_hi"),
+          check=EveryRow("evoharness.csv", tuple({"arm": "online-standard", "profile": p}
+                                                 for p in ("strong", "medium", "weak")),
+                         "diff_vs_no_evolve", "diff_lo", "diff_hi"),
+          checked_at="synthetic stream, online-standard, every solver profile"),
+    Claim(id="EH-curator-budget", paper=P, item="App. E.2",
+          where="App. E.2 (curator prompt)",
+          statement="under a budget the curator merges or skips proposals instead of "
+                    "appending them, so the harness stays smaller than an append-only one",
+          number=PaperNumber("ACCEPT / MERGE / SKIP, 'respect the budget' (no number)",
+                             setting=OPUS46), **_GRID,
+          columns=("budget_accept", "budget_merge", "budget_skip", "final_skill_tokens"),
+          check=BudgetDecisions(), checked_at=_AT + "; online-standard against add-only"),
+    Claim(id="EH-Tab1", paper=P, item="Table 1", where="§4.2 Table 1",
+          statement="Evo-Harness achieves the best results across all five benchmarks",
+          number=PaperNumber("best on 5 of 5", setting=OPUS46 + ", five benchmarks"),
+          module="-", command="-", figure="-", csv="-", columns=(), check=None,
+          checked_at="-", why="needs the five real benchmarks and hosted models"),
 )

@@ -226,21 +226,19 @@ def sobol_indices(factors: Sequence[Factor], groups: Sequence[str], y: np.ndarra
 
 def holding(y: np.ndarray) -> tuple[float, float, float]:
     """``(fraction, lo, hi)``: the mean of 0/1 values ``y`` with its 95% Wilson
-    interval (:func:`experiments.claims.intervals.wilson`).
+    interval (:func:`experiments.intervals.wilson`).
 
     Raises:
         ValueError: for an empty ``y`` or values other than 0 and 1.
     """
-    from experiments.claims.intervals import wilson
+    from experiments.intervals import wilson
 
     y = np.asarray(y, float)
     if y.size == 0:
         raise ValueError("no points to count")
     if not np.isin(y, (0.0, 1.0)).all():
         raise ValueError("a holding fraction needs 0/1 values")
-    k = int(y.sum())
-    lo, hi = wilson(k, y.size)
-    return k / y.size, lo, hi
+    return wilson(int(y.sum()), y.size)
 
 
 @dataclass

@@ -30,7 +30,7 @@ single report cannot move the policy.
 With replay on, a screened hypothesis is replayed at up to three anchor cases (their
 first wrong decision). The treatment is derived from the hypothesis: the blocks the
 blamed point took away come back as the request showed them earlier
-(:func:`sim.evolve.contextevo.replay.restore_kinds`); a wrong surface restores the
+(:func:`sim.evolve.contextevo.decision_replay.restore_kinds`); a wrong surface restores the
 wrong blocks (or none) and the step still fails. It is kept when most replays
 support it; replay compares success rates over samples (the agent's copies may write
 different wrong values), and a replay whose original request succeeds in any sample
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.evolve.contextevo.replay import replay, restore_kinds, treat
+from sim.evolve.contextevo.decision_replay import replay, restore_kinds, treat
 from sim.evolve.contextevo.trace import CAUSES
 
 CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")

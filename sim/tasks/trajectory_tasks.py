@@ -1,4 +1,4 @@
-"""Replayed real trajectories as task streams (AMA-Bench style; VISTA §3.6).
+"""Recorded real trajectories as task streams (AMA-Bench style; VISTA §3.6).
 
 Each tool interaction of a real trajectory (``sim/data/trajectories``, read by the
 workspace's importers) becomes an observe step with its exact call and output: tool

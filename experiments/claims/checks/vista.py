@@ -1,205 +1,24 @@
-"""The checks: typed records naming what to read from which CSV; ``run`` computes
-our value with its interval from that CSV and applies the check's rule (a pure
-function of :mod:`experiments.claims.rules`). A missing file, column or row raises
-:class:`~experiments.claims.data.MissingData`; the judge
-(:mod:`experiments.claims.judge`) is the only caller.
-
-Paper numbers are never stored here: a check reads them from its claim
-(``claim.number``) by label.
-"""
+"""VISTA's checks on the agent experiments (the claims of
+:mod:`experiments.claims.registry.vista` other than the theory's): paired episodes
+of the sweeps (Fig. 4, Tables 1, 2), the window grid (Fig. 6), the ablations
+(Fig. 8), the perception probe (Table 5) and the dashboard overhead (Fig. 10). The
+theory CSVs' checks are in :mod:`experiments.claims.checks.vista_theory`. See
+:mod:`experiments.claims.checks`."""
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, ClassVar, Mapping
+from typing import ClassVar
 
 import numpy as np
 
 from experiments.claims import rules
-from experiments.claims.data import MissingData, need, num, one, read, select
-from experiments.claims.intervals import (cluster_median_ci, newcombe, ratio_of_sums_ci,
-                                          wilson)
-from experiments.claims.records import Claim, Outcome, Verdict
-
-#: k standard errors of the one-sided "within Monte Carlo error" bound checks
-K_SE = 4.0
-#: family-wise false-alarm level of an "every row matches its reference" claim
-FAMILY_ALPHA = 0.01
-
-
-class Check:
-    """Base of the checks: ``rule`` is the verdict function, ``run`` the measurement."""
-
-    rule: ClassVar[Callable[..., Verdict]]
-
-    def run(self, figdir: Path, claim: Claim) -> Outcome:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-def _paired_bootstrap(d):
-    """Mean of per-task differences ``d`` with its paired bootstrap interval."""
-    from experiments.paired import bootstrap_mean_ci
-
-    return bootstrap_mean_ci(d)
-
-
-# -- theory CSVs ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BoundRows(Check):
-    """theorem1.csv rows whose E[Z] + K_SE SE falls below the lower bound ``bound``."""
-
-    bound: str
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = [r for r in read(figdir, "theorem1.csv", ("EZ", "EZ_se", "kappa", self.bound))
-                if r[self.bound] not in ("", "nan")]
-        if not rows:
-            raise MissingData(f"theorem1.csv has no row with a {self.bound} value")
-        slack = [(num(r["EZ"]) - num(r[self.bound])) / num(r["kappa"]) for r in rows]
-        bad = sum(num(r["EZ"]) + K_SE * num(r["EZ_se"]) < num(r[self.bound]) - 1e-9
-                  for r in rows)
-        return Outcome(f"{bad} of {len(rows)} rows below the bound; min (E[Z]-bound)/"
-                       f"kappa = {min(slack):.4f}", f"E[Z] +- {K_SE:g} SE",
-                       self.rule(bad, len(rows)))
-
-
-@dataclass(frozen=True)
-class LedgerEndpoint(Check):
-    """theorem1.csv ledger rows: E[Z] = 0 and I = log2 n exactly."""
-
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = select(read(figdir, "theorem1.csv", ("channel", "EZ", "rate_bits", "n")),
-                      {"channel": "ledger"})
-        bad = sum(num(r["EZ"]) != 0 or abs(num(r["rate_bits"]) - math.log2(num(r["n"])))
-                  > 1e-9 for r in rows)
-        return Outcome(f"{bad} of {len(rows)} ledger rows with E[Z] != 0 or I != log2 n",
-                       "exact", self.rule(bad, len(rows)))
-
-
-def _se_rows(rows, value, ref, se):
-    """Rows whose Monte Carlo mean misses ``ref`` by more than a Bernstein half-width
-    (:func:`sim.games.burden_law.mc_halfwidth`, exact variance ``se^2 * trials``,
-    range ``kappa``) at a Bonferroni level FAMILY_ALPHA / rows; and the largest miss
-    in half-widths. A row with SE = 0 has Var Z = 0: it must match exactly."""
-    from sim.games.burden_law import mc_halfwidth
-
-    alpha = FAMILY_ALPHA / max(len(rows), 1)
-    bad, worst = 0, 0.0
-    for r in rows:
-        miss = abs(num(r[value]) - num(r[ref]))
-        width = mc_halfwidth(num(r[se]) ** 2 * num(r["trials"]), int(num(r["trials"])),
-                             num(r["kappa"]), alpha)
-        ratio = miss / width if width > 0 else (0.0 if miss <= 1e-9 else math.inf)
-        bad += ratio > 1.0
-        worst = max(worst, ratio)
-    zero = sum(not num(r[se]) > 0 for r in rows)
-    note = (f"Bernstein half-width from the exact Var Z, family-wise level "
-            f"{FAMILY_ALPHA:g} over {len(rows)} rows"
-            + (f"; {zero} rows have Var Z = 0 and must match exactly" if zero else ""))
-    return bad, len(rows), worst, note
-
-
-@dataclass(frozen=True)
-class TheoryRows(Check):
-    """theorem1.csv rows of ``channel`` against their closed form (:func:`_se_rows`)."""
-
-    channel: str
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = [r for r in read(figdir, "theorem1.csv", ("channel", "EZ", "EZ_theory",
-                                                         "EZ_se", "trials", "kappa"))
-                if r["channel"] == self.channel and r["EZ_theory"] not in ("", "nan")]
-        bad, n, worst, note = _se_rows(rows, "EZ", "EZ_theory", "EZ_se")
-        return Outcome(f"{bad} of {n} rows off the closed form; largest miss "
-                       f"{worst:.2f} half-widths", f"Bernstein, level {FAMILY_ALPHA:g}",
-                       self.rule(bad, n), note)
-
-
-@dataclass(frozen=True)
-class UpperBoundRows(Check):
-    """proposition2.csv rows whose rate - K_SE SE exceeds the upper bound ``bound`` (bits)."""
-
-    bound: str
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "proposition2.csv", ("rate_bits", "rate_se_bits", self.bound))
-        bad = sum(num(r["rate_bits"]) - K_SE * num(r["rate_se_bits"]) > num(r[self.bound])
-                  + 1e-9 for r in rows)
-        worst = max(num(r["rate_bits"]) / num(r[self.bound]) for r in rows)
-        return Outcome(f"{bad} of {len(rows)} rows above the bound; max rate/bound = "
-                       f"{worst:.3f}", f"rate +- {K_SE:g} SE", self.rule(bad, len(rows)))
-
-
-@dataclass(frozen=True)
-class LimitToOne(Check):
-    """Series (kappa, sigma) in the proposition's regime (the paper's rate bound below
-    log2(n/kappa) at the largest n): E[Z]/kappa at the largest n."""
-
-    threshold: float
-    rule: ClassVar = staticmethod(rules.limit_verdict)
-
-    def run(self, figdir, claim):
-        series: dict[tuple, list[dict]] = {}
-        for r in read(figdir, "proposition2.csv", ("kappa", "sigma", "n", "EZ_over_kappa",
-                                                   "paper_bound_bits", "threshold_bits")):
-            series.setdefault((r["kappa"], r["sigma"]), []).append(r)
-        lasts, incr, out = [], [], 0
-        for pts in series.values():
-            pts.sort(key=lambda r: num(r["n"]))
-            if num(pts[-1]["paper_bound_bits"]) >= num(pts[-1]["threshold_bits"]):
-                out += 1
-                continue
-            lasts.append(num(pts[-1]["EZ_over_kappa"]))
-            incr.append(lasts[-1] > num(pts[0]["EZ_over_kappa"]))
-        if not lasts:
-            return Outcome("no (kappa, sigma) series reaches the regime", "-",
-                           Verdict.NOT_REPRODUCED)
-        return Outcome(f"E[Z]/kappa at the largest n: min {min(lasts):.3f} over "
-                       f"{len(lasts)} (kappa, sigma) in the regime",
-                       f"threshold {self.threshold}",
-                       self.rule(lasts, incr, self.threshold),
-                       f"{out} series whose bound stays above log2(n/kappa) at the "
-                       "largest n are outside the claim")
-
-
-@dataclass(frozen=True)
-class QuadratureRows(Check):
-    """proposition2.csv E[Z] against its one-dimensional quadrature (:func:`_se_rows`)."""
-
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = [r for r in read(figdir, "proposition2.csv", ("EZ", "EZ_quadrature", "EZ_se",
-                                                             "trials", "kappa"))
-                if r["EZ_quadrature"] not in ("", "nan")]
-        bad, n, worst, note = _se_rows(rows, "EZ", "EZ_quadrature", "EZ_se")
-        return Outcome(f"{bad} of {n} rows off the quadrature; largest miss {worst:.2f} "
-                       "half-widths", f"Bernstein, level {FAMILY_ALPHA:g}",
-                       self.rule(bad, n), note)
-
-
-@dataclass(frozen=True)
-class Prop1Rows(Check):
-    """proposition1.csv lossy rows whose success - K_SE SE exceeds the Prop. 1 bound."""
-
-    rule: ClassVar = staticmethod(rules.bound_verdict)
-
-    def run(self, figdir, claim):
-        rows = [r for r in read(figdir, "proposition1.csv", ("strategy", "bound", "success",
-                                                             "success_se"))
-                if r["strategy"] != "recoverable" and r["bound"] not in ("", "nan")]
-        bad = sum(num(r["success"]) - K_SE * num(r["success_se"] or 0) > num(r["bound"])
-                  + 1e-9 for r in rows)
-        return Outcome(f"{bad} of {len(rows)} lossy rows above the bound", f"{K_SE:g} SE",
-                       self.rule(bad, len(rows)))
+from experiments.claims.checks.base import Check
+from experiments.claims.data import MissingData, num, one, read, select
+from experiments.claims.records import Outcome
+from experiments.intervals import (bootstrap_mean_ci, cluster_median_ci, newcombe,
+                                   ratio_of_sums_ci, wilson)
 
 
 # -- per-episode CSVs (paired over tasks) ----------------------------------------------
@@ -239,7 +58,7 @@ def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
     if set(va) != set(vb):
         raise MissingData(f"{name}: {a} and {b} did not play the same tasks")
     keys = sorted(va)
-    d, lo, hi = _paired_bootstrap([va[k] - vb[k] for k in keys])
+    d, lo, hi = bootstrap_mean_ci([va[k] - vb[k] for k in keys])
     return d, lo, hi, float(np.mean([va[k] for k in keys])), \
         float(np.mean([vb[k] for k in keys])), len(keys)
 
@@ -312,7 +131,7 @@ class PairedGrowth(Check):
         d = [(v[(self.a, hi)][k] - v[(self.b, hi)][k]) - (v[(self.a, lo)][k]
                                                           - v[(self.b, lo)][k])
              for k in sorted(keys)]
-        m, clo, chi = _paired_bootstrap(d)
+        m, clo, chi = bootstrap_mean_ci(d)
         n = claim.number
         paper = ((n["a_hi"] - n["b_hi"]) - (n["a_lo"] - n["b_lo"])) * self.scale
         u = self.scale
@@ -563,7 +382,7 @@ class PerceptionAccuracy(Check):
 
         k, n = acc(self.condition)
         ko, no = acc(_other(self.condition))
-        lo, hi = wilson(k, n)
+        _, lo, hi = wilson(k, n)
         plo, phi = (claim.number[x] for x in self.labels)
         return Outcome(f"{k}/{n} = {k / n:.3f} ({_other(self.condition)}: {ko}/{no} = "
                        f"{ko / no:.3f})", f"[{lo:.3f}, {hi:.3f}] Wilson",
@@ -586,7 +405,7 @@ class PerceptionGain(Check):
         keys = sorted(set(by["+dash"]) & set(by["-dash"]))
         if not keys:
             raise MissingData("perception.csv has no pair scored under both conditions")
-        d, lo, hi = _paired_bootstrap([by["+dash"][k] - by["-dash"][k] for k in keys])
+        d, lo, hi = bootstrap_mean_ci([by["+dash"][k] - by["-dash"][k] for k in keys])
         return Outcome(f"+dash - -dash = {d:+.3f} ({len(keys)} pairs)",
                        f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
                        self.rule(self.sign, d, lo, hi))
@@ -667,190 +486,3 @@ class VisibleSlopes(Check):
                        f"reproduced: each slope within {self.tol:g} of the paper's")
 
 
-# -- one-row CSVs of the evolution experiments -----------------------------------------
-@dataclass(frozen=True)
-class RowOrder(Check):
-    """A paired difference with its interval, read from one row of ``csv``; shown as
-    ``label`` (default: the column's name)."""
-
-    csv: str
-    where: Mapping[str, str]
-    column: str
-    lo: str
-    hi: str
-    sign: int
-    label: str = ""
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        r = one(read(figdir, self.csv, (self.column, self.lo, self.hi)), self.where, self.csv)
-        d, a, b = num(r[self.column]), num(r[self.lo]), num(r[self.hi])
-        # token differences run to millions: three decimals would bury the digits
-        f = "+.3f" if max(abs(d), abs(a), abs(b)) < 1000 else "+,.0f"
-        return Outcome(f"{self.label or self.column} = {d:{f}}",
-                       f"[{a:{f}}, {b:{f}}] paired bootstrap",
-                       self.rule(self.sign, d, a, b),
-                       "sizes not comparable with the paper's benchmarks; the ordering "
-                       "is the claim")
-
-
-@dataclass(frozen=True)
-class StageGain(Check):
-    """ContextEvo's iteration ``stage`` against ``prev`` on ``split``: the paired
-    interval from the row's ``diff_vs_prev``/``prev_lo``/``prev_hi`` columns when
-    contextevo.csv has them, else the point difference of accuracies (no interval)."""
-
-    where: Mapping[str, str]
-    stage: str = "iter2"
-    prev: str = "iter1"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "contextevo.csv", ("stage", "accuracy"))
-        r2 = one(rows, {**self.where, "stage": self.stage}, "contextevo.csv")
-        r1 = one(rows, {**self.where, "stage": self.prev}, "contextevo.csv")
-        cols = ("diff_vs_prev", "prev_lo", "prev_hi")
-        if all(r2.get(c, "") not in ("", None) for c in cols):
-            d, lo, hi = (num(r2[c]) for c in cols)
-            return Outcome(f"{self.stage} - {self.prev} = {d:+.3f}",
-                           f"[{lo:+.3f}, {hi:+.3f}] paired bootstrap",
-                           self.rule(1, d, lo, hi))
-        d = num(r2["accuracy"]) - num(r1["accuracy"])
-        return Outcome(f"accuracy {num(r2['accuracy']):.3f} vs {num(r1['accuracy']):.3f} "
-                       f"({d:+.3f})", "point estimates", self.rule(1, d),
-                       "no paired interval: contextevo.csv has no column "
-                       + "/".join(cols) + f" on the {self.stage} row")
-
-
-@dataclass(frozen=True)
-class ProfileGainGap(Check):
-    """The gain over no-evolve of ``arm`` for the ``strong`` profile minus the
-    ``weak`` profile's (evoharness.csv): Newcombe-style combination of the two
-    paired intervals (conservative: both profiles play the same tasks with common
-    random numbers, a positive covariance this combination ignores)."""
-
-    arm: str
-    strong: str = "strong"
-    weak: str = "weak"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "evoharness.csv", ("arm", "profile", "diff_vs_no_evolve",
-                                               "diff_lo", "diff_hi"))
-        s = one(rows, {"arm": self.arm, "profile": self.strong}, "evoharness.csv")
-        w = one(rows, {"arm": self.arm, "profile": self.weak}, "evoharness.csv")
-        gs, sl, sh = (num(s[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
-        gw, wl, wh = (num(w[c]) for c in ("diff_vs_no_evolve", "diff_lo", "diff_hi"))
-        d = gs - gw
-        lo = d - math.hypot(gs - sl, wh - gw)
-        hi = d + math.hypot(sh - gs, gw - wl)
-        return Outcome(f"gain {self.strong} {gs:+.3f} vs {self.weak} {gw:+.3f} "
-                       f"(difference {d:+.3f})",
-                       f"[{lo:+.3f}, {hi:+.3f}] combined paired intervals",
-                       self.rule(1, d, lo, hi),
-                       "profiles stand in for the paper's solver models")
-
-
-@dataclass(frozen=True)
-class EveryRow(Check):
-    """A claimed improvement in every row of ``rows`` (e.g. every solver profile):
-    each row's paired difference ``column`` with its interval must be above zero."""
-
-    csv: str
-    rows: tuple[Mapping[str, str], ...]
-    column: str
-    lo: str
-    hi: str
-    rule: ClassVar = staticmethod(rules.rank_verdict)
-
-    def run(self, figdir, claim):
-        data = read(figdir, self.csv, (self.column, self.lo, self.hi))
-        margins, parts = [], []
-        for w in self.rows:
-            r = one(data, w, self.csv)
-            m = (num(r[self.column]), num(r[self.lo]), num(r[self.hi]))
-            margins.append(m)
-            parts.append(f"{'/'.join(str(v) for v in w.values())} {m[0]:+.3f} "
-                         f"[{m[1]:+.3f}, {m[2]:+.3f}]")
-        return Outcome("; ".join(parts), "paired bootstrap per row", self.rule(margins),
-                       "every row must improve")
-
-
-#: the fewest seeds a paired interval of an optimizer's gain may rest on
-MIN_SEEDS = 5
-
-
-@dataclass(frozen=True)
-class EvidenceFree(Check):
-    """Diagnosis-guided evolution (``full``) against every evidence-free baseline at
-    equal budget on held-out tasks, from ``contextevo_seeds.csv``: one row per seed,
-    variant and baseline with its held-out accuracy (fraction). Per baseline, the
-    per-seed differences full minus evidence-free get a Student-t 95% interval over
-    the seeds (at least :data:`MIN_SEEDS`); the claim is a first place against
-    every baseline (:func:`~experiments.claims.rules.rank_verdict`)."""
-
-    setting: str
-    csv: str = "contextevo_seeds.csv"
-    rule: ClassVar = staticmethod(rules.rank_verdict)
-
-    def run(self, figdir, claim):
-        from scipy import stats
-
-        rows = read(figdir, self.csv, ("setting", "seed", "variant", "baseline",
-                                       "heldout_accuracy"))
-        rows = [r for r in rows if r["setting"] == self.setting]
-        full = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
-                if r["variant"] == "full"}
-        if not full:
-            raise MissingData(f"{self.csv} has no full rows at {self.setting}")
-        margins, parts, counts = [], [], []
-        for base in sorted({r["baseline"] for r in rows if r["variant"] == "evidence_free"}):
-            ef = {r["seed"]: num(r["heldout_accuracy"]) for r in rows
-                  if r["variant"] == "evidence_free" and r["baseline"] == base}
-            d = np.array([full[k] - ef[k] for k in sorted(full) if k in ef], dtype=float)
-            counts.append(d.size)
-            if d.size < 2:
-                raise MissingData(f"{self.csv}: {base} has {d.size} paired seed(s)")
-            half = float(stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
-            m = float(d.mean())
-            margins.append((m, m - half, m + half))
-            parts.append(f"{base} {m:+.3f} [{m - half:+.3f}, {m + half:+.3f}]")
-        if not margins:
-            raise MissingData(f"{self.csv} has no evidence_free rows at {self.setting}")
-        seeds = min(counts)
-        v = self.rule(margins)
-        note = f"full - evidence-free per baseline over {seeds} seeds (held-out)"
-        if seeds < MIN_SEEDS and v is Verdict.REPRODUCED:
-            v, note = Verdict.DIRECTION, note + f" (< {MIN_SEEDS} seeds: not enough)"
-        return Outcome("; ".join(parts), f"Student-t 95% over {seeds} paired seeds", v,
-                       note)
-
-
-@dataclass(frozen=True)
-class BudgetDecisions(Check):
-    """The budgeted curator merges or skips (the ``budget_accept``, ``budget_merge``
-    and ``budget_skip`` counts of ``arm``, one column each as
-    :mod:`experiments.evoharness.table` writes them) where the add-only curator only
-    appends, and its final harness is smaller: the difference of final skill tokens,
-    add-only minus budgeted, with the count of merge/skip decisions."""
-
-    arm: str = "online-standard"
-    profile: str = "medium"
-    rule: ClassVar = staticmethod(rules.order_verdict)
-
-    COLUMNS: ClassVar = ("budget_accept", "budget_merge", "budget_skip")
-
-    def run(self, figdir, claim):
-        rows = read(figdir, "evoharness.csv", ("arm", "profile", "final_skill_tokens")
-                    + self.COLUMNS)
-        b = one(rows, {"arm": self.arm, "profile": self.profile}, "evoharness.csv")
-        a = one(rows, {"arm": "add-only", "profile": self.profile}, "evoharness.csv")
-        dec = {c.removeprefix("budget_"): int(num(b[c])) for c in self.COLUMNS}
-        held = dec["merge"] + dec["skip"]
-        d = num(a["final_skill_tokens"]) - num(b["final_skill_tokens"])
-        v = self.rule(1, d) if held > 0 else Verdict.NOT_REPRODUCED
-        return Outcome(f"{self.arm}: accept {dec['accept']}, merge {dec['merge']}, "
-                       f"skip {dec['skip']}; add-only harness {abs(d):.0f} tokens "
-                       f"{'larger' if d >= 0 else 'smaller'}",
-                       "point estimates", v,
-                       "the budgeted curator must merge or skip at least once")

@@ -6,7 +6,7 @@ import pytest
 from sim.agents import SyntheticAgent, get_profile
 from sim.harness import run_episode
 from sim.policies import make_program
-from sim.tasks.replay import DATA, QUESTION_TYPES, replay_task, trajectory_files
+from sim.tasks.trajectory_tasks import DATA, QUESTION_TYPES, replay_task, trajectory_files
 from sim.tasks.tokens import count_tokens
 
 #: an agent that never restates facts, never fails for other reasons, indexes every
@@ -58,7 +58,7 @@ def test_vista_keeps_exact_values_react_truncation_loses_them(name):
 
 
 def test_interactions_pair_fenced_commands_with_user_observations():
-    from sim.tasks.replay import interactions
+    from sim.tasks.trajectory_tasks import interactions
 
     msgs = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"},
             {"role": "assistant", "content": "look\n```bash\nls -la\n```"},
