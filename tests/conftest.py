@@ -37,11 +37,11 @@ LONG = {
         "a whole --quick ContextEvo run (~20 s); the loop's stages are unit-tested",
     "tests/experiments/test_sweep_configs.py::test_robustness_design_comes_from_its_config":
         "a robustness analysis from a config (~15 s)",
-    "tests/experiments/test_claims.py::test_command_defaults_and_empty_out":
+    "tests/experiments/claims/test_claims.py::test_command_defaults_and_empty_out":
         "the claims command over every committed CSV, twice (~13 s)",
-    "tests/experiments/test_claims.py::test_command_on_committed_figures":
+    "tests/experiments/claims/test_claims.py::test_command_on_committed_figures":
         "the claims command over every committed CSV (~13 s)",
-    "tests/experiments/test_claims_inputs.py::test_the_committed_csv_and_one_from_an_older_version_are_judged":
+    "tests/experiments/claims/test_claims_inputs.py::test_the_committed_csv_and_one_from_an_older_version_are_judged":
         "judges every committed CSV and an older copy of each (~12 s)",
     "tests/workspace/test_bounded_ledger.py::test_cap_holds_and_totals_are_exact_on_random_ledgers":
         "hypothesis over large random ledgers (~8 s); test_cap_holds_on_random_workspaces stays",

@@ -15,7 +15,7 @@ from experiments.claims.judge import judge
 from experiments.claims.records import Verdict
 from experiments.claims.registry import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 R, D, NI, NR, NT = (Verdict.REPRODUCED, Verdict.DIRECTION, Verdict.NO_INTERVAL,
                     Verdict.NOT_REPRODUCED, Verdict.NOT_TESTABLE)
 
