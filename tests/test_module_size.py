@@ -2,9 +2,9 @@
 reason (issue 36, "Layout": small modules with one job each).
 
 A longer module says why in its docstring, in a paragraph that starts
-``Over 500 lines:`` followed by the reason. :data:`PENDING` lists the modules another
-helper of issue 36 is splitting at the time of writing: each entry is to be removed
-once its split lands (the test then holds it to the rule like any other).
+``Over 500 lines:`` followed by the reason. :data:`PENDING` may list a module whose
+split is under way (empty now); an entry is removed once its split lands (the test
+then holds it to the rule like any other).
 """
 
 import ast
@@ -13,12 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 500
 MARKER = "Over 500 lines:"
-#: modules being split elsewhere in issue 36 (path -> who); remove an entry when done
-PENDING = {
-    "experiments/contextevo/experiment.py": "helper loops: split by job",
-    "experiments/sweep.py": "helper settings: typed settings",
-    "sim/workspace/workspace.py": "helper episode: construction and reopen",
-}
+#: modules whose split is under way (path -> who splits it); remove an entry when done
+PENDING: dict[str, str] = {}
 
 
 def modules():

@@ -6,7 +6,7 @@ Every mutation is validated in full, turned into one JSON operation, made durabl
 same ``_apply`` that :meth:`Workspace.open` uses to replay the journal. Hence an error
 leaves nothing changed (invariant 5) and a crash at any point loses no byte (6).
 
-Why over 500 lines: this is the one class whose public methods are the workspace
+Over 500 lines: this is the one class whose public methods are the workspace
 contract (register, archive, delete, recover, expand, pin, assemble: each validates in
 full, then commits one operation), and its wire-payload guard must see the
 registration it decides; what stands alone is already its own module (settings:

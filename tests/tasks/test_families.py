@@ -113,9 +113,9 @@ def test_a_family_can_be_held_out_whole():
 
 @pytest.fixture(scope="module")
 def queries():
-    from experiments.vista.window import defaults
+    from experiments.settings.vista import WindowSettings
 
-    return [browse_task(q, 0) for q in range(defaults()["queries"])]
+    return [browse_task(q, 0) for q in range(WindowSettings().queries)]
 
 
 def test_no_browse_query_names_the_document_that_holds_an_answer(queries):
