@@ -56,6 +56,52 @@ class Paper(str, Enum):
         return self.value
 
 
+class Role(str, Enum):
+    """What a paper's number is to a world fitted to the papers (issue 30): an
+    observation it is fitted to, or a prediction it is checked against."""
+
+    #: an observation the world's parameters are fitted to: a baseline's number (ReAct,
+    #: auto-archive, Active Context Compression, the strongest BrowseComp-Plus
+    #: baseline), Table 5's perception numbers
+    FIT = "fit"
+    #: a number of the method under test (VISTA and its ablations), which a world
+    #: fitted to the ``FIT`` numbers either predicts or does not; fitting code never
+    #: reads one
+    PREDICT = "predict"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number as the paper reports it, transcribed once (a cell of one of a
+    paper's tables in its registry module), with its :class:`Role`.
+
+    Attributes:
+        id: ``"TABLE:key"``, e.g. ``"FIG4:react_128k"``.
+        value: the number, in the unit of the claims that use it.
+        role: fit or predict.
+        where: section and figure or table of the paper.
+    """
+
+    id: str
+    value: float
+    role: Role
+    where: str
+
+
+class CellValues(dict):
+    """A claim's numbers by label (a ``dict``: label -> value) that also knows, per
+    label, the :class:`Cell` it was taken from (:attr:`cells`). A paper whose numbers
+    have no cells (ContextEvo, Evo-Harness: their loops run on benchmarks the fitted
+    world does not model) passes a plain dict."""
+
+    def __init__(self, cells: Mapping[str, Cell]):
+        super().__init__({label: c.value for label, c in cells.items()})
+        self.cells: dict[str, Cell] = dict(cells)
+
+
 @dataclass(frozen=True)
 class PaperNumber:
     """The paper's number(s) for one claim, stated once.
@@ -83,6 +129,12 @@ class PaperNumber:
     def diff(self, a: str, b: str) -> float:
         """``values[a] - values[b]`` in :attr:`unit`."""
         return self[a] - self[b]
+
+    @property
+    def cells(self) -> dict[str, Cell]:
+        """label -> the :class:`Cell` each value was taken from; empty when the
+        values are a plain dict (no fit/predict role)."""
+        return dict(getattr(self.values, "cells", {}))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,7 +221,9 @@ class Result:
         return {"id": c.id, "paper": str(c.paper), "item": c.item_key,
                 "where": c.where, "statement": c.statement,
                 "paper_value": c.number.text,
-                "paper_values": dict(c.number.values), "unit": c.number.unit,
+                "paper_values": dict(c.number.values),
+                "paper_roles": {k: str(v.role) for k, v in c.number.cells.items()},
+                "unit": c.number.unit,
                 "paper_setting": c.number.setting, "checked_at": c.checked_at,
                 "at_paper_setting": c.at_paper_setting, "module": c.module,
                 "command": c.command, "figure": c.figure, "csv": c.csv,

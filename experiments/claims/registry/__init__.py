@@ -6,13 +6,25 @@ Items are named as the paper names them (``"VISTA Fig. 4"``, ``"ContextEvo Table
 >>> from experiments.claims.registry import REGISTRY
 >>> [c.id for c in REGISTRY.item("VISTA Fig. 8")][:2]
 ['Fig8a-no-archive', 'Fig8a-no-dashboard']
+
+Each VISTA number is a :class:`~experiments.claims.records.Cell` with a role (issue 30):
+``fit`` (the baselines' numbers and Table 5's perception numbers, what a world is
+fitted to) or ``predict`` (VISTA's own numbers, checked against what that world
+predicts). A fitting routine takes :meth:`Registry.fit_cells` and nothing else:
+
+>>> sorted(c.id for c in REGISTRY.fit_cells())[:3]
+['FIG4:react_128k', 'FIG4:react_8k', 'FIG4:react_tokens']
+
+ContextEvo's and Evo-Harness's numbers have no cells: their loops run on benchmarks
+(SWE-bench, CL-Bench, BrowseComp-Plus with their own models) that the fitted world does
+not model, so they are neither observations of it nor predictions from it.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from experiments.claims.records import Claim
+from experiments.claims.records import Cell, Claim, Paper, Role
 from experiments.claims.registry import contextevo, evoharness, vista
 
 
@@ -25,6 +37,12 @@ class Registry:
             if c.id in seen:
                 raise ValueError(f"duplicate claim id {c.id!r}")
             seen[c.id] = c
+            # every VISTA number carries its role (a number without one could reach a
+            # fit unnoticed, or be left out of the predictions)
+            if c.paper is Paper.VISTA and set(c.number.cells) != set(c.number.values):
+                raise ValueError(f"claim {c.id}: VISTA numbers {sorted(c.number.values)} "
+                                 f"need a cell with a role each; cells: "
+                                 f"{sorted(c.number.cells)}")
         self._claims = tuple(claims)
         self._by_id = seen
 
@@ -50,6 +68,30 @@ class Registry:
             raise KeyError(f"no claim for paper item {key!r}; known: "
                            f"{', '.join(self.items)}")
         return hit
+
+    def cells(self, role: Role | None = None) -> tuple[Cell, ...]:
+        """Every paper cell the claims use, once each, in registry order; only those
+        of ``role`` when given.
+
+        Raises:
+            ValueError: when two claims hold different values or roles for one cell
+                id (a number transcribed twice).
+        """
+        out: dict[str, Cell] = {}
+        for c in self._claims:
+            for x in c.number.cells.values():
+                if out.setdefault(x.id, x) != x:
+                    raise ValueError(f"cell {x.id} differs between claims: "
+                                     f"{out[x.id]} vs {x}")
+        return tuple(x for x in out.values() if role is None or x.role is role)
+
+    def fit_cells(self) -> tuple[Cell, ...]:
+        """The cells a world is fitted to (role ``fit``): never a ``predict`` one."""
+        return self.cells(Role.FIT)
+
+    def predict_cells(self) -> tuple[Cell, ...]:
+        """The cells a fitted world is checked against (role ``predict``)."""
+        return self.cells(Role.PREDICT)
 
     def __getitem__(self, claim_id: str) -> Claim:
         """The claim with id ``claim_id``.
