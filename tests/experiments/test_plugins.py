@@ -322,6 +322,26 @@ def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, 
     assert "observation_entry raised RuntimeError: boom" in capsys.readouterr().err
 
 
+def test_an_evoharness_episode_names_the_task_a_plugin_broke_on(plugin_dir):
+    from sim.evolve.evoharness.online import play
+    from sim.evolve.evoharness.skill_effects import SkillAwareAgent
+    from sim.harness import run_episode
+    from sim.plugin_spec import PluginRuntimeError
+    from sim.tasks.loca import loca_task
+
+    task = loca_task(0, 0, 8000)
+    common = dict(agent=SkillAwareAgent("medium"), b=0, seed=3, run_episode=run_episode)
+    res, ex = play(task, None, budget=8000, **common,
+                   program_factory=lambda: plugins.make_program("byo_plugin:KeepLast"))
+    assert ex.task_id == task.task_id                      # a sound plugin plays through
+    with pytest.raises(PluginRuntimeError) as err:
+        play(task, None, budget=8000, **common,
+             program_factory=lambda: plugins.make_program("byo_plugin:LateBoom"))
+    line = str(err.value)
+    assert "program plugin 'byo_plugin:LateBoom': maintenance_planning raised " in line
+    assert line.endswith(f" on task {task.task_id} (Evo-Harness replicate 3)"), line
+    assert "\n" not in line
+
 
 def test_an_agent_returning_an_invalid_action_kind_is_refused_by_its_check(
         plugin_dir, tmp_path, capsys, monkeypatch):

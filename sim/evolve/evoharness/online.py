@@ -27,6 +27,7 @@ from sim.evolve.evoharness.select import check_b, select, skill_block
 from sim.evolve.evoharness.skill_effects import SkillAwareAgent
 from sim.evolve.evoharness.skill_harness import SkillHarness
 from sim.evolve.split import split_tasks
+from sim.plugin_spec import PluginRuntimeError
 
 MODES = ("online", "train-split", "none")
 
@@ -165,8 +166,12 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
     chosen = select(task.statement, harness.skills, b) if harness is not None else []
     block = skill_block(chosen)
     es = episode_seed(seed, task.task_id)
-    res = run_episode(task, program_factory(), agent, budget=budget, seed=es,
-                      pinned=(block,) if block else ())
+    try:  # a plugin (guarded) that raises or breaks its protocol: name the task
+        res = run_episode(task, program_factory(), agent, budget=budget, seed=es,
+                          pinned=(block,) if block else ())
+    except PluginRuntimeError as exc:
+        raise PluginRuntimeError(f"{exc} on task {task.task_id} (Evo-Harness replicate "
+                                 f"{seed})") from exc.__cause__
     signals = {"requests": res.requests, "archives": res.agent_archives,
                "recoveries": res.recoveries, "failed_reads": res.failed_reads,
                "offloaded": res.offloaded}
