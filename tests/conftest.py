@@ -51,6 +51,13 @@ LONG = {
         "the largest shipped trajectory under two programs (~5 s)",
     "tests/workspace/test_import_fuzz.py::test_fuzz_import_is_clean_or_a_trajectory_format_error":
         "hypothesis fuzzing of every importer (~3 s a format, 11 formats)",
+    "tests/experiments/claims/test_robustness_model.py::test_jobs_and_a_dask_cluster_give_the_same_files":
+        "starts a local Dask cluster (~6 s); tests/experiments/test_scheduler.py keeps the "
+        "scheduler path in the default suite",
+    "tests/experiments/calibrate/test_calibrate.py::test_curve_not_identified_when_misses_do_not_grow_with_length":
+        "a calibration fit over many simulated probes (~6 s); the identified case stays",
+    "tests/experiments/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
+        "the largest growth level (~6 s); the smaller levels check the same identity",
 }
 
 
