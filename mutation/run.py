@@ -479,7 +479,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(chosen) if chosen else "no module to mutate")
         return 0
     specs = [cfg.modules[p] for p in chosen]
+    checked = set()  # modules that share their tests (theory/'s) run them once
     for spec in specs:
+        if (spec.tests, spec.theory) in checked:
+            continue
+        checked.add((spec.tests, spec.theory))
         if run_tests(spec, ROOT):
             print(f"error: the tests of {spec.path} fail on the unmutated code",
                   file=sys.stderr)
