@@ -13,6 +13,7 @@ from theory import proposition1 as p1
 from theory import proposition2 as p2
 from theory.proof import ProofError, ProofRecord
 from experiments.theory_report import CHECKS
+from tests.theory.record_texts import assert_texts
 
 N, K, B = p1.GAME_SYMBOLS
 
@@ -30,6 +31,7 @@ def test_crosscheck_passes_and_is_registered(name):
     for points, err, tol in record.numeric.values():
         assert points > 0 and err <= tol
     assert f"experiments.crosschecks:{name}" in CHECKS
+    assert_texts(f"experiments.crosschecks:{name}", record)
 
 
 WRONG = {
