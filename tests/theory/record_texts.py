@@ -7,10 +7,13 @@ the checks' pass/fail tests cannot see those edits (the true statement passes
 either way), and ``ctxsim theory`` prints the text. Each check-running test runs
 the check with :func:`recorded` and compares with ``data/records.json``: title,
 source (which must cite THEORY.md or a paper), statement as sympy prints it, every
-step's description, every spot check's name and point count, and every numeric
-check's grid, tolerance and mode (relative or absolute) as the check passed them
-to ``theory.proof``. Left out: the evidence strings (sympy's own printing of
-intermediate expressions) and the errors measured.
+step's description and evidence (the expression it proved, as sympy prints it: an
+edit of a side lemma's expression shows only there), every spot check's name and
+point count, and every numeric check's grid, tolerance and mode (relative or
+absolute) as the check passed them to ``theory.proof``. Left out: the errors
+measured (float round-off). The copy is the same under any PYTHONHASHSEED; a sympy
+release that prints an expression differently shows as a diff of evidence strings
+only: rewrite the copy then.
 
 After an intended change to a check's text, rewrite the copy with
 ``python3 -m tests.theory.record_texts`` and review its diff.
@@ -81,7 +84,7 @@ def texts(record, calls) -> dict:
     """The comparable text of a ProofRecord and its numeric checks' arguments."""
     return {"result": record.result, "source": record.source,
             "statement": str(record.statement),
-            "steps": [s.description for s in record.steps],
+            "steps": [[s.description, s.evidence] for s in record.steps],
             "numeric": {name: n for name, (n, _, _) in record.numeric.items()},
             "grids": calls}
 
