@@ -11,7 +11,8 @@ from scipy import optimize, stats
 
 from fractions import Fraction
 
-from sim.games.burden_law import mc_halfwidth, uniform_Z_moments
+from sim.games.burden_law import Z_variance, mc_halfwidth, uniform_Z_moments
+from sim.games.channels import Ledger
 from sim.games.channels import Content, ListChannel
 from sim.games.content_rate import content_rate_exact
 from sim.games.information import rate_bits
@@ -197,3 +198,13 @@ def test_uniform_moments_are_exact_for_huge_counts(M, kappa):
     s1 = Fraction(K * (K + 1), 2) + (M - 1 - K) * kappa
     s2 = Fraction(K * (K + 1) * (2 * K + 1), 6) + (M - 1 - K) * kappa ** 2
     assert uniform_Z_moments(M, kappa) == (float(s1 / M), float(s2 / M))
+
+
+def test_z_variance_follows_the_order_it_is_given():
+    """Under the full ledger the Bayes order archives J* first (Z = 0, variance 0);
+    the random order ignores the channel: the blind law's variance, from its
+    moments over U ~ Uniform{0..n-1} enumerated directly."""
+    n, kappa = 10, 4
+    assert Z_variance(n, kappa, Ledger(), "bayes") == 0.0
+    z = np.minimum(np.arange(n), kappa)
+    assert Z_variance(n, kappa, Ledger(), "random") == pytest.approx(z.var(), rel=1e-12)
