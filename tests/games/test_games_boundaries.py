@@ -11,7 +11,7 @@ from scipy import optimize, stats
 
 from fractions import Fraction
 
-from sim.games.burden_law import Z_variance, mc_halfwidth, uniform_Z_moments
+from sim.games.burden_law import Z_moments, Z_variance, mc_halfwidth, uniform_Z_moments
 from sim.games.channels import Ledger
 from sim.games.channels import Content, ListChannel
 from sim.games.content_rate import content_rate_exact
@@ -208,3 +208,11 @@ def test_z_variance_follows_the_order_it_is_given():
     assert Z_variance(n, kappa, Ledger(), "bayes") == 0.0
     z = np.minimum(np.arange(n), kappa)
     assert Z_variance(n, kappa, Ledger(), "random") == pytest.approx(z.var(), rel=1e-12)
+
+
+def test_a_rate_list_channels_moments_use_its_list_size_at_n():
+    """ListChannel(r): m = round(n 2^-r) blocks, uniform among them: Z's moments are
+    the uniform law's over m (16 blocks at r = 2: m = 4), enumerated directly."""
+    z = np.minimum(np.arange(4), 3)
+    assert Z_moments(16, 3, ListChannel(r=2.0)) == pytest.approx((z.mean(), (z * z).mean()),
+                                                                rel=1e-12)
