@@ -216,3 +216,18 @@ def test_a_rate_list_channels_moments_use_its_list_size_at_n():
     z = np.minimum(np.arange(4), 3)
     assert Z_moments(16, 3, ListChannel(r=2.0)) == pytest.approx((z.mean(), (z * z).mean()),
                                                                 rel=1e-12)
+
+
+def test_a_channel_with_no_known_law_is_named():
+    """Z_moments knows the laws of the bundled channels only: another channel code is
+    refused with a message naming the channel."""
+    from sim.games.channels import Blind
+
+    class Unknown(Blind):
+        code = 99
+
+        def __repr__(self):
+            return "Unknown()"
+
+    with pytest.raises(ValueError, match=r"^no law of Z known for channel Unknown\(\)$"):
+        Z_moments(10, 3, Unknown())
