@@ -372,10 +372,10 @@ MUTMUT_SURVIVED = {"survived", "no tests", "suspicious"}
 
 
 def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work: Path,
-                   log=print) -> tuple[dict, list[dict], set]:
+                   log=print, jobs: int | None = None) -> tuple[dict, list[dict], set]:
     """One mutmut session over ``specs`` in the copy ``work`` (its pyproject.toml
-    gains a [tool.mutmut] table): (counts by module, unexplained survivors, keys of
-    listed survivors)."""
+    gains a [tool.mutmut] table), with ``jobs`` workers (None: mutmut's default, one
+    per CPU): (counts by module, unexplained survivors, keys of listed survivors)."""
     tests = sorted({t for s in specs for t in s.tests})
     table = ("\n[tool.mutmut]\n"
              f"source_paths = {json.dumps([s.path for s in specs])}\n"
@@ -389,7 +389,9 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
         fh.write(table)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     t0 = time.monotonic()
-    r = subprocess.run(["mutmut", "run"], cwd=work, env=env, capture_output=True, text=True)
+    jobs_args = [] if jobs is None else ["--max-children", str(jobs)]
+    r = subprocess.run(["mutmut", "run", *jobs_args], cwd=work, env=env, capture_output=True,
+                       text=True)
     seconds = time.monotonic() - t0
     if r.returncode:
         raise RuntimeError(f"mutmut run failed ({r.returncode}): "
@@ -430,6 +432,16 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
     return counts, unexplained, listed
 
 
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m mutation.run", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -438,6 +450,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--changed", nargs="?", const="HEAD", metavar="REV",
                    help="the modules whose source or tests differ from REV (default HEAD)")
     p.add_argument("--list", action="store_true", help="print the selection and exit")
+    p.add_argument("--jobs", type=_positive_int, metavar="N",
+                   help="mutmut workers (default: one per CPU); cosmic-ray runs one")
     p.add_argument("--out", type=Path, help="write the summary as JSON here")
     p.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)
     return p
@@ -465,7 +479,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(chosen) if chosen else "no module to mutate")
         return 0
     specs = [cfg.modules[p] for p in chosen]
+    checked = set()  # modules that share their tests (theory/'s) run them once
     for spec in specs:
+        if (spec.tests, spec.theory) in checked:
+            continue
+        checked.add((spec.tests, spec.theory))
         if run_tests(spec, ROOT):
             print(f"error: the tests of {spec.path} fail on the unmutated code",
                   file=sys.stderr)
@@ -475,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         _copy_tree(work)
         say = lambda s: print(s, flush=True)  # noqa: E731
         python = [s for s in specs if mutmut_applicable((work / s.path).read_text())]
-        counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say)
+        counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say,
+                                                      jobs=args.jobs)
                                        if python else ({}, [], set()))
         counts.update({s.path: _empty_counts() for s in specs if s not in python})
         for spec in specs:

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from sim.games.burden_law import mc_halfwidth
+from fractions import Fraction
+
+from sim.games.burden_law import Z_moments, Z_variance, mc_halfwidth, uniform_Z_moments
+from sim.games.channels import Ledger
 from sim.games.channels import Content, ListChannel
 from sim.games.content_rate import content_rate_exact
 from sim.games.information import rate_bits
@@ -156,3 +159,75 @@ def test_recoverable_archive_state_bits_and_budget_messages():
                                              rf"\({need} bits\)$"):
         RecoverableArchive().prepare(small, rng)
     assert address_bits(8) == 3
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: uniform_Z_moments(True, 2), "M"), (lambda: uniform_Z_moments(3, True), "kappa"),
+    (lambda: mc_halfwidth(1.0, True, 1.0), "trials"),
+    (lambda: mc_halfwidth(1.0, 5, -1e-12), "value_range"),
+    (lambda: mc_halfwidth(1.0, 5, 1.0, alpha=1.0), "alpha"),
+])
+def test_the_games_refuse_a_bool_count_and_the_bounds_edges(call, name):
+    """A bool is no count (True == 1 would pass the integer test); value_range just
+    below 0 and alpha = 1 (a level that bounds nothing) are refused, naming the value."""
+    with pytest.raises(ValueError, match=rf"^{name} must .*, got "):
+        call()
+
+
+def test_the_halfwidths_edges_are_accepted():
+    """One trial, a zero or sub-unit value range and alpha just below 1 are valid:
+    the closed form against root finding on Bernstein's inequality itself."""
+    L = math.log(2 / 6.3e-5)
+    assert mc_halfwidth(0.25, 1, 1.0) == pytest.approx(_bernstein_t(0.25, 1, 1.0, 6.3e-5),
+                                                       rel=1e-9)
+    assert mc_halfwidth(0.25, 40, 0.0) == pytest.approx(math.sqrt(2 * 40 * 0.25 * L) / 40,
+                                                        rel=1e-12)
+    assert mc_halfwidth(0.25, 40, 0.5) == pytest.approx(_bernstein_t(0.25, 40, 0.5, 6.3e-5),
+                                                        rel=1e-9)
+    assert mc_halfwidth(0.25, 40, 1.0, alpha=0.999) > 0
+
+
+@pytest.mark.parametrize("M,kappa", [(419_511_225_273, 419_510_398_235),
+                                     (1_000_000_007, 1_000_000_000),
+                                     (100_000_007, 100_000_007)])
+def test_uniform_moments_are_exact_for_huge_counts(M, kappa):
+    """Faulhaber's sums in integers, one correctly rounded division: against exact
+    Fractions of the direct definition's sums (a float division earlier loses the
+    last bits once K^2 or K^3 passes 2^53)."""
+    K = min(M - 1, kappa)
+    s1 = Fraction(K * (K + 1), 2) + (M - 1 - K) * kappa
+    s2 = Fraction(K * (K + 1) * (2 * K + 1), 6) + (M - 1 - K) * kappa ** 2
+    assert uniform_Z_moments(M, kappa) == (float(s1 / M), float(s2 / M))
+
+
+def test_z_variance_follows_the_order_it_is_given():
+    """Under the full ledger the Bayes order archives J* first (Z = 0, variance 0);
+    the random order ignores the channel: the blind law's variance, from its
+    moments over U ~ Uniform{0..n-1} enumerated directly."""
+    n, kappa = 10, 4
+    assert Z_variance(n, kappa, Ledger(), "bayes") == 0.0
+    z = np.minimum(np.arange(n), kappa)
+    assert Z_variance(n, kappa, Ledger(), "random") == pytest.approx(z.var(), rel=1e-12)
+
+
+def test_a_rate_list_channels_moments_use_its_list_size_at_n():
+    """ListChannel(r): m = round(n 2^-r) blocks, uniform among them: Z's moments are
+    the uniform law's over m (16 blocks at r = 2: m = 4), enumerated directly."""
+    z = np.minimum(np.arange(4), 3)
+    assert Z_moments(16, 3, ListChannel(r=2.0)) == pytest.approx((z.mean(), (z * z).mean()),
+                                                                rel=1e-12)
+
+
+def test_a_channel_with_no_known_law_is_named():
+    """Z_moments knows the laws of the bundled channels only: another channel code is
+    refused with a message naming the channel."""
+    from sim.games.channels import Blind
+
+    class Unknown(Blind):
+        code = 99
+
+        def __repr__(self):
+            return "Unknown()"
+
+    with pytest.raises(ValueError, match=r"^no law of Z known for channel Unknown\(\)$"):
+        Z_moments(10, 3, Unknown())

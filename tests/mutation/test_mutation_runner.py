@@ -254,6 +254,11 @@ def test_cli_usage_errors_exit_2():
     assert r.returncode == 2 and "--all or --changed" in r.stderr
     r = cli("--list", "experiments/claims/rules.py")
     assert r.returncode == 0 and r.stdout.strip() == "experiments/claims/rules.py"
+    for bad in ("0", "-1", "two"):
+        r = cli("--jobs", bad, "--list", "experiments/claims/rules.py")
+        assert r.returncode == 2 and f"expected a whole number >= 1, got {bad!r}" in r.stderr
+    r = cli("--jobs", "1", "--list", "experiments/claims/rules.py")
+    assert r.returncode == 0 and r.stdout.strip() == "experiments/claims/rules.py"
 
 
 def test_mutmut_is_skipped_where_every_function_is_a_kernel():

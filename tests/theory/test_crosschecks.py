@@ -13,6 +13,7 @@ from theory import proposition1 as p1
 from theory import proposition2 as p2
 from theory.proof import ProofError, ProofRecord
 from experiments.theory_report import CHECKS
+from tests.theory.record_texts import assert_texts, recorded
 
 N, K, B = p1.GAME_SYMBOLS
 
@@ -25,11 +26,12 @@ def _scaled_mc(factor):
 @pytest.mark.parametrize("name", ["check_prop2_rates_equal_simulator",
                                   "check_prop1_closed_forms_equal_simulator"])
 def test_crosscheck_passes_and_is_registered(name):
-    record = getattr(crosschecks, name)()
+    record, calls = recorded(getattr(crosschecks, name))
     assert isinstance(record, ProofRecord) and record.steps
     for points, err, tol in record.numeric.values():
         assert points > 0 and err <= tol
     assert f"experiments.crosschecks:{name}" in CHECKS
+    assert_texts(f"experiments.crosschecks:{name}", record, calls)
 
 
 WRONG = {

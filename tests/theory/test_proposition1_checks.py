@@ -16,17 +16,19 @@ from sim.games.recovery import (fano_bound, keep_blocks_success, keep_prefix_suc
 from theory import proposition1 as p1
 from theory.proof import ProofError, ProofRecord
 from experiments.theory_report import CHECKS, run_all
+from tests.theory.record_texts import assert_texts, recorded
 
 
 @pytest.mark.parametrize("name", ["check_fano_per_block", "check_independence",
                                   "check_combined_bound", "check_separation",
                                   "check_fixed_budget"])
 def test_check_passes_and_is_registered(name):
-    record = getattr(p1, name)()
+    record, calls = recorded(getattr(p1, name))
     assert isinstance(record, ProofRecord)
     assert len(record.steps) >= 3
     assert sum(n for n, _, _ in record.numeric.values()) > 0
     assert f"theory.proposition1:{name}" in CHECKS
+    assert_texts(f"theory.proposition1:{name}", record, calls)
 
 
 def test_report_runs_the_proposition1_checks():

@@ -20,6 +20,7 @@ from theory.proposition2 import (check_centroid_below_paper, check_prop2_centroi
 from theory.recovery_burden import check_recovery_burden
 from theory.theorem1_bound import check_sum_ge_affine
 from theory.windowed_ledger import check_windowed_ledger
+from tests.theory.record_texts import assert_texts, recorded
 
 MODULES = ("list_fano", "recovery_burden", "theorem1_bound", "corollaries", "blind",
            "list_channel", "windowed_ledger", "proposition2")
@@ -34,12 +35,13 @@ def test_every_result_is_registered():
 @pytest.mark.parametrize("spec", SPECS)
 def test_check_passes(spec):
     """Each check returns a record with symbolic steps and at least one numeric spot check."""
-    record = report.load(spec)()
+    record, calls = recorded(report.load(spec))
     assert isinstance(record, ProofRecord)
     assert record.steps, spec
     assert record.numeric, spec
     for points, err, tol in record.numeric.values():
         assert points > 0 and err <= tol
+    assert_texts(spec, record, calls)
 
 
 def _scaled(func, factor):

@@ -621,3 +621,23 @@ def test_with_a_foreign_tokenizer_the_guard_measures_both_requests(tmp_path):
         pytest.fail("no result size saving 1..LOCAL_SLACK tokens")
     b, g, seen = run(tmp_path / "g", chars, False)
     assert seen == [None] and b.status is OFF and g["total"] == t["off"]
+
+
+@pytest.mark.parametrize("dashboard, floored", [
+    ("ledger", True), ("none", True), ("bounded_ledger:400", False), ("status_board", False)])
+def test_the_lower_bound_is_kept_for_the_ledger_and_no_dashboard_only(tmp_path, dashboard,
+                                                                    floored):
+    """accounting.py's floor rule: a register never lowers the total under the full
+    ledger or no dashboard, so the last exact total less HEADER_SLACK bounds the next
+    one; a bounded ledger may drop a row (and the status board is not covered by the
+    argument), so there the guard gets no lower bound and measures. Both sides, with a
+    tokenizer the floor admits (char)."""
+    ws = Workspace(tmp_path / "w", budget=8000, tokenizer="char", dashboard=dashboard,
+                   strict=False, sync=False)
+    ws.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        total = ws.assemble(strict=False).total
+    assert ws.bound.floor == total
+    assert ws.bound.floor_after({}) == (total - HEADER_SLACK if floored else None)
+    ws.close()
