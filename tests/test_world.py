@@ -141,14 +141,14 @@ def test_a_sweep_runs_at_a_point_of_the_world():
     import dataclasses
 
     from experiments.settings.sweeps import world_value
-    from experiments.sweep import JobSpec, run_job
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, run_job
 
     assert world_value("agent.p_index=0.3") == ("agent.p_index", 0.3)
     for bad in ("agent.p_index=3", "agent.nope=0.5", "agent.p_index", "task.size_sd=x"):
         with pytest.raises(argparse.ArgumentTypeError):
             world_value(bad)
-    spec = JobSpec(generator="loca", family=1, seed=0, level=64_000, budget=32_000,
-                   programs=("vista",))
+    spec = JobSpec(task=TaskSpec(generator="loca", family=1, seed=0, level=64_000),
+                   setup=JobSetup(budget=32_000, programs=("vista",)))
     defaults = tuple((n, p.default) for n, p in TABLE.items())
     assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
     other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
@@ -160,10 +160,10 @@ def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
     default point builds the default task."""
     import dataclasses
 
-    from experiments.sweep import JobSpec, build_task
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, build_task
 
-    spec = JobSpec(generator="browse", family=3, seed=0, level=16_000, budget=16_000,
-                   programs=("vista",))
+    spec = JobSpec(task=TaskSpec(generator="browse", family=3, seed=0, level=16_000),
+                   setup=JobSetup(budget=16_000, programs=("vista",)))
     defaults = tuple((n, p.default) for n, p in TABLE.items())
     assert build_task(dataclasses.replace(spec, world=defaults)) == build_task(spec)
     assert build_task(spec) == browse_task(3, 0)
@@ -195,7 +195,7 @@ def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeyp
     profile carries the point's p_index (and the default of every other field)."""
     import sim.agents
     import sim.world
-    from experiments.sweep import JobSpec, run_job
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, run_job
 
     calls, profiles = [], []
     real = sim.world.world_at
@@ -211,8 +211,9 @@ def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeyp
 
     monkeypatch.setattr(sim.world, "world_at", counting)
     monkeypatch.setattr(sim.agents, "SyntheticAgent", Spy)
-    spec = JobSpec(generator="loca", family=0, seed=0, level=2000, budget=4000,
-                   programs=("react", "vista"), world=(("agent.p_index", 0.3),))
+    spec = JobSpec(task=TaskSpec(generator="loca", family=0, seed=0, level=2000),
+                   setup=JobSetup(budget=4000, programs=("react", "vista")),
+                   world=(("agent.p_index", 0.3),))
     rows = run_job(spec)
     assert len(rows) == 2 and len(calls) == 1
     assert [p.p_index for p in profiles] == [0.3, 0.3]
