@@ -165,14 +165,15 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
             make_agent(setup.agent, get_profile(profile) if isinstance(profile, str)
                        else profile)
         try:  # a plugin (guarded) that raises or breaks its protocol: name the task
-            r = run_episode(task, make_program(name, **dashboard_knobs(name,
-                                                                       setup.dashboard_tokens)),
-                            agent, budget=setup.budget, seed=seed, tokenizer=tok, fast=fast)
+            program = make_program(name, **dashboard_knobs(name, setup.dashboard_tokens))
+            r = run_episode(task, program, agent, budget=setup.budget, seed=seed,
+                            tokenizer=tok, fast=fast)
         except PluginRuntimeError as exc:
             raise PluginRuntimeError(f"{exc} on task {task.task_id} (level "
                                      f"{spec.task.level})") from exc.__cause__
-        rows.append({"level": spec.task.level, "program": name, "task_id": task.task_id,
-                     "family": task.family, "seed": spec.task.seed, "budget": setup.budget,
+        rows.append({"level": spec.task.level, "program": name,
+                     "task_id": task.task_id, "family": task.family,
+                     "seed": spec.task.seed, "budget": setup.budget,
                      "solved": int(r.solved), "mean_active": round(r.mean_active, 1),
                      "mean_dashboard": round(r.mean_dashboard, 1),
                      "total_tokens": r.total_tokens, "input_tokens": r.input_tokens,

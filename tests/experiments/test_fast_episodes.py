@@ -5,7 +5,8 @@ pressure sweep, below and above the budget, and on the browse generator."""
 import pytest
 
 from experiments.output import write_csv
-from experiments.sweep import ROW_COLUMNS, JobSetup, JobSpec, TaskSpec, loca_specs, run_job
+from experiments.sweep import (ROW_COLUMNS, JobSetup, JobSpec, TaskSpec, loca_specs,
+                               run_job)
 from experiments.vista import pressure
 
 

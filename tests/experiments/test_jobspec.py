@@ -21,7 +21,8 @@ def _every_kind_of_job():
                                        programs=("react", "vista"), dashboard_tokens=None))
     cal = calibrated_jobs(loca, _calibrated())
     browse = browse_specs(WindowSettings(windows=(4000,), queries=2, seeds=1))
-    robust = point_specs(Design(tasks=2, queries=1, windows=(4000, 12000, 64000)), {"agent.p_index": 0.3})
+    robust = point_specs(Design(tasks=2, queries=1, windows=(4000, 12000, 64000)),
+                         {"agent.p_index": 0.3})
     return loca + cal + browse + robust
 
 
@@ -59,8 +60,9 @@ def test_the_parts_are_frozen_and_built_by_keyword():
     for obj, field in ((spec, "world"), (spec.task, "level"), (spec.setup, "budget")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(obj, field, 1)
-    assert (spec.task.base_seed, spec.setup.profile, spec.setup.agent,
-            spec.setup.dashboard_tokens, spec.world) == (0, "medium", "synthetic", None, ())
+    setup = spec.setup
+    assert (spec.task.base_seed, setup.profile, setup.agent, setup.dashboard_tokens,
+            spec.world) == (0, "medium", "synthetic", None, ())
 
 
 @pytest.mark.parametrize("generator, family, seed, base_seed, expected", [
