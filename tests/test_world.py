@@ -172,22 +172,29 @@ def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
     assert other == browse_task(3, 0, params=BrowseParams(doc_median=2_000.0))
 
 
-def test_profile_defaults_are_declared_once_on_the_profile_fields():
-    """The world table's agent rows are the Profile fields' own declarations (default,
-    range, unit, source): no second copy of a default in sim/world.py."""
+@pytest.mark.parametrize("group, cls", [("agent", Profile), ("task", TaskParams),
+                                        ("browse", BrowseParams)])
+def test_defaults_are_declared_once_on_the_fields(group, cls):
+    """The world table's rows of a group are its dataclass fields' own declarations
+    (default, range, unit, source): no second copy of a default in sim/world.py, and
+    every numeric field has a row (``name`` and the flag ``source_named`` are not
+    parameters)."""
     import pathlib
 
     import sim.world
 
-    for f in dataclasses.fields(Profile):
-        if f.name == "name":
-            continue
-        row = TABLE[f"agent.{f.name}"]
-        assert row.default == f.default == getattr(Profile(), f.name)
+    rows = [n for n in TABLE if n.startswith(f"{group}.")]
+    numeric = [f for f in dataclasses.fields(cls) if f.type in ("float", "int")]
+    assert rows == [f"{group}.{f.name}" for f in numeric] and rows
+    for f in numeric:
+        row = TABLE[f"{group}.{f.name}"]
+        assert row.default == f.default == getattr(cls(), f.name)
+        assert type(row.default) is type(getattr(cls(), f.name))
+        assert row.integer == (f.type == "int")
         assert (row.low, row.high, row.unit, row.source, row.doc) == tuple(
             f.metadata["world"][k] for k in ("low", "high", "unit", "source", "doc"))
     text = pathlib.Path(sim.world.__file__).read_text()
-    assert 'Param("agent.' not in text
+    assert f'Param("{group}.' not in text
 
 
 def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeypatch):
