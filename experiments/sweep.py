@@ -22,11 +22,15 @@ import contextlib
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from experiments.executors import cancel_futures, process_pool
 from experiments.settings.sweeps import CALIBRATED
+
+if TYPE_CHECKING:
+    from sim.world import World
 
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
@@ -94,34 +98,45 @@ class JobSpec:
     table (``--world``, :func:`sim.world.world_at`) names task parameters
     (``task.*``, ``browse.*``) and agent parameters (``agent.*``) together, and the
     job builds it once into both the task's parameters and the agent's profile.
-    Splitting it would split a point the user gave as one and build it twice.
+    Splitting it would split a point the user gave as one and build it twice. It
+    is the typed point (:class:`sim.world.World`, built by :func:`world_of` where
+    the jobs are made), so a worker reads the profile and the task parameters as
+    fields, never by string keys, and a bad point is refused before any job runs.
 
     Attributes:
         task: the task instance (:class:`TaskSpec`).
         setup: the programs, budget and agent (:class:`JobSetup`).
-        world: ``((name, value), ...)``: a point of the world table; when given, the
-            agent's profile and the task parameters are built there and
-            ``setup.profile`` is not used.
+        world: a point of the world table, or None (the default world, with the
+            agent's profile named by ``setup.profile``); when given, the agent's
+            profile and the task parameters are its own and ``setup.profile`` is not
+            used.
     """
 
     task: TaskSpec
     setup: JobSetup
-    world: tuple[tuple[str, float], ...] = ()
+    world: World | None = None
 
 
-def _world(spec: JobSpec):
+def world_of(pairs) -> World | None:
+    """The typed point of ``pairs`` (``((name, value), ...)``, e.g. a sweep's
+    ``--world``): :func:`sim.world.world_at` of them, None for no pairs.
+
+    Raises:
+        KeyError, ValueError: as :func:`sim.world.world_at`, for an unknown name or
+            a value outside its prior range.
+    """
     from sim.world import world_at
 
-    return world_at(dict(spec.world)) if spec.world else None
+    return world_at(dict(pairs)) if pairs else None
 
 
-def build_task(spec: JobSpec, world=None):
-    """The task of ``spec``; ``world``: its :func:`_world`, when the caller has it.
+def build_task(spec: JobSpec):
+    """The task of ``spec``, at its world's task parameters (the defaults without).
 
     Raises:
         ValueError: for an unknown generator.
     """
-    w = world if world is not None else _world(spec)
+    w = spec.world
     t = spec.task
     if t.generator == "loca":
         from sim.tasks.loca import loca_task
@@ -152,8 +167,8 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     from sim.token_cache import KnownCountTokenizer
     from sim.workspace.tokenizer import get_tokenizer
 
-    w = _world(spec)   # built once: the task's parameters and the agent's profile
-    task = build_task(spec, w)
+    w = spec.world
+    task = build_task(spec)
     tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                               {s.content: s.tokens for s in task.steps if s.content})
     seed = episode_seed(spec)
@@ -388,8 +403,7 @@ def calibrated_jobs(specs: list[JobSpec], settings) -> list[JobSpec]:
     progs = settings.calibrated_row or ()
     if not progs:
         return []
-    world = tuple(sorted({**dict(settings.world),
-                          **settings.calibration["values"]}.items()))
+    world = world_of({**dict(settings.world), **settings.calibration["values"]}.items())
     return [replace(s, setup=replace(s.setup, programs=tuple(p for p in s.setup.programs
                                                              if p in progs),
                                      profile=CALIBRATED), world=world)
@@ -421,9 +435,10 @@ def loca_specs(settings, levels=None, programs=None) -> list[JobSpec]:
         levels = getattr(settings, "levels", None) or (settings.growth,)
     setup = _setup(settings, settings.budget,
                    tuple(settings.programs if programs is None else programs))
+    world = world_of(settings.world)   # built once for the sweep
     return [JobSpec(task=TaskSpec(generator="loca", family=f, seed=s, level=lvl,
                                   base_seed=settings.seed),
-                    setup=setup, world=settings.world)
+                    setup=setup, world=world)
             for lvl in levels for f in range(settings.families)
             for s in range(settings.seeds)]
 
@@ -438,10 +453,10 @@ def browse_specs(settings) -> list[JobSpec]:
     """The BrowseComp-like jobs of the window sweep's settings
     (:class:`experiments.settings.vista.WindowSettings`): ``queries`` x ``seeds`` per
     window W, with budget = W (VISTA §3.3, Fig. 6)."""
+    world = world_of(settings.world)
     return [JobSpec(task=TaskSpec(generator="browse", family=q, seed=s, level=w,
                                   base_seed=settings.seed),
-                    setup=_setup(settings, w, tuple(settings.programs)),
-                    world=settings.world)
+                    setup=_setup(settings, w, tuple(settings.programs)), world=world)
             for w in settings.windows for q in range(settings.queries)
             for s in range(settings.seeds)]
 

@@ -11,6 +11,7 @@ import pytest
 
 from experiments.sweep import (JobSetup, JobSpec, TaskSpec, browse_specs, calibrated_jobs,
                                episode_seed, loca_specs)
+from sim.world import world_at
 
 
 def _every_kind_of_job():
@@ -51,7 +52,7 @@ def test_the_calibrated_row_changes_only_the_set_up_and_the_world():
     assert cal.task == spec.task
     assert cal.setup == dataclasses.replace(spec.setup, programs=("vista",),
                                             profile="calibrated")
-    assert cal.world == (("agent.p_index", 0.2),)
+    assert cal.world == world_at({"agent.p_index": 0.2})
 
 
 def test_the_parts_are_frozen_and_built_by_keyword():
@@ -62,7 +63,7 @@ def test_the_parts_are_frozen_and_built_by_keyword():
             setattr(obj, field, 1)
     setup = spec.setup
     assert (spec.task.base_seed, setup.profile, setup.agent, setup.dashboard_tokens,
-            spec.world) == (0, "medium", "synthetic", None, ())
+            spec.world) == (0, "medium", "synthetic", None, None)
 
 
 @pytest.mark.parametrize("generator, family, seed, base_seed, expected", [

@@ -125,7 +125,8 @@ def task_ids(n: int) -> list[tuple[int, int]]:
 
 
 def world_point(values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
-    """A :class:`~experiments.sweep.JobSpec` world: every parameter of the table, at
+    """A world point as pairs (:func:`experiments.sweep.world_of` builds it): every
+    parameter of the table, at
     ``values`` where given, else its default (so every point, the default one too,
     is built by :func:`sim.world.world_at`)."""
     from sim.world import TABLE
@@ -139,9 +140,9 @@ def world_point(values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
 def point_specs(design: Design, values: Mapping[str, float]) -> list:
     """The jobs of one world point, in a fixed order: the LOCA-like tasks at low
     then high growth, then the window sweep's queries."""
-    from experiments.sweep import JobSetup, JobSpec, TaskSpec
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, world_of
 
-    world = world_point(values)
+    world = world_of(world_point(values))
     specs = []
     for growth in dict.fromkeys((design.low_growth, design.growth)):
         progs = design.programs(growth)

@@ -55,7 +55,7 @@ def test_point_specs_and_episode_count():
     d = Design(tasks=3, queries=2, windows=(4000, 12000, 64000))
     specs = point_specs(d, {"agent.p_index": 0.3})
     assert sum(len(s.setup.programs) for s in specs) == d.episodes_per_point()
-    assert all(dict(s.world)["agent.p_index"] == 0.3 for s in specs)
+    assert all(s.world.profile.p_index == 0.3 for s in specs)
     browse = [s for s in specs if s.task.generator == "browse"]
     assert {s.task.level for s in browse} == {4000, 12000, 64000}
     assert all(s.setup.budget == s.task.level for s in browse)
