@@ -12,7 +12,7 @@ number of workers; progress is a tqdm bar over completed jobs.
 
 A sweep's settings (:mod:`experiments.settings.sweeps`, one typed object from the
 command line on) become its jobs here (:func:`loca_specs`, :func:`browse_specs`):
-``--budget`` is ``settings.budget``, then ``JobSpec.budget``, then the episode's.
+``--budget`` is ``settings.budget``, then ``JobSpec.setup.budget``, then the episode's.
 """
 
 from __future__ import annotations
@@ -22,11 +22,15 @@ import contextlib
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from experiments.executors import cancel_futures, process_pool
 from experiments.settings.sweeps import CALIBRATED
+
+if TYPE_CHECKING:
+    from sim.world import World
 
 #: per-episode columns written to the raw CSV
 ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solved",
@@ -39,33 +43,17 @@ ROW_COLUMNS = ("level", "program", "task_id", "family", "seed", "budget", "solve
 
 
 @dataclass(frozen=True, kw_only=True)
-class JobSpec:
-    """One task instance and its set-up: the programs to run on it and what every
-    episode is given. Built by keyword (:func:`loca_specs`, :func:`browse_specs`);
-    picklable, so a Dask worker receives it whole.
-
-    The task: ``generator``, ``family``, ``seed``, ``level``, ``base_seed``,
-    ``world`` (its task parameters). The set-up: ``budget``, ``programs``,
-    ``profile``, ``agent``, ``dashboard_tokens`` (and ``world``'s agent
-    parameters).
+class TaskSpec:
+    """Which task instance a job plays: enough to generate it anywhere
+    (:func:`build_task`) and to key its agent's random numbers
+    (:func:`episode_seed`).
 
     Attributes:
         generator: ``"loca"`` or ``"browse"``.
         family: LOCA family index or BrowseComp query index.
         seed: instance seed.
         level: growth tokens (loca) or window W (browse): the sweep coordinate.
-        budget: context budget B in tokens.
-        programs: program names (:data:`sim.policies.PROGRAMS`).
-        profile: agent profile name (None with ``world``, which replaces it).
         base_seed: the sweep seed.
-        dashboard_tokens: token cap of the bounded-ledger programs (None: each
-            program's registered cap).
-        world: ``((name, value), ...)``: a point of the world table
-            (:func:`sim.world.world_at`); when given, the agent's profile and the
-            task parameters are built there and ``profile`` is not used.
-        agent: ``"synthetic"`` (:class:`sim.agents.SyntheticAgent` with ``profile``)
-            or an agent plugin spec (:func:`sim.plugins.make_agent`, called with the
-            profile).
     """
 
     generator: str
@@ -73,7 +61,26 @@ class JobSpec:
     seed: int
     level: int
     base_seed: int = 0
-    world: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSetup:
+    """What every episode of a job is given: the programs to run on the task, the
+    budget and the agent. A job's, not the sweep's: the window sweep sets the
+    budget to each job's window (VISTA §3.3, Fig. 6).
+
+    Attributes:
+        budget: context budget B in tokens.
+        programs: program names (:data:`sim.policies.PROGRAMS`).
+        profile: agent profile name (not used when the job has a ``world``, which
+            replaces it).
+        agent: ``"synthetic"`` (:class:`sim.agents.SyntheticAgent` with ``profile``)
+            or an agent plugin spec (:func:`sim.plugins.make_agent`, called with the
+            profile).
+        dashboard_tokens: token cap of the bounded-ledger programs (None: each
+            program's registered cap).
+    """
+
     budget: int
     programs: tuple[str, ...]
     profile: str | None = "medium"
@@ -81,34 +88,72 @@ class JobSpec:
     dashboard_tokens: int | None = None
 
 
-def _world(spec: JobSpec):
+@dataclass(frozen=True, kw_only=True)
+class JobSpec:
+    """One job: a task instance and its set-up. Built by keyword
+    (:func:`loca_specs`, :func:`browse_specs`); frozen and picklable, so a Dask
+    worker receives it whole.
+
+    ``world`` sits beside the two parts, not in either: one point of the world
+    table (``--world``, :func:`sim.world.world_at`) names task parameters
+    (``task.*``, ``browse.*``) and agent parameters (``agent.*``) together, and the
+    job builds it once into both the task's parameters and the agent's profile.
+    Splitting it would split a point the user gave as one and build it twice. It
+    is the typed point (:class:`sim.world.World`, built by :func:`world_of` where
+    the jobs are made), so a worker reads the profile and the task parameters as
+    fields, never by string keys, and a bad point is refused before any job runs.
+
+    Attributes:
+        task: the task instance (:class:`TaskSpec`).
+        setup: the programs, budget and agent (:class:`JobSetup`).
+        world: a point of the world table, or None (the default world, with the
+            agent's profile named by ``setup.profile``); when given, the agent's
+            profile and the task parameters are its own and ``setup.profile`` is not
+            used.
+    """
+
+    task: TaskSpec
+    setup: JobSetup
+    world: World | None = None
+
+
+def world_of(pairs) -> World | None:
+    """The typed point of ``pairs`` (``((name, value), ...)``, e.g. a sweep's
+    ``--world``): :func:`sim.world.world_at` of them, None for no pairs.
+
+    Raises:
+        KeyError, ValueError: as :func:`sim.world.world_at`, for an unknown name or
+            a value outside its prior range.
+    """
     from sim.world import world_at
 
-    return world_at(dict(spec.world)) if spec.world else None
+    return world_at(dict(pairs)) if pairs else None
 
 
-def build_task(spec: JobSpec, world=None):
-    """The task of ``spec``; ``world``: its :func:`_world`, when the caller has it.
+def build_task(spec: JobSpec):
+    """The task of ``spec``, at its world's task parameters (the defaults without).
 
     Raises:
         ValueError: for an unknown generator.
     """
-    w = world if world is not None else _world(spec)
-    if spec.generator == "loca":
+    w = spec.world
+    t = spec.task
+    if t.generator == "loca":
         from sim.tasks.loca import loca_task
-        return loca_task(spec.family, spec.seed, spec.level, spec.base_seed,
+        return loca_task(t.family, t.seed, t.level, t.base_seed,
                          params=w.tasks if w else None)
-    if spec.generator == "browse":
+    if t.generator == "browse":
         from sim.tasks.browse import browse_task
-        return browse_task(spec.family, spec.seed, base_seed=spec.base_seed,
+        return browse_task(t.family, t.seed, base_seed=t.base_seed,
                            params=w.browse if w else None)
-    raise ValueError(f"unknown generator {spec.generator!r}")
+    raise ValueError(f"unknown generator {t.generator!r}")
 
 
 def episode_seed(spec: JobSpec) -> int:
     """The agent's common-random-number seed: fixed by (sweep seed, generator, family,
-    seed), the same for every program and pressure level."""
-    ss = np.random.SeedSequence([spec.base_seed, len(spec.generator), spec.family, spec.seed])
+    seed) of its task, the same for every program and pressure level."""
+    t = spec.task
+    ss = np.random.SeedSequence([t.base_seed, len(t.generator), t.family, t.seed])
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
@@ -122,26 +167,28 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     from sim.token_cache import KnownCountTokenizer
     from sim.workspace.tokenizer import get_tokenizer
 
-    w = _world(spec)   # built once: the task's parameters and the agent's profile
-    task = build_task(spec, w)
+    w = spec.world
+    task = build_task(spec)
     tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                               {s.content: s.tokens for s in task.steps if s.content})
     seed = episode_seed(spec)
-    profile = w.profile if w else spec.profile
+    setup = spec.setup
+    profile = w.profile if w else setup.profile
     rows = []
-    for name in spec.programs:
-        agent = SyntheticAgent(profile) if spec.agent == "synthetic" else \
-            make_agent(spec.agent, get_profile(profile) if isinstance(profile, str)
+    for name in setup.programs:
+        agent = SyntheticAgent(profile) if setup.agent == "synthetic" else \
+            make_agent(setup.agent, get_profile(profile) if isinstance(profile, str)
                        else profile)
         try:  # a plugin (guarded) that raises or breaks its protocol: name the task
-            r = run_episode(task, make_program(name, **dashboard_knobs(name,
-                                                                       spec.dashboard_tokens)),
-                            agent, budget=spec.budget, seed=seed, tokenizer=tok, fast=fast)
+            program = make_program(name, **dashboard_knobs(name, setup.dashboard_tokens))
+            r = run_episode(task, program, agent, budget=setup.budget, seed=seed,
+                            tokenizer=tok, fast=fast)
         except PluginRuntimeError as exc:
             raise PluginRuntimeError(f"{exc} on task {task.task_id} (level "
-                                     f"{spec.level})") from exc.__cause__
-        rows.append({"level": spec.level, "program": name, "task_id": task.task_id,
-                     "family": task.family, "seed": spec.seed, "budget": spec.budget,
+                                     f"{spec.task.level})") from exc.__cause__
+        rows.append({"level": spec.task.level, "program": name,
+                     "task_id": task.task_id, "family": task.family,
+                     "seed": spec.task.seed, "budget": setup.budget,
                      "solved": int(r.solved), "mean_active": round(r.mean_active, 1),
                      "mean_dashboard": round(r.mean_dashboard, 1),
                      "total_tokens": r.total_tokens, "input_tokens": r.input_tokens,
@@ -158,40 +205,51 @@ def run_job(spec: JobSpec, fast: bool = True) -> list[dict]:
     return rows
 
 
-def check_plugins(specs: list[JobSpec]) -> None:
+def check_plugins(setups: list[JobSetup]) -> None:
     """Load every plugin program and agent of ``specs`` and play each through one
     small episode (:func:`sim.plugins.check_program`, :func:`~sim.plugins.check_agent`)
     before any job runs: a plugin that does not import or breaks its protocol is
     refused in one line (:class:`sim.plugins.PluginError`, exit 2), nothing computed.
-    The command line checks them when parsed; this covers configs and callers."""
+    The command line checks them when parsed; this covers configs and callers.
+
+    Args:
+        setups: the jobs' set-ups (:attr:`JobSpec.setup`); only ``programs`` and
+            ``agent`` are read.
+    """
     from sim.plugins import check_agent, check_program
 
-    for name in sorted({p for s in specs for p in s.programs}):
+    for name in sorted({p for s in setups for p in s.programs}):
         check_program(name)
-    for agent in sorted({s.agent for s in specs}):
+    for agent in sorted({s.agent for s in setups}):
         check_agent(agent)
 
 
-def check_budgets(specs: list[JobSpec]) -> None:
+def check_budgets(setups: list[JobSetup]) -> None:
     """Raise :class:`sim.workspace.ConfigError` (one line naming the program, the
     budget and the fixed overhead) if any job's budget is below the fixed overhead
     of a program's workspace (system prompt, tool schemas, empty dashboard): no
     request could fit, whatever the program does. Measured on the workspace the
     episode's :class:`sim.episode.EpisodeSetup` describes (the one
-    :func:`sim.harness.run_episode` plays on), with budget B."""
+    :func:`sim.harness.run_episode` plays on), with budget B.
+
+    Args:
+        setups: the jobs' set-ups (:attr:`JobSpec.setup`); only ``programs``,
+            ``budget`` and ``dashboard_tokens`` are read, so a caller with no task
+            (``ctxsim workspace replay``) passes a :class:`JobSetup` alone.
+    """
     from sim.episode import EpisodeSetup
     from sim.policies import make_program
     from sim.workspace import ConfigError
 
     seen = set()
-    for spec in specs:
-        for name in spec.programs:
-            knobs = dashboard_knobs(name, spec.dashboard_tokens)
-            if (name, spec.budget, tuple(knobs.items())) in seen:
+    for setup in setups:
+        for name in setup.programs:
+            knobs = dashboard_knobs(name, setup.dashboard_tokens)
+            if (name, setup.budget, tuple(knobs.items())) in seen:
                 continue
-            seen.add((name, spec.budget, tuple(knobs.items())))
+            seen.add((name, setup.budget, tuple(knobs.items())))
             try:  # the episode's workspace refuses a budget below its fixed overhead
-                EpisodeSetup.of(make_program(name, **knobs), spec.budget).check_overhead()
+                EpisodeSetup.of(make_program(name, **knobs), setup.budget).check_overhead()
             except ConfigError as exc:
                 # "budget N tokens is impossible: ..." -> naming the program too
                 raise ConfigError(str(exc).replace("budget", f"budget for program "
@@ -259,8 +317,8 @@ def run_sweep(specs: list[JobSpec], jobs: int = 1, executor=None, desc: str = "s
         scheduler: address of a Dask distributed scheduler (``tcp://host:8786``)
             to run the jobs on, when no ``executor`` is given.
     """
-    check_plugins(specs)
-    check_budgets(specs)
+    check_plugins([s.setup for s in specs])
+    check_budgets([s.setup for s in specs])
     if executor is None and scheduler:
         with dask_client(scheduler) as client:
             return run_sweep(specs, executor=client, desc=desc, progress=progress)
@@ -345,18 +403,18 @@ def calibrated_jobs(specs: list[JobSpec], settings) -> list[JobSpec]:
     progs = settings.calibrated_row or ()
     if not progs:
         return []
-    world = tuple(sorted({**dict(settings.world),
-                          **settings.calibration["values"]}.items()))
-    return [replace(s, programs=tuple(p for p in s.programs if p in progs),
-                    profile=CALIBRATED, world=world)
-            for s in specs if any(p in progs for p in s.programs)]
+    world = world_of({**dict(settings.world), **settings.calibration["values"]}.items())
+    return [replace(s, setup=replace(s.setup, programs=tuple(p for p in s.setup.programs
+                                                             if p in progs),
+                                     profile=CALIBRATED), world=world)
+            for s in specs if any(p in progs for p in s.setup.programs)]
 
 
 def split_calibrated(rows: list[dict], specs: list[JobSpec]) -> tuple[list, list]:
     """``(main rows, calibrated rows)`` of a sweep run over ``specs`` followed by
     :func:`calibrated_jobs`; the calibrated rows' programs become
     ``PROGRAM@calibrated``."""
-    n = sum(len(s.programs) for s in specs)
+    n = sum(len(s.setup.programs) for s in specs)
     cal = [{**r, "program": f"{r['program']}@{CALIBRATED}"} for r in rows[n:]]
     return rows[:n], cal
 
@@ -375,23 +433,30 @@ def loca_specs(settings, levels=None, programs=None) -> list[JobSpec]:
     """
     if levels is None:
         levels = getattr(settings, "levels", None) or (settings.growth,)
-    programs = tuple(settings.programs if programs is None else programs)
-    return [JobSpec(generator="loca", family=f, seed=s, level=lvl, base_seed=settings.seed,
-                    world=settings.world, budget=settings.budget, programs=programs,
-                    profile=settings.profile, agent=settings.agent,
-                    dashboard_tokens=settings.dashboard_tokens)
+    setup = _setup(settings, settings.budget,
+                   tuple(settings.programs if programs is None else programs))
+    world = world_of(settings.world)   # built once for the sweep
+    return [JobSpec(task=TaskSpec(generator="loca", family=f, seed=s, level=lvl,
+                                  base_seed=settings.seed),
+                    setup=setup, world=world)
             for lvl in levels for f in range(settings.families)
             for s in range(settings.seeds)]
+
+
+def _setup(settings, budget: int, programs: tuple[str, ...]) -> JobSetup:
+    # the agent and dashboard knobs every job of a sweep shares
+    return JobSetup(budget=budget, programs=programs, profile=settings.profile,
+                    agent=settings.agent, dashboard_tokens=settings.dashboard_tokens)
 
 
 def browse_specs(settings) -> list[JobSpec]:
     """The BrowseComp-like jobs of the window sweep's settings
     (:class:`experiments.settings.vista.WindowSettings`): ``queries`` x ``seeds`` per
     window W, with budget = W (VISTA §3.3, Fig. 6)."""
-    return [JobSpec(generator="browse", family=q, seed=s, level=w, base_seed=settings.seed,
-                    world=settings.world, budget=w, programs=tuple(settings.programs),
-                    profile=settings.profile, agent=settings.agent,
-                    dashboard_tokens=settings.dashboard_tokens)
+    world = world_of(settings.world)
+    return [JobSpec(task=TaskSpec(generator="browse", family=q, seed=s, level=w,
+                                  base_seed=settings.seed),
+                    setup=_setup(settings, w, tuple(settings.programs)), world=world)
             for w in settings.windows for q in range(settings.queries)
             for s in range(settings.seeds)]
 

@@ -179,12 +179,11 @@ def _replay_program(args: argparse.Namespace) -> int:
 
     from experiments.arguments import UsageError
     from experiments.replay_report import play
-    from experiments.sweep import JobSpec, check_budgets
+    from experiments.sweep import JobSetup, check_budgets
     from sim.workspace import WorkspaceError
 
     # a budget below the program's fixed overhead: one line naming both (exit 2)
-    check_budgets([JobSpec(generator="replay", family=0, seed=0, level=0,
-                           budget=args.budget, programs=(args.program,))])
+    check_budgets([JobSetup(budget=args.budget, programs=(args.program,))])
     try:
         report = play(args.file, args.program, args.budget, seed=args.seed or 0,
                       questions=args.questions or 4, agent=args.agent or "synthetic",

@@ -15,6 +15,8 @@ LAYERS = {
     "rng": 0, "data": 0,
     # loading MODULE:ATTRIBUTE and entry points for the program and agent registries
     "plugin_spec": 0,
+    # a dataclass field that is also a world-table row (tasks and agents declare them)
+    "world_param": 0,
     "games": 1, "workspace": 1,
     "tasks": 2, "token_cache": 2,
     "cost": 3,

@@ -141,17 +141,17 @@ def test_a_sweep_runs_at_a_point_of_the_world():
     import dataclasses
 
     from experiments.settings.sweeps import world_value
-    from experiments.sweep import JobSpec, run_job
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, run_job
 
     assert world_value("agent.p_index=0.3") == ("agent.p_index", 0.3)
     for bad in ("agent.p_index=3", "agent.nope=0.5", "agent.p_index", "task.size_sd=x"):
         with pytest.raises(argparse.ArgumentTypeError):
             world_value(bad)
-    spec = JobSpec(generator="loca", family=1, seed=0, level=64_000, budget=32_000,
-                   programs=("vista",))
-    defaults = tuple((n, p.default) for n, p in TABLE.items())
+    spec = JobSpec(task=TaskSpec(generator="loca", family=1, seed=0, level=64_000),
+                   setup=JobSetup(budget=32_000, programs=("vista",)))
+    defaults = world_at({n: p.default for n, p in TABLE.items()})
     assert run_job(dataclasses.replace(spec, world=defaults)) == run_job(spec)
-    other = run_job(dataclasses.replace(spec, world=(("task.size_sd", 1.0),)))
+    other = run_job(dataclasses.replace(spec, world=world_at({"task.size_sd": 1.0})))
     assert other[0]["total_tokens"] != run_job(spec)[0]["total_tokens"]
 
 
@@ -160,42 +160,52 @@ def test_a_browse_job_builds_its_task_at_the_point_of_the_world():
     default point builds the default task."""
     import dataclasses
 
-    from experiments.sweep import JobSpec, build_task
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, build_task
 
-    spec = JobSpec(generator="browse", family=3, seed=0, level=16_000, budget=16_000,
-                   programs=("vista",))
-    defaults = tuple((n, p.default) for n, p in TABLE.items())
+    spec = JobSpec(task=TaskSpec(generator="browse", family=3, seed=0, level=16_000),
+                   setup=JobSetup(budget=16_000, programs=("vista",)))
+    defaults = world_at({n: p.default for n, p in TABLE.items()})
     assert build_task(dataclasses.replace(spec, world=defaults)) == build_task(spec)
     assert build_task(spec) == browse_task(3, 0)
-    other = build_task(dataclasses.replace(spec, world=(("browse.doc_median", 2_000.0),)))
+    other = build_task(dataclasses.replace(spec,
+                                           world=world_at({"browse.doc_median": 2_000.0})))
     assert other.observation_tokens != build_task(spec).observation_tokens
     assert other == browse_task(3, 0, params=BrowseParams(doc_median=2_000.0))
 
 
-def test_profile_defaults_are_declared_once_on_the_profile_fields():
-    """The world table's agent rows are the Profile fields' own declarations (default,
-    range, unit, source): no second copy of a default in sim/world.py."""
+@pytest.mark.parametrize("group, cls", [("agent", Profile), ("task", TaskParams),
+                                        ("browse", BrowseParams)])
+def test_defaults_are_declared_once_on_the_fields(group, cls):
+    """The world table's rows of a group are its dataclass fields' own declarations
+    (default, range, unit, source): no second copy of a default in sim/world.py, and
+    every numeric field has a row (``name`` and the flag ``source_named`` are not
+    parameters)."""
     import pathlib
 
     import sim.world
 
-    for f in dataclasses.fields(Profile):
-        if f.name == "name":
-            continue
-        row = TABLE[f"agent.{f.name}"]
-        assert row.default == f.default == getattr(Profile(), f.name)
+    rows = [n for n in TABLE if n.startswith(f"{group}.")]
+    numeric = [f for f in dataclasses.fields(cls) if f.type in ("float", "int")]
+    assert rows == [f"{group}.{f.name}" for f in numeric] and rows
+    for f in numeric:
+        row = TABLE[f"{group}.{f.name}"]
+        assert row.default == f.default == getattr(cls(), f.name)
+        assert type(row.default) is type(getattr(cls(), f.name))
+        assert row.integer == (f.type == "int")
         assert (row.low, row.high, row.unit, row.source, row.doc) == tuple(
             f.metadata["world"][k] for k in ("low", "high", "unit", "source", "doc"))
     text = pathlib.Path(sim.world.__file__).read_text()
-    assert 'Param("agent.' not in text
+    assert f'Param("{group}.' not in text
 
 
-def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeypatch):
-    """One sweep job at a world point: world_at runs once, and the synthetic agent's
-    profile carries the point's p_index (and the default of every other field)."""
+def test_a_sweep_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeypatch):
+    """A sweep at a world point: world_at runs once for all its jobs (the job carries
+    the typed point, a worker builds none), and the synthetic agent's profile carries
+    the point's p_index (and the default of every other field)."""
     import sim.agents
     import sim.world
-    from experiments.sweep import JobSpec, run_job
+    from experiments.settings.vista import PressureSettings
+    from experiments.sweep import loca_specs, run_job
 
     calls, profiles = [], []
     real = sim.world.world_at
@@ -211,9 +221,12 @@ def test_a_job_builds_its_world_once_and_the_agent_reads_p_index_from_it(monkeyp
 
     monkeypatch.setattr(sim.world, "world_at", counting)
     monkeypatch.setattr(sim.agents, "SyntheticAgent", Spy)
-    spec = JobSpec(generator="loca", family=0, seed=0, level=2000, budget=4000,
-                   programs=("react", "vista"), world=(("agent.p_index", 0.3),))
-    rows = run_job(spec)
+    specs = loca_specs(PressureSettings(levels=(2000,), families=2, seeds=1,
+                                        budget=4000, programs=("react", "vista"),
+                                        dashboard_tokens=None,
+                                        world=(("agent.p_index", 0.3),)))
+    assert len(specs) == 2 and calls == [{"agent.p_index": 0.3}]
+    rows = run_job(specs[0])
     assert len(rows) == 2 and len(calls) == 1
     assert [p.p_index for p in profiles] == [0.3, 0.3]
     assert profiles[0] == Profile(name="world", p_index=0.3)

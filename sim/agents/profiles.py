@@ -13,9 +13,9 @@ answers for a value it cannot use (``p_confabulate``) and a base error rate for
 failures unrelated to context (VISTA §3.3: even at 8K the methods solve 84-87%).
 
 Every field is declared once, with its default, prior range, unit and source
-(:func:`world_param`): those declarations are the agent rows of the world table
-(:mod:`sim.world`, ``ctxsim world``), and :func:`sim.world.world_at` builds a profile
-from any point of that table.
+(:func:`sim.world_param.world_param`): those declarations are the agent rows of the
+world table (:mod:`sim.world`, ``ctxsim world``), and :func:`sim.world.world_at`
+builds a profile from any point of that table.
 
 A profile belongs to the agent, never to a program: no field is keyed by a program,
 a dashboard or an interface. What a program changes is what the agent observes
@@ -25,10 +25,10 @@ a dashboard or an interface. What a program changes is what the agent observes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-#: the unit of a probability parameter
-_P = "probability"
+from sim.world_param import PROBABILITY as _P
+from sim.world_param import world_param
 #: the long-context evaluations the degradation curve's prior comes from
 LONG_CONTEXT_SOURCE = (
     "RULER (Hsieh et al. 2024, arXiv:2404.06654): of 17 models claiming >= 32K, only "
@@ -37,16 +37,6 @@ LONG_CONTEXT_SOURCE = (
     "69.7%, Llama 3.3 70B from 97.3% to 42.7%, 10 of 12 models below half their "
     "short-context score; our keys match literally (easier than NoLiMa), so the "
     "range spans RULER-like mild to NoLiMa-like steep declines")
-
-
-def world_param(default, low, high, unit: str, source: str, doc: str,
-                integer: bool = False):
-    """A :class:`Profile` field that is also a row of the world table
-    (:data:`sim.world.TABLE`, name ``agent.<field>``): its default, prior range
-    ``[low, high]``, unit, source and what it does, declared once."""
-    return field(default=default, metadata={"world": {
-        "low": low, "high": high, "unit": unit, "source": source, "doc": doc,
-        "integer": integer}})
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
 # one way to place lines in a result, shared with the LOCA-like generator
 from sim.tasks.loca import _insert
 from sim.tasks.tokens import count_tokens, default_vocab
+from sim.world_param import PROBABILITY, world_param
 
 #: the Fig. 6 window sweep (tokens)
 WINDOWS = (4_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000)
@@ -61,8 +62,9 @@ _ATTRIBUTES = ("registry number", "catalog number", "record number", "filing cod
 
 @dataclass(frozen=True)
 class BrowseParams:
-    """The parameters of the BrowseComp-like generator (prior ranges and sources:
-    :mod:`sim.world`, names ``browse.<field>``).
+    """The parameters of the BrowseComp-like generator. Each numeric field is a row
+    of the world table (``browse.<field>``, :mod:`sim.world`), its default, prior
+    range, unit and source declared once here (:func:`sim.world_param.world_param`).
 
     Attributes:
         depth_median: median tokens retrieved before the first gold document.
@@ -79,16 +81,52 @@ class BrowseParams:
             value (not a number; False by default, no default task names it).
     """
 
-    depth_median: float = 17_000.0
-    depth_sd: float = 0.5
-    after_median: float = 14_000.0
-    after_sd: float = 0.4
-    max_gap: int = 3
-    doc_median: float = 900.0
-    size_sd: float = 1.64
-    max_doc_ratio: float = 12.0
-    p_superseded: float = 0.15
-    distractors_per_fact: float = 3.0
+    depth_median: float = world_param(
+        17_000.0, 12_000.0, 24_000.0, "tokens",
+        "VISTA §3.3: the first gold document is retrieved at a median depth of "
+        "~17K tokens on BrowseComp-Plus; the range allows for the paper's rounding "
+        "and backbone differences",
+        "median tokens retrieved before the first gold document")
+    depth_sd: float = world_param(
+        0.5, 0.2, 1.0, "sd of ln tokens",
+        "guess: the paper reports a median depth only", "spread of that depth")
+    after_median: float = world_param(
+        14_000.0, 5_000.0, 30_000.0, "tokens",
+        "guess: retrieval goes on after the last gold document until the agent "
+        "synthesises; no measurement", "median tokens retrieved after the last gold "
+        "document")
+    after_sd: float = world_param(
+        0.4, 0.1, 0.8, "sd of ln tokens",
+        "guess: no measurement", "spread of that tail")
+    max_gap: int = world_param(
+        3, 1, 6, "documents",
+        "guess: gold documents of one question are found close together",
+        "gold documents lie 1..max_gap documents apart", integer=True)
+    doc_median: float = world_param(
+        900.0, 300.0, 2_500.0, "tokens",
+        "guess: BrowseComp-Plus documents are web pages of a few K tokens; 900 "
+        "gives the previous generator's mean document (~2.3K tokens) under the "
+        "size law", "median document size")
+    size_sd: float = world_param(
+        1.64, 1.0, 2.2, "sd of ln tokens",
+        "the lognormal fit of the 418 tool results in the shipped trajectories "
+        "(experiments/vista/size_law.py: sd 1.64); the range allows for web pages "
+        "differing from those tools", "spread of every document's size, gold "
+        "included")
+    max_doc_ratio: float = world_param(
+        12.0, 4.0, 50.0, "ratio",
+        "guess: retrievers truncate long pages; the shipped trajectories' largest "
+        "result is ~400x their median, so this clip is a choice",
+        "largest document relative to the median")
+    p_superseded: float = world_param(
+        0.15, 0.02, 0.5, PROBABILITY,
+        "guess: how often a later page revises a value an earlier one gave",
+        "a gold value is revised by a later document (the revision is right)")
+    distractors_per_fact: float = world_param(
+        3.0, 0.5, 10.0, "lines per fact",
+        "guess: pages on similar entities list the same attribute",
+        "mean number of distractor lines (same attribute, other entity)")
+    #: not a number, so not a row of the world table
     source_named: bool = False
 
     def with_(self, **changes) -> "BrowseParams":

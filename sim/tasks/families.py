@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from sim.world_param import PROBABILITY, world_param
+
 #: the five archetypes, in family order (family i has archetype i % 5)
 ARCHETYPES = ("overflow", "buried", "stale", "churn", "late")
 #: 15 families, named after LOCA-bench-like workflows (names are labels only)
@@ -48,8 +50,9 @@ FAMILIES = ("canvas_grades", "orders_reconcile", "calendar_merge", "inventory_au
 
 @dataclass(frozen=True)
 class TaskParams:
-    """The task-generation parameters shared by every family (see :mod:`sim.world`
-    for prior ranges and sources).
+    """The task-generation parameters shared by every family. Each field is a row
+    of the world table (``task.<field>``, :mod:`sim.world`), its default, prior
+    range, unit and source declared once here (:func:`sim.world_param.world_param`).
 
     Attributes:
         size_sd: sd of ln(tokens) of every tool result (evidence and distractors):
@@ -63,11 +66,28 @@ class TaskParams:
             entity (Poisson), spread over the other results.
     """
 
-    size_sd: float = 1.64
-    growth_jitter: float = 0.25
-    buried_scale: float = 3.0
-    p_superseded: float = 0.15
-    distractors_per_fact: float = 3.0
+    size_sd: float = world_param(
+        1.64, 1.0, 2.2, "sd of ln tokens",
+        "lognormal maximum-likelihood fit of the 418 tool results in the shipped "
+        "trajectories (experiments/vista/size_law.py: sd 1.64, KS 0.19); the range "
+        "allows for LOCA-Bench's different tools",
+        "spread of every tool result's size, evidence included")
+    growth_jitter: float = world_param(
+        0.25, 0.05, 0.5, "fraction",
+        "guess: LOCA-Bench tasks at one growth level differ in length",
+        "each instance realises growth x U(1 - j, 1 + j)")
+    buried_scale: float = world_param(
+        3.0, 1.0, 8.0, "ratio",
+        "guess: an export table is several ordinary results long",
+        "median size of a buried evidence table relative to the family's median")
+    p_superseded: float = world_param(
+        0.15, 0.02, 0.5, PROBABILITY,
+        "guess: how often a workflow's record is updated later",
+        "a value of a non-stale family is superseded later (latest right)")
+    distractors_per_fact: float = world_param(
+        3.0, 0.5, 10.0, "lines per fact",
+        "guess: the same field for other entities in bulky results",
+        "mean number of distractor lines (same field, other entity)")
 
     def with_(self, **changes) -> "TaskParams":
         """A copy with ``changes`` applied."""

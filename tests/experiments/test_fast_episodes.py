@@ -5,7 +5,8 @@ pressure sweep, below and above the budget, and on the browse generator."""
 import pytest
 
 from experiments.output import write_csv
-from experiments.sweep import ROW_COLUMNS, JobSpec, loca_specs, run_job
+from experiments.sweep import (ROW_COLUMNS, JobSetup, JobSpec, TaskSpec, loca_specs,
+                               run_job)
 from experiments.vista import pressure
 
 
@@ -28,11 +29,12 @@ def test_pressure_episode_csv_is_byte_identical(tmp_path):
 
 
 @pytest.mark.parametrize("spec", [
-    JobSpec(generator="browse", family=1, seed=0, level=4, budget=20_000,
-            programs=("react", "vista", "auto_archive"), profile="weak", base_seed=5),
-    JobSpec(generator="loca", family=3, seed=1, level=64_000, budget=16_000,
-            programs=("vista", "vista_bounded_ledger", "masking"), profile="strong",
-            base_seed=2),
+    JobSpec(task=TaskSpec(generator="browse", family=1, seed=0, level=4, base_seed=5),
+            setup=JobSetup(budget=20_000, programs=("react", "vista", "auto_archive"),
+                           profile="weak")),
+    JobSpec(task=TaskSpec(generator="loca", family=3, seed=1, level=64_000, base_seed=2),
+            setup=JobSetup(budget=16_000, profile="strong",
+                           programs=("vista", "vista_bounded_ledger", "masking"))),
 ])
 def test_other_jobs_are_byte_identical(tmp_path, spec):
     assert _csv(tmp_path, "fast", run_job(spec, fast=True)) == \

@@ -34,7 +34,7 @@ def _views(spec, name, fast, requests):
     task = build_task(spec)
     tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
                               {s.content: s.tokens for s in task.steps if s.content})
-    agent = _Recording(spec.profile)
+    agent = _Recording(spec.setup.profile)
     record = harness.record_request
 
     def keep(result, req, prev, text):  # the request the agent's view came from
@@ -43,8 +43,8 @@ def _views(spec, name, fast, requests):
 
     harness.record_request = keep
     try:
-        program = make_program(name, **dashboard_knobs(name, spec.dashboard_tokens))
-        run_episode(task, program, agent, budget=spec.budget,
+        program = make_program(name, **dashboard_knobs(name, spec.setup.dashboard_tokens))
+        run_episode(task, program, agent, budget=spec.setup.budget,
                     seed=episode_seed(spec), tokenizer=tok, fast=fast)
     finally:
         harness.record_request = record

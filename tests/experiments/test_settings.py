@@ -173,19 +173,23 @@ def test_removed_sources_of_defaults_are_gone():
 
 def test_budget_walks_as_one_typed_value(monkeypatch):
     """``--budget 9k`` -> ``PressureSettings.budget`` (an int) -> every
-    ``JobSpec.budget`` (built by keyword, picklable) -> the episode's ``budget``."""
+    ``JobSpec.setup.budget`` (built by keyword, picklable) -> the episode's ``budget``."""
     from experiments.settings.vista import PressureSettings
-    from experiments.sweep import JobSpec, loca_specs, run_job
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, loca_specs, run_job
 
     argv = ["run", "pressure", "--quick", "--budget", "9k", "--levels", "2000",
             "--families", "1", "--programs", "vista"]
     settings = PressureSettings.from_args(build_parser(argv).parse_args(argv))
     assert settings.budget == 9000 and type(settings.budget) is int
     specs = loca_specs(settings)
-    assert [s.budget for s in specs] == [9000] * len(specs) == [9000]
+    assert [s.setup.budget for s in specs] == [9000] * len(specs) == [9000]
     assert pickle.loads(pickle.dumps(specs[0])) == specs[0]   # a Dask worker gets it whole
     with pytest.raises(TypeError):   # by keyword only: no positional slot to confuse
-        JobSpec("loca", 0, 0, 8000, 9000, ("vista",))
+        JobSetup(9000, ("vista",))
+    with pytest.raises(TypeError):
+        TaskSpec("loca", 0, 0, 8000)
+    with pytest.raises(TypeError):
+        JobSpec(specs[0].task, specs[0].setup)
     seen = []
     import sim.harness
 

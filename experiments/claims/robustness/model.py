@@ -125,7 +125,8 @@ def task_ids(n: int) -> list[tuple[int, int]]:
 
 
 def world_point(values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
-    """A :class:`~experiments.sweep.JobSpec` world: every parameter of the table, at
+    """A world point as pairs (:func:`experiments.sweep.world_of` builds it): every
+    parameter of the table, at
     ``values`` where given, else its default (so every point, the default one too,
     is built by :func:`sim.world.world_at`)."""
     from sim.world import TABLE
@@ -139,20 +140,22 @@ def world_point(values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
 def point_specs(design: Design, values: Mapping[str, float]) -> list:
     """The jobs of one world point, in a fixed order: the LOCA-like tasks at low
     then high growth, then the window sweep's queries."""
-    from experiments.sweep import JobSpec
+    from experiments.sweep import JobSetup, JobSpec, TaskSpec, world_of
 
-    world = world_point(values)
+    world = world_of(world_point(values))
     specs = []
     for growth in dict.fromkeys((design.low_growth, design.growth)):
         progs = design.programs(growth)
         if progs:
-            specs += [JobSpec(generator="loca", family=f, seed=s, level=growth,
-                              budget=design.budget, programs=progs,
-                              base_seed=design.seed, world=world)
+            setup = JobSetup(budget=design.budget, programs=progs)
+            specs += [JobSpec(task=TaskSpec(generator="loca", family=f, seed=s,
+                                            level=growth, base_seed=design.seed),
+                              setup=setup, world=world)
                       for f, s in task_ids(design.tasks)]
     if "window" in design.parts:
-        specs += [JobSpec(generator="browse", family=q, seed=0, level=w, budget=w,
-                          programs=WINDOW, base_seed=design.seed, world=world)
+        specs += [JobSpec(task=TaskSpec(generator="browse", family=q, seed=0, level=w,
+                                        base_seed=design.seed),
+                          setup=JobSetup(budget=w, programs=WINDOW), world=world)
                   for w in design.windows for q in range(design.queries)]
     return specs
 
@@ -169,12 +172,12 @@ def split_rows(rows: list[dict], specs_per_point: list[list]) -> list[list[dict]
     for specs in specs_per_point:
         mine = []
         for s in specs:
-            got = rows[i:i + len(s.programs)]
-            if [r["program"] for r in got] != list(s.programs) or \
-                    any(int(r["level"]) != s.level for r in got):
+            got = rows[i:i + len(s.setup.programs)]
+            if [r["program"] for r in got] != list(s.setup.programs) or \
+                    any(int(r["level"]) != s.task.level for r in got):
                 raise ValueError(f"rows out of step with the jobs at row {i}")
             mine += got
-            i += len(s.programs)
+            i += len(s.setup.programs)
         out.append(mine)
     if i != len(rows):
         raise ValueError(f"{len(rows) - i} rows left over after the last job")

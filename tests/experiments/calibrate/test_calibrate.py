@@ -364,9 +364,7 @@ def test_sweeps_run_the_calibrated_point_as_one_more_row(tmp_path, monkeypatch):
     cfg = dataclasses.replace(cfg, levels=(8000,), programs=("vista",), budget=8000,
                               families=1, seeds=1, dashboard_tokens=None)
     spec = loca_specs(cfg)[0]
-    from experiments.sweep import _world
-
-    assert _world(spec).profile.p_index == 0.2
+    assert spec.world.profile.p_index == 0.2
 
 
 def test_curve_not_identified_when_misses_do_not_grow_with_length():

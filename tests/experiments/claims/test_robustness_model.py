@@ -54,10 +54,11 @@ def test_the_design_plays_every_program_a_claim_names():
 def test_point_specs_and_episode_count():
     d = Design(tasks=3, queries=2, windows=(4000, 12000, 64000))
     specs = point_specs(d, {"agent.p_index": 0.3})
-    assert sum(len(s.programs) for s in specs) == d.episodes_per_point()
-    assert all(dict(s.world)["agent.p_index"] == 0.3 for s in specs)
-    assert {s.level for s in specs if s.generator == "browse"} == {4000, 12000, 64000}
-    assert all(s.budget == s.level for s in specs if s.generator == "browse")
+    assert sum(len(s.setup.programs) for s in specs) == d.episodes_per_point()
+    assert all(s.world.profile.p_index == 0.3 for s in specs)
+    browse = [s for s in specs if s.task.generator == "browse"]
+    assert {s.task.level for s in browse} == {4000, 12000, 64000}
+    assert all(s.setup.budget == s.task.level for s in browse)
     with pytest.raises(KeyError, match="unknown world parameter"):
         point_specs(d, {"agent.nope": 1.0})
     with pytest.raises(ValueError, match="unknown reduced sweep"):
@@ -69,7 +70,7 @@ def test_point_specs_and_episode_count():
 def test_split_rows_refuses_rows_out_of_step():
     d = Design(tasks=1, queries=1, windows=(4000, 12000, 64000), parts=("window",))
     specs = point_specs(d, {})
-    rows = [{"program": p, "level": s.level} for s in specs for p in s.programs]
+    rows = [{"program": p, "level": s.task.level} for s in specs for p in s.setup.programs]
     assert split_rows(rows, [specs]) == [rows]
     with pytest.raises(ValueError, match="out of step"):
         split_rows(rows[1:] + rows[:1], [specs])
