@@ -50,8 +50,9 @@ def check_agent_options(args) -> None:
     """
     from experiments.arguments import given_flags, only_with
     from experiments.settings.sweeps import DASHBOARD_TOKENS
+    from experiments.settings.vista import PressureSettings
 
-    if getattr(args, "agent", "synthetic") == "llm":
+    if getattr(args, "agent", PressureSettings.default_of("agent")) == "llm":
         only_with("--agent synthetic (the default)",
                   given_flags(args, SYNTHETIC_ONLY,
                               {"jobs": 1, "dashboard_tokens": DASHBOARD_TOKENS}))
