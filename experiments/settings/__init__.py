@@ -410,6 +410,20 @@ class Settings:
             parser.add_argument(flag, **kwargs)
 
     @classmethod
+    def parser_defaults(cls) -> dict[str, tuple[str, Any]]:
+        """argparse dest -> ``(flag, value when not given)`` of every option
+        :meth:`add_arguments` adds (run options included where the class adds them),
+        in its ``--help`` order: read from a parser built here, so a flag map that
+        refuses options given in the wrong mode cannot drift from the declarations
+        (:func:`experiments.arguments.given_flags` takes the two halves)."""
+        import argparse
+
+        parser = argparse.ArgumentParser(add_help=False)
+        cls.add_arguments(parser)
+        return {a.dest: (a.option_strings[-1], a.default) for a in parser._actions
+                if a.option_strings}
+
+    @classmethod
     def from_args(cls, args, section: str | None = None):
         """The settings ``args`` (an argparse Namespace) ask for: an option given
         (not None) wins; else the ``section`` table (default ``[quick]`` under
