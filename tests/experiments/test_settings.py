@@ -255,3 +255,13 @@ def test_the_quick_help_is_the_classs_quick_table(name):
         tail = quick.help.split(f"{when}: ")[1]
         for key, value in shipped[table].items():
             assert f"{key}={value:,}" in tail, (table, key)
+
+
+def test_settings_check_says_so_in_one_line_when_every_file_is_up_to_date(capsys):
+    from experiments.settings.__main__ import generated, main
+
+    assert main(["check"]) == 0
+    n = sum(1 for _ in (ROOT / "experiments" / "configs").glob("*.toml")
+            if _.stem in {p.stem for p in generated()})
+    assert capsys.readouterr().out == f"{n} shipped config files up to date\n"
+    assert n == len(generated()) > 0
