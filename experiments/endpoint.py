@@ -17,7 +17,7 @@ def endpoint(args):
     Args:
         args: the parsed options: ``base_url`` (None: the embedded model),
             ``model``, ``seed``, and for the embedded model ``n_ctx`` (tokens,
-            default 4096) and ``n_threads`` when present.
+            default :data:`sim.agents.llm_server.N_CTX`) and ``n_threads`` when present.
     """
     import contextlib
 
@@ -31,9 +31,9 @@ def endpoint(args):
             yield s, {"model": s.model, "base_url": s.base_url, "server": "external",
                       "structured": s.structured}
             return
-        from sim.agents.llm_server import local_server
+        from sim.agents.llm_server import N_CTX, local_server
 
-        with local_server(n_ctx=getattr(args, "n_ctx", 4096),
+        with local_server(n_ctx=getattr(args, "n_ctx", N_CTX),
                           n_threads=getattr(args, "n_threads", None)) as info:
             s = LLMSettings(base_url=info.base_url, model=info.model, seed=args.seed,
                             max_tokens=80, timeout=600)

@@ -42,8 +42,9 @@ import numpy as np
 RESAMPLES = 4000
 LEVEL = 0.95
 #: the rounded normal quantile the real-model probes (perception, presentation,
-#: pressure-llm, calibrate) were published with; passed as ``z=`` so their committed
-#: CSVs reproduce (the exact 95% quantile is 1.959964)
+#: pressure-llm, calibrate) and the sorted-window figure's error bars were published
+#: with; passed as ``z=`` so their committed CSVs and drawings reproduce (the exact
+#: 95% quantile is 1.959964)
 Z_ROUNDED = 1.96
 
 
@@ -108,6 +109,27 @@ def newcombe(k1: int, n1: int, k2: int, n2: int,
     d = p1 - p2
     return (d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
             d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
+def normal_half_width(se: float, level: float = LEVEL, *, z: float | None = None) -> float:
+    """The half-width ``z * se`` of the two-sided normal interval ``mean +- z * se``
+    of a mean whose standard error ``se`` is known (a Monte-Carlo average over many
+    independent draws, where the normal approximation is the central limit theorem's).
+
+    Args:
+        se: the mean's standard error, ``>= 0``, in the mean's units.
+        level: two-sided confidence.
+        z: the normal quantile itself, in place of ``level`` (:data:`Z_ROUNDED` for
+            the figures drawn with 1.96).
+
+    Raises:
+        ValueError: for a negative or NaN ``se`` or a bad level.
+    """
+    if not se >= 0:
+        raise ValueError(f"se must be >= 0, got {se}")
+    if z is None:
+        z = normal_quantile(level)
+    return z * se
 
 
 def student_t(values: Sequence[float], level: float = LEVEL) -> tuple[float, float, float]:

@@ -26,11 +26,12 @@ import time
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llm`` subcommands: serve, status, stop."""
     from experiments.arguments import TOKENS_HELP, base_url, positive_tokens
+    from sim.agents.llm_server import N_CTX
 
     sub = parser.add_subparsers(dest="llm_command", required=True)
     sv = sub.add_parser("serve", help="assemble/verify the model and serve it locally")
     sv.add_argument("--port", type=int, default=None, help="port (default: a free one)")
-    sv.add_argument("--n-ctx", type=positive_tokens, default=4096, metavar="TOKENS",
+    sv.add_argument("--n-ctx", type=positive_tokens, default=N_CTX, metavar="TOKENS",
                     help=f"context window in tokens ({TOKENS_HELP}; default: "
                          "%(default)s)")
     sv.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")

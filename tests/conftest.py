@@ -56,7 +56,7 @@ LONG = {
         "scheduler path in the default suite",
     "tests/experiments/calibrate/test_calibrate.py::test_curve_not_identified_when_misses_do_not_grow_with_length":
         "a calibration fit over many simulated probes (~6 s); the identified case stays",
-    "tests/experiments/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
+    "tests/experiments/vista/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
         "the largest growth level (~6 s); the smaller levels check the same identity",
 }
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from experiments.intervals import LEVEL
+
 #: CSV ``baseline`` value -> loop mode
 BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n"}
 SEED_COLUMNS = ("setting", "start", "seed", "variant", "baseline", "n_held_out",
                 "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces",
                 "candidates_evaluated")
-LEVEL = 0.95
 
 
 def median_changeset(res) -> int:

@@ -10,14 +10,8 @@ NAME = "contextevo"
 
 def add_arguments(parser) -> None:
     """Options of ``ctxsim run contextevo``."""
-    from experiments.arguments import add_no_progress
-    from experiments.config import add_config_argument
     from experiments.settings import settings_for
 
-    add_no_progress(parser)
-    add_config_argument(parser, NAME)
-    parser.add_argument("--out", default="figures", help="output directory (default: %(default)s)")
-    parser.add_argument("--quick", action="store_true",
-                        help="fewer tasks (LOCA-like 15x2, BrowseComp-like 15x1; with "
-                             "--backend llm: LOCA-like 15x1 at 8K growth, budget 6K; default: off)")
-    settings_for(NAME).add_arguments(parser)
+    cls = settings_for(NAME)
+    cls.add_run_arguments(parser, quick_help=cls.quick_help())
+    cls.add_arguments(parser)

@@ -248,6 +248,31 @@ class Settings:
         return _plain(f.default if f.default is not MISSING else f.default_factory())
 
     # -- TOML --------------------------------------------------------------------
+    #: table -> when ``--quick`` reads it instead of ``[quick]`` (words for the help;
+    #: a subclass with further tables names them, e.g. ``{"llm_quick": "with
+    #: --backend llm"}``)
+    TABLE_WHEN: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def quick_help(cls) -> str:
+        """The ``--quick`` help, generated from the class's ``--quick`` values (and
+        those of the tables :data:`TABLE_WHEN` names), so it cannot go stale:
+        ``"small, fast version: seeds=2, queries=15; with --backend llm:
+        loca_growth=8,000 ... (options given explicitly win; default: off)"``."""
+        def values(section: str) -> str:
+            out = []
+            for f, m in cls.specs():
+                v = (m["quick"] if section == "quick" else
+                     m["tables"].get(section, _NO_QUICK))
+                if v is not _NO_QUICK:
+                    out.append(f"{f.name}={fmt_default(_plain(v))[len('default: '):]}")
+            return ", ".join(out)
+
+        parts = [values("quick")] + [f"{when}: {values(t)}"
+                                     for t, when in cls.TABLE_WHEN.items()]
+        return (f"small, fast version: {'; '.join(parts)} (options given explicitly "
+                "win; default: off)")
+
     @classmethod
     def add_run_arguments(cls, parser, out_help: str = "output directory (default: "
                           "%(default)s)", quick_help: str | None = None) -> None:
@@ -408,6 +433,20 @@ class Settings:
                 kwargs["metavar"] = m["metavar"]
             kwargs.update(m["argparse"])
             parser.add_argument(flag, **kwargs)
+
+    @classmethod
+    def parser_defaults(cls) -> dict[str, tuple[str, Any]]:
+        """argparse dest -> ``(flag, value when not given)`` of every option
+        :meth:`add_arguments` adds (run options included where the class adds them),
+        in its ``--help`` order: read from a parser built here, so a flag map that
+        refuses options given in the wrong mode cannot drift from the declarations
+        (:func:`experiments.arguments.given_flags` takes the two halves)."""
+        import argparse
+
+        parser = argparse.ArgumentParser(add_help=False)
+        cls.add_arguments(parser)
+        return {a.dest: (a.option_strings[-1], a.default) for a in parser._actions
+                if a.option_strings}
 
     @classmethod
     def from_args(cls, args, section: str | None = None):

@@ -40,7 +40,10 @@ def main(argv: list[str]) -> int:
         for path in bad:
             print(f"{path}: differs from its settings class; run `python -m "
                   "experiments.settings write`", file=sys.stderr)
-        return 1 if bad else 0
+        if bad:
+            return 1
+        print(f"{len(generated())} shipped config files up to date")
+        return 0
     print("usage: python -m experiments.settings write|check", file=sys.stderr)
     return 2
 

@@ -124,6 +124,9 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
                                 "model, served locally for the run)", parse=base_url)
     model: str | None = _opt(None, "model name at --base-url (default: the endpoint's)")
 
+    #: the table --quick reads with --backend llm (:meth:`section_of`)
+    TABLE_WHEN: ClassVar[dict[str, str]] = {"llm_quick": "with --backend llm"}
+
     @classmethod
     def section_of(cls, args) -> str:
         """The table ``args`` ask for: ``[llm_quick]`` under ``--backend llm --quick``,

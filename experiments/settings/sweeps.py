@@ -198,7 +198,7 @@ class SweepSettings(Settings):
         if values["agent"] == LLM_AGENT:  # pressure takes it before here
             raise UsageError("--agent llm: only `ctxsim run pressure` has a real-model "
                              "variant; expected synthetic or an agent plugin")
-        if values["scheduler"] and values["jobs"] != 1:
+        if values["scheduler"] and values["jobs"] != cls.default_of("jobs"):
             raise UsageError(f"--jobs {values['jobs']} and --scheduler "
                              f"{values['scheduler']!r} both choose where the jobs run; "
                              "give one")

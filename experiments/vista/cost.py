@@ -12,6 +12,7 @@ from experiments.output import new_figure, prepare_out, save_figure, write_csv, 
 from experiments.paired import CRN_NOTE, paired_differences
 from experiments.settings.vista import CostSettings
 from experiments.sweep import ROW_COLUMNS, run_loca
+from sim.cost import PRICES
 
 #: the settings of this experiment (options, TOML tables, sidecar record)
 SETTINGS = CostSettings
@@ -47,7 +48,7 @@ def run(args, executor=None) -> list:
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         "wall_seconds": round(wall, 1), "episodes": len(rows), "pairing": CRN_NOTE,
         "paper_setting": cfg.paper_setting(),
-        "prices_per_million": {"uncached": 0.50, "cached": 0.05, "output": 3.00}}))
+        "prices_per_million": dict(PRICES)}))
     return paths
 
 

@@ -94,7 +94,7 @@ def run(args, executor=None) -> list:
     from experiments.vista.pressure_llm import check_agent_options
 
     check_agent_options(args)
-    if getattr(args, "agent", "synthetic") == "llm":
+    if getattr(args, "agent", PressureSettings.default_of("agent")) == "llm":
         from experiments.vista.pressure_llm import run_llm
 
         return run_llm(args)

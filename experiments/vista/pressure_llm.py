@@ -29,15 +29,32 @@ EPISODE_COLUMNS = ("budget", "program", "task_id", "growth", "solved", "invalid"
                    "offloaded", "prompt_tokens", "completion_tokens", "seconds", "error")
 
 
-#: options only the real-model sweep reads (argparse dest -> flag)
-LLM_ONLY = {"base_url": "--base-url", "model": "--model", "llm_budgets": "--llm-budgets",
-            "llm_growth": "--llm-growth", "llm_families": "--llm-families"}
-#: options only the synthetic sweep reads, ignored by --agent llm
-SYNTHETIC_ONLY = {"levels": "--levels", "programs": "--programs", "budget": "--budget",
-                  "families": "--families", "seeds": "--seeds", "profile": "--profile",
-                  "calibrated_row": "--calibrated-row", "world": "--world",
-                  "jobs": "--jobs", "scheduler": "--scheduler",
-                  "dashboard_tokens": "--dashboard-tokens", "config": "--config"}
+#: the options of ``ctxsim run pressure`` that both agents read (the rest of its
+#: options steer the synthetic sweep alone and are refused with ``--agent llm``)
+BOTH_AGENTS = ("out", "quick", "no_progress", "seed", "agent")
+
+
+def agent_only_options(llm: bool) -> tuple[dict[str, str], dict[str, object]]:
+    """The options only one agent reads, as ``(dest -> flag, dest -> value when not
+    given)`` for :func:`~experiments.arguments.given_flags`: with ``llm``, those of
+    :class:`~experiments.settings.vista.PressureLLMSettings`; else the synthetic
+    sweep's (:class:`~experiments.settings.vista.PressureSettings`, less
+    :data:`BOTH_AGENTS`), its own grid first, then the sweep options, then
+    ``--config``."""
+    from experiments.settings import RUN_OPTIONS
+    from experiments.settings.vista import PressureLLMSettings, PressureSettings
+
+    if llm:
+        options = PressureLLMSettings.parser_defaults()
+    else:
+        run = [o[2:].replace("-", "_") for o in RUN_OPTIONS]
+        rank = {d: 2 if d in run else 1 if d in PressureSettings.COMMON else 0
+                for d in PressureSettings.parser_defaults()}
+        options = {d: o for d, o in sorted(PressureSettings.parser_defaults().items(),
+                                           key=lambda kv: rank[kv[0]])
+                   if d not in BOTH_AGENTS}
+    return ({d: f for d, (f, _) in options.items()},
+            {d: v for d, (_, v) in options.items()})
 
 
 def check_agent_options(args) -> None:
@@ -49,14 +66,13 @@ def check_agent_options(args) -> None:
         UsageError: naming them (exit 2).
     """
     from experiments.arguments import given_flags, only_with
-    from experiments.settings.sweeps import DASHBOARD_TOKENS
+    from experiments.settings.vista import PressureSettings
 
-    if getattr(args, "agent", "synthetic") == "llm":
+    if getattr(args, "agent", PressureSettings.default_of("agent")) == "llm":
         only_with("--agent synthetic (the default)",
-                  given_flags(args, SYNTHETIC_ONLY,
-                              {"jobs": 1, "dashboard_tokens": DASHBOARD_TOKENS}))
+                  given_flags(args, *agent_only_options(llm=False)))
     else:
-        only_with("--agent llm", given_flags(args, LLM_ONLY))
+        only_with("--agent llm", given_flags(args, *agent_only_options(llm=True)))
 
 
 def episode(task, program: str, budget: int, settings, seed: int) -> dict:

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from experiments.intervals import Z_ROUNDED, normal_half_width
 from experiments.settings.theory import SortedWindowSettings
 
 #: the settings of this experiment (options, TOML tables, sidecar record)
@@ -103,7 +104,7 @@ def _plot(table: list[dict], tp: dict, cfg, new_figure):
     for i, rho in enumerate(cfg.rhos):
         pts = [r for r in table if r["rho"] == rho]
         x = [max(r["w"], 0.5) for r in pts]  # w = 0 drawn at 0.5 on the log axis
-        ax1.errorbar(x, [r["EZ"] for r in pts], yerr=[1.96 * r["EZ_se"] for r in pts],
+        ax1.errorbar(x, [r["EZ"] for r in pts], yerr=[normal_half_width(r["EZ_se"], z=Z_ROUNDED) for r in pts],
                      color=f"C{i}", marker="o", ms=4, lw=1.4, capsize=2,
                      label=f"sorted window, rho={rho:g}")
         ref = pts[0]

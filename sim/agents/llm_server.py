@@ -44,6 +44,9 @@ MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 MODEL_FILE = f"{MODEL_NAME}.gguf"
+#: the context window (tokens) the embedded model is served with unless told otherwise
+#: (``ctxsim llm serve --n-ctx``, the real-model experiments' embedded endpoint)
+N_CTX = 4096
 LLAMA_CPP_VERSION = "0.3.36"
 #: the build flag for CPUs whose native build dies with SIGILL
 BUILD_HINT = ('CMAKE_ARGS="-DGGML_NATIVE=OFF" python3 -m pip install -e ".[llm]"')
@@ -273,7 +276,7 @@ def _llama_version() -> str:
         return "not installed"
 
 
-def server_command(path: Path, port: int, host: str = "127.0.0.1", n_ctx: int = 4096,
+def server_command(path: Path, port: int, host: str = "127.0.0.1", n_ctx: int = N_CTX,
                    n_threads: int | None = None) -> list[str]:
     """The argv that serves ``path`` with llama-cpp-python's OpenAI-compatible server.
 
@@ -288,7 +291,7 @@ def server_command(path: Path, port: int, host: str = "127.0.0.1", n_ctx: int = 
 
 
 def start_server(path: Path | None = None, *, port: int | None = None,
-                 host: str = "127.0.0.1", n_ctx: int = 4096, n_threads: int | None = None,
+                 host: str = "127.0.0.1", n_ctx: int = N_CTX, n_threads: int | None = None,
                  ready_timeout: float = 180.0, log: Path | None = None,
                  die_with_parent: bool = True) -> tuple[subprocess.Popen, ServerInfo]:
     """Start the server in its own process group and wait until it answers.
@@ -376,7 +379,7 @@ def stop_server(proc: subprocess.Popen, grace: float = 10.0) -> int:
 
 @contextlib.contextmanager
 def local_server(path: Path | None = None, *, port: int | None = None,
-                 n_ctx: int = 4096, n_threads: int | None = None,
+                 n_ctx: int = N_CTX, n_threads: int | None = None,
                  ready_timeout: float = 180.0, assemble: bool = True):
     """Serve the embedded model for the duration of a ``with`` block.
 

@@ -418,3 +418,35 @@ def test_a_missing_trajectory_is_named_once_with_the_reason(tmp_path, capsys,
     assert err.endswith("cannot read trajectory '/nonexistent/nosuch.traj': "
                         "No such file or directory"), err
     assert "Errno" not in err and err.count("nosuch.traj") == 1
+
+
+def test_the_option_maps_derived_from_the_settings_classes_are_the_hand_written_ones():
+    # the maps hand-written before issue 36's review, as sets (the classes now decide)
+    from experiments.claims.robustness.run import only_with_robustness
+    from experiments.vista.pressure_llm import agent_only_options
+
+    flags, defaults = only_with_robustness()
+    assert set(flags.items()) == {
+        ("quick", "--quick"), ("samples", "--samples"), ("trajectories", "--trajectories"),
+        ("screen", "--screen"), ("tasks", "--tasks"), ("queries", "--queries"),
+        ("claims", "--claims"), ("params", "--params"), ("scheduler", "--scheduler"),
+        ("no_progress", "--no-progress"), ("config", "--config"), ("jobs", "--jobs"),
+        ("seed", "--seed")}
+    assert {d: v for d, v in defaults.items() if v is not None and v is not False} == {
+        "jobs": 1, "seed": 0}
+    flags, defaults = agent_only_options(llm=True)
+    assert flags == {"base_url": "--base-url", "model": "--model",
+                     "llm_budgets": "--llm-budgets", "llm_growth": "--llm-growth",
+                     "llm_families": "--llm-families"}
+    assert set(defaults.values()) == {None}
+    flags, defaults = agent_only_options(llm=False)
+    assert set(flags.items()) == {
+        ("levels", "--levels"), ("programs", "--programs"), ("budget", "--budget"),
+        ("families", "--families"), ("seeds", "--seeds"), ("profile", "--profile"),
+        ("calibrated_row", "--calibrated-row"), ("world", "--world"), ("jobs", "--jobs"),
+        ("scheduler", "--scheduler"), ("dashboard_tokens", "--dashboard-tokens"),
+        ("config", "--config")}
+    assert list(flags)[:5] == ["levels", "programs", "budget", "families", "seeds"]
+    assert list(flags)[-1] == "config"
+    assert {d: v for d, v in defaults.items() if v is not None and v is not False} == {
+        "jobs": 1, "dashboard_tokens": 400}

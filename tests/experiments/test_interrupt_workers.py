@@ -22,7 +22,7 @@ import pytest
 
 from experiments import cli
 from experiments.output import STAGING_PREFIX
-from tests.experiments.test_output_set import SMALL, files, staging_left
+from tests.experiments.vista.test_output_set import SMALL, files, staging_left
 
 #: seconds from the signal to the CLI's exit (the issue's 2 s plus a 3 s margin
 #: for a loaded CI machine; measured ~0.1 s on an idle 2-core one)

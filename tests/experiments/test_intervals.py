@@ -171,3 +171,31 @@ def test_no_second_interval_function_outside_the_module():
             if needle in text:
                 hits.append((path.relative_to(root).as_posix(), needle))
     assert hits == []
+
+
+@pytest.mark.parametrize("se", [0.0, 1e-9, 0.013, 1.0, 250.0])
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
+def test_normal_half_width_is_scipys_normal_interval(se, level):
+    m = 3.7
+    lo, hi = stats.norm.interval(level, loc=m, scale=se) if se > 0 else (m, m)
+    h = I.normal_half_width(se, level)
+    assert m - h == pytest.approx(lo, rel=1e-12, abs=1e-15)
+    assert m + h == pytest.approx(hi, rel=1e-12, abs=1e-15)
+
+
+def test_normal_half_width_with_the_rounded_z_is_the_figures_1_96():
+    # the sorted-window figure's error bars were drawn as 1.96 * EZ_se
+    for se in [0.0, 0.002, 0.31, 7.0]:
+        assert I.normal_half_width(se, z=I.Z_ROUNDED) == 1.96 * se
+
+
+@pytest.mark.parametrize("se", [-1e-12, -1.0, math.nan])
+def test_normal_half_width_rejects_a_negative_or_nan_se(se):
+    with pytest.raises(ValueError, match="se must be >= 0"):
+        I.normal_half_width(se)
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, -0.1, 1.5])
+def test_normal_half_width_rejects_a_level_outside_0_1(level):
+    with pytest.raises(ValueError, match="level must be in"):
+        I.normal_half_width(0.1, level)

@@ -241,3 +241,31 @@ def test_the_robustness_options_are_its_fields():
     assert set(flags) - {"--robustness"} == set(RobustnessSettings.options()) | {
         "--config", "--quick", "--no-progress"}
     assert all(flags[f] == name for f, name in RobustnessSettings.options().items())
+
+
+@pytest.mark.parametrize("name", ["contextevo", "evoharness"])
+def test_the_quick_help_is_the_classs_quick_table(name):
+    # generated from the class, so a changed --quick value changes the help; checked
+    # against the shipped TOML's [quick] table (an independent route: the file)
+    cls = settings_for(name)
+    (quick,) = [a for a in _parser(name)._actions if "--quick" in a.option_strings]
+    assert quick.help == cls.quick_help()
+    shipped = tomllib.loads((ROOT / "experiments" / "configs" / f"{name}.toml").read_text())
+    for key, value in shipped["quick"].items():
+        shown = (" ".join(map(str, value)) if isinstance(value, list)
+                 else f"{value:,}")
+        assert f"{key}={shown}" in quick.help, key
+    for table, when in cls.TABLE_WHEN.items():
+        tail = quick.help.split(f"{when}: ")[1]
+        for key, value in shipped[table].items():
+            assert f"{key}={value:,}" in tail, (table, key)
+
+
+def test_settings_check_says_so_in_one_line_when_every_file_is_up_to_date(capsys):
+    from experiments.settings.__main__ import generated, main
+
+    assert main(["check"]) == 0
+    n = sum(1 for _ in (ROOT / "experiments" / "configs").glob("*.toml")
+            if _.stem in {p.stem for p in generated()})
+    assert capsys.readouterr().out == f"{n} shipped config files up to date\n"
+    assert n == len(generated()) > 0

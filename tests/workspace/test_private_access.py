@@ -7,6 +7,17 @@ instance) and ``X`` is not ``self`` is a violation outside
 class, its mixin (``durability.py``) and a subclass (``memory.py``'s scratch workspace) reach their
 own state that way. Tests are not scanned: white-box tests of the guard count its
 measures through ``_measure_with`` on purpose.
+
+What the ``Durable`` mixin (``sim/workspace/durability.py``) shares with
+``workspace.py`` through ``self``: the writer lock ``_lock`` and ``_lock_token`` (taken
+by ``Workspace._acquire_lock``, released by ``Durable.close``), ``_temporary`` (the
+directory of a ``directory=None`` workspace, made in ``Workspace.__init__``, removed
+by ``close``) and ``_reserved`` (the durable id bound: 0 on open, raised by
+``Durable._reserve``); and the mixin's own ``_commit``, ``_apply``, ``_checkpoint``,
+``_check_writer`` and ``_reserve``, which ``workspace.py``'s operations call. That
+is allowed: the mixin is not a client but a part of the one class, split off by
+job (the durable side: journal, checkpoint, lock, close) so each file stays small;
+at run time both halves are one object's methods, and ``self`` is that object.
 """
 
 import ast

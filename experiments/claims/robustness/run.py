@@ -48,12 +48,16 @@ def add_arguments(parser) -> None:
     RobustnessSettings.add_arguments(g)
 
 
-#: options that mean something only with --robustness (argparse dest -> flag)
-ONLY_WITH = {"quick": "--quick", "samples": "--samples", "trajectories": "--trajectories",
-             "screen": "--screen", "tasks": "--tasks", "queries": "--queries",
-             "claims": "--claims", "params": "--params", "scheduler": "--scheduler",
-             "no_progress": "--no-progress", "config": "--config", "jobs": "--jobs",
-             "seed": "--seed"}
+def only_with_robustness() -> tuple[dict[str, str], dict[str, object]]:
+    """The options that mean something only with ``--robustness``: every option
+    :class:`~experiments.settings.robustness.RobustnessSettings` adds, as
+    ``(dest -> flag, dest -> value when not given)`` for
+    :func:`~experiments.arguments.given_flags`."""
+    from experiments.settings.robustness import RobustnessSettings
+
+    options = RobustnessSettings.parser_defaults()
+    return ({d: f for d, (f, _) in options.items()},
+            {d: v for d, (_, v) in options.items()})
 
 
 def check_options(args) -> None:
@@ -64,7 +68,7 @@ def check_options(args) -> None:
         UsageError: naming the options (exit 2).
     """
     if not getattr(args, "robustness", False):
-        only_with("--robustness", given_flags(args, ONLY_WITH, {"jobs": 1, "seed": 0}))
+        only_with("--robustness", given_flags(args, *only_with_robustness()))
 
 
 def select(args) -> tuple[list, list[str]]:

@@ -175,11 +175,14 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
     signals = {"requests": res.requests, "archives": res.agent_archives,
                "recoveries": res.recoveries, "failed_reads": res.failed_reads,
                "offloaded": res.offloaded}
-    ex = Execution(task.task_id, task.family, task.statement, bool(res.solved),
-                   agent.believes_solved, agent.slip, dict(agent.answer),
-                   tuple(f.value for f in task.facts.values()), signals,
-                   tuple(agent.skills_shown), es, tuple(agent.unseen),
-                   tuple(k for k, v in agent.answer.items() if v != task.facts[k].value))
+    ex = Execution(task_id=task.task_id, topic=task.family, statement=task.statement,
+                   solved=bool(res.solved), believes_solved=agent.believes_solved,
+                   slip=agent.slip, answer=dict(agent.answer),
+                   values=tuple(f.value for f in task.facts.values()), signals=signals,
+                   skills_shown=tuple(agent.skills_shown), seed=es,
+                   unseen=tuple(agent.unseen),
+                   wrong=tuple(k for k, v in agent.answer.items()
+                               if v != task.facts[k].value))
     return res, ex
 
 

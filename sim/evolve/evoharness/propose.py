@@ -84,7 +84,8 @@ _TRACE = re.compile(r"^(?P<task>\S+): (?P<requests>\d+) requests, (?P<archives>\
                     r"(?P<unseen>\d+) not in view$")
 
 
-@dataclass(frozen=True)
+# keyword-only: thirteen fields, several of one type, are too many to pass by position
+@dataclass(frozen=True, kw_only=True)
 class Execution:
     """The execution context c_ij of one task (what reflection reads).
 
