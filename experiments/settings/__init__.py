@@ -3,6 +3,12 @@ declared once with their unit, allowed values, help text, paper source and
 ``--quick`` value, and from which the TOML schema check, the command-line options
 and the sidecar record are generated (issue 36).
 
+Over 500 lines: a sixth of it is this guide to the API, and the rest is the one
+``Settings`` class, whose class methods are the views of a field (TOML table, schema
+check, options, parsed instance, sidecar record, generated file) and must read the
+same field metadata; the value kinds (:mod:`~experiments.settings.checks`,
+:mod:`~experiments.settings.kinds`) and every experiment's class already live apart.
+
 The API (for a subclass's author)::
 
     from experiments.settings import Settings, setting, ListOf, register
