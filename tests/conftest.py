@@ -56,6 +56,22 @@ LONG = {
         "scheduler path in the default suite",
     "tests/experiments/calibrate/test_calibrate.py::test_curve_not_identified_when_misses_do_not_grow_with_length":
         "a calibration fit over many simulated probes (~6 s); the identified case stays",
+    "tests/experiments/vista/test_output_set.py::test_two_runs_into_one_out_leave_one_consistent_set":
+        "two full runs into one directory (~6 s); the staging's unit tests stay",
+    "tests/experiments/vista/test_output_set.py::test_interrupted_run_leaves_the_previous_set_untouched":
+        "interrupts real runs with signals (~3 s each); the signals marker runs more",
+    "tests/evolve/test_contextevo_loop.py::test_true_causes_never_influence_the_loop":
+        "two whole loops with the true causes scrambled (~6 s); the leakage unit tests stay",
+    "tests/experiments/test_cli_figures.py::test_verify_reruns_from_the_sidecar_and_names_the_first_difference":
+        "reruns an experiment from its sidecar (~5 s); csv_compare's unit tests stay",
+    "tests/experiments/test_cli_errors.py::test_claims_with_some_csvs_judges_the_rest_not_testable":
+        "the claims command over a partial figures directory (~4 s)",
+    "tests/experiments/claims/test_claims_inputs.py::test_a_file_that_is_not_the_commands_csv_stops_the_command":
+        "the claims command once per malformed file (~3 s each)",
+    "tests/experiments/test_sweep_configs.py::test_proposition1_run_uses_the_config_file":
+        "a whole proposition1 run from a config file (~4 s); the config's unit tests stay",
+    "tests/evolve/test_evoharness.py::test_verify_skill_removes_a_verification_slip_at_the_stated_rate":
+        "a rate measured over many episodes (~3 s)",
     "tests/experiments/vista/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
         "the largest growth level (~6 s); the smaller levels check the same identity",
 }
