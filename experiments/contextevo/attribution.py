@@ -46,6 +46,8 @@ def attribution_summary(logs: dict, mislabel: float | None = None) -> dict:
 
 
 def rejections(entries) -> dict:
+    """Rejection counts by reason, summed over ``entries`` (a loop's per-iteration
+    log dicts, each with an optional ``"rejections"`` mapping reason -> count)."""
     out: dict = {}
     for e in entries:
         for k, v in e.get("rejections", {}).items():

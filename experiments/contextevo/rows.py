@@ -68,4 +68,6 @@ def rows_of(setting: str, start: str, variant: str, res, backend: str,
 
 
 def last_stage(res) -> str:
+    """The name of a loop result's final stage (the last key of ``res.solved``, e.g.
+    ``"iter2"``)."""
     return list(res.solved)[-1]

@@ -30,6 +30,8 @@ def stale() -> list[pathlib.Path]:
 
 
 def main(argv: list[str]) -> int:
+    """``write`` (regenerate every shipped config file) or ``check`` (exit 1 naming
+    each stale file); returns the exit status (2 for any other argument list)."""
     if argv == ["write"]:
         for path, text in generated().items():
             path.write_text(text)
