@@ -10,7 +10,8 @@ import pytest
 from scipy import stats
 
 from experiments.priors.sizes import (LAWS, format_sample_sizes, gof, ks_critical,
-                                      lilliefors_critical, log_spread)
+                                      ks_floor_continuous, lilliefors_critical,
+                                      log_spread)
 from experiments.vista.size_law import tool_result_sizes
 from sim.world import TABLE
 
@@ -49,6 +50,23 @@ def test_every_law_is_rejected_at_the_stated_statistics(result):
         assert f"{label} {result['laws'][name]['ks']:.3f}" in src, name
     assert set(labels) == set(LAWS)
     assert f"D {result['laws']['lognorm']['ks']:.3f}" in TABLE["browse.size_sd"].source
+
+
+def test_no_continuous_law_can_pass(sizes, result):
+    """The ties put a floor under D for every continuous law, and every fitted law
+    respects it; the floor is above the critical value of a two-parameter fit."""
+    floor = ks_floor_continuous(sizes)
+    values, counts = np.unique(sizes, return_counts=True)
+    assert values[counts.argmax()] == 22 and counts.max() == 43
+    assert floor == pytest.approx(43 / 418 / 2)
+    assert floor > result["critical_lognormal_estimated"]
+    assert all(r["ks"] >= floor - 1e-12 for r in result["laws"].values())
+    # a fitted continuous CDF at the jump: both one-sided gaps, the larger >= floor
+    sd, _, scale = result["laws"]["lognorm"]["params"]
+    F = stats.lognorm.cdf(22, sd, 0, scale)
+    below, at = (sizes < 22).mean(), (sizes <= 22).mean()
+    assert max(F - below, at - F) >= floor
+    assert f"force D >= {floor:.3f} for any continuous" in TABLE["task.size_sd"].source
 
 
 def test_the_test_accepts_a_sample_that_follows_the_law(sizes, result):
