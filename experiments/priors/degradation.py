@@ -32,19 +32,20 @@ import numpy as np
 from experiments.calibrate.estimates import FIT_BOUNDS, p_use
 from experiments.priors import read_table
 
-#: tokens in the tables' "K"
-K = 1024
+#: tokens in RULER's "K" (its scripts run 4096 ... 131072) and in NoLiMa's (its run
+#: configs set context_length 1000 ... 32000)
+K_RULER, K_NOLIMA = 1024, 1000
 #: a half-point beyond this many times a table's longest length is not identified
 IDENTIFIED_FACTOR = 4.0
 #: (table, its score columns, their lengths in tokens)
 TABLES = {
     "nolima": (("s1k", "s2k", "s4k", "s8k", "s16k", "s32k"),
-               tuple(K * 2 ** i for i in range(6))),
+               tuple(K_NOLIMA * 2 ** i for i in range(6))),
     "ruler": (("s4k", "s8k", "s16k", "s32k", "s64k", "s128k"),
-              tuple(4 * K * 2 ** i for i in range(6))),
+              tuple(4 * K_RULER * 2 ** i for i in range(6))),
 }
 #: RULER models fitted: those claiming at least this window (tokens)
-RULER_MIN_CLAIMED = 128 * K
+RULER_MIN_CLAIMED = 128 * K_RULER
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,10 @@ from sim.world_param import world_param
 LONG_CONTEXT_SOURCE = (
     "the Hill curve fitted per model (experiments/priors/degradation.py) to NoLiMa "
     "(Modarressi et al. 2025, arXiv:2502.05167) Table 3, 12 models at 1K-32K (half-"
-    "points 4.3K-29K; GPT-4o 26K), and RULER's (Hsieh et al. 2024, arXiv:2404.06654) "
+    "points 4.2K-28K; GPT-4o 25K), and RULER's (Hsieh et al. 2024, arXiv:2404.06654) "
     "main table, 22 models claiming >= 128K at 4K-128K (4 whose half-point lies past "
     "4 x 128K are not identified); the prior spans the 30 identified fits: drop "
-    "0.10-1.0, half-point 4.3K-512K, Hill exponent 0.53-4.3; our keys match literally "
+    "0.10-1.0, half-point 4.2K-512K, Hill exponent 0.53-4.3; our keys match literally "
     "(easier than NoLiMa)")
 
 
@@ -106,7 +106,7 @@ class Profile:
             "a value it cannot use is answered wrongly (else it abstains)")
     ctx_drop_max: float = world_param(0.5, 0.1, 1.0, _P, LONG_CONTEXT_SOURCE,
             "share of visible facts misused as the request grows without bound")
-    ctx_half_tokens: float = world_param(128_000.0, 4_300.0, 520_000.0, "tokens",
+    ctx_half_tokens: float = world_param(128_000.0, 4_200.0, 520_000.0, "tokens",
             LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached")
     ctx_shape: float = world_param(1.5, 0.53, 4.3, "Hill exponent", LONG_CONTEXT_SOURCE,
             "steepness of the degradation curve")

@@ -127,7 +127,7 @@ def test_declared_ranges_span_the_identified_fits(fits):
 
 def test_a_nolima_like_decline_needs_a_half_point_below_the_old_floor(fits):
     """The issue's finding: GPT-4o's and Llama 3.3's NoLiMa curves halve their drop
-    near 23-29K tokens, below the previous 32K floor; so do all twelve models."""
+    near 25K tokens, below the previous 32K floor; so do all twelve models."""
     nolima = {f.model: f for f in fits if f.table == "nolima"}
     for m in ("GPT-4o", "Llama-3.3-70B"):
         assert 20_000 < nolima[m].half < 32_000
