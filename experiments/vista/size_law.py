@@ -2,7 +2,9 @@
 
 The sorted-window game (:mod:`sim.games.sorted_window`) draws block sizes i.i.d. from
 a heavy-tailed law; this module measures the bundled trajectories' tool-result sizes
-in cl100k_base tokens and fits that law. It lives in experiments/ because it ties the
+in cl100k_base tokens and fits that law (no fitted law passes its KS test; the tests
+and the empirical spread that ``task.size_sd`` takes are in
+:mod:`experiments.priors.sizes`). It lives in experiments/ because it ties the
 games to the workspace importers (sim.games imports no workspace code).
 """
 

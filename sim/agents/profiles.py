@@ -31,12 +31,13 @@ from sim.world_param import PROBABILITY as _P
 from sim.world_param import world_param
 #: the long-context evaluations the degradation curve's prior comes from
 LONG_CONTEXT_SOURCE = (
-    "RULER (Hsieh et al. 2024, arXiv:2404.06654): of 17 models claiming >= 32K, only "
-    "half stay satisfactory at 32K, and almost all drop as length grows; NoLiMa "
-    "(Modarressi et al. 2025, arXiv:2502.05167): at 32K GPT-4o falls from 99.3% to "
-    "69.7%, Llama 3.3 70B from 97.3% to 42.7%, 10 of 12 models below half their "
-    "short-context score; our keys match literally (easier than NoLiMa), so the "
-    "range spans RULER-like mild to NoLiMa-like steep declines")
+    "the Hill curve fitted per model (experiments/priors/degradation.py) to NoLiMa "
+    "(Modarressi et al. 2025, arXiv:2502.05167) Table 3, 12 models at 1K-32K (half-"
+    "points 4.2K-28K; GPT-4o 25K), and RULER's (Hsieh et al. 2024, arXiv:2404.06654) "
+    "main table, 22 models claiming >= 128K at 4K-128K (4 whose half-point lies past "
+    "4 x 128K are not identified); the prior spans the 30 identified fits: drop "
+    "0.10-1.0, half-point 4.2K-512K, Hill exponent 0.53-4.3; our keys match literally "
+    "(easier than NoLiMa)")
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,10 @@ class Profile:
     """
 
     name: str = "medium"
-    sigma: float = world_param(0.9, 0.5, 1.3, "sd of ln tokens",
+    sigma: float = world_param(0.9, 0.67, 1.7, "sd of ln tokens",
             "VISTA Table 5: without the dashboard, median relative size error 0.43-0.84 "
-            "over four backbones; lognormal noise of sd 0.55-1.2 gives that median",
+            "over four backbones; median |exp(sigma Z) - 1| is 0.43 at sigma 0.674 and "
+            "0.84 at 1.698 (experiments/priors/sigma.py)",
             "content-channel noise of a size estimate (Proposition 2)")
     p_row_read: float = world_param(0.97, 0.9, 0.999, _P,
             "VISTA Table 5: with the ledger, block-size error 0-0.02 and total-size "
@@ -97,15 +99,16 @@ class Profile:
             "guess: summaries keep most but not all exact values (ACON/Focus report "
             "lossy summaries without a per-value rate)",
             "a visible fact is kept in a knowledge block / fold summary")
-    p_confabulate: float = world_param(0.5, 0.1, 0.9, _P,
-            "guess: answering with a plausible value vs abstaining when the value is "
-            "not found; varies widely across models",
+    p_confabulate: float = world_param(0.5, 0.206, 0.991, _P,
+            "SimpleQA (Wei et al. 2024, arXiv:2411.04368) Table 3: incorrect / "
+            "(incorrect + not attempted) over six models runs 0.21 (Claude-3-haiku) to "
+            "0.99 (GPT-4o-mini) (experiments/priors/confabulation.py)",
             "a value it cannot use is answered wrongly (else it abstains)")
-    ctx_drop_max: float = world_param(0.5, 0.1, 0.9, _P, LONG_CONTEXT_SOURCE,
+    ctx_drop_max: float = world_param(0.5, 0.1, 1.0, _P, LONG_CONTEXT_SOURCE,
             "share of visible facts misused as the request grows without bound")
-    ctx_half_tokens: float = world_param(128_000.0, 32_000.0, 512_000.0, "tokens",
+    ctx_half_tokens: float = world_param(128_000.0, 4_200.0, 520_000.0, "tokens",
             LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached")
-    ctx_shape: float = world_param(1.5, 0.7, 3.0, "Hill exponent", LONG_CONTEXT_SOURCE,
+    ctx_shape: float = world_param(1.5, 0.53, 4.3, "Hill exponent", LONG_CONTEXT_SOURCE,
             "steepness of the degradation curve")
     base_error: float = world_param(0.12, 0.08, 0.2, _P,
             "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
@@ -118,9 +121,11 @@ class Profile:
     keep_recent: int = world_param(2, 0, 5, "tool results",
             "guess: models rarely archive what they just read", "the agent's masking "
             "window: the newest results it never archives", integer=True)
-    max_attempts: int = world_param(3, 1, 6, "reads per value",
-            "guess: VISTA Fig. 8b has 105 recoveries over 75 tasks (~1.4 per task), a "
-            "lower bound on attempts", "recovery reads spent searching for one value",
+    max_attempts: int = world_param(3, 1, 8, "reads per value",
+            "guess: no measurement of the reads a model spends searching an archive for "
+            "one value; VISTA Fig. 8b's 105 recoveries over 75 tasks count recoveries "
+            "per task, not reads per value, and bound neither end",
+            "recovery reads spent searching for one value",
             integer=True)
     max_context_actions: int = world_param(8, 4, 16, "calls per turn",
             "guess: a loop guard, not a behaviour; results do not depend on it unless "
@@ -146,7 +151,7 @@ class Profile:
 #: Named profiles (different "backbones"): the default point of the world table
 #: ("medium") and two points inside its prior ranges.
 PROFILES: dict[str, Profile] = {
-    "strong": Profile("strong", sigma=0.6, p_index=0.8, p_note=0.4, p_knowledge=0.85,
+    "strong": Profile("strong", sigma=0.7, p_index=0.8, p_note=0.4, p_knowledge=0.85,
                       ctx_drop_max=0.35, ctx_half_tokens=200_000.0, base_error=0.08),
     "medium": Profile(),
     "weak": Profile("weak", sigma=1.25, p_index=0.4, p_note=0.2, p_knowledge=0.6,

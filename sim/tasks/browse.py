@@ -13,8 +13,8 @@ step needs every gold value at once. Every number is a field of
 What makes a query hard is its structure, never a hint (issue 17, as the LOCA-like
 families, :mod:`sim.tasks.loca`):
 
-* every document, gold included, has a size drawn from the lognormal fitted to the
-  shipped trajectories' tool results (sd ``size_sd`` of ln tokens, median
+* every document, gold included, has a size drawn from a lognormal with the ln-size
+  spread of the shipped trajectories' tool results (sd ``size_sd`` of ln tokens, median
   ``doc_median``, clipped to ``[MIN_DOC, max_doc_ratio x doc_median]``), so some
   gold documents are large and size-driven archiving can hit them;
 * every call is ``search {"q": "q7", "page": 12}``: the entity id appears in the
@@ -109,9 +109,10 @@ class BrowseParams:
         "size law", "median document size")
     size_sd: float = world_param(
         1.64, 1.0, 2.2, "sd of ln tokens",
-        "the lognormal fit of the 418 tool results in the shipped trajectories "
-        "(experiments/vista/size_law.py: sd 1.64); the range allows for web pages "
-        "differing from those tools", "spread of every document's size, gold "
+        "the empirical sd of ln tokens of the 418 real tool results in the shipped "
+        "trajectories, 1.64 (experiments/priors/sizes.py; no fitted law passes KS, "
+        "lognormal D 0.189 vs 0.044); guess: the range allows for web pages differing "
+        "from those tools", "spread of every document's size, gold "
         "included")
     max_doc_ratio: float = world_param(
         12.0, 4.0, 50.0, "ratio",

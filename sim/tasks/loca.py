@@ -8,8 +8,8 @@ pressure knob; each instance realises ``growth * U(1 - j, 1 + j)`` (``j`` =
 set (:mod:`sim.tasks.families`); what makes a task hard is that structure, never a
 hint:
 
-* every tool result, evidence included, has a size drawn from the lognormal fitted
-  to the shipped trajectories' tool results (sd ``TaskParams.size_sd`` of ln tokens,
+* every tool result, evidence included, has a size drawn from a lognormal with the ln-size
+  spread of the shipped trajectories' tool results (sd ``TaskParams.size_sd`` of ln tokens,
   median the family's), so some evidence is large and size-driven archiving can hit
   it; a buried family's evidence is a table ``buried_scale`` times larger;
 * the call that returns a value looks like every other call (``search_rows
