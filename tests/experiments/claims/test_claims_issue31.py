@@ -279,15 +279,17 @@ def test_runs_read_skill_counts_runs_with_any_read():
 
 
 def test_contextevo_table5_held_in(tmp_path):
-    def row(d, lo, hi):
+    def row(d, lo, hi, split="held_in"):
         _write(tmp_path / "contextevo.csv",
                [{"setting": "loca128k", "start": "react", "variant": "full", "stage":
-                 "iter2", "split": "held_in", "diff_vs_start": d, "diff_lo": lo,
+                 "iter2", "split": split, "diff_vs_start": d, "diff_lo": lo,
                  "diff_hi": hi}])
     row(0.15, 0.03, 0.27)
     assert _v(tmp_path, "CE-Tab5-full-held-in").verdict is R
     row(-0.05, -0.1, 0.0)
     assert _v(tmp_path, "CE-Tab5-full-held-in").verdict is NR
+    row(0.15, 0.03, 0.27, split="held_out")                # no held-in row
+    assert _v(tmp_path, "CE-Tab5-full-held-in").verdict is NT
 
 
 # -- the rows that are not testable, and the roles of the new VISTA numbers ----------------------
