@@ -249,3 +249,42 @@ def ratio_of_sums_ci(a: Sequence[float], b: Sequence[float], resamples: int = RE
         stats = np.where(sb > 0, sa / np.where(sb > 0, sb, 1), np.inf)
     ratio = a.sum() / b.sum() if b.sum() > 0 else math.inf
     return (float(ratio), *_quantiles(stats, level))
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation of paired ``x``, ``y`` (average ranks for ties):
+    Pearson's correlation of the ranks; NaN where either is constant (no order to
+    correlate)."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x), rankdata(y)
+    if rx.size < 2 or rx.std() == 0 or ry.std() == 0:
+        return math.nan
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def cluster_spearman_ci(clusters: Sequence[Sequence[tuple[float, float]]],
+                        resamples: int = RESAMPLES, level: float = LEVEL,
+                        seed: int = 0) -> tuple[float, float, float]:
+    """``(rho, lo, hi)``: Spearman's correlation (:func:`spearman`) of the pooled
+    ``(x, y)`` pairs of ``clusters`` (e.g. (truth, estimate) of the blocks of each
+    snapshot) with a percentile bootstrap that resamples whole clusters, as
+    :func:`cluster_median_ci` does. A resample whose pooled x or y is constant has no
+    correlation and is left out (``lo``/``hi`` are NaN if every one is).
+
+    Raises:
+        ValueError: for fewer than 3 pairs in all, or a pair that is not two numbers.
+    """
+    clusters = [np.asarray(c, dtype=float) for c in clusters if len(c)]
+    if any(c.ndim != 2 or c.shape[1] != 2 for c in clusters):
+        raise ValueError("each cluster must be a sequence of (x, y) pairs")
+    if sum(len(c) for c in clusters) < 3:
+        raise ValueError("a rank correlation needs at least 3 pairs")
+    pooled = np.concatenate(clusters)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(clusters), size=(resamples, len(clusters)))
+    stats = np.array([spearman(*np.concatenate([clusters[i] for i in row]).T)
+                      for row in idx])
+    stats = stats[np.isfinite(stats)]
+    lo, hi = _quantiles(stats, level) if stats.size else (math.nan, math.nan)
+    return spearman(pooled[:, 0], pooled[:, 1]), lo, hi

@@ -249,6 +249,44 @@ def slope_verdict(slopes: Sequence[float], paper_slopes: Sequence[float],
     return DIRECTION if sub and bends else NOT_REPRODUCED
 
 
+def near_zero_verdict(value: float, lo: float | None, hi: float | None,
+                      margin: float) -> Verdict:
+    """A quantity claimed to be essentially zero (e.g. a correlation, VISTA Table 5:
+    "estimates essentially uncorrelated with truth"): reproduced if the whole
+    interval [lo, hi] lies within +-``margin``; in direction only if the point
+    ``value`` does (``|value| < margin``: the edge is outside) but the interval
+    reaches past it; no interval if the point does and there is no interval;
+    otherwise (a NaN value included) not reproduced.
+
+    Raises:
+        ValueError: for ``margin <= 0``.
+    """
+    if not margin > 0:
+        raise ValueError(f"margin must be > 0, got {margin}")
+    if not abs(value) < margin:
+        return NOT_REPRODUCED
+    if not _has_interval(lo, hi):
+        return NO_INTERVAL
+    return REPRODUCED if -margin <= lo and hi <= margin else DIRECTION
+
+
+def constant_verdict(spread: float, value: float, paper: float,
+                     factor: float) -> Verdict:
+    """A cost claimed constant at ``paper`` (e.g. VISTA Fig. 10's fixed overhead of
+    492 tokens on every query): not reproduced if it varies (``spread`` = max - min
+    over the requests > 0); reproduced if constant and within ``factor`` of the
+    paper's (:func:`within_factor`); in direction only if constant at another size.
+
+    Raises:
+        ValueError: for a negative or NaN ``spread``, or as :func:`within_factor`.
+    """
+    if not spread >= 0:
+        raise ValueError(f"spread must be >= 0 (max - min), got {spread}")
+    if spread > 0:
+        return NOT_REPRODUCED
+    return REPRODUCED if within_factor(value, paper, factor) else DIRECTION
+
+
 def at_setting(verdict: Verdict, at_paper_setting: bool) -> Verdict:
     """Reproduced needs the paper's setting: a claim checked elsewhere is at best
     in direction only."""

@@ -18,8 +18,9 @@ Then skill-only vs context-policy evolution vs combined on long-horizon tasks
 Writes ``evoharness.csv`` (one row per arm: pass rate, paired difference from
 no-evolve, the budget-forced ACCEPT/MERGE/SKIP counts), ``evoharness_pairs.csv`` (every
 ordering the papers state, per profile: the paired difference and its 95% interval),
-``evoharness_policy.csv``, ``evoharness_policy_pairs.csv`` (every pair of its arms'
-paired differences in reward and tokens),
+``evoharness_policy.csv`` (per arm: reward, tokens, and the runs that read a skill
+body), ``evoharness_policy_pairs.csv`` (every pair of its arms' paired differences in
+reward and tokens),
 ``evoharness.png`` (arms; harness size against the caps over the stream; skills vs
 policy), ``evoharness.json`` (config, the paired comparisons as numbers,
 ``budget_decisions`` per evolving arm, the harness traces, the paper numbers) and

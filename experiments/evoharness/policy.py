@@ -15,13 +15,20 @@ from experiments.intervals import bootstrap_mean_ci
 #: the program ContextEvo starts from (and the skill-only arm keeps)
 START = "react"
 POLICY_COLUMNS = ("arm", "program", "n_tasks", "reward", "reward_lo", "reward_hi",
-                  "mean_tokens", "skill_tokens_in_harness", "paper_reward",
-                  "paper_mean_tokens")
+                  "mean_tokens", "skill_tokens_in_harness", "runs_read_skill",
+                  "paper_reward", "paper_mean_tokens")
 #: evoharness_policy_pairs.csv: ``arm`` minus ``reference`` of ``measure`` (reward:
 #: solved per task; mean_tokens: tokens per run), paired over the held-out tasks
 POLICY_PAIRS_COLUMNS = ("arm", "reference", "measure", "diff", "lo", "hi")
 #: the per-task column of each measure, and the decimals it is written with
 _MEASURES = {"reward": ("solved", 4), "mean_tokens": ("tokens", 1)}
+
+
+def runs_read_skill(rows) -> int:
+    """How many of ``rows`` (:class:`~sim.evolve.evoharness.online.TaskRecord`, one
+    per run) read at least one skill body: ContextEvo §6.1's invocation gap counts
+    "20 of 44 inspectable skill-only trajectories read a skill body"."""
+    return sum(1 for x in rows if x.skills_read > 0)
 
 
 def policy_comparison(cfg: GridConfig) -> tuple[list[dict], list[dict], dict]:
@@ -77,6 +84,7 @@ def policy_comparison(cfg: GridConfig) -> tuple[list[dict], list[dict], dict]:
                      "reward_hi": round(hi, 4),
                      "mean_tokens": round(float(np.mean([x.tokens for x in r.rows])), 1),
                      "skill_tokens_in_harness": r.final_tokens,
+                     "runs_read_skill": runs_read_skill(r.rows),
                      "paper_reward": pr, "paper_mean_tokens": pt})
     pairs = []
     for arm in runs:

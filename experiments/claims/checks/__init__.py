@@ -11,9 +11,11 @@ the same name holds that paper's claims and numbers):
   share (:class:`RowOrder`);
 * :mod:`~experiments.claims.checks.vista`: paired episodes, window, ablations,
   perception and dashboard overhead; :mod:`~experiments.claims.checks.vista_theory`:
-  the theory CSVs' rows (VISTA's checks are two modules, each under 500 lines);
-* :mod:`~experiments.claims.checks.contextevo`: iteration gains and the
-  evidence-free comparison over seeds;
+  the theory CSVs' rows; :mod:`~experiments.claims.checks.vista_counts`: totals per
+  task, the rescue structure, the fixed overhead and the blind estimates' correlation
+  (VISTA's checks are three modules, each under 500 lines);
+* :mod:`~experiments.claims.checks.contextevo`: iteration gains, the
+  evidence-free comparison over seeds, the compression stand-ins and the skill reads;
 * :mod:`~experiments.claims.checks.evoharness`: profile gaps, every-row gains and
   the budgeted curator.
 

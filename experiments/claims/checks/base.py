@@ -1,6 +1,8 @@
-"""The base of every check (:class:`Check`) and the check ContextEvo's and
+"""The base of every check (:class:`Check`), the check ContextEvo's and
 Evo-Harness's registries share (:class:`RowOrder`: a paired difference read from one
-row of an evolution experiment's CSV). See :mod:`experiments.claims.checks`."""
+row of an evolution experiment's CSV), and the comparison of a share with the
+paper's "k of n" that VISTA's and ContextEvo's checks share
+(:func:`share_outcome`). See :mod:`experiments.claims.checks`."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Callable, ClassVar, Mapping
 from experiments.claims import rules
 from experiments.claims.data import num, one, read
 from experiments.claims.records import Claim, Outcome, Verdict
+from experiments.intervals import wilson
 
 
 class Check:
@@ -46,3 +49,24 @@ class RowOrder(Check):
                        self.rule(self.sign, d, a, b),
                        "sizes not comparable with the paper's benchmarks; the ordering "
                        "is the claim")
+
+
+def share_outcome(k: int, n: int, paper_k: float, paper_n: float, what: str) -> Outcome:
+    """Our share ``k / n`` against the paper's ``paper_k`` of ``paper_n``: the paper's
+    count is itself one binomial draw, so its range is its own Wilson 95% interval,
+    and :func:`~experiments.claims.rules.range_verdict` judges our share (with our
+    Wilson interval) against that range. ``n == 0`` (nothing to take a share of) is
+    not reproduced: the paper's structure is absent, which is a finding, not
+    missing data. ``what`` names the share in the outcome."""
+    plo, phi = wilson(int(paper_k), int(paper_n))[1:]
+    if n == 0:
+        return Outcome(f"{what}: 0 of 0 (paper {paper_k:g} of {paper_n:g})", "none",
+                       rules.range_verdict(float("nan"), plo, phi),
+                       f"no case to take the share of; the paper's range is its own "
+                       f"Wilson interval [{plo:.2f}, {phi:.2f}]")
+    p, lo, hi = wilson(k, n)
+    return Outcome(f"{what}: {k} of {n} = {p:.2f} (paper {paper_k:g} of {paper_n:g} = "
+                   f"{paper_k / paper_n:.2f})", f"[{lo:.2f}, {hi:.2f}] Wilson",
+                   rules.range_verdict(p, plo, phi, lo, hi),
+                   f"reproduced needs our share inside the paper's own Wilson interval "
+                   f"[{plo:.2f}, {phi:.2f}]")

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from experiments.claims.records import Cell, Claim, Paper, Role
-from experiments.claims.registry import contextevo, evoharness, vista
+from experiments.claims.registry import contextevo, evoharness, vista, vista_more
 
 
 class Registry:
@@ -104,5 +104,6 @@ class Registry:
         return self._by_id[claim_id]
 
 
-#: every claim: VISTA, then ContextEvo, then Evo-Harness
-REGISTRY = Registry(vista.CLAIMS + contextevo.CLAIMS + evoharness.CLAIMS)
+#: every claim: VISTA (its two modules), then ContextEvo, then Evo-Harness
+REGISTRY = Registry(vista.CLAIMS + vista_more.CLAIMS + contextevo.CLAIMS
+                    + evoharness.CLAIMS)

@@ -13,8 +13,9 @@ differs between points is the world.
 
 Not included: the ContextEvo and Evo-Harness claims (an evolution loop per point
 costs minutes to hours), the theory claims (exact or Monte Carlo results that no
-world parameter enters), and the Table 5 / Fig. 10 claims (a real model's answers
-and replayed trajectories, not the synthetic agent).
+world parameter enters), the Table 5 / Fig. 10 claims (a real model's answers
+and replayed trajectories, not the synthetic agent), and the Fig. 4 claims at growth
+levels other than 8K and 128K (:func:`played`).
 """
 
 from __future__ import annotations
@@ -44,10 +45,24 @@ HOLDS = "reproduced"
 
 def agent_claims(registry=None) -> list:
     """The claims whose check reads a CSV of the pressure, cost, ablations or window
-    sweeps (the synthetic agent's claims), in registry order."""
+    sweeps (the synthetic agent's claims), in registry order, less those at a growth
+    level the reduced sweeps do not play (:func:`played`)."""
     from experiments.claims.registry import REGISTRY
 
-    return [c for c in (registry or REGISTRY) if c.check is not None and c.csv in SWEEP_OF]
+    return [c for c in (registry or REGISTRY) if c.check is not None and c.csv in SWEEP_OF
+            and played(c)]
+
+
+def played(claim) -> bool:
+    """Whether the reduced sweeps play every growth level ``claim``'s check reads
+    (its ``level``, ``b_level``, ``base_level``): :class:`Design`'s 8K and 128K. A
+    window claim's level is its W, which the window sweep plays. Fig. 4's 16K-64K and
+    256K claims are left out: two more growth levels per point would cost a third
+    more episodes for four orderings."""
+    if claim.csv.startswith("window"):
+        return True
+    levels = {getattr(claim.check, k, None) for k in ("level", "b_level", "base_level")}
+    return levels - {None} <= {Design.low_growth, Design.growth}
 
 
 @dataclass(frozen=True)

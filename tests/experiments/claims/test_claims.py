@@ -58,7 +58,8 @@ def test_a_claim_is_built_by_keyword_and_each_checks_module_is_its_papers():
         Claim(*fields.values())
     # checks/<paper>.py beside registry/<paper>.py: a paper's claims use its own
     # checks module, or the shared base (vista's theory rows: checks/vista_theory.py)
-    own = {"VISTA": ("vista", "vista_theory"), "ContextEvo": ("contextevo",),
+    own = {"VISTA": ("vista", "vista_theory", "vista_counts"),
+           "ContextEvo": ("contextevo",),
            "Evo-Harness": ("evoharness",)}
     for c in REGISTRY:
         if c.check is not None:
