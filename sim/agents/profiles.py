@@ -6,7 +6,8 @@ or reads a ledger row (``p_row_read``), how cautiously it frees tokens
 (``free_z``), its archive trigger and target, its own masking window
 (``keep_recent``), how completely its archive index lists the evidence it read
 (``p_index``), how often and how faithfully it restates evidence (``p_note``,
-``p_note_exact``), what a summary keeps (``p_knowledge``), how many reads it spends
+``p_note_exact``), what a summary keeps (``p_knowledge``; in the summarization
+program's summary ``summary_p_exact``, ``summary_p_garble``), how many reads it spends
 searching an archive (``max_attempts``), how using a visible fact degrades with the
 request's length (``ctx_drop_max``, ``ctx_half_tokens``, ``ctx_shape``), what it
 answers for a value it cannot use (``p_confabulate``) and a base error rate for
@@ -38,6 +39,14 @@ LONG_CONTEXT_SOURCE = (
     "short-context score; our keys match literally (easier than NoLiMa), so the "
     "range spans RULER-like mild to NoLiMa-like steep declines")
 
+#: why the summariser's fidelity is a wide guess
+SUMMARY_SOURCE = (
+    "guess: ACON (Kang et al. 2025, arXiv:2510.00615), Focus and ReSum (Wu et al. "
+    "2025, arXiv:2509.13313) report that summaries lose exact values, without a "
+    "per-value retention rate; FABLES (Kim et al. 2024, arXiv:2404.01261) rates "
+    "claim faithfulness of book summaries, not exact-value retention; the defaults "
+    "are the constants the summarizer had before (0.5 exact, 0.2 inexact)")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -55,6 +64,11 @@ class Profile:
         p_note: P(restate a newly seen evidence line in the next reasoning message).
         p_note_exact: P(a restated value is copied exactly; else a wrong copy).
         p_knowledge: P(include a visible fact in a knowledge block / fold summary).
+        summary_p_exact: P(a salient line survives the summarization program's
+            summary verbatim).
+        summary_p_garble: P(a line not kept verbatim survives as an inexact
+            paraphrase; else dropped), so P(inexact) is
+            ``summary_p_garble * (1 - summary_p_exact)`` (:attr:`summary_p_approx`).
         p_confabulate: P(a value the agent cannot use, out of view or missed in a long
             request, is answered with a plausible wrong value; else it abstains).
         ctx_drop_max: the share of visible facts misused as the request grows without
@@ -97,6 +111,15 @@ class Profile:
             "guess: summaries keep most but not all exact values (ACON/Focus report "
             "lossy summaries without a per-value rate)",
             "a visible fact is kept in a knowledge block / fold summary")
+    # -- the summariser (issue 31, "Every number in the table"): the summarization
+    # program's summary is written by the model, so its fidelity is the agent's,
+    # read by sim.policies.summarize; the two are parametrised so that every point
+    # of the table is a valid summariser (P(exact) + P(inexact) <= 1)
+    summary_p_exact: float = world_param(0.5, 0.1, 0.9, _P, SUMMARY_SOURCE,
+            "a salient key: value line survives a summary verbatim")
+    summary_p_garble: float = world_param(0.4, 0.0, 0.8, _P, SUMMARY_SOURCE,
+            "a line that does not survive verbatim survives as an inexact paraphrase "
+            "(else it is dropped): P(inexact) = summary_p_garble x (1 - summary_p_exact)")
     p_confabulate: float = world_param(0.5, 0.1, 0.9, _P,
             "guess: answering with a plausible value vs abstaining when the value is "
             "not found; varies widely across models",
@@ -129,6 +152,13 @@ class Profile:
     def with_(self, **changes) -> "Profile":
         """A copy with ``changes`` applied (dataclasses.replace)."""
         return replace(self, **changes)
+
+    @property
+    def summary_p_approx(self) -> float:
+        """P(a salient line survives a summary with an inexact value):
+        ``summary_p_garble * (1 - summary_p_exact)`` (0.2 at the defaults, exactly:
+        the halving of 0.4 is exact in binary)."""
+        return self.summary_p_garble * (1.0 - self.summary_p_exact)
 
     def p_use(self, request_tokens: float) -> float:
         """P(a fact visible in a request of ``request_tokens`` tokens is used
