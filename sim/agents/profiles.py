@@ -78,6 +78,9 @@ class Profile:
         base_error: P(the task fails for reasons unrelated to context).
         archive_at: archive when used (or perceived) tokens exceed this fraction of B.
         archive_to: archive down to this fraction of B.
+        max_refusals: refused recoveries of one value the agent answers by freeing
+            the overshoot the refusal states and retrying; the next refusal gives
+            the value up for the step.
         keep_recent: the agent's masking window: it never archives the newest this
             many tool results while observing.
         max_attempts: recovery reads per needed value (named handles first, then a
@@ -138,6 +141,13 @@ class Profile:
             "model)", "archive trigger")
     archive_to: float = world_param(0.6, 0.3, 0.65, "fraction of B",
             "guess: how far a model frees once it starts", "archive target")
+    # issue 31, "Every number in the table": how often the agent retries a refused
+    # recovery (a constant 3 in sim/agents/synthetic.py before)
+    max_refusals: int = world_param(3, 1, 8, "refusals per value",
+            "guess: no measurement of how often a model frees room and retries a "
+            "recovery the workspace refused before giving the value up",
+            "refused recoveries of one value answered by freeing room and retrying "
+            "(the next refusal gives the value up for the step)", integer=True)
     keep_recent: int = world_param(2, 0, 5, "tool results",
             "guess: models rarely archive what they just read", "the agent's masking "
             "window: the newest results it never archives", integer=True)

@@ -112,7 +112,7 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
     def draw(scale: float = 1.0) -> int:
         m = med * scale
         return int(np.clip(rng_d.lognormal(np.log(m), tp.size_sd), _MIN_RESULT,
-                           min(12 * m, cap)))
+                           min(tp.max_result_ratio * m, cap)))
 
     # evidence and update results: sizes from the same law as every result
     scale = tp.buried_scale if spec.evidence == "table" else 1.0
