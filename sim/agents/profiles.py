@@ -6,8 +6,7 @@ or reads a ledger row (``p_row_read``), how cautiously it frees tokens
 (``free_z``), its archive trigger and target, its own masking window
 (``keep_recent``), how completely its archive index lists the evidence it read
 (``p_index``), how often and how faithfully it restates evidence (``p_note``,
-``p_note_exact``), what a summary keeps (``p_knowledge``; in the summarization
-program's summary ``summary_p_exact``, ``summary_p_garble``), how many reads it spends
+``p_note_exact``), what a summary keeps (``p_knowledge``), how many reads it spends
 searching an archive (``max_attempts``), how using a visible fact degrades with the
 request's length (``ctx_drop_max``, ``ctx_half_tokens``, ``ctx_shape``), what it
 answers for a value it cannot use (``p_confabulate``) and a base error rate for
@@ -114,15 +113,6 @@ class Profile:
             "guess: summaries keep most but not all exact values (ACON/Focus report "
             "lossy summaries without a per-value rate)",
             "a visible fact is kept in a knowledge block / fold summary")
-    # -- the summariser (issue 31, "Every number in the table"): the summarization
-    # program's summary is written by the model, so its fidelity is the agent's,
-    # read by sim.policies.summarize; the two are parametrised so that every point
-    # of the table is a valid summariser (P(exact) + P(inexact) <= 1)
-    summary_p_exact: float = world_param(0.5, 0.1, 0.9, _P, SUMMARY_SOURCE,
-            "a salient key: value line survives a summary verbatim")
-    summary_p_garble: float = world_param(0.4, 0.0, 0.8, _P, SUMMARY_SOURCE,
-            "a line that does not survive verbatim survives as an inexact paraphrase "
-            "(else it is dropped): P(inexact) = summary_p_garble x (1 - summary_p_exact)")
     p_confabulate: float = world_param(0.5, 0.1, 0.9, _P,
             "guess: answering with a plausible value vs abstaining when the value is "
             "not found; varies widely across models",
@@ -136,6 +126,15 @@ class Profile:
     base_error: float = world_param(0.12, 0.08, 0.2, _P,
             "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
             "the task fails for reasons unrelated to context")
+    # -- the summariser (issue 31, "Every number in the table"): the summarization
+    # program's summary is written by the model, so its fidelity is the agent's,
+    # read by sim.policies.summarize; the two are parametrised so that every point
+    # of the table is a valid summariser (P(exact) + P(inexact) <= 1)
+    summary_p_exact: float = world_param(0.5, 0.1, 0.9, _P, SUMMARY_SOURCE,
+            "a salient key: value line survives a summary verbatim")
+    summary_p_garble: float = world_param(0.4, 0.0, 0.8, _P, SUMMARY_SOURCE,
+            "a line that does not survive verbatim survives as an inexact paraphrase "
+            "(else it is dropped): P(inexact) = summary_p_garble x (1 - summary_p_exact)")
     archive_at: float = world_param(0.85, 0.7, 0.97, "fraction of B",
             "guess: when a model starts freeing room (VISTA's protocol leaves it to the "
             "model)", "archive trigger")
