@@ -29,6 +29,8 @@ KINDS = {
     "variant": "the knob value of a registered program variant, with its source "
                "(the program's own definition)",
     "sweep": "a sweep's levels, the paper's figure axis",
+    "math": "a constant of a derived formula (an exponent, a normalisation), fixed "
+            "by the arithmetic the docstring derives, not chosen",
     "pending": "a world-parameter candidate not moved yet; the reason says why",
 }
 
@@ -163,10 +165,6 @@ ALLOWED = (
     (_BR, "browse_task.value", 9999, "format", "a value's four-digit part"),
     (_BR, "browse_task.value", 100, "format", "a value's three-digit part"),
     (_BR, "browse_task.value", 999, "format", "a value's three-digit part"),
-    (_BR, "browse_task", 6, "pending",
-     "steps per phase (folding folds a phase): a world-parameter candidate "
-     "(browse.phase_steps with loca's); not moved in issue 31 because the phase "
-     "length of a real workflow has no source yet"),
     # -- tasks: the LOCA-like families -------------------------------------------------
     (_F, "family_spec", 5, "structure",
      "five archetypes: family i has archetype i % 5 and variant i // 5"),
@@ -219,8 +217,4 @@ ALLOWED = (
     (_L, "loca_task", 0.9, "structure",
      "intermediate writes spread evenly up to 90% of the task (the final answer "
      "comes after)"),
-    (_L, "loca_task", 6, "pending",
-     "steps per phase (folding folds a phase): a world-parameter candidate "
-     "(task.phase_steps); not moved in issue 31 because the phase length of a real "
-     "workflow has no source yet"),
 )

@@ -62,6 +62,7 @@ class TaskParams:
             median result (buried archetype).
         max_result_ratio: the largest tool result relative to the family's median
             (the size law is clipped there, and at a share of the task's growth).
+        phase_steps: steps per task phase (a scope: folding folds each finished one).
         p_superseded: P(a fact of a non-stale family is superseded later) (a stale
             family supersedes every fact).
         distractors_per_fact: mean number of lines with the same field for another
@@ -91,6 +92,12 @@ class TaskParams:
         "largest is 427x, so the range reaches that ratio (tests/tasks/"
         "test_result_ratio.py)",
         "largest tool result relative to the family's median (the size law's clip)")
+    # issue 31: the length of a task phase (a constant 6 in sim/tasks/loca.py before)
+    phase_steps: int = world_param(
+        6, 3, 24, "steps",
+        "guess: how many calls one subtask of a workflow takes; no measurement",
+        "steps per task phase (the scope Context-Folding folds on return)",
+        integer=True)
     p_superseded: float = world_param(
         0.15, 0.02, 0.5, PROBABILITY,
         "guess: how often a workflow's record is updated later",
