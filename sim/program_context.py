@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.agents.profiles import Profile
 from sim.agents.protocol import Entry, LedgerRow, View
 from sim.cost import THINKING_TOKENS, EpisodeResult
 from sim.tasks.tokens import count_tokens
@@ -279,6 +280,18 @@ class ProgramContext:
         self.result.input_tokens += sum(i.tokens for i in items)
         self.result.output_tokens += THINKING_TOKENS + count_tokens(text)
         return text
+
+    def summary_fidelity(self) -> tuple[float, float]:
+        """``(p_exact, p_approx)`` of a summary the model writes in this episode: the
+        agent's :class:`~sim.agents.profiles.Profile` (``summary_p_exact``,
+        ``summary_p_approx``; world rows ``agent.summary_*``), or the world table's
+        defaults for an agent without a profile (an LLM or plugin agent, whose
+        summaries the synthetic summarizer still stands in for). Probabilities,
+        summing to at most 1 (issue 31: the summarizer is the model summarising)."""
+        profile = getattr(self.agent, "profile", None)
+        if not isinstance(profile, Profile):
+            profile = Profile()
+        return profile.summary_p_exact, profile.summary_p_approx
 
     def _ledger_row(self, b) -> LedgerRow:
         """The dashboard row of block ``b`` as the agent reads it."""

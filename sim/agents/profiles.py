@@ -39,6 +39,14 @@ LONG_CONTEXT_SOURCE = (
     "0.10-1.0, half-point 4.2K-512K, Hill exponent 0.53-4.3; our keys match literally "
     "(easier than NoLiMa)")
 
+#: why the summariser's fidelity is a wide guess
+SUMMARY_SOURCE = (
+    "guess: ACON (Kang et al. 2025, arXiv:2510.00615), Focus and ReSum (Wu et al. "
+    "2025, arXiv:2509.13313) report that summaries lose exact values, without a "
+    "per-value retention rate; FABLES (Kim et al. 2024, arXiv:2404.01261) rates "
+    "claim faithfulness of book summaries, not exact-value retention; the defaults "
+    "are the constants the summarizer had before (0.5 exact, 0.2 inexact)")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -56,6 +64,11 @@ class Profile:
         p_note: P(restate a newly seen evidence line in the next reasoning message).
         p_note_exact: P(a restated value is copied exactly; else a wrong copy).
         p_knowledge: P(include a visible fact in a knowledge block / fold summary).
+        summary_p_exact: P(a salient line survives the summarization program's
+            summary verbatim).
+        summary_p_garble: P(a line not kept verbatim survives as an inexact
+            paraphrase; else dropped), so P(inexact) is
+            ``summary_p_garble * (1 - summary_p_exact)`` (:attr:`summary_p_approx`).
         p_confabulate: P(a value the agent cannot use, out of view or missed in a long
             request, is answered with a plausible wrong value; else it abstains).
         ctx_drop_max: the share of visible facts misused as the request grows without
@@ -65,6 +78,9 @@ class Profile:
         base_error: P(the task fails for reasons unrelated to context).
         archive_at: archive when used (or perceived) tokens exceed this fraction of B.
         archive_to: archive down to this fraction of B.
+        max_refusals: refused recoveries of one value the agent answers by freeing
+            the overshoot the refusal states and retrying; the next refusal gives
+            the value up for the step.
         keep_recent: the agent's masking window: it never archives the newest this
             many tool results while observing.
         max_attempts: recovery reads per needed value (named handles first, then a
@@ -113,11 +129,27 @@ class Profile:
     base_error: float = world_param(0.12, 0.08, 0.2, _P,
             "VISTA §3.3: at 8K growth the methods solve 84.0-86.7% of LOCA-Bench",
             "the task fails for reasons unrelated to context")
+    # -- the summariser (issue 31, "Every number in the table"): the summarization
+    # program's summary is written by the model, so its fidelity is the agent's,
+    # read by sim.policies.summarize; the two are parametrised so that every point
+    # of the table is a valid summariser (P(exact) + P(inexact) <= 1)
+    summary_p_exact: float = world_param(0.5, 0.1, 0.9, _P, SUMMARY_SOURCE,
+            "a salient key: value line survives a summary verbatim")
+    summary_p_garble: float = world_param(0.4, 0.0, 0.8, _P, SUMMARY_SOURCE,
+            "a line that does not survive verbatim survives as an inexact paraphrase "
+            "(else it is dropped): P(inexact) = summary_p_garble x (1 - summary_p_exact)")
     archive_at: float = world_param(0.85, 0.7, 0.97, "fraction of B",
             "guess: when a model starts freeing room (VISTA's protocol leaves it to the "
             "model)", "archive trigger")
     archive_to: float = world_param(0.6, 0.3, 0.65, "fraction of B",
             "guess: how far a model frees once it starts", "archive target")
+    # issue 31, "Every number in the table": how often the agent retries a refused
+    # recovery (a constant 3 in sim/agents/synthetic.py before)
+    max_refusals: int = world_param(3, 1, 8, "refusals per value",
+            "guess: no measurement of how often a model frees room and retries a "
+            "recovery the workspace refused before giving the value up",
+            "refused recoveries of one value answered by freeing room and retrying "
+            "(the next refusal gives the value up for the step)", integer=True)
     keep_recent: int = world_param(2, 0, 5, "tool results",
             "guess: models rarely archive what they just read", "the agent's masking "
             "window: the newest results it never archives", integer=True)
@@ -134,6 +166,13 @@ class Profile:
     def with_(self, **changes) -> "Profile":
         """A copy with ``changes`` applied (dataclasses.replace)."""
         return replace(self, **changes)
+
+    @property
+    def summary_p_approx(self) -> float:
+        """P(a salient line survives a summary with an inexact value):
+        ``summary_p_garble * (1 - summary_p_exact)`` (0.2 at the defaults, exactly:
+        the halving of 0.4 is exact in binary)."""
+        return self.summary_p_garble * (1.0 - self.summary_p_exact)
 
     def p_use(self, request_tokens: float) -> float:
         """P(a fact visible in a request of ``request_tokens`` tokens is used

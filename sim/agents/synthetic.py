@@ -397,13 +397,14 @@ class SyntheticAgent:
 
     def _after_refusal(self, view: View) -> None:
         """A refused recovery (it would not fit) is not a failed attempt: forget it,
-        and make room for it before retrying; after three refusals, give up."""
+        and make room for it before retrying; a refusal beyond ``max_refusals``
+        gives the value up."""
         key, target = self.last_recover
         self.last_recover = None
         self.attempts[key] -= 1
         self.tried[key].discard(target)
         self.refusals[key] = self.refusals.get(key, 0) + 1
-        if self.refusals[key] > 3:
+        if self.refusals[key] > self.profile.max_refusals:
             self.given_up.add(key)
             return
         # the refusal states the overshoot (the workspace's BudgetExceededError)

@@ -4,6 +4,16 @@ summary. Lossy by construction: the synthetic summarizer keeps each salient
 ``key: value`` line exactly with probability ``p_exact``, garbles its value with
 probability ``p_approx`` (a paraphrase that is no longer exact), drops it otherwise,
 and stops at a length cap. An LLM summarizer can replace it later (same call shape).
+
+Whose numbers these are (issue 31, "Every number in the table"): the summary is
+written by the model, so how faithfully it keeps a value is the agent's, not the
+program's. ``p_exact`` and ``p_approx`` are therefore read from the agent's profile
+(world rows ``agent.summary_p_exact`` and ``agent.summary_p_garble``, through
+:meth:`sim.program_context.ProgramContext.summary_fidelity`) and are no knobs: a
+program, hand-written or evolved, cannot buy a more faithful summarizer. What the
+program does decide stays a knob: when to summarize (``trigger``), what it keeps
+verbatim (``keep_last``) and how much room the summary gets (``max_lines``, the
+length its prompt asks for).
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ class SyntheticSummarizer:
         ValueError: if the probabilities are negative or sum above 1.
     """
 
-    def __init__(self, p_exact: float = 0.5, p_approx: float = 0.2, max_lines: int = 120):
+    def __init__(self, p_exact: float, p_approx: float, max_lines: int):
         if p_exact < 0 or p_approx < 0 or p_exact + p_approx > 1:
             raise ValueError(f"bad probabilities p_exact={p_exact}, p_approx={p_approx}")
         self.p_exact, self.p_approx, self.max_lines = p_exact, p_approx, max_lines
@@ -58,32 +68,26 @@ class SyntheticSummarizer:
 
 @dataclass(frozen=True)
 class SummarizationKnobs(ProgramKnobs):
-    """Knobs of :class:`Summarization` (the last three configure the summarizer)."""
+    """Knobs of :class:`Summarization` (the summarizer's fidelity is the agent's:
+    see the module doc)."""
 
     trigger: float = trigger_knob(0.9, "summarize once the request passes this",
                                   source="SLIM: summarize once the budget is reached")
     keep_last: int = knob(20, "newest messages kept verbatim", low=0, unit="messages",
                           source="LangChain SummarizationMiddleware messages_to_keep=20")
-    p_exact: float = knob(0.5, "P(a salient line survives verbatim)", low=0.0, high=1.0,
-                          unit="probability", source="guess: summaries are lossy")
-    p_approx: float = knob(0.2, "P(it survives with an inexact value)", low=0.0,
-                           high=1.0, unit="probability", source="guess")
-    max_lines: int = knob(120, "length cap of the summary body", low=1, unit="lines",
+    max_lines: int = knob(120, "length cap of the summary body (the room the "
+                          "program's summary prompt gives)", low=1, unit="lines",
                           source="guess")
 
 
 class Summarization(ContextProgram):
     """Summarize all but the last ``keep_last`` messages once the request exceeds
-    ``trigger`` (fraction of B, 0.9: SLIM summarizes once the budget is reached).
-    Knobs ``p_exact``, ``p_approx``, ``max_lines`` configure the summarizer."""
+    ``trigger`` (fraction of B, 0.9: SLIM summarizes once the budget is reached),
+    in at most ``max_lines`` lines, at the agent's fidelity
+    (:meth:`~sim.program_context.ProgramContext.summary_fidelity`)."""
 
     name = "summarization"
     Knobs = SummarizationKnobs
-
-    def __init__(self, **knobs):
-        super().__init__(**knobs)
-        k = self.knobs
-        self.summarizer = SyntheticSummarizer(k.p_exact, k.p_approx, k.max_lines)
 
     def maintenance_planning(self, ctx) -> bool:
         return ctx.used() > _limit(self.knobs.trigger, ctx.budget)
@@ -93,5 +97,7 @@ class Summarization(ContextProgram):
         old = items[: max(0, len(items) - self.knobs.keep_last)]
         if not old:
             return
-        summary = self.summarizer([i.text for i in old], ctx.rng)
+        p_exact, p_approx = ctx.summary_fidelity()
+        summarizer = SyntheticSummarizer(p_exact, p_approx, self.knobs.max_lines)
+        summary = summarizer([i.text for i in old], ctx.rng)
         ctx.archive([i.id for i in old], summary, hidden=True)

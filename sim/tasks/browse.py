@@ -77,6 +77,7 @@ class BrowseParams:
         max_doc_ratio: largest document relative to ``doc_median``.
         p_superseded: P(a gold value is revised by a later document).
         distractors_per_fact: mean lines with the same attribute for another entity.
+        phase_steps: documents per phase (a scope: folding folds each finished one).
         source_named: the calls and the question name the document holding each
             value (not a number; False by default, no default task names it).
     """
@@ -127,6 +128,12 @@ class BrowseParams:
         3.0, 0.5, 10.0, "lines per fact",
         "guess: pages on similar entities list the same attribute",
         "mean number of distractor lines (same attribute, other entity)")
+    # issue 31: the length of a query's phase (a constant 6 before)
+    phase_steps: int = world_param(
+        6, 3, 24, "steps",
+        "guess: how many documents one retrieval scope spans; no measurement",
+        "documents per phase (the scope Context-Folding folds on return)",
+        integer=True)
     #: not a number, so not a row of the world table
     source_named: bool = False
 
@@ -243,9 +250,10 @@ def browse_task(query: int, seed: int = 0, base_seed: int = 0,
             tool, args = "fetch", f'{{"doc": "{ent}"}}'
         steps.append(Step(OBSERVE, tool, args, content,
                           tok + sum(map(count_tokens, extra)), tuple(keys_of[i]),
-                          phase=i // 6))
+                          phase=i // bp.phase_steps))
     keys = [f[0] for f in facts]
-    steps.append(Step(FINAL, "answer", needs=tuple(keys), phase=len(steps) // 6))
+    steps.append(Step(FINAL, "answer", needs=tuple(keys),
+                      phase=len(steps) // bp.phase_steps))
     fact_objs = {key: Fact(key, new if new is not None else old, sources[key],
                            source_known=bp.source_named)
                  for key, _, _, old, new in facts}

@@ -61,6 +61,9 @@ class TaskParams:
         growth_jitter: each instance realises ``growth * U(1 - j, 1 + j)``.
         buried_scale: median size of an evidence table relative to the family's
             median result (buried archetype).
+        max_result_ratio: the largest tool result relative to the family's median
+            (the size law is clipped there, and at a share of the task's growth).
+        phase_steps: steps per task phase (a scope: folding folds each finished one).
         p_superseded: P(a fact of a non-stale family is superseded later) (a stale
             family supersedes every fact).
         distractors_per_fact: mean number of lines with the same field for another
@@ -86,6 +89,21 @@ class TaskParams:
         3.0, 1.0, 8.0, "ratio",
         "guess: an export table is several ordinary results long",
         "median size of a buried evidence table relative to the family's median")
+    # issue 31, "Every number in the table": the size law's clip (a constant 12 in
+    # sim/tasks/loca.py before); the arithmetic: tests/tasks/test_result_ratio.py
+    max_result_ratio: float = world_param(
+        12.0, 4.0, 430.0, "ratio",
+        "guess: where a tool's largest result stops; of the 418 tool results in the "
+        "shipped trajectories 65 (15.6%) exceed 12x their median (24 tokens) and the "
+        "largest is 427x, so the range reaches that ratio (tests/tasks/"
+        "test_result_ratio.py)",
+        "largest tool result relative to the family's median (the size law's clip)")
+    # issue 31: the length of a task phase (a constant 6 in sim/tasks/loca.py before)
+    phase_steps: int = world_param(
+        6, 3, 24, "steps",
+        "guess: how many calls one subtask of a workflow takes; no measurement",
+        "steps per task phase (the scope Context-Folding folds on return)",
+        integer=True)
     p_superseded: float = world_param(
         0.15, 0.02, 0.5, PROBABILITY,
         "guess: how often a workflow's record is updated later",

@@ -112,7 +112,7 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
     def draw(scale: float = 1.0) -> int:
         m = med * scale
         return int(np.clip(rng_d.lognormal(np.log(m), tp.size_sd), _MIN_RESULT,
-                           min(12 * m, cap)))
+                           min(tp.max_result_ratio * m, cap)))
 
     # evidence and update results: sizes from the same law as every result
     scale = tp.buried_scale if spec.evidence == "table" else 1.0
@@ -158,19 +158,20 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
     for i, (content, tok, keys, recs) in enumerate(ordered):
         if i in use_at:
             steps.append(Step(USE, "update_record", needs=tuple(f[0] for f in facts),
-                              phase=len(steps) // 6))
+                              phase=len(steps) // tp.phase_steps))
         tool = TOOLS[i % len(TOOLS)]
         args = f'{{"page": {i}}}'
         if spec.source_named and recs:
             tool, args = "lookup", f'{{"record": "{recs[0]}"}}'
         for k in keys:
             sources[k] = len(steps)  # the latest result with the key is right
-        steps.append(Step(OBSERVE, tool, args, content, tok, keys, phase=len(steps) // 6))
+        steps.append(Step(OBSERVE, tool, args, content, tok, keys,
+                          phase=len(steps) // tp.phase_steps))
     if n_all in use_at:
         steps.append(Step(USE, "update_record", needs=tuple(f[0] for f in facts),
-                          phase=len(steps) // 6))
+                          phase=len(steps) // tp.phase_steps))
     steps.append(Step(FINAL, "answer", needs=tuple(f[0] for f in facts),
-                      phase=len(steps) // 6))
+                      phase=len(steps) // tp.phase_steps))
     fact_objs = {k: Fact(k, new if new is not None else old, sources[k],
                          source_known=spec.source_named)
                  for k, _, _, _, old, new in facts}

@@ -87,8 +87,8 @@ def test_an_unknown_knob_names_itself_and_the_allowed_ones():
 @pytest.mark.parametrize("program, knob_name, inside, outside, message", [
     ("masking", "window", 0, -1, r"window=-1 is outside its range \[0, 10000\]"),
     ("masking", "window", 10_000, 10_001, r"window=10001 is outside"),
-    ("summarization", "p_approx", 0.5, 1.01, r"p_approx=1.01 is outside its range "
-                                             r"\[0.0, 1.0\]"),
+    ("auto_archive", "target", 1.0, 1.01, r"target=1.01 is outside its range "
+                                          r"\[0.0, 1.0\]"),
     ("summarization", "max_lines", 1, 0, r"max_lines=0 is outside its range \[1, inf\]"),
     ("react", "trim_to", 0.05, 0.04, r"trim_to=0.04 is outside its range \[0.05, 1.0\]"),
     ("clearing", "fraction", None, 0.0, r"fraction=0.0 is outside"),

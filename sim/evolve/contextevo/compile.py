@@ -120,7 +120,7 @@ def _points(prog: ContextProgram) -> dict[str, Mechanism]:
         out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
         out["representation_update"] = M(
             "representation_update", "summarize", keep_last=k.keep_last,
-            p_exact=k.p_exact, p_approx=k.p_approx, max_lines=k.max_lines)
+            max_lines=k.max_lines)
     elif isinstance(prog, ActiveCompression):
         out["maintenance_planning"] = M("maintenance_planning", "trigger", at=k.trigger)
         out["memory_update"] = M("memory_update", "notes", keep_last=k.keep_last)

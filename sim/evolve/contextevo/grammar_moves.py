@@ -17,7 +17,7 @@ sense in which the blamed surface is wrong:
   (``trigger.at`` up / down, ``results_over.window`` up / down);
 * ``keep_more`` / ``keep_fewer``: the representation or memory update keeps too
   little / too much (``keep``, ``window``, ``keep_last``, ``archive_oldest.to``,
-  ``stub_chars``, ``p_exact`` ... up / down);
+  ``stub_chars``, ``max_lines`` up / down);
 * ``trim_less``: the request trim cuts too hard (``trim_to`` up);
 * ``""``: no direction (every knob move on the surface, both ways).
 
@@ -38,7 +38,7 @@ DIRECTIONS = ("trigger_later", "trigger_earlier", "keep_more", "keep_fewer", "tr
 #: knob -> the direction that moves it *up*; the opposite direction moves it down
 _UP = {"at": "trigger_later", "window": "keep_more", "keep": "keep_more",
        "keep_last": "keep_more", "to": "keep_more", "stub_chars": "keep_more",
-       "p_exact": "keep_more", "p_approx": "keep_more", "max_lines": "keep_more",
+       "max_lines": "keep_more",
        "fraction": "keep_fewer", "trim_to": "trim_less"}
 #: a knob whose sense depends on its point: a results-count trigger's window is when
 #: maintenance fires, not how much an update keeps
@@ -69,7 +69,7 @@ def _steps(knob: str, v, up: bool) -> list:
     half and three quarters of the way to their bound; counts double or halve."""
     if v is None:
         return []
-    frac = knob in ("to", "trim_to", "p_exact", "p_approx", "fraction") or (
+    frac = knob in ("to", "trim_to", "fraction") or (
         knob == "at" and v <= 1)
     if frac:
         top = 1.0

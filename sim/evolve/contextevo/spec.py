@@ -19,8 +19,8 @@ Mechanisms per point (source program in brackets):
   ``results_over(window)`` [masking];
 * representation_update: ``none``; ``mask(window, marker)`` [masking];
   ``clear(keep, fraction, placeholder)`` [clearing]; ``skeleton(keep, stub_chars)``
-  [skeleton]; ``summarize(keep_last, p_exact, p_approx, max_lines)``
-  [summarization]; ``archive_oldest(to, keep)`` [auto_archive, vista];
+  [skeleton]; ``summarize(keep_last, max_lines)``
+  [summarization; its fidelity is the agent's, not a knob]; ``archive_oldest(to, keep)`` [auto_archive, vista];
 * memory_update: ``none``; ``notes(keep_last)`` [active_compression];
 * recovery: ``none``; ``recover`` [auto_archive, vista];
 * parent_to_child: ``all`` [every program];
@@ -65,7 +65,6 @@ MECHANISMS: dict[str, dict[str, dict[str, Any]]] = {
                            placeholder="placeholder"),
         "skeleton": _defaults(SkeletonKnobs, keep="keep", stub_chars="stub_chars"),
         "summarize": _defaults(SummarizationKnobs, keep_last="keep_last",
-                               p_exact="p_exact", p_approx="p_approx",
                                max_lines="max_lines"),
         "archive_oldest": _defaults(AutoArchiveKnobs, to="target", keep="keep")},
     "memory_update": {"none": {}, "notes": _defaults(ActiveCompressionKnobs,
@@ -80,7 +79,6 @@ KNOB_TYPES: dict[str, tuple[type, float | None, float | None]] = {
     "window": (int, 0, 10_000), "marker": (str, None, None), "keep": (int, 0, 10_000),
     "fraction": (float, 0.01, 1.0), "placeholder": (bool, None, None),
     "stub_chars": (int, 0, 100_000), "keep_last": (int, 0, 10_000),
-    "p_exact": (float, 0.0, 1.0), "p_approx": (float, 0.0, 1.0),
     "max_lines": (int, 1, 100_000), "to": (float, 0.0, 1.0)}
 DASHBOARDS = ("none", "ledger", "status_board", "bounded_ledger")
 #: a bounded ledger with its token cap, as a workspace takes it ("bounded_ledger:400")
