@@ -98,3 +98,24 @@ def test_a_task_without_a_bulk_value_is_unchanged():
     assert same > 5 and changed > 5
     for f in set(range(15)) - set(ELIGIBLE):
         assert loca_task(f, 0, 64_000, params=hi) == loca_task(f, 0, 64_000, params=lo)
+
+
+def test_under_pressure_bulk_values_are_archived_and_recovered():
+    """The mechanism does what it is for: with more values in bulk data, VISTA's
+    largest-first archiving takes more evidence under pressure, so more values are
+    recovered (recovery targets) on the same tasks and agent draws; without the
+    recover tool none is."""
+    from sim.agents import SyntheticAgent
+    from sim.harness import run_episode
+    from sim.policies import make_program
+
+    def targets(p, program="vista"):
+        tp = TaskParams(p_late_reuse=p)
+        return sum(run_episode(loca_task(f, s, 128_000, params=tp), make_program(program),
+                               SyntheticAgent("medium"), budget=64_000, seed=7 * f + s,
+                               fast=True).recovery_targets
+                   for f in ELIGIBLE for s in range(2))
+
+    low, high = targets(0.1), targets(0.9)
+    assert high > low + 3
+    assert targets(0.9, "vista_no_recover") == 0
