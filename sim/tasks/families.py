@@ -101,11 +101,14 @@ class TaskParams:
     # -- recovery as a mechanism (issue 31): values read from bulk data early and
     # needed again late, after pressure has archived the bulky result
     p_late_reuse: float = world_param(
-        0.5, 0.1, 0.9, PROBABILITY,
-        "guess: no count of how many of a long workflow's needed values come from "
-        "bulk data (an export, a listing, an inbox dump) rather than a targeted "
-        "lookup; VISTA Fig. 9 and LOCA-Bench's design (useful observations early, "
-        "bulky results after) say such values exist, not their share",
+        0.3, 0.02, 0.9, PROBABILITY,
+        "the shipped pi coding session (experiments/vista/late_reuse.py): of 25 "
+        "paths first read in a tool result and written again >= 10 interactions "
+        "later, 11 were first read in a top-quartile result (b = 0.25 of the results, "
+        "w = 0.90 of their tokens), so p = (q - b) / (w - b) = 0.30, Wilson "
+        "[0.03, 0.59]; one coding session, not an office workflow, whose exports and "
+        "inbox dumps (VISTA Fig. 9) may put more values in bulk data: the range runs "
+        "to 0.9",
         "a value of an overflow or churn family (not superseded) is read from bulk "
         "data: its result's size is size-biased, lognormal with ln-median raised by "
         "size_sd^2, and it is needed at every later write and the answer")

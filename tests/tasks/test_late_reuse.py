@@ -119,3 +119,49 @@ def test_under_pressure_bulk_values_are_archived_and_recovered():
     low, high = targets(0.1), targets(0.9)
     assert high > low + 3
     assert targets(0.9, "vista_no_recover") == 0
+
+
+def test_the_prior_is_the_measured_bulk_share():
+    """task.p_late_reuse's default is the shipped session's measured share (rounded
+    to 0.1) and its range holds the measurement's interval."""
+    from experiments.vista.late_reuse import measure
+    from sim.world import TABLE
+
+    m = measure()
+    row = TABLE["task.p_late_reuse"]
+    assert (m["k"], m["n"]) == (11, 25) and m["trajectories"] == ["pi_large-session.jsonl"]
+    assert m["p"] == pytest.approx((11 / 25 - m["b"]) / (m["w"] - m["b"]))
+    assert row.default == round(m["p"], 1)
+    assert row.low <= m["p_low"] and m["p_high"] <= row.high
+
+
+@pytest.mark.parametrize("p", [0.2, 0.7])
+def test_the_bulk_share_estimator_recovers_a_known_mixture(p):
+    """Values placed in a lognormal stream of results, a share p at a uniformly
+    random token (size-biased), the rest in a uniformly chosen result: the estimate
+    is within 4 standard errors of p (the binomial SE of q over w - b)."""
+    from experiments.vista.late_reuse import bulk_share
+
+    rng = np.random.default_rng(5)
+    sizes = np.exp(rng.normal(4.0, 1.64, 400))
+    n = 4000
+    bulk = rng.random(n) < p
+    pick = np.where(bulk, rng.choice(400, n, p=sizes / sizes.sum()),
+                    rng.integers(0, 400, n))
+    est = bulk_share(sizes, pick)
+    se = (est["q"] * (1 - est["q"]) / n) ** 0.5 / (est["w"] - est["b"])
+    assert abs(est["p"] - p) < 4 * se
+    assert est["p_low"] < p < est["p_high"]
+
+
+def test_reused_values_are_paths_written_again_late():
+    from experiments.vista.late_reuse import reused_values
+
+    steps = [("ls", "{}", "src/pkg/mod.py\nsrc/pkg/other.py\n")] + [
+        ("bash", '{"command": "true"}', "ok")] * 11
+    steps[4] = ("read", '{"path": "src/pkg/other.py"}', "x")  # too soon: 4 < 10
+    steps[11] = ("edit", '{"path": "src/pkg/mod.py"}', "done")
+    assert reused_values(steps, gap=10) == [(0, 11)]
+    assert reused_values(steps, gap=3) == [(0, 4), (0, 11)]
+    with pytest.raises(ValueError, match="gap"):
+        reused_values(steps, gap=0)
