@@ -159,3 +159,21 @@ def test_the_new_draws_move_no_other_decision():
         b = _episode(task, program, get_profile("medium").with_(p_find_target=0.4,
                                                                 p_retry=0.3), seed=4)
         assert a == b
+
+
+def test_the_recovery_parameters_are_rows_of_ctxsim_world(capsys):
+    """`ctxsim world --json` lists the three parameters issue 31 added, each with a
+    prior range holding its default and a source (a measurement or a guess)."""
+    import json
+
+    from experiments.cli import run_command
+
+    assert run_command(["world", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["parameters"]}
+    for name in ("agent.p_find_target", "agent.p_retry", "task.p_late_reuse"):
+        r = rows[name]
+        assert r["low"] < r["default"] < r["high"] and r["unit"] == "probability"
+        assert len(r["source"]) > 60
+    assert rows["agent.p_retry"]["source"].startswith("guess:")
+    assert "calibration.json" in rows["agent.p_find_target"]["source"]
+    assert "late_reuse.py" in rows["task.p_late_reuse"]["source"]
