@@ -40,6 +40,7 @@ growth, the superseded and distractor rates, the buried scale, the bulk share) i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from sim.world_param import PROBABILITY, world_param
@@ -194,8 +195,6 @@ def bulk_scale(size_sd: float) -> float:
     Raises:
         ValueError: for a negative or non-finite ``size_sd``.
     """
-    import math
-
     if not (isinstance(size_sd, (int, float)) and math.isfinite(size_sd)
             and size_sd >= 0):
         raise ValueError(f"size_sd must be a finite number >= 0, got {size_sd!r}")
