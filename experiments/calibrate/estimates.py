@@ -177,8 +177,14 @@ def summarize(trials: dict[str, list[dict]], seed: int = 0) -> list[dict]:
     if r:
         out.append(proportion("recovery", "recovery call names the right handle", "",
                               "indexed", r, lambda x: x["outcome"] == "right_handle",
-                              note="no parameter: the synthetic agent reads the named "
-                                   "handle first with certainty"))
+                              note="over every decision (answering without a read "
+                                   "counts as a miss)"))
+        # the synthetic agent's parameter is per read: a decision that answered
+        # instead of reading is no read, so it leaves the ratio
+        out.append(proportion("recovery", "a read goes to the handle the index names",
+                              "agent.p_find_target", "indexed", r,
+                              lambda x: x["outcome"] == "right_handle",
+                              fail=lambda x: x["outcome"] == "no_recovery"))
         out.append(proportion("recovery", "recovers at all (rather than answering)", "",
                               "indexed", r, lambda x: x["outcome"] in
                               ("right_handle", "wrong_handle")))

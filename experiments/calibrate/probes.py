@@ -24,9 +24,9 @@ Probes and the world parameters they measure (:mod:`sim.world`):
 * ``context`` -> ``agent.ctx_drop_max``, ``agent.ctx_half_tokens``,
   ``agent.ctx_shape``: one evidence line (the needle) at several depths in requests
   of several lengths; is the value used correctly?
-* ``recovery`` -> no parameter (the synthetic agent reads an index's named handle
-  first with certainty): archived results with handles and indexes naming their keys;
-  does its recovery call name the right handle?
+* ``recovery`` -> ``agent.p_find_target``: archived results with handles and
+  indexes naming their keys; does its recovery call name the right handle (of the
+  decisions that read at all)?
 """
 
 from __future__ import annotations

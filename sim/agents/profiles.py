@@ -7,7 +7,9 @@ or reads a ledger row (``p_row_read``), how cautiously it frees tokens
 (``keep_recent``), how completely its archive index lists the evidence it read
 (``p_index``), how often and how faithfully it restates evidence (``p_note``,
 ``p_note_exact``), what a summary keeps (``p_knowledge``), how many reads it spends
-searching an archive (``max_attempts``), how using a visible fact degrades with the
+searching an archive (``max_attempts``), whether a read goes to the archived item
+its view names (``p_find_target``) and whether it reads again after a miss
+(``p_retry``), how using a visible fact degrades with the
 request's length (``ctx_drop_max``, ``ctx_half_tokens``, ``ctx_shape``), what it
 answers for a value it cannot use (``p_confabulate``) and a base error rate for
 failures unrelated to context (VISTA §3.3: even at 8K the methods solve 84-87%).
@@ -86,6 +88,12 @@ class Profile:
         max_attempts: recovery reads per needed value (named handles first, then a
             search of the other archived items; each read is a real recovery).
         max_context_actions: context tool calls per turn (a loop guard).
+        p_find_target: P(a recovery read goes to the archived item the view names
+            for the value, an index entry listing its key or its source call; else
+            the read goes to another archived item), per read.
+        p_retry: P(after a recovery read that did not show the value, the agent
+            reads again, up to ``max_attempts``; else it answers without the value),
+            per failed read.
     """
 
     name: str = "medium"
@@ -162,6 +170,24 @@ class Profile:
     max_context_actions: int = world_param(8, 4, 16, "calls per turn",
             "guess: a loop guard, not a behaviour; results do not depend on it unless "
             "it binds", "context tool calls per turn", integer=True)
+    # -- recovery as a mechanism (issue 31): which archived item a read goes to, and
+    # whether a read that missed is followed by another
+    p_find_target: float = world_param(0.8, 0.4, 0.97, _P,
+            "the embedded model's recovery probe (figures/calibration.json, "
+            "qwen2.5-coder-1.5b, archived results whose index names each key): 7 of 10 "
+            "decisions named the right handle, Wilson 95% [0.40, 0.89] (1 read a wrong "
+            "one, 2 answered without a read: 7 of 8 reads right); choosing among several "
+            "offered calls (BFCL, Yan et al. 2024; ToolBench, Qin et al. 2023) is "
+            "better for large models and unmeasured for this choice, so the range runs "
+            "from the probe's lower bound to 0.97; default between 0.70 and 7/8",
+            "a recovery read goes to the archived item the view names for the value "
+            "(else to another archived item)")
+    p_retry: float = world_param(0.7, 0.3, 0.95, _P,
+            "guess: no measurement of re-reading after a read that missed; the nearest, "
+            "the recovery probe's share that recovers at all rather than answering, is "
+            "8 of 10 (Wilson [0.49, 0.94]) for a first read",
+            "after a recovery read that did not show the value, the agent reads again "
+            "(else it answers without it)")
 
     def with_(self, **changes) -> "Profile":
         """A copy with ``changes`` applied (dataclasses.replace)."""

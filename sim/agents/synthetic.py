@@ -38,9 +38,11 @@ what tells the agent which handle holds a value is the index text it wrote when
 archiving (block ids, calls and the evidence keys it read there; each key it read is
 listed with probability ``p_index``, so an index can be incomplete), or a
 placeholder's call when the task says which call produced the value (a family
-parameter; none does by default). Then it reads that one handle. Otherwise it
-searches the archived candidates in a random order, up to ``max_attempts`` reads per
-needed value; every failed read is a real recovery through
+parameter; none does by default). It reads that handle with probability
+``p_find_target`` (a miss reads another archived item); otherwise it searches the
+archived candidates in a random order, up to ``max_attempts`` reads per needed value,
+reading again after a miss with probability ``p_retry``; every failed read is a real
+recovery through
 the workspace (a call, and the recovered block's tokens in every later request), so
 the recovery burden of Theorem 1 is a measured cost, not a probability. A recovery
 the workspace refuses (it would not fit) makes the agent free the overshoot the
@@ -355,9 +357,12 @@ class SyntheticAgent:
         """A recovery read for the value ``key``, or None when the agent cannot (no
         recover tool, nothing archived left to try, or ``max_attempts`` reads spent).
 
-        Targets named by what the view shows (an index naming ``key``, or the call the
-        value came from when the task says which) are read first, newest first; the
-        rest of the archived candidates follow in a random order (the search)."""
+        A target named by what the view shows (an index naming ``key``, or the call
+        the value came from when the task says which; the newest first) is the one
+        read with probability ``p_find_target``; otherwise, and when nothing is named,
+        the read goes to the next archived candidate in a random order (the search).
+        After a read that missed, the agent reads again with probability ``p_retry``
+        (else it gives the value up for this step)."""
         if "recover" not in view.tools or key in self.given_up:
             return None
         fact = self.task.facts[key]
@@ -371,16 +376,27 @@ class SyntheticAgent:
                        key=lambda t: -_num(t))
         order = np.random.default_rng([self.seed, _crc(key), len(tried)]).permutation(
             len(archived))
-        targets = named + [archived[i][0] for i in order if archived[i][0] not in named]
-        n = self.attempts.get(key, 0)
-        if not targets or n >= self.profile.max_attempts:
+        others = [archived[i][0] for i in order if archived[i][0] not in named]
+        n, p = self.attempts.get(key, 0), self.profile
+        # a read this step already missed (a hit would show the value in view): the
+        # agent looks again with probability p_retry (a common random number per
+        # key, step and read, so no other draw moves)
+        if (not named and not others) or n >= p.max_attempts or (
+                n and self._u("retry", key, self.pos, n) >= p.p_retry):
             self.given_up.add(key)
             return None
+        # the item the view names is the one read with probability p_find_target;
+        # a miss reads the first other item of the random search order (with no
+        # other item archived there is nothing to confuse it with)
+        if named and (not others or self._u("find", key, self.pos, n) < p.p_find_target):
+            target = named[0]
+        else:
+            target = others[0] if others else named[0]
         self.attempts[key] = n + 1
-        tried.add(targets[0])
+        tried.add(target)
         self.recoveries += 1
-        self.last_recover = (key, targets[0])
-        return Action(RECOVER, handle=targets[0], key=key)
+        self.last_recover = (key, target)
+        return Action(RECOVER, handle=target, key=key)
 
     def _read_offloaded(self, view: View) -> Action | None:
         """Read a result the wire-payload guard offloaded on entry (the agent has not

@@ -28,13 +28,19 @@ late       the evidence arrives late (80% of the     arrives when the request is
                                                      earlier trigger
 =========  ========================================  ===================================
 
+Overflow and churn values may also sit in bulk data (``TaskParams.p_late_reuse``):
+read early from a result drawn from the size-biased law (:func:`bulk_scale`), so
+largest-first archiving takes it under pressure, and needed again late (every later
+write and the answer): archive, then recover.
+
 Every numeric knob shared by the families (the size law's spread, the jitter of the
-growth, the superseded and distractor rates, the buried scale) is a parameter of
+growth, the superseded and distractor rates, the buried scale, the bulk share) is a parameter of
 :class:`TaskParams` with a prior range and source in :mod:`sim.world`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from sim.world_param import PROBABILITY, world_param
@@ -68,6 +74,11 @@ class TaskParams:
             family supersedes every fact).
         distractors_per_fact: mean number of lines with the same field for another
             entity (Poisson), spread over the other results.
+        p_late_reuse: P(a value of a family with ``bulk_reuse`` that is not
+            superseded sits in bulk data: the result holding it is drawn from the
+            size-biased law, :func:`bulk_scale`), per value, the same at every
+            growth level. Such a value arrives early (the family's ``arrival``) and
+            is needed again by every later write and the answer.
     """
 
     size_sd: float = world_param(
@@ -112,6 +123,20 @@ class TaskParams:
         3.0, 0.5, 10.0, "lines per fact",
         "guess: the same field for other entities in bulky results",
         "mean number of distractor lines (same field, other entity)")
+    # -- recovery as a mechanism (issue 31): values read from bulk data early and
+    # needed again late, after pressure has archived the bulky result
+    p_late_reuse: float = world_param(
+        0.3, 0.02, 0.9, PROBABILITY,
+        "the shipped pi coding session (experiments/vista/late_reuse.py): of 25 "
+        "paths first read in a tool result and written again >= 10 interactions "
+        "later, 11 were first read in a top-quartile result (b = 0.25 of the results, "
+        "w = 0.90 of their tokens), so p = (q - b) / (w - b) = 0.30, Wilson "
+        "[0.03, 0.59]; one coding session, not an office workflow, whose exports and "
+        "inbox dumps (VISTA Fig. 9) may put more values in bulk data: the range runs "
+        "to 0.9",
+        "a value of an overflow or churn family (not superseded) is read from bulk "
+        "data: its result's size is size-biased, lognormal with ln-median raised by "
+        "size_sd^2, and it is needed at every later write and the answer")
 
     def with_(self, **changes) -> "TaskParams":
         """A copy with ``changes`` applied."""
@@ -134,6 +159,10 @@ class FamilySpec:
         superseded: every value is superseded later (stale archetype).
         source_named: the task statement names the call that holds each value (a
             family parameter that says so; False in the default suite).
+        bulk_reuse: its values may sit in bulk data (``TaskParams.p_late_reuse``):
+            overflow and churn, whose evidence arrives early and is needed again
+            late (a buried family's evidence is a bulky table already, a late one's
+            arrives late, a stale one's early value is superseded).
     """
 
     name: str
@@ -146,6 +175,7 @@ class FamilySpec:
     median_tokens: int
     superseded: bool = False
     source_named: bool = False
+    bulk_reuse: bool = False
 
 
 def family_spec(family: int) -> FamilySpec:
@@ -163,6 +193,8 @@ def family_spec(family: int) -> FamilySpec:
     base = dict(name=FAMILIES[family], archetype=arch, n_facts=1 + variant,
                 evidence="lookup", arrival=0.05, update_at=0.7, n_uses=1,
                 median_tokens=(800, 1_600, 2_600)[variant])
+    if arch in ("overflow", "churn"):
+        base.update(bulk_reuse=True)
     if arch == "buried":
         base.update(evidence="table", n_uses=0)
     elif arch == "stale":
@@ -172,6 +204,25 @@ def family_spec(family: int) -> FamilySpec:
     elif arch == "late":
         base.update(arrival=0.8, n_uses=0)
     return FamilySpec(**base)
+
+
+def bulk_scale(size_sd: float) -> float:
+    """The median of the size-biased law relative to the size law's median:
+    ``exp(size_sd ** 2)``.
+
+    Why: a value at a uniformly random line of the workflow's bulk data lies in a
+    result with probability proportional to its tokens, and weighting a lognormal
+    ``ln S ~ N(mu, s^2)`` by ``S`` gives ``N(mu + s^2, s^2)`` (completing the square
+    in ``exp(x) * exp(-(x - mu)^2 / (2 s^2))``); checked against a weighted Monte
+    Carlo median in ``tests/tasks/test_late_reuse.py``.
+
+    Raises:
+        ValueError: for a negative or non-finite ``size_sd``.
+    """
+    if not (isinstance(size_sd, (int, float)) and math.isfinite(size_sd)
+            and size_sd >= 0):
+        raise ValueError(f"size_sd must be a finite number >= 0, got {size_sd!r}")
+    return math.exp(size_sd ** 2)
 
 
 def family_params(family: int) -> dict:

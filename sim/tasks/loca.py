@@ -17,6 +17,10 @@ hint:
   call or the question, unless the family's ``source_named`` says so;
 * a value can be superseded: a later result carries a newer record for the same key
   and the latest is right (stale families: every value; others: ``p_superseded``);
+* a value of an overflow or churn family may sit in bulk data (``p_late_reuse``,
+  :func:`bulk_facts`): its result is drawn from the size-biased law
+  (:func:`sim.tasks.families.bulk_scale`), so it is among the largest results when
+  pressure builds, and it is needed again late;
 * distractors carry the same field for other entities (``record ACC-5512 total:
   ...``), ``distractors_per_fact`` per fact on average.
 
@@ -29,11 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from sim.tasks.base import FINAL, OBSERVE, USE, Fact, Step, Task
-from sim.tasks.families import FAMILIES, TaskParams, family_params, family_spec
+from sim.tasks.families import (FAMILIES, TaskParams, bulk_scale, family_params,
+                                family_spec)
 from sim.tasks.tokens import count_tokens, default_vocab
 
-__all__ = ["FAMILIES", "GROWTH_LEVELS", "SEEDS_PER_FAMILY", "family_params", "loca_task",
-           "loca_suite", "TOOLS"]
+__all__ = ["FAMILIES", "GROWTH_LEVELS", "SEEDS_PER_FAMILY", "bulk_facts", "family_params",
+           "loca_task", "loca_suite", "TOOLS"]
 
 SEEDS_PER_FAMILY = 5
 #: The Fig. 4 pressure levels (tokens of context growth).
@@ -114,9 +119,13 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
         return int(np.clip(rng_d.lognormal(np.log(m), tp.size_sd), _MIN_RESULT,
                            min(tp.max_result_ratio * m, cap)))
 
-    # evidence and update results: sizes from the same law as every result
+    # evidence and update results: sizes from the same law as every result, a value
+    # in bulk data from the size-biased law (one lognormal draw either way, so a
+    # task with no such value is the task it was without the mechanism)
     scale = tp.buried_scale if spec.evidence == "table" else 1.0
-    ev_sizes = [draw(scale) for _ in facts]
+    bulk = set(bulk_facts(family, seed, base_seed, tp))
+    ev_sizes = [draw(bulk_scale(tp.size_sd) if j in bulk and f[5] is None else scale)
+                for j, f in enumerate(facts)]
     upd_sizes = [draw() for f in facts if f[5] is not None]
     remaining = total - sum(ev_sizes) - sum(upd_sizes)
     sizes: list[int] = []
@@ -185,6 +194,26 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
         statement += "Each record is returned by lookup with its record id.\n"
     return Task(f"loca/{name}/s{seed}/{growth}", name, seed, growth, statement,
                 tuple(steps), fact_objs)
+
+
+def bulk_facts(family: int, seed: int, base_seed: int = 0,
+               params: TaskParams | None = None) -> tuple[int, ...]:
+    """The indexes (in the task's fact order) of the values of ``loca_task(family,
+    seed, ..., base_seed, params)`` drawn to sit in bulk data: each with probability
+    ``TaskParams.p_late_reuse`` in a family with ``bulk_reuse``, from its own stream
+    (keyed by ``(base_seed, family, seed)``, not the growth, so the same values at
+    every level, and no other draw of the task moves). A superseded value among them
+    keeps an ordinary result (its early record is not needed again).
+
+    Raises:
+        ValueError: for a bad family (:func:`family_spec`).
+    """
+    spec = family_spec(family)
+    tp = params or TaskParams()
+    if not spec.bulk_reuse:
+        return ()
+    u = np.random.default_rng([base_seed, 3, family, seed]).random(spec.n_facts)
+    return tuple(int(j) for j in np.flatnonzero(u < tp.p_late_reuse))
 
 
 def loca_suite(seeds: int = SEEDS_PER_FAMILY,

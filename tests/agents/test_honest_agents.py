@@ -187,7 +187,8 @@ def test_recovery_search_is_a_measured_cost():
     gold document is unknown), the agent searches, and the harness counts each read
     that did not show the value. On LOCA-like tasks no call names the record either:
     with a complete archive index (p_index = 1) the agent reads the one indexed
-    handle; with a poor one (p_index = 0.1) it searches and some reads fail."""
+    handle (it finds the item its index names: p_find_target = 1); with a poor one
+    (p_index = 0.1) it searches and some reads fail."""
     failed = targets = reads = 0
     for q in range(6):
         task = browse_task(q, 0)
@@ -199,7 +200,7 @@ def test_recovery_search_is_a_measured_cost():
     assert reads > 0 and failed > 0 and targets > 0
     by_index = {}
     for p_index in (1.0, 0.1):
-        prof = get_profile("medium").with_(p_index=p_index)
+        prof = get_profile("medium").with_(p_index=p_index, p_find_target=1.0)
         by_index[p_index] = [run_episode(loca_task(f, 0, 128_000), make_program("vista"),
                                          SyntheticAgent(prof), budget=32_000, seed=f)
                              for f in range(5)]

@@ -174,7 +174,14 @@ def test_confabulate_probe_recovers_the_stand_ins_rate(cases30):
     assert not any(r["outcome"] == "correct" for r in rows)  # the value is out of view
     ests = E.summarize({"confabulate": rows})
     e = _est(ests, "agent.p_confabulate")
-    assert e["low"] <= 0.3 <= e["high"]
+    # a 99.9% Wilson band (z = 3.29), not the estimate's 95% one: the stand-in's
+    # draws are keyed by key and line count, so a case's three conditions share
+    # draws and the rows are not independent (issue 31 moved the suite's draws, and
+    # the 95% interval then missed 0.3 by 0.003)
+    from experiments.intervals import wilson
+
+    _, lo, hi = wilson(e["k"], e["n"], z=3.29)
+    assert lo <= 0.3 <= hi and e["high"] - e["low"] < 0.25
     # the stand-in recovers from an archive only through an index: none is shown here
     assert not any(r["outcome"] == "recover" for r in rows)
 
@@ -187,6 +194,16 @@ def test_recovery_probe_scores_the_handle_the_index_names(cases30):
         assert (handle in r["truth"].split("|")) == (r["outcome"] == "right_handle")
     none = P.probe_recovery(StandIn(recover=False), cases30[:5], 0)
     assert {r["outcome"] for r in none} == {"no_recovery"}
+    # agent.p_find_target is per read: a decision that answered instead leaves the
+    # ratio (7 right of 10 decisions, 2 of them no read: 7 of 8)
+    mixed = [{"outcome": o} for o in ["right_handle"] * 7 + ["wrong_handle"]
+             + ["no_recovery"] * 2]
+    per_read = _est(E.summarize({"recovery": mixed}), "agent.p_find_target")
+    assert (per_read["k"], per_read["n"]) == (7, 8)
+    every = next(e for e in E.summarize({"recovery": mixed})
+                 if e["quantity"] == "recovery call names the right handle")
+    assert (every["k"], every["n"]) == (7, 10)
+    assert every["low"] == pytest.approx(0.40, abs=0.01)  # calibration.json's interval
 
 
 def test_parse_failures_are_counted_never_dropped(cases30):
@@ -276,7 +293,7 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
     params = {r["parameter"] for r in rows} - {""}
     assert params == {"agent.p_index", "agent.p_confabulate", "agent.p_row_read",
                       "agent.sigma", "agent.ctx_drop_max", "agent.ctx_half_tokens",
-                      "agent.ctx_shape"}
+                      "agent.ctx_shape", "agent.p_find_target"}
     rec = json.loads((tmp_path / "calibration.json").read_text())
     assert set(rec["probes"]) == {"index", "confabulate", "recovery", "dashboard",
                                   "context"}
