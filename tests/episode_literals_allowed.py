@@ -217,4 +217,10 @@ ALLOWED = (
     (_L, "loca_task", 0.9, "structure",
      "intermediate writes spread evenly up to 90% of the task (the final answer "
      "comes after)"),
+    (_F, "bulk_scale", 2, "math",
+     "the size-biased law's exponent: a lognormal's log-median shifts by size_sd "
+     "squared when drawn in proportion to its size (the docstring derives it)"),
+    (_L, "bulk_facts", 3, "stream",
+     "the label of the late-reuse draws' own stream ([base_seed, 3, family, seed]), "
+     "so no other draw of the task moves"),
 )
