@@ -73,6 +73,24 @@ def chunk_layout(trials: int, work_per_trial: int = 1) -> tuple[int, int]:
     return n_chunks, chunk
 
 
+def chunk_seeds(seed, n_chunks: int) -> np.ndarray:
+    """The seed words of one PCG64 stream per chunk, for kernels that run the
+    generator themselves (:mod:`sim.pcg64`).
+
+    Returns:
+        uint64 array ``(n_chunks, 4)``: row ``c`` is
+        ``SeedSequence(seed).spawn(n_chunks)[c].generate_state(4, np.uint64)``, the
+        words ``numpy.random.PCG64`` seeds itself from, so a kernel seeded from row
+        ``c`` draws exactly what the ``c``-th Generator of :func:`chunk_generators`
+        draws.
+    """
+    children = as_seed_sequence(seed).spawn(int(n_chunks))
+    out = np.empty((len(children), 4), dtype=np.uint64)
+    for c, child in enumerate(children):
+        out[c] = child.generate_state(4, np.uint64)
+    return out
+
+
 def chunk_generators(seed, n_chunks: int):
     """One PCG64 ``Generator`` per chunk, from ``SeedSequence(seed).spawn(n_chunks)``.
 
