@@ -156,45 +156,77 @@ def play_exact_many(games, seeds, *, trials: int = 10_000, order: str = "bayes",
         ValueError: as :func:`play`, if ``seeds`` and ``games`` differ in length, or
             if ``out`` is not a large enough int64 array.
     """
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
-    games = list(games)
-    seeds = list(seeds)
-    if len(seeds) != len(games):
-        raise ValueError(f"need one seed per game: {len(games)} games, {len(seeds)} seeds")
-    n_chunks, chunk = chunk_layout(trials, 1)
-    size = len(games)
-    n_arr, code_arr, ipar_arr, cap_arr = (np.empty(size, dtype=np.int64) for _ in range(4))
-    shift_arr = np.empty(size)
-    seed_rows = np.empty((size * n_chunks, 4), dtype=np.uint64)
-    checked, entropies = [], []
-    for i, ((n, kappa, channel), seed) in enumerate(zip(games, seeds)):
-        n, kappa = _checked(n, kappa, channel)
-        rows, _, entropy = seed_chunks(seed, trials, 1)
-        seed_rows[i * n_chunks:(i + 1) * n_chunks] = rows
-        code, real_par, int_par = channel.kernel_args(n, kappa)
-        n_arr[i], code_arr[i], ipar_arr[i], cap_arr[i] = n, code, int_par, kappa + 1
-        shift_arr[i] = _shift(code, kappa, real_par)
-        checked.append((n, kappa, channel))
-        entropies.append(entropy)
-    # chunk c of game i covers out[i trials + c chunk, ...), capped at its own trials
-    local = np.arange(n_chunks, dtype=np.int64) * chunk
-    base = np.repeat(np.arange(size, dtype=np.int64) * trials, n_chunks)
-    starts = base + np.tile(local, size)
-    stops = base + np.tile(np.minimum(local + chunk, trials), size)
-    chunk_point = np.repeat(np.arange(size, dtype=np.int64), n_chunks)
-    if out is None:
-        out = np.empty(size * trials, dtype=np.int64)
-    elif (not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.ndim != 1
-          or out.size < size * trials):
-        raise ValueError(f"out must be a 1-D int64 array of at least {size * trials} "
-                         f"entries, got {getattr(out, 'shape', out)!r}")
-    kernels.exact_tau_points(n_arr, code_arr, shift_arr, ipar_arr,
-                             np.full(size, order == "bayes"), cap_arr, chunk_point, starts,
-                             stops, seed_rows, out)
-    return [EvictionResult(n, kappa, channel, order, "exact", entropy,
-                           out[i * trials:(i + 1) * trials])
-            for i, ((n, kappa, channel), entropy) in enumerate(zip(checked, entropies))]
+    batch = ExactBatch(games, seeds, trials, order)
+    return batch.run(out)
+
+
+class ExactBatch:
+    """The arguments of one :func:`sim.games.kernels.exact_tau_points` call for
+    ``games`` (validated, seed words drawn, chunk slices laid out), built once so a
+    benchmark can time the kernel alone (:meth:`run`). See :func:`play_exact_many`.
+    """
+
+    def __init__(self, games, seeds, trials: int, order: str = "bayes"):
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        games = list(games)
+        seeds = list(seeds)
+        if len(seeds) != len(games):
+            raise ValueError(f"need one seed per game: {len(games)} games, "
+                             f"{len(seeds)} seeds")
+        n_chunks, chunk = chunk_layout(trials, 1)
+        size = len(games)
+        n_arr, code_arr, ipar_arr, cap_arr = (np.empty(size, dtype=np.int64)
+                                              for _ in range(4))
+        shift_arr = np.empty(size)
+        seed_rows = np.empty((size * n_chunks, 4), dtype=np.uint64)
+        self.games, self.entropies = [], []
+        for i, ((n, kappa, channel), seed) in enumerate(zip(games, seeds)):
+            n, kappa = _checked(n, kappa, channel)
+            rows, _, entropy = seed_chunks(seed, trials, 1)
+            seed_rows[i * n_chunks:(i + 1) * n_chunks] = rows
+            code, real_par, int_par = channel.kernel_args(n, kappa)
+            n_arr[i], code_arr[i], ipar_arr[i], cap_arr[i] = n, code, int_par, kappa + 1
+            shift_arr[i] = _shift(code, kappa, real_par)
+            self.games.append((n, kappa, channel))
+            self.entropies.append(entropy)
+        # chunk c of game i covers out[i trials + c chunk, ...), capped at its trials
+        local = np.arange(n_chunks, dtype=np.int64) * chunk
+        base = np.repeat(np.arange(size, dtype=np.int64) * trials, n_chunks)
+        starts = base + np.tile(local, size)
+        stops = base + np.tile(np.minimum(local + chunk, trials), size)
+        chunk_point = np.repeat(np.arange(size, dtype=np.int64), n_chunks)
+        self.trials, self.order, self.size = int(trials), order, size
+        self.args = (n_arr, code_arr, shift_arr, ipar_arr, np.full(size, order == "bayes"),
+                     cap_arr, chunk_point, starts, stops, seed_rows)
+
+    def buffer(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``out`` checked (or a new buffer) for the batch's ``size * trials`` draws."""
+        need = self.size * self.trials
+        if out is None:
+            return np.empty(need, dtype=np.int64)
+        if (not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.ndim != 1
+                or out.size < need):
+            raise ValueError(f"out must be a 1-D int64 array of at least {need} "
+                             f"entries, got {getattr(out, 'shape', out)!r}")
+        return out
+
+    def draw(self, out: np.ndarray) -> None:
+        """The kernel call alone: fill ``out`` (see :meth:`buffer`) with every game's
+        min(tau, kappa + 1). The seeds are consumed at construction, so drawing again
+        repeats the same values."""
+        kernels.exact_tau_points(*self.args, out)
+
+    def run(self, out: np.ndarray | None = None) -> list[EvictionResult]:
+        """Draw and wrap: one :class:`EvictionResult` per game, ``tau`` a view of
+        ``out``."""
+        out = self.buffer(out)
+        self.draw(out)
+        t = self.trials
+        return [EvictionResult(n, kappa, channel, self.order, "exact", entropy,
+                               out[i * t:(i + 1) * t])
+                for i, ((n, kappa, channel), entropy) in enumerate(zip(self.games,
+                                                                       self.entropies))]
 
 
 def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
