@@ -73,6 +73,29 @@ def chunk_layout(trials: int, work_per_trial: int = 1) -> tuple[int, int]:
     return n_chunks, chunk
 
 
+def entropy_words(values) -> np.ndarray:
+    """The uint32 words ``numpy.random.SeedSequence`` makes of a list of
+    non-negative ints (each int little-endian in 32-bit words, 0 as one word, the
+    lists concatenated). ``SeedSequence(entropy_words(v))`` therefore has the same
+    pool, children and states as ``SeedSequence(v)``; it is built about twice as
+    fast, since NumPy copies a uint32 array instead of converting each int.
+
+    Raises:
+        ValueError: naming the value if one is negative or not an integer.
+    """
+    words = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"entropy values must be non-negative integers, got {v!r}")
+        v = int(v)
+        if v == 0:
+            words.append(0)
+        while v > 0:
+            words.append(v & 0xFFFFFFFF)
+            v >>= 32
+    return np.array(words, dtype=np.uint32)
+
+
 def chunk_seeds(seed, n_chunks: int) -> np.ndarray:
     """The seed words of one PCG64 stream per chunk, for kernels that run the
     generator themselves (:mod:`sim.pcg64`).

@@ -21,10 +21,11 @@
 4. The floor (issue 35), in CPU seconds of this run: a warm ``ctxsim run theorem1``
    in a child process (after one unmeasured run that warms numba's cache) against
    what any implementation must spend: importing what the run imports
-   (``experiments.vista.theorem1``, in a child process), the kernels alone (the
+   (``experiments.vista.theorem1`` and ``matplotlib.pyplot``, in a child process), the kernels alone (the
    batched exact sampler over every point of the grid and of Proposition 2's extra
-   sizes, its seeds prepared outside the timing, and the content channel's rate
-   and E[Z] quadrature tables), and drawing the two figures once each. The LAST
+   sizes, its seeds prepared outside the timing; the content channel's rate tables,
+   the rate's quadrature sum at each content point, and the E[Z] tables), and
+   drawing the two figures once each. The LAST
    line is the warm run's ratio to that floor (issue 35's goal: at most 1.5x).
    CPU time counts every numba thread, so the ratio means the same at any thread
    count; the figures are drawn in this process after matplotlib is warm, so the
@@ -187,7 +188,10 @@ def kernel_floor(config, seed: int) -> dict[str, float]:
     content_burden._table.cache_clear()
     burden = _cpu(lambda: [content_burden._table(n, k)
                            for n, k in sorted({(n, k) for n, k, _ in content})])
-    return {"exact sampler kernel": sampler, "rate tables": rates, "E[Z] tables": burden}
+    # the rate's quadrature sum at each content point, over the tables just built
+    sums = _cpu(lambda: [content_rate_exact(n, k, s) for n, k, s in content])
+    return {"exact sampler kernel": sampler, "rate tables": rates,
+            "rate quadrature sums (per point)": sums, "E[Z] tables": burden}
 
 
 def floor_and_ratio(grid: str, rows, config) -> float:
@@ -197,7 +201,11 @@ def floor_and_ratio(grid: str, rows, config) -> float:
                "--no-progress"] + (["--quick"] if grid == "quick" else [])
         _child_cpu(run)                      # warms numba's on-disk cache
         warm = _child_cpu(run)
-        imports = _child_cpu([sys.executable, "-c", "import experiments.vista.theorem1"])
+        # what the run imports, pyplot included (the figures need it; the run
+        # imports it on its first figure)
+        imports = _child_cpu([sys.executable, "-c",
+                              "import experiments.vista.theorem1, matplotlib; "
+                              "matplotlib.use('Agg'); import matplotlib.pyplot"])
         parts = {"imports (child process)": imports, **kernel_floor(config, config.seed)}
         prop_rows = proposition2.content_rows(rows, config, config.seed, progress=False)
         parts["figure theorem1 (drawn once)"] = _cpu(

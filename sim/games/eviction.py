@@ -17,6 +17,7 @@ brute-force kernel that draws the observation of every block.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -56,9 +57,10 @@ class EvictionResult:
         """Number of trials."""
         return int(self.tau.size)
 
-    @property
+    @functools.cached_property
     def Z(self) -> np.ndarray:
-        """int64 (trials,): archived load-bearing blocks, min(tau - 1, kappa)."""
+        """int64 (trials,): archived load-bearing blocks, min(tau - 1, kappa)
+        (computed once: :attr:`EZ` and :attr:`EZ_se_sample` both read it)."""
         return np.minimum(self.tau - 1, self.kappa)
 
     @property

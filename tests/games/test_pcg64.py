@@ -10,7 +10,7 @@ from numba import njit
 from sim import pcg64
 from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
 from sim.games.eviction import play, play_exact_many
-from sim.rng import chunk_generators, chunk_seeds
+from sim.rng import chunk_generators, chunk_seeds, entropy_words
 
 RANDOM, NORMAL, INTEGER = 0, 1, 2
 
@@ -130,3 +130,18 @@ def test_a_batch_into_a_reused_buffer_and_its_errors():
         play_exact_many(GAMES[:3], seeds, trials=10, order="sorted")
     with pytest.raises(ValueError, match="trials"):
         play_exact_many(GAMES[:3], seeds, trials=0)
+
+
+@pytest.mark.parametrize("values", [[0], [1, 2, 3], [7, 0, 2**40, 16, 3], [2**64 + 5, 0, 1],
+                                    [2**32 - 1, 2**32, 2**96]])
+def test_entropy_words_give_the_same_seed_sequence(values):
+    fast = np.random.SeedSequence(entropy_words(values))
+    plain = np.random.SeedSequence(values)
+    assert np.array_equal(fast.pool, plain.pool)
+    assert np.array_equal(chunk_seeds(fast.spawn(2)[0], 3), chunk_seeds(plain.spawn(2)[0], 3))
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_entropy_words_refuse_what_is_not_a_non_negative_int(bad):
+    with pytest.raises(ValueError, match="non-negative integers"):
+        entropy_words([1, bad])
