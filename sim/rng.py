@@ -2,16 +2,22 @@
 
 Every kernel splits its trials into chunks whose layout depends only on the number
 of trials (never on the thread count, :func:`chunk_layout`), and gives each chunk
-its own stream from ``numpy.random.SeedSequence(seed).spawn(n_chunks)``: one
-``numpy.random.Generator`` (PCG64) per chunk in a ``numba.typed.List``
-(:func:`chunk_generators`). Inside the jitted ``prange`` loop a chunk takes
-``g = gens[np.int64(c)]`` and calls ``g.random()``, ``g.standard_normal()``,
-``g.integers(lo, hi)``, ``g.shuffle(a)``, ...; numba runs NumPy's own algorithms
-(e.g. the ziggurat) on the chunk's explicit bit-generator state. A chunk's draws
-therefore depend only on its own stream, never on which thread ran it; there is no
-hidden global RNG state; and a kernel draws exactly the numbers plain NumPy would
-draw from the same Generator, so kernels can be tested against plain NumPy draw
-for draw.
+its own stream from ``numpy.random.SeedSequence(seed).spawn(n_chunks)``. Two ways to
+hand the streams to a kernel:
+
+* :func:`chunk_seeds`: a uint64 array ``(n_chunks, 4)`` of each child's PCG64 seed
+  words; the kernel runs the generator itself (:mod:`sim.pcg64`) and draws exactly
+  what NumPy's Generator would. The eviction game's kernels use this: a plain array
+  costs nothing to pass, where a ``numba.typed.List`` costs ~0.4 s of uncached
+  compilation per process.
+* :func:`chunk_generators`: one ``numpy.random.Generator`` (PCG64) per chunk in a
+  ``numba.typed.List``; inside the jitted loop a chunk takes
+  ``g = gens[np.int64(c)]`` and calls ``g.random()``, ``g.standard_normal()``, ...
+  (numba runs NumPy's own algorithms on the chunk's bit-generator state).
+
+Either way a chunk's draws depend only on its own stream, never on which thread ran
+it; there is no hidden global RNG state; and kernels can be tested against plain
+NumPy draw for draw.
 """
 
 from __future__ import annotations
