@@ -17,8 +17,14 @@ also translates): ``random`` = 53 high bits; ``standard_normal`` = the 256-level
 ziggurat with NumPy's tables (numba ships them); ``integers(0, hi)`` = Lemire's
 bounded rejection, on buffered 32-bit halves when ``hi - 1 < 2**32``. So a chunk
 draws exactly the numbers ``numpy.random.Generator(PCG64(child))`` draws, value for
-value (tested against NumPy in tests/test_pcg64.py), and results depend on the seed
-alone, never on the thread count.
+value (tested against NumPy in tests/games/test_pcg64.py), and results depend on
+the seed alone, never on the thread count.
+
+numba's on-disk cache checks only the file of the function it caches: a kernel in
+:mod:`sim.games.kernels` compiled against an older copy of this module stays cached
+after this module changes. After editing it, delete the kernels' cache files
+(``sim/games/__pycache__/kernels.*.nb[ic]``) or run with a fresh
+``NUMBA_CACHE_DIR`` (as the mutation runner does).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 # NumPy's ziggurat tables (ziggurat_constants.h), as numba's Generator support uses
-# them; tests/test_pcg64.py checks every draw against NumPy, so a change shows.
+# them; tests/games/test_pcg64.py checks every draw against NumPy, so a change shows.
 from numba.np.random._constants import (fi_double, ki_double, wi_double,
                                         ziggurat_nor_inv_r, ziggurat_nor_r)
 
