@@ -404,10 +404,16 @@ def new_figure(*args, **kwargs):
     return plt.subplots(*args, **kwargs)
 
 
-def save_figure(fig, path: pathlib.Path) -> pathlib.Path:
-    """Save ``fig`` as PNG at 150 dpi and close it."""
+def save_figure(fig, path: pathlib.Path, *, tight: bool = True) -> pathlib.Path:
+    """Save ``fig`` as PNG at 150 dpi and close it.
+
+    ``tight``: crop to the drawn artists (``bbox_inches="tight"``), which draws the
+    figure twice (once to measure, once to render). A figure made by
+    :func:`new_figure` with its constrained layout, whose legends and titles sit
+    inside the figure (``loc="outside ..."``), needs no crop: ``tight=False`` draws
+    it once."""
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, dpi=150, bbox_inches="tight")
+    fig.savefig(path, dpi=150, bbox_inches="tight" if tight else None)
     plt.close(fig)
     return path

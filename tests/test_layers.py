@@ -13,6 +13,8 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 #: component -> layer; a module may import its own component or a lower layer only
 LAYERS = {
     "rng": 0, "data": 0,
+    # NumPy's PCG64 streams inside numba kernels, seeded from sim.rng's seed words
+    "pcg64": 0,
     # loading MODULE:ATTRIBUTE and entry points for the program and agent registries
     "plugin_spec": 0,
     # a dataclass field that is also a world-table row (tasks and agents declare them)

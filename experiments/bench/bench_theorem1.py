@@ -18,6 +18,19 @@
    with its control variate (n draws and a log-sum-exp per trial) at the trial count
    the old grid used. Reported: seconds per point and the SE in bits of each.
 
+4. The floor (issue 35), in CPU seconds of this run: a warm ``ctxsim run theorem1``
+   in a child process (after one unmeasured run that warms numba's cache) against
+   what any implementation must spend: importing what the run imports
+   (``experiments.vista.theorem1`` and ``matplotlib.pyplot``, in a child process), the kernels alone (the
+   batched exact sampler over every point of the grid and of Proposition 2's extra
+   sizes, its seeds prepared outside the timing; the content channel's rate tables,
+   the rate's quadrature sum at each content point, and the E[Z] tables), and
+   drawing the two figures once each. The LAST
+   line is the warm run's ratio to that floor (issue 35's goal: at most 1.5x).
+   CPU time counts every numba thread, so the ratio means the same at any thread
+   count; the figures are drawn in this process after matplotlib is warm, so the
+   floor is if anything low.
+
 Timings are single runs after a warm-up point (numba JIT and the rate tables of
 the first (kappa, sigma) excluded); on a shared machine say so when quoting them.
 """
@@ -25,18 +38,27 @@ the first (kappa, sigma) excluded); on a shared machine say so when quoting them
 from __future__ import annotations
 
 import argparse
+import os
+import pathlib
+import resource
+import subprocess
 import sys
 import tempfile
 import time
 
 import numba
+import numpy as np
 
 from experiments.settings.theory import Theorem1Settings
 from experiments.vista import proposition2
 from experiments.vista.theorem1 import StageTimer, run_grid, simulate_point
+from experiments.vista.eviction_grid import (_BLOCK_TRIALS, channels_for, grid_points,
+                                             point_seed)
+from experiments.vista.theorem1 import plot_theorem1
 from sim.games import content_burden
 from sim.games.channels import Content
 from sim.games.content_rate import _tables, content_rate_exact
+from sim.games.eviction import ExactBatch
 from sim.games.information import content_rate_mc
 from sim.games.reference import content_moment_quad
 
@@ -45,9 +67,11 @@ from sim.games.reference import content_moment_quad
 OLD_RATE_WORK, OLD_MIN_TRIALS, OLD_MAX_TRIALS = 2**27, 256, 4000
 
 
-def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]]:
+def stage_table(grid: str, log2_n: list[int] | None
+                ) -> tuple[float, list[tuple], list, object]:
     """Run the grid with a stage timer and print the per-stage table; returns the
-    total seconds and the (n, kappa, sigma) of every content point (grid and extras)."""
+    total seconds, the (n, kappa, sigma) of every content point (grid and extras),
+    the grid's rows and its settings."""
     table = Theorem1Settings.load(grid)
     config = Theorem1Settings.build({**table, "log2_n": log2_n or table["log2_n"]})
     # warm-up: JIT of the sampler and one rate table (excluded from the table)
@@ -57,9 +81,6 @@ def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]
     rows = run_grid(config, seed=1, progress=False, timer=timer)
     grid_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as out:
-        import pathlib
-
-        from experiments.vista.theorem1 import plot_theorem1
         with timer("figures"):
             plot_theorem1(rows, config.panels, pathlib.Path(out) / "theorem1.png")
         t1 = time.perf_counter()
@@ -70,9 +91,9 @@ def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]
     total = sum(timer.seconds.values()) + prop_s
     print(f"grid {grid!r}, log2 n = {config.log2_n}, {len(rows)} points, "
           f"numba threads {numba.get_num_threads()}")
-    print(f"{'stage':40s} {'seconds':>9s} {'share':>7s}")
+    print(f"{'stage':40s} {'seconds':>9s} {'share':>7s} {'CPU s':>7s}")
     for stage, sec in sorted(timer.seconds.items(), key=lambda kv: -kv[1]):
-        print(f"{stage:40s} {sec:9.2f} {sec / total:7.1%}")
+        print(f"{stage:40s} {sec:9.2f} {sec / total:7.1%} {timer.cpu_seconds[stage]:7.2f}")
     print(f"{'proposition2 (extra n, csv, figure)':40s} {prop_s:9.2f} {prop_s / total:7.1%}")
     print(f"{'total':40s} {total:9.2f}   (grid loop {grid_s:.2f} s)")
     worst_ez = max(r["EZ_se"] / r["kappa"] for r in rows)
@@ -81,7 +102,7 @@ def stage_table(grid: str, log2_n: list[int] | None) -> tuple[float, list[tuple]
     content = [(r["n"], r["kappa"], r["param"]) for r in rows if r["channel"] == "content"]
     content += [(2**int(e), int(k), float(sg)) for e in config.prop2_extra_log2_n
                 for k in config.kappas for sg in config.sigmas]
-    return total, content
+    return total, content, rows, config
 
 
 def moments_comparison(points: list[tuple], total: float) -> None:
@@ -124,6 +145,84 @@ def rate_comparison(points) -> None:
           "same (kappa, sigma) reuse it")
 
 
+def _child_cpu(argv: list[str]) -> float:
+    """CPU seconds (user + system, every thread) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = dict(os.environ, MPLBACKEND="Agg")
+    subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _cpu(fn) -> float:
+    """CPU seconds of this process (every thread) spent in ``fn()``."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def kernel_floor(config, seed: int) -> dict[str, float]:
+    """CPU seconds of the kernels alone: the batched exact sampler over every point
+    (grid and Proposition 2's extras, seeds prepared outside the timing, blocks as
+    the run draws them, into one pre-touched buffer), and the rate and E[Z]
+    quadrature tables built from empty caches."""
+    points = list(grid_points(config))
+    for e in config.prop2_extra_log2_n:
+        n = 2**int(e)
+        chans = channels_for(n, config.sigmas)
+        points += [(Content(float(s)), n, int(k), chans.index(Content(float(s))))
+                   for k in config.kappas for s in config.sigmas]
+    trials = int(config.trials)
+    block = max(1, _BLOCK_TRIALS // trials)
+    batches = [ExactBatch([(n, k, ch) for ch, n, k, _ in points[i:i + block]],
+                          [point_seed(seed, ch, n, k, j).spawn(2)[0]
+                           for ch, n, k, j in points[i:i + block]], trials)
+               for i in range(0, len(points), block)]
+    out = np.zeros(block * trials, dtype=np.int64)
+    batches[0].draw(out)                     # cache load and thread start-up
+    sampler = _cpu(lambda: [b.draw(out) for b in batches])
+    content = [(n, k, ch.sigma) for ch, n, k, _ in points if ch.code == Content.code]
+    _tables.cache_clear()
+    rates = _cpu(lambda: [_tables(k, float(s))
+                          for k, s in sorted({(k, s) for _, k, s in content})])
+    content_burden._table.cache_clear()
+    burden = _cpu(lambda: [content_burden._table(n, k)
+                           for n, k in sorted({(n, k) for n, k, _ in content})])
+    # the rate's quadrature sum at each content point, over the tables just built
+    sums = _cpu(lambda: [content_rate_exact(n, k, s) for n, k, s in content])
+    return {"exact sampler kernel": sampler, "rate tables": rates,
+            "rate quadrature sums (per point)": sums, "E[Z] tables": burden}
+
+
+def floor_and_ratio(grid: str, rows, config) -> float:
+    """Print the warm run's CPU seconds, the floor's parts and, last, their ratio."""
+    with tempfile.TemporaryDirectory() as out:
+        run = [sys.executable, "-m", "experiments.cli", "run", "theorem1", "--out", out,
+               "--no-progress"] + (["--quick"] if grid == "quick" else [])
+        _child_cpu(run)                      # warms numba's on-disk cache
+        warm = _child_cpu(run)
+        # what the run imports, pyplot included (the figures need it; the run
+        # imports it on its first figure)
+        imports = _child_cpu([sys.executable, "-c",
+                              "import experiments.vista.theorem1, matplotlib; "
+                              "matplotlib.use('Agg'); import matplotlib.pyplot"])
+        parts = {"imports (child process)": imports, **kernel_floor(config, config.seed)}
+        prop_rows = proposition2.content_rows(rows, config, config.seed, progress=False)
+        parts["figure theorem1 (drawn once)"] = _cpu(
+            lambda: plot_theorem1(rows, config.panels, pathlib.Path(out) / "t.png"))
+        parts["figure proposition2 (drawn once)"] = _cpu(
+            lambda: proposition2.plot(prop_rows, pathlib.Path(out) / "p.png"))
+    floor = sum(parts.values())
+    print(f"floor of `ctxsim run theorem1` ({grid!r} grid), CPU seconds:")
+    for name, sec in parts.items():
+        print(f"  {name:38s} {sec:7.2f}")
+    print(f"  {'floor':38s} {floor:7.2f}")
+    print(f"  {'warm run (child process)':38s} {warm:7.2f}")
+    ratio = warm / floor
+    print(f"theorem1 warm run / floor: {ratio:.2f}x")
+    return ratio
+
+
 def main(argv=None) -> int:
     """Print the per-stage table and the E[Z] and rate comparisons."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -134,13 +233,20 @@ def main(argv=None) -> int:
                    help="skip the quadrature vs Monte Carlo comparison")
     p.add_argument("--skip-moments", action="store_true",
                    help="skip timing the plain E[Z] quadrature (~20 s at the default grid)")
+    p.add_argument("--floor-only", action="store_true",
+                   help="only the floor and the warm run's ratio to it (skips the "
+                        "comparisons; the stage table still runs, it gives the rows)")
     args = p.parse_args(argv)
-    total, content = stage_table(args.grid, args.log2_n)
-    if not args.skip_moments:
+    if args.floor_only and args.log2_n:
+        p.error("--floor-only measures the whole grid's run: drop --log2-n")
+    total, content, rows, config = stage_table(args.grid, args.log2_n)
+    if not (args.skip_moments or args.floor_only):
         moments_comparison(content, total)
-    if not args.skip_rates:
+    if not (args.skip_rates or args.floor_only):
         rate_comparison([(2**12, 4, 1.0), (2**16, 8, 0.5), (2**20, 16, 0.25),
                          (2**20, 2, 2.0)])
+    if not args.log2_n:      # the floor is the whole run's: only for a whole grid
+        floor_and_ratio(args.grid, rows, config)
     return 0
 
 

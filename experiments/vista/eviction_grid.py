@@ -21,7 +21,8 @@ from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Blind, C
                                 Ledger, ListChannel, WindowedLedger)
 from sim.games.content_burden import content_EZ
 from sim.games.content_rate import content_rate_exact
-from sim.games.eviction import play
+from sim.games.eviction import play_exact_many
+from sim.rng import entropy_words
 from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ_m,
                            windowed_EZ)
 
@@ -41,8 +42,11 @@ def channels_for(n: int, sigmas) -> list:
 
 
 def point_seed(base: int, channel, n: int, kappa: int, index: int) -> np.random.SeedSequence:
-    """A stream per grid point, independent of the grid's order and extent."""
-    return np.random.SeedSequence([int(base), int(channel.code), int(n), int(kappa), int(index)])
+    """A stream per grid point, independent of the grid's order and extent: the
+    SeedSequence of ``[base, channel code, n, kappa, index]`` (given as its uint32
+    words, :func:`sim.rng.entropy_words`: the same stream, built faster)."""
+    return np.random.SeedSequence(entropy_words([int(base), int(channel.code), int(n),
+                                                 int(kappa), int(index)]))
 
 
 def theory_EZ(channel, n: int, kappa: int) -> float:
@@ -70,34 +74,76 @@ def channel_rate(channel, n: int, kappa: int) -> tuple[float, float, str]:
 
 
 class StageTimer:
-    """Wall time per stage of :func:`simulate_point` (seconds), for the benchmark."""
+    """Wall and CPU time per stage of :func:`simulate_points` (seconds), for the
+    benchmark: ``seconds`` (wall) and ``cpu_seconds`` (this process, every thread)."""
 
     def __init__(self):
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
 
     @contextlib.contextmanager
     def __call__(self, stage: str):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             yield
         finally:
             self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+            self.cpu_seconds[stage] = (self.cpu_seconds.get(stage, 0.0)
+                                       + time.process_time() - cpu)
 
 
-def simulate_point(channel, n: int, kappa: int, index: int, config, seed: int,
-                   timer: StageTimer | None = None) -> dict:
-    """One CSV row: E[Z] (exact sampler, ``trials`` draws) with its exact standard
-    error sqrt(Var Z / trials), the rate in bits, the bounds and the theory value.
-    ``config``: the grid's :class:`~experiments.settings.theory.Theorem1Settings`.
+def simulate_points(points, config, seed: int, timer: StageTimer | None = None,
+                    progress=None) -> list[dict]:
+    """The CSV rows of ``points`` (``(channel, n, kappa, index)``, as
+    :func:`grid_points`), in order: every point's E[Z] from one batched exact-sampler
+    call (:func:`sim.games.eviction.play_exact_many`, ``trials`` draws each, the
+    points' chunks spread over the numba threads, one stream per point from
+    :func:`point_seed`), then per point its exact standard error
+    sqrt(Var Z / trials), the rate in bits, the bounds and the theory value.
+    ``config``: the grid's :class:`~experiments.settings.theory.Theorem1Settings`;
+    ``progress``: an optional wrapper of the per-point loop (a progress bar).
 
     ``EZ_se`` uses the exact Var Z of :mod:`sim.games.burden_law` (the plug-in
     ``EZ_se_sample`` is 0 in rows where every draw was equal although Var Z > 0).
     """
     timer = timer or StageTimer()
-    ss = point_seed(seed, channel, n, kappa, index)
-    game_ss, _ = ss.spawn(2)   # the second stream fed the Monte Carlo rate (kept: same E[Z] draws)
-    with timer("E[Z] sampling"):
-        result = play(n, kappa, channel, trials=int(config.trials), seed=game_ss)
+    points = list(points)
+    trials = int(config.trials)
+    # Blocks of points share one reused buffer (a whole grid's draws at once would
+    # be 400 MB of fresh pages); a block still spans every numba thread.
+    block = max(1, _BLOCK_TRIALS // trials)
+    buffer = np.empty(min(len(points), block) * trials, dtype=np.int64)
+    rows = []
+    bar = iter(progress(range(len(points))) if progress else range(len(points)))
+    for start in range(0, len(points), block):
+        part = points[start:start + block]
+        with timer("E[Z] sampling"):
+            # the second child fed the Monte Carlo rate once (kept: same E[Z] draws)
+            game_seeds = [point_seed(seed, ch, n, kappa, index).spawn(2)[0]
+                          for ch, n, kappa, index in part]
+            results = play_exact_many([(n, kappa, ch) for ch, n, kappa, _ in part],
+                                      game_seeds, trials=trials, out=buffer)
+        for (channel, n, kappa, _), result in zip(part, results):
+            rows.append(_point_row(channel, n, kappa, result, seed, timer))
+            next(bar, None)
+    for _ in bar:     # let a progress bar finish
+        pass
+    return rows
+
+
+#: Draws per batched sampler call (one reused int64 buffer: 8 bytes each).
+_BLOCK_TRIALS = 1 << 21
+
+
+def simulate_point(channel, n: int, kappa: int, index: int, config, seed: int,
+                   timer: StageTimer | None = None) -> dict:
+    """One CSV row (:func:`simulate_points` of the one point)."""
+    return simulate_points([(channel, n, kappa, index)], config, seed, timer)[0]
+
+
+def _point_row(channel, n: int, kappa: int, result, seed: int, timer: StageTimer) -> dict:
+    """The CSV row of one point from its :class:`~sim.games.eviction.EvictionResult`."""
+    with timer("E[Z] and its sample SE"):
         ez, ez_se_sample = result.EZ, result.EZ_se_sample
     with timer("exact Var Z and E[Z] theory"):
         ez_se = result.EZ_se
@@ -130,24 +176,6 @@ def grid_points(config) -> list[tuple]:
             for index, channel in enumerate(channels_for(n, config.sigmas)):
                 points.append((channel, n, int(kappa), index))
     return points
-
-
-@contextlib.contextmanager
-def one_numba_thread():
-    """Run numba kernels on one thread inside the block (restored after).
-
-    A grid point's 20000 exact-sampler trials take ~1 ms on one thread; spread over
-    threads, the parallel region's start-up and, on a shared machine, waiting for a
-    descheduled thread cost up to 10x that. Results do not depend on the thread count
-    (one Generator per fixed-size chunk, sim.rng)."""
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

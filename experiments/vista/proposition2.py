@@ -22,7 +22,7 @@ from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
 from experiments.progress import CompileAwareProgress
 # add_arguments: ``ctxsim run proposition2`` takes the options of the shared grid.
 from experiments.vista.eviction_grid import (add_arguments, channels_for, grid_points,
-                                             one_numba_thread, simulate_point)
+                                             simulate_points)
 from sim.games.channels import Content
 from theory.bounds import prop2_centroid_bound_bits, prop2_paper_bound_bits
 
@@ -53,14 +53,15 @@ def content_rows(theorem1_rows: list[dict], config, seed: int, progress: bool,
     ``prop2_extra_log2_n`` sizes (up to 2^40: the exact sampler and the rate
     quadrature cost the same at any n)."""
     rows = [_row(r) for r in theorem1_rows if r["channel"] == "content"]
-    extra = [(Content(float(s)), 2**int(e), int(k))
-             for e in config.prop2_extra_log2_n for k in config.kappas
-             for s in config.sigmas]
-    with one_numba_thread():
-        for channel, n, kappa in CompileAwareProgress(extra, desc="proposition2",
-                                                      disable=not progress):
-            index = channels_for(n, config.sigmas).index(channel)
-            rows.append(_row(simulate_point(channel, n, kappa, index, config, seed, timer)))
+    extra = []
+    for e in config.prop2_extra_log2_n:
+        n = 2**int(e)
+        chans = channels_for(n, config.sigmas)
+        extra += [(Content(float(s)), n, int(k), chans.index(Content(float(s))))
+                  for k in config.kappas for s in config.sigmas]
+    rows += [_row(r) for r in simulate_points(
+        extra, config, seed, timer, progress=lambda p: CompileAwareProgress(
+            p, desc="proposition2", disable=not progress))]
     return sorted(rows, key=lambda r: (r["kappa"], r["sigma"], r["n"]))
 
 
@@ -153,7 +154,9 @@ def plot(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
                      f"log2 n per sigma so coincident values stay visible",
                title_fontsize=8)
     fig.suptitle(_title(rows))
-    return save_figure(fig, path)
+    # Constrained layout keeps the outside legend and the title in the figure: one
+    # draw, no tight crop (which would draw it twice).
+    return save_figure(fig, path, tight=False)
 
 
 def write(theorem1_rows: list[dict], config, seed: int, out: pathlib.Path, section: str,
@@ -172,8 +175,6 @@ def run(args: argparse.Namespace) -> list[pathlib.Path]:
     config = Theorem1Settings.from_args(args)
     out = prepare_out(args.out)
     points = [p for p in grid_points(config) if isinstance(p[0], Content)]
-    with one_numba_thread():
-        rows = [simulate_point(ch, n, k, i, config, config.seed)
-                for ch, n, k, i in CompileAwareProgress(points, desc="content points",
-                                                        disable=args.no_progress)]
+    rows = simulate_points(points, config, config.seed, progress=lambda p: (
+        CompileAwareProgress(p, desc="content points", disable=args.no_progress)))
     return write(rows, config, config.seed, out, section, progress=not args.no_progress)

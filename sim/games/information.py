@@ -110,8 +110,8 @@ def content_rate_mc(n: int, kappa: int, sigma: float, *, trials: int = 2000, see
     shift = math.log(kappa) / Content(sigma).sigma
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 3:
         raise ValueError(f"trials must be an integer >= 3, got {trials!r}")
-    gens, chunk, _ = seed_chunks(seed, trials, n)
-    _, rate, eps_j = kernels.brute_content(n, shift, gens, chunk, trials, True)
+    seeds, chunk, _ = seed_chunks(seed, trials, n)
+    _, rate, eps_j = kernels.brute_content(n, shift, seeds, chunk, trials, True)
     if control_variate:
         bits, se = control_variate_mean(rate, eps_j)
     else:

@@ -1,10 +1,13 @@
 """Numba kernels of the eviction game (Theorem 1, THEORY.md §2-§3).
 
-All kernels share one layout: ``trials`` trials split into ``len(gens)`` chunks of
-``chunk`` trials; chunk ``c`` draws only from its own ``numpy.random.Generator``
-``gens[c]`` (:func:`sim.rng.chunk_generators`), so the output depends on the seed
-alone, never on the number of threads. Outputs are per-trial arrays of shape
-``(trials,)``.
+All kernels share one layout: ``trials`` trials split into ``len(seeds)`` chunks of
+``chunk`` trials; chunk ``c`` draws only from its own PCG64 stream, seeded from row
+``c`` of ``seeds`` (uint64 ``(n_chunks, 4)``, :func:`sim.rng.chunk_seeds`; the
+generator runs in :mod:`sim.pcg64` and draws what ``numpy.random.Generator`` would
+draw from the same child seed), so the output depends on the seed alone, never on
+the number of threads. Outputs are per-trial arrays of shape ``(trials,)``.
+:func:`exact_tau_points` runs many grid points in one call (one prange over every
+point's chunks).
 
 Two families:
 
@@ -24,31 +27,32 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from sim import pcg64
 from sim.games.channels import BLIND, CONTENT, LEDGER, LIST, WINDOWED
 
 _SQRT2 = math.sqrt(2.0)
 
 
 @njit(cache=True)
-def _tau_discrete_trial(g, n, code, ipar):
+def _tau_discrete_trial(s, n, code, ipar):
     """Brute-force position of J* in the Bayes order for one trial (no content)."""
-    j = g.integers(0, n)
+    j = pcg64.integers(s, n)
     higher = 0
     if code == LEDGER:
         # Observed sizes: kappa for J*, 1 for the others. Blocks are archived by
         # decreasing size, ties in random order.
         sj = float(ipar)
-        uj = g.random()
+        uj = pcg64.random(s)
         for i in range(n):
-            if i != j and (1.0 > sj or (1.0 == sj and g.random() > uj)):
+            if i != j and (1.0 > sj or (1.0 == sj and pcg64.random(s) > uj)):
                 higher += 1
         return higher + 1
     # Every other code breaks ties between equal scores by a uniform key, which makes
     # the order uniformly random among equally likely candidates.
-    uj = g.random()
+    uj = pcg64.random(s)
     if code == BLIND:
         for i in range(n):
-            if i != j and g.random() > uj:
+            if i != j and pcg64.random(s) > uj:
                 higher += 1
         return higher + 1
     if code == LIST:
@@ -59,52 +63,53 @@ def _tau_discrete_trial(g, n, code, ipar):
         for i in range(n):
             if i == j:
                 continue
-            if g.random() * remaining < need:
+            if pcg64.random(s) * remaining < need:
                 need -= 1
-                if g.random() > uj:
+                if pcg64.random(s) > uj:
                     higher += 1
             remaining -= 1
         return higher + 1
     # WINDOWED: a uniform ipar-subset of rows is listed with exact sizes.
     w = ipar
-    if g.random() * n < w:
+    if pcg64.random(s) * n < w:
         return 1  # J* is listed and identified
     need = w
     remaining = n - 1
     for i in range(n):
         if i == j:
             continue
-        listed = g.random() * remaining < need
+        listed = pcg64.random(s) * remaining < need
         remaining -= 1
         if listed:
             need -= 1  # known load-bearing: archived after every unlisted block
-        elif g.random() > uj:
+        elif pcg64.random(s) > uj:
             higher += 1
     return higher + 1
 
 
 @njit(parallel=True, cache=True)
-def brute_tau_discrete(n, code, ipar, gens, chunk, trials):
+def brute_tau_discrete(n, code, ipar, seeds, chunk, trials):
     """Brute-force tau for the ledger, blind, list and windowed channels.
 
     Args:
         n: blocks; code: channel code (:mod:`sim.games.channels`); ipar: m for the
-            list channel, w for the windowed ledger; gens: one Generator per chunk;
+            list channel, w for the windowed ledger; seeds: uint64 (n_chunks, 4), one
+            row per chunk (:func:`sim.rng.chunk_seeds`);
             chunk: trials per chunk; trials: total trials.
 
     Returns:
         int64 array (trials,): tau, the 1-based archive position of J*.
     """
     tau = np.empty(trials, dtype=np.int64)
-    for c in prange(len(gens)):
-        g = gens[np.int64(c)]
+    for c in prange(len(seeds)):
+        s = pcg64.new_state(seeds, c)
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
-            tau[t] = _tau_discrete_trial(g, n, code, ipar)
+            tau[t] = _tau_discrete_trial(s, n, code, ipar)
     return tau
 
 
 @njit(parallel=True, cache=True)
-def brute_content(n, shift, gens, chunk, trials, want_rate):
+def brute_content(n, shift, seeds, chunk, trials, want_rate):
     """Brute-force content channel with the Bayes order (decreasing Y), and the
     exact-posterior rate sample of each trial.
 
@@ -123,10 +128,10 @@ def brute_content(n, shift, gens, chunk, trials, want_rate):
     eps_j = np.empty(trials)
     log2n = math.log2(n)
     inv_ln2 = 1.0 / math.log(2.0)
-    for c in prange(len(gens)):
-        g = gens[np.int64(c)]
+    for c in prange(len(seeds)):
+        s = pcg64.new_state(seeds, c)
         for t in range(c * chunk, min(trials, (c + 1) * chunk)):
-            e = g.standard_normal()
+            e = pcg64.standard_normal(s)
             zj = shift + e
             higher = 0
             if want_rate:
@@ -134,7 +139,7 @@ def brute_content(n, shift, gens, chunk, trials, want_rate):
                 top = shift * zj
                 acc = 1.0
                 for _ in range(n - 1):
-                    z = g.standard_normal()
+                    z = pcg64.standard_normal(s)
                     if z > zj:
                         higher += 1
                     x = shift * z
@@ -146,7 +151,7 @@ def brute_content(n, shift, gens, chunk, trials, want_rate):
                 rate[t] = log2n + (shift * zj - top - math.log(acc)) * inv_ln2
             else:
                 for _ in range(n - 1):
-                    if g.standard_normal() > zj:
+                    if pcg64.standard_normal(s) > zj:
                         higher += 1
             tau[t] = higher + 1
             eps_j[t] = e
@@ -160,14 +165,14 @@ def outrank_probability(shift, eps):
 
 
 @njit(cache=True)
-def censored_binomial(g, trials_n, q, cap):
+def censored_binomial(s, trials_n, q, cap):
     """Exact draw of min(C, cap) for C ~ Binomial(trials_n, q), by inversion over
     0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4)."""
     if q <= 0.0:
         return 0
     if q >= 1.0:
         return min(trials_n, cap)
-    u = g.random()
+    u = pcg64.random(s)
     # P(C = 0) = (1 - q)^N; underflow to 0 correctly sends the draw to the cap.
     pmf = math.exp(trials_n * math.log1p(-q))
     cdf = pmf
@@ -182,8 +187,51 @@ def censored_binomial(g, trials_n, q, cap):
     return k
 
 
+@njit(cache=True, inline="always")
+def _exact_draw(s, n, code, shift, ipar, bayes, cap):
+    """One draw of min(tau, cap) from tau's exact law (see :func:`exact_tau`)."""
+    if not bayes or code == BLIND:
+        draw = 1 + pcg64.integers(s, n)
+    elif code == LEDGER:
+        draw = 1
+    elif code == LIST:
+        draw = 1 + pcg64.integers(s, ipar)
+    elif code == WINDOWED:
+        if pcg64.random(s) * n < ipar:
+            draw = 1
+        else:
+            draw = 1 + pcg64.integers(s, n - ipar)
+    else:  # CONTENT
+        q = outrank_probability(shift, pcg64.standard_normal(s))
+        draw = 1 + censored_binomial(s, n - 1, q, cap - 1)
+    return min(draw, cap)
+
+
 @njit(parallel=True, cache=True)
-def exact_tau(n, code, shift, ipar, bayes, cap, gens, chunk, trials):
+def exact_tau_points(n, code, shift, ipar, bayes, cap, chunk_point, chunk_start,
+                     chunk_stop, seeds, out):
+    """:func:`exact_tau` for many games in one call: one prange over every chunk of
+    every point, so a grid's points spread over the threads.
+
+    Args:
+        n, code, ipar: int64 (points,); shift: float64 (points,); bayes: bool
+            (points,); cap: int64 (points,) (see :func:`exact_tau`).
+        chunk_point: int64 (chunks,) the point of each chunk; chunk_start,
+            chunk_stop: int64 (chunks,) its slice of ``out``; seeds: uint64
+            (chunks, 4), one stream per chunk (:func:`sim.rng.chunk_seeds`).
+        out: int64 (total trials,), filled in place with min(tau, cap).
+
+    Each chunk writes only its own slice from its own stream, so ``out`` does not
+    depend on the number of threads or on the order the chunks run in.
+    """
+    for c in prange(len(chunk_point)):
+        p = chunk_point[c]
+        s = pcg64.new_state(seeds, c)
+        for t in range(chunk_start[c], chunk_stop[c]):
+            out[t] = _exact_draw(s, n[p], code[p], shift[p], ipar[p], bayes[p], cap[p])
+
+
+def exact_tau(n, code, shift, ipar, bayes, cap, seeds, chunk, trials):
     """Exact O(1)-per-trial sampler of min(tau, cap) for every channel and order.
 
     The game stops after kappa archives, so positions beyond kappa + 1 are never
@@ -194,32 +242,30 @@ def exact_tau(n, code, shift, ipar, bayes, cap, gens, chunk, trials):
     Content (Bayes): eps ~ N(0,1), C ~ Binomial(n - 1, q(eps)), tau = C + 1, drawn
     censored by :func:`censored_binomial` (O(kappa) per trial for any n).
 
+    Args:
+        seeds: uint64 (n_chunks, 4), chunk ``c`` covering trials
+            ``[c chunk, min(trials, (c + 1) chunk))``.
+
     Returns:
         int64 array (trials,) of min(tau, cap).
     """
+    n_chunks = len(seeds)
+    starts = np.arange(n_chunks, dtype=np.int64) * chunk
+    stops = np.minimum(starts + chunk, trials)
     tau = np.empty(trials, dtype=np.int64)
-    for c in prange(len(gens)):
-        g = gens[np.int64(c)]
-        for t in range(c * chunk, min(trials, (c + 1) * chunk)):
-            if not bayes or code == BLIND:
-                draw = 1 + g.integers(0, n)
-            elif code == LEDGER:
-                draw = 1
-            elif code == LIST:
-                draw = 1 + g.integers(0, ipar)
-            elif code == WINDOWED:
-                if g.random() * n < ipar:
-                    draw = 1
-                else:
-                    draw = 1 + g.integers(0, n - ipar)
-            else:  # CONTENT
-                q = outrank_probability(shift, g.standard_normal())
-                draw = 1 + censored_binomial(g, n - 1, q, cap - 1)
-            tau[t] = min(draw, cap)
+    exact_tau_points(_one(n, np.int64), _one(code, np.int64), _one(shift, np.float64),
+                     _one(ipar, np.int64), _one(bayes, np.bool_), _one(cap, np.int64),
+                     np.zeros(n_chunks, dtype=np.int64), starts, stops, seeds, tau)
     return tau
 
 
+def _one(value, dtype) -> np.ndarray:
+    """A one-point parameter array for :func:`exact_tau_points`."""
+    return np.array([value], dtype=dtype)
+
+
 # Keep the codes importable next to the kernels that interpret them.
-__all__ = ["brute_tau_discrete", "brute_content", "exact_tau", "censored_binomial",
+__all__ = ["brute_tau_discrete", "brute_content", "exact_tau", "exact_tau_points",
+           "censored_binomial",
            "outrank_probability",
            "LEDGER", "BLIND", "CONTENT", "LIST", "WINDOWED"]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sim import pcg64
 from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
 from sim.games.content_burden import content_EZ
 from sim.games.eviction import play, seed_chunks
@@ -21,6 +22,7 @@ from sim.games.kernels import brute_tau_discrete, censored_binomial
 from sim.games.information import rate_bits
 from sim.games.reference import (bayes_order_tau, exact_content_tau_python,
                                  numpy_exact_content_tau)
+from sim.rng import chunk_seeds
 from theory.bounds import (blind_EZ, bound_affine, bound_sum, list_achievability_EZ_m,
                            windowed_EZ)
 
@@ -125,13 +127,14 @@ def test_censored_binomial_has_the_binomial_law(N, q, cap):
     from scipy import stats
 
     @njit
-    def draws(g, size):
+    def draws(seeds, size):
+        s = pcg64.new_state(seeds, 0)
         out = np.empty(size, dtype=np.int64)
         for i in range(size):
-            out[i] = censored_binomial(g, N, q, cap)
+            out[i] = censored_binomial(s, N, q, cap)
         return out
 
-    x = draws(np.random.default_rng(1), 50_000)
+    x = draws(chunk_seeds(1, 1), 50_000)
     law = stats.binom(N, q)
     expected = np.append(law.pmf(np.arange(cap)), law.sf(cap - 1)) * x.size
     observed = np.bincount(x, minlength=cap + 1)

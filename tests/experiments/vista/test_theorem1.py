@@ -142,3 +142,24 @@ def test_theorem1_and_proposition2_do_not_import_each_other():
     assert not any("theorem1" in m for m in imported(prop2))
     assert "experiments.vista.eviction_grid" in imported(prop2)
     assert "experiments.vista.eviction_grid" in imported(thm1)
+
+
+def test_grid_rows_are_the_same_for_one_and_two_threads():
+    """The batched sampler spreads the grid's points over the numba threads; every
+    row (E[Z], both SEs, ...) must be the same whatever their number."""
+    import numba
+
+    from experiments.settings.theory import Theorem1Settings
+    from experiments.vista.theorem1 import run_grid
+
+    config = Theorem1Settings.build(Theorem1Settings.load("quick"))
+    before = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            runs.append(run_grid(config, seed=3, progress=False))
+    finally:
+        numba.set_num_threads(before)
+    assert runs[0] == runs[-1]
+    assert len({r["EZ"] for r in runs[0]}) > 10    # not a degenerate grid
