@@ -46,6 +46,8 @@ _CRC = struct.Struct(">I")
 HEADER = _HEAD.size + _CRC.size  # 44 bytes
 _ALL = struct.Struct(">4s32sII")  # the header with its checksum
 _NAME = re.compile(r"^pack-[0-9]{6}$")
+#: one record of the index a checkpoint stores (:meth:`Packs.export`)
+_REC_ROW = [("number", ">u4"), ("offset", ">u4"), ("length", ">u4"), ("sha", "S32")]
 
 
 @dataclass(frozen=True)
@@ -163,22 +165,28 @@ class Packs:
     _REC = struct.Struct(">III32s")  # pack number, payload offset, length, sha256
 
     def export(self) -> tuple[dict[str, int], bytes]:
-        """(pack -> bytes covered, the index as packed records): what a checkpoint
-        stores so that an open need not scan every header again (issue 22)."""
+        """(pack -> bytes covered, the index as packed records sorted by sha256,
+        each sha256's records in append order): what a checkpoint stores so that
+        an open need not scan every header again (issue 22)."""
         self._ensure()
         rec = self._REC.pack
         out = bytearray()
-        for sha, places in self.index.items():
+        for sha in sorted(self.index):
             raw = bytes.fromhex(sha)
-            for name, offset, length in places:
+            for name, offset, length in self.index[sha]:
                 out += rec(int(name[5:]), offset, length, raw)
         return dict(self._end), bytes(out)
 
     def adopt(self, ends: dict[str, int], records: bytes | memoryview) -> None:
-        """Take a checkpoint's index (see :meth:`export`); the next lookup scans
-        only what the packs gained since. Never an authority: a pack shorter than
-        its recorded end, or a read whose bytes fail their sha256, rescans every
-        pack from its start."""
+        """Take a checkpoint's index (see :meth:`export`) without decoding it: a
+        lookup is a binary search over its records (sorted here if they are not);
+        the next lookup a record does not answer scans only what the packs gained
+        since. Never an authority: a pack shorter than its recorded end, or a read
+        whose bytes fail their sha256, rescans every pack from its start."""
+        import numpy as np
+
+        from .lazy import ShaOverlay, hexes, sorted_find
+
         sizes = {}
         for name in ends:
             try:
@@ -187,16 +195,21 @@ class Packs:
                 sizes[name] = -1
         if any(sizes[n] < end for n, end in ends.items()):
             return  # the packs changed under the checkpoint: scan them all
-        index: dict[str, list[tuple[str, int, int]]] = {}
-        for number, offset, length, raw in self._REC.iter_unpack(records):
-            key = raw.hex()
-            place = (f"pack-{number:06d}", offset, length)
-            found = index.get(key)
-            if found is None:
-                index[key] = [place]
-            else:
-                found.append(place)
-        self.index, self._end = index, dict(ends)
+        table = np.frombuffer(records, _REC_ROW)
+        col = table["sha"]
+        if len(col) > 1 and not bool(np.all(col[1:] >= col[:-1])):
+            table = table[np.argsort(col, kind="stable")]
+            col = table["sha"]
+
+        def lookup(key: str) -> list[tuple[str, int, int]] | None:
+            lo, hi = sorted_find(col, key)
+            if lo == hi:
+                return None
+            return [(f"pack-{number:06d}", offset, length)
+                    for number, offset, length, _ in table[lo:hi].tolist()]
+
+        self.index = ShaOverlay(lookup, lambda: hexes(col))  # type: ignore[assignment]
+        self._end = dict(ends)
         self._adopted = True
 
     def _rescan_all(self) -> None:

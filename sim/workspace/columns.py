@@ -1,0 +1,272 @@
+"""The block table of a format-3 checkpoint (:mod:`sim.workspace.checkpoint`):
+one fixed-width row per block, read in place as a numpy structured array, so an
+open builds no per-block Python object (issue 35); a block is made from its row on
+first access (:class:`~sim.workspace.lazy.LazyBlocks`).
+
+A row holds the block's number, type, status, role, level, tokens, turn, payload
+length and sha256, the ids it links to (``parent``, ``call_block``,
+``recovered_from``: ``n`` for ``B<n>``, ``-n`` for ``G<n>``, 0 for none) and where
+its inline copy and its extras lie. Extras are a small JSON object per block, only
+for what a row cannot hold: the message fields beyond its role (``m``; a tool
+call's ``tool_calls`` are not stored when its bytes give them back exactly, flag
+1), the replacement text (``r``), the delete reason (``x``), a whole message or an
+id in no canonical form (``M``, ``p``, ``c``, ``f``). Maps derivable from the table
+(``refs``, ``by_sha``, ``results``) are rebuilt on first use; ``group_of`` from a
+flag per group (its members map to it), checked when written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+import orjson
+
+from .blocks import Block, BlockStatus, BlockType, GroupStatus, Handle
+from .lazy import LazyDict, ShaOverlay, hexes, sorted_find
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .workspace import Workspace
+
+ROW = np.dtype([("num", "<i8"), ("tokens", "<i8"), ("turn", "<i8"), ("length", "<i8"),
+                ("inline", "<i8"), ("extra", "<i8"), ("extra_len", "<i8"),
+                ("level", "<i8"), ("parent", "<i8"), ("call", "<i8"), ("rfrom", "<i8"),
+                ("type", "u1"), ("status", "u1"), ("role", "u1"), ("flags", "u1"),
+                ("sha", "S32")])
+TYPES = list(BlockType)
+STATUSES = list(BlockStatus)
+_TYPE_CODE = {t: i for i, t in enumerate(TYPES)}
+_STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
+ROLES = ["system", "user", "assistant", "tool"]
+_ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
+WHOLE = 255  # role code: the whole message is in the extras (``M``)
+#: flag: a tool call's ``tool_calls`` are given back by its bytes
+CALLS_FROM_DATA = 1
+#: a link id in no canonical form: the id itself is in the extras
+ODD = -(1 << 62)
+_DELETED = BlockStatus.DELETED
+
+
+def link(ident: str | None) -> int:
+    """The row code of ``ident`` (see module doc); :data:`ODD` if it has none."""
+    if ident is None:
+        return 0
+    if isinstance(ident, str) and len(ident) > 1 and ident[0] in "BG" and \
+            ident[1:].isdigit() and ident[1] != "0" and ident[1:].isascii():
+        n = int(ident[1:])
+        if n < (1 << 61):
+            return n if ident[0] == "B" else -n
+    return ODD
+
+
+def unlink(code: int) -> str | None:
+    """Inverse of :func:`link` (not for :data:`ODD`)."""
+    if code == 0:
+        return None
+    return f"B{code}" if code > 0 else f"G{-code}"
+
+
+def calls_from(data: bytes) -> list[dict[str, Any]] | None:
+    """A tool call's ``tool_calls`` as registering stored them, from its bytes
+    (:func:`~sim.workspace.messages.decode_call_message`), or None."""
+    from .messages import decode_call_message
+
+    try:
+        calls = decode_call_message(data)["tool_calls"]
+        return [{"id": c["id"], "type": c["type"],
+                 "function": {"name": c["function"]["name"],
+                              "arguments": c["function"]["arguments"]}}
+                for c in calls]
+    except (KeyError, TypeError, UnicodeDecodeError, AttributeError):
+        return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, key order included (a message renders in its own order)."""
+    return orjson.dumps(a) == orjson.dumps(b)
+
+
+def encode(ws: "Workspace", inline_limit: int) -> tuple[bytes, bytes, bytes, bytes]:
+    """(rows, extras, inline copies, call ids JSON) of every block of ``ws``."""
+    blocks = list(ws.blocks.values())
+    rows = np.zeros(len(blocks), ROW)
+    extras, blob = bytearray(), bytearray()
+    calls = []
+    corrupt = ws.corrupt
+    for i, b in enumerate(blocks):
+        data, msg = b.data, b.message
+        inline = -1
+        if b.status is not _DELETED and b.id not in corrupt and len(data) <= inline_limit:
+            inline = len(blob)
+            blob += data
+        extra: dict[str, Any] = {}
+        role = _ROLE_CODE.get(msg.get("role"), WHOLE)
+        flags = 0
+        rest = {k: v for k, v in msg.items() if k != "role"}
+        if "tool_calls" in rest:
+            calls.append([int(b.id[1:]), [c["id"] for c in msg["tool_calls"]]])
+            if inline >= 0:
+                got = calls_from(data)
+                if got is not None:
+                    rest.pop("tool_calls")
+                    flags = CALLS_FROM_DATA
+                    rest["tool_calls"] = got
+        if role != WHOLE and list(msg)[:1] == ["role"] and _same(
+                {"role": msg["role"], **rest}, msg):
+            if flags:
+                rest.pop("tool_calls")
+            if rest:
+                extra["m"] = rest
+        else:
+            role, flags = WHOLE, 0
+            extra["M"] = msg
+        if b.replacement:
+            extra["r"] = b.replacement
+        if b.reason:
+            extra["x"] = b.reason
+        codes = []
+        for key, ident in (("p", b.parent), ("c", b.call_block), ("f", b.recovered_from)):
+            code = link(ident)
+            if code == ODD:
+                extra[key] = ident
+            codes.append(code)
+        start = len(extras)
+        if extra:
+            extras += orjson.dumps(extra)
+        h = b.handle
+        rows[i] = (int(b.id[1:]), b.tokens, b.turn, h.length, inline, start,
+                   len(extras) - start, b.level, codes[0], codes[1], codes[2],
+                   _TYPE_CODE[b.type], _STATUS_CODE[b.status], role, flags,
+                   bytes.fromhex(h.sha256))
+    return rows.tobytes(), bytes(extras), bytes(blob), orjson.dumps(calls)
+
+
+class Table:
+    """The block table of a verified format-3 checkpoint (see module doc):
+    ``rows`` (a structured array over the file's bytes), ``extras`` and
+    ``blob`` (views), ``calls`` (JSON bytes, decoded on first use).
+    ``fallback(bid, handle)``: the bytes of a block whose inline copy fails its
+    sha256 (the payload store's, verified); None: the copy is kept as it is
+    (``check``'s comparison reports it)."""
+
+    def __init__(self, rows: np.ndarray, extras: memoryview, blob: memoryview,
+                 calls: memoryview,
+                 fallback: Callable[[str, Handle], bytes] | None):
+        self.rows, self.extras, self.blob, self.calls = rows, extras, blob, calls
+        self.fallback = fallback
+        self._order: tuple[np.ndarray, np.ndarray] | None = None
+        self._gshas: set[str] | None = None
+
+    def extra(self, start: int, size: int) -> dict[str, Any]:
+        return orjson.loads(self.extras[start:start + size]) if size else {}
+
+    def make(self, row: int) -> Block:
+        """The :class:`Block` of table row ``row`` (its inline copy checked)."""
+        (num, tokens, turn, length, inline, start, size, level, parent, call, rfrom,
+         btype, status, role, flags, sha) = self.rows[row].item()
+        sha = sha.ljust(32, b"\0").hex()
+        bid = f"B{num}"
+        extra = self.extra(start, size)
+        h = object.__new__(Handle)
+        h.__dict__.update(path=f"{sha[:2]}/{sha}", length=length, sha256=sha)
+        data = b""
+        if inline >= 0:
+            data = self.blob[inline:inline + length].tobytes()
+            if self.fallback is not None and (
+                    len(data) != length or hashlib.sha256(data).hexdigest() != sha):
+                data = self.fallback(bid, h)
+        if role == WHOLE:
+            message = extra["M"]
+        else:
+            message = {"role": ROLES[role]}
+            message.update(extra.get("m", ()))
+            if flags & CALLS_FROM_DATA:
+                message["tool_calls"] = calls_from(data)
+        b = object.__new__(Block)
+        b.__dict__.update(
+            id=bid, type=TYPES[btype], data=data, tokens=tokens, turn=turn,
+            parent=extra["p"] if parent == ODD else unlink(parent), level=level,
+            status=STATUSES[status], handle=h, message=message,
+            recovered_from=extra["f"] if rfrom == ODD else unlink(rfrom),
+            call_block=extra["c"] if call == ODD else unlink(call),
+            replacement=extra.get("r", ""), reason=extra.get("x", ""))
+        return b
+
+    # ------------------------------------------------------------ derived maps
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """(row order by sha256, the sha256 column in that order), on first use."""
+        if self._order is None:
+            order = np.argsort(self.rows["sha"], kind="stable")
+            self._order = (order, self.rows["sha"][order])
+        return self._order
+
+    def _every(self, groups: list) -> Callable[[], Any]:
+        def every() -> Any:
+            yield from hexes(self.rows["sha"])
+            for g in groups:
+                yield g.handle.sha256
+        return every
+
+    def by_sha(self, groups: list) -> ShaOverlay:
+        """``by_sha``: every block, then every group, that ever had a payload
+        (``groups``: those of the checkpoint; later ones are the overlay's)."""
+        rows = self.rows
+
+        def lookup(key: str) -> list[str] | None:
+            order, col = self._sorted()
+            lo, hi = sorted_find(col, key)
+            out = [f"B{n}" for n in rows["num"][np.sort(order[lo:hi])].tolist()]
+            out += [g.id for g in groups if g.handle.sha256 == key] \
+                if key in self._group_shas(groups) else []
+            return out or None
+
+        return ShaOverlay(lookup, self._every(groups))
+
+    def refs(self, groups: list) -> ShaOverlay:
+        """``refs``: live owners per payload (blocks and groups not deleted)."""
+        rows = self.rows
+        deleted = _STATUS_CODE[_DELETED]
+
+        def lookup(key: str) -> int | None:
+            order, col = self._sorted()
+            lo, hi = sorted_find(col, key)
+            n = int(np.count_nonzero(rows["status"][order[lo:hi]] != deleted))
+            if key in self._group_shas(groups):
+                n += sum(1 for g in groups if g.handle.sha256 == key
+                         and g.status is not GroupStatus.DELETED)
+            return n or None
+
+        return ShaOverlay(lookup, self._every(groups))
+
+    def _group_shas(self, groups: list) -> set[str]:
+        """The payloads of the checkpoint's groups (made on first use; groups
+        archived since the open are in the overlays' own changes)."""
+        if self._gshas is None:
+            self._gshas = {g.handle.sha256 for g in groups}
+        return self._gshas
+
+    def call_owner(self) -> LazyDict:
+        def fill(d: dict) -> None:
+            for num, ids in orjson.loads(self.calls):
+                owner = f"B{num}"
+                for cid in ids:
+                    dict.__setitem__(d, cid, owner)
+        return LazyDict(fill)
+
+    def results(self, blocks: Any) -> LazyDict:
+        def fill(d: dict) -> None:
+            for num, _ in orjson.loads(self.calls):
+                dict.__setitem__(d, f"B{num}", {})
+            rows = self.rows
+            for row in np.flatnonzero(rows["call"] != 0).tolist():
+                num, start, size, call, role = (int(rows["num"][row]),
+                                                int(rows["extra"][row]),
+                                                int(rows["extra_len"][row]),
+                                                int(rows["call"][row]),
+                                                int(rows["role"][row]))
+                extra = self.extra(start, size)
+                cb = extra["c"] if call == ODD else unlink(call)
+                msg = extra["M"] if role == WHOLE else extra.get("m", {})
+                dict.setdefault(d, cb, {})[msg["tool_call_id"]] = f"B{num}"
+        return LazyDict(fill)
