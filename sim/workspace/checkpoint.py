@@ -54,7 +54,7 @@ MISMATCH = "checkpoint does not match the journal"
 #: journal bytes before the tail whose sha256 ties a checkpoint to its journal
 WITNESS = 65_536
 #: the sections after the state JSON and the pack index, in file order
-SECTIONS = ("rows", "extras", "inline", "calls")
+SECTIONS = ("rows", "order", "extras", "inline", "calls")
 
 
 def _prefix_sha(path: Path, length: int) -> str | None:
@@ -80,7 +80,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     journal = ws.journal.path
     length = ws.journal.size()
     ends, index = ws.store.packs.export()
-    rows, extras, blob, calls = encode(ws, INLINE)
+    rows, order, extras, blob, calls = encode(ws, INLINE)
     group_of = ws.group_of
     groups, held = [], 0
     for g in ws.groups.values():
@@ -96,22 +96,22 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "next": [ws.state.next_block, ws.state.next_group], "top": list(ws.top),
         "pack_ends": ends, "pack_index_bytes": len(index),
         "blocks": len(ws.blocks),
-        "sections": [len(rows), len(extras), len(blob), len(calls)]}
+        "sections": [len(rows), len(order), len(extras), len(blob), len(calls)]}
     if held != len(group_of):  # not derivable from the flags: kept whole
         meta["group_of"] = dict(group_of)
     body = orjson.dumps(meta)
     digest = hashlib.sha256(body)
-    for part in (index, rows, extras, blob, calls):
+    for part in (index, rows, order, extras, blob, calls):
         digest.update(part)
     target = ws.directory / NAME
     tmp = ws.directory / f".{NAME}.tmp"
     head_line = b"%s %s %d\n" % (MAGIC, digest.hexdigest().encode(), len(body))
-    create_file(tmp, b"".join((head_line, body, index, rows, extras, blob, calls)),
+    create_file(tmp, b"".join((head_line, body, index, rows, order, extras, blob, calls)),
                 ws.store.sync, f"checkpoint {str(tmp)!r}")
     rename(tmp, target, ws.store.sync)
 
 
-def _read(directory: Path) -> tuple[tuple[bytes, int, int] | None, str]:
+def _read(directory: Path) -> tuple[tuple[memoryview, int, int] | None, str]:
     """(the bytes after the header line, the length of its state JSON, the
     format) of a checkpoint that passes its own sha256, or (None, why not)."""
     try:
@@ -120,9 +120,9 @@ def _read(directory: Path) -> tuple[tuple[bytes, int, int] | None, str]:
         return None, "no checkpoint"
     except OSError as exc:
         return None, f"checkpoint unreadable ({exc.strerror})"
-    head, _, rest = raw.partition(b"\n")
-    del raw
-    parts = head.split(b" ")
+    cut = raw.find(b"\n", 0, 200)
+    head, rest = raw[:max(cut, 0)], memoryview(raw)[cut + 1:]  # no copy of the rest
+    parts = head.split(b" ") if cut >= 0 else []
     magic = b" ".join(parts[:2])
     if len(parts) != 4 or magic not in (MAGIC, v2.MAGIC) or not parts[3].isdigit():
         return None, "checkpoint header damaged"
@@ -138,20 +138,21 @@ def _decode(rest: bytes, n: int, fmt: int) -> dict[str, Any]:
         return v2.decode(rest, n)
     from .columns import ROW
 
-    state = orjson.loads(rest[:n])
+    state = orjson.loads(rest[:n])  # orjson reads a memoryview in place
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise TypeError("the checkpoint's state is not one of format 3")
-    view = memoryview(rest)
+    view = rest
     pos = n + state["pack_index_bytes"]
     state["pack_index"] = view[n:pos]
     sizes = state["sections"]
     if len(sizes) != len(SECTIONS) or pos + sum(sizes) != len(rest) or \
-            sizes[0] != state["blocks"] * ROW.itemsize:
+            sizes[0] != state["blocks"] * ROW.itemsize or sizes[1] != state["blocks"] * 4:
         raise ValueError("the checkpoint's sections do not add up to its length")
     for name, size in zip(SECTIONS, sizes):
         state[name] = view[pos:pos + size]
         pos += size
     state["rows"] = np.frombuffer(state["rows"], ROW)
+    state["order"] = np.frombuffer(state["order"], "<i4")
     nums = state["rows"]["num"]
     if len(nums) > 1 and not bool(np.all(nums[1:] > nums[:-1])):
         raise ValueError("the checkpoint's block table is not in id order")
@@ -227,7 +228,7 @@ def rows_of(state: dict[str, Any], fallback: Any = None) -> list[list[Any]]:
     from .columns import Table
 
     table = Table(state["rows"], state["extras"], state["inline"], state["calls"],
-                  fallback)
+                  fallback, state["order"])
     out = []
     for row in range(len(state["rows"])):
         inline = int(state["rows"]["inline"][row])
@@ -329,7 +330,7 @@ def _fill(ws: Any, state: dict[str, Any], fallback: Any = None) -> list[str]:
         return ws.store.read(handle)
 
     table = Table(rows, state["extras"], state["inline"], state["calls"],
-                  fallback or bad_copy)
+                  fallback or bad_copy, state["order"])
     st.blocks = LazyBlocks(rows["num"], table.make)
     groups = st.groups
     holding = []

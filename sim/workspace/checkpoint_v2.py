@@ -27,7 +27,7 @@ def decode(rest: bytes, n: int) -> dict[str, Any]:
     ``rest`` (verified) with ``n`` bytes of state JSON: the JSON's fields plus
     ``pack_index`` and ``blob`` (views of ``rest``). Raises ValueError, KeyError or
     TypeError for a state that is not one."""
-    state = json.loads(rest[:n])
+    state = json.loads(bytes(rest[:n]))
     if not isinstance(state, dict):
         raise TypeError("the checkpoint's state is not an object")
     view = memoryview(rest)

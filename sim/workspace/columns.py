@@ -87,8 +87,10 @@ def _same(a: Any, b: Any) -> bool:
     return orjson.dumps(a) == orjson.dumps(b)
 
 
-def encode(ws: "Workspace", inline_limit: int) -> tuple[bytes, bytes, bytes, bytes]:
-    """(rows, extras, inline copies, call ids JSON) of every block of ``ws``."""
+def encode(ws: "Workspace", inline_limit: int
+           ) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    """(rows, their order by sha256 (int32 each), extras, inline copies, call ids
+    JSON) of every block of ``ws``."""
     blocks = list(ws.blocks.values())
     rows = np.zeros(len(blocks), ROW)
     extras, blob = bytearray(), bytearray()
@@ -139,7 +141,9 @@ def encode(ws: "Workspace", inline_limit: int) -> tuple[bytes, bytes, bytes, byt
                    len(extras) - start, b.level, codes[0], codes[1], codes[2],
                    _TYPE_CODE[b.type], _STATUS_CODE[b.status], role, flags,
                    bytes.fromhex(h.sha256))
-    return rows.tobytes(), bytes(extras), bytes(blob), orjson.dumps(calls)
+    order = np.argsort(rows["sha"], kind="stable").astype("<i4")
+    return rows.tobytes(), order.tobytes(), bytes(extras), bytes(blob), \
+        orjson.dumps(calls)
 
 
 class Table:
@@ -152,11 +156,13 @@ class Table:
 
     def __init__(self, rows: np.ndarray, extras: memoryview, blob: memoryview,
                  calls: memoryview,
-                 fallback: Callable[[str, Handle], bytes] | None):
+                 fallback: Callable[[str, Handle], bytes] | None,
+                 order: np.ndarray | None = None):
         self.rows, self.extras, self.blob, self.calls = rows, extras, blob, calls
         self.fallback = fallback
+        self._stored_order = order  # the rows by sha256, as written: checked
         self._order: tuple[np.ndarray, np.ndarray] | None = None
-        self._gshas: set[str] | None = None
+        self._gindex: dict[str, list] | None = None
 
     def extra(self, start: int, size: int) -> dict[str, Any]:
         return orjson.loads(self.extras[start:start + size]) if size else {}
@@ -197,8 +203,18 @@ class Table:
     def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
         """(row order by sha256, the sha256 column in that order), on first use."""
         if self._order is None:
-            order = np.argsort(self.rows["sha"], kind="stable")
-            self._order = (order, self.rows["sha"][order])
+            col, order = self.rows["sha"], self._stored_order
+            ok = order is not None and len(order) == len(col)
+            if ok and len(col):  # never an authority: a permutation, and sorted
+                ok = bool(order.min() >= 0 and order.max() < len(col) and
+                          np.all(np.bincount(order, minlength=len(col)) == 1))
+            ranked = col[order] if ok else None
+            if ok and len(col) > 1:
+                ok = bool(np.all(ranked[1:] >= ranked[:-1]))
+            if not ok:
+                order = np.argsort(col, kind="stable")
+                ranked = col[order]
+            self._order = (order, ranked)
         return self._order
 
     def _every(self, groups: list) -> Callable[[], Any]:
@@ -217,8 +233,7 @@ class Table:
             order, col = self._sorted()
             lo, hi = sorted_find(col, key)
             out = [f"B{n}" for n in rows["num"][np.sort(order[lo:hi])].tolist()]
-            out += [g.id for g in groups if g.handle.sha256 == key] \
-                if key in self._group_shas(groups) else []
+            out += [g.id for g in self._group_index(groups).get(key, ())]
             return out or None
 
         return ShaOverlay(lookup, self._every(groups))
@@ -232,19 +247,20 @@ class Table:
             order, col = self._sorted()
             lo, hi = sorted_find(col, key)
             n = int(np.count_nonzero(rows["status"][order[lo:hi]] != deleted))
-            if key in self._group_shas(groups):
-                n += sum(1 for g in groups if g.handle.sha256 == key
-                         and g.status is not GroupStatus.DELETED)
+            n += sum(1 for g in self._group_index(groups).get(key, ())
+                     if g.status is not GroupStatus.DELETED)
             return n or None
 
         return ShaOverlay(lookup, self._every(groups))
 
-    def _group_shas(self, groups: list) -> set[str]:
-        """The payloads of the checkpoint's groups (made on first use; groups
-        archived since the open are in the overlays' own changes)."""
-        if self._gshas is None:
-            self._gshas = {g.handle.sha256 for g in groups}
-        return self._gshas
+    def _group_index(self, groups: list) -> dict[str, list]:
+        """sha256 -> the checkpoint's groups with that payload, in order (made on
+        first use; groups archived since the open are in the overlays' changes)."""
+        if self._gindex is None:
+            self._gindex = {}
+            for g in groups:
+                self._gindex.setdefault(g.handle.sha256, []).append(g)
+        return self._gindex
 
     def call_owner(self) -> LazyDict:
         def fill(d: dict) -> None:

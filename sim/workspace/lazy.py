@@ -79,7 +79,7 @@ class ShaOverlay(dict):
     deleted, or taken out to be changed in place) lives in ``self.changed``
     (None: deleted). Only :meth:`__iter__` (and what uses it) walks the table."""
 
-    __slots__ = ("lookup", "every", "changed")
+    __slots__ = ("lookup", "every", "changed", "base_has")
 
     def __init__(self, lookup: Callable[[str], Any], every: Callable[[], Any]):
         super().__init__()
@@ -87,6 +87,8 @@ class ShaOverlay(dict):
         self.lookup = lookup
         self.every = every
         self.changed: dict[str, Any] = {}
+        #: optional: many keys' presence as of the open at once (list of bool)
+        self.base_has: Callable[[list[str]], list[bool]] | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         changed = self.changed
@@ -183,11 +185,14 @@ def sorted_find(table: np.ndarray, key: str) -> tuple[int, int]:
         return 0, 0
     if len(raw) != 32:
         return 0, 0
-    lo = int(np.searchsorted(table, raw, "left"))
+    lo = int(table.searchsorted(raw))
+    n = len(table)
     # an S32 element comes back without its trailing NUL bytes: compare it so
-    if lo == len(table) or table[lo] != raw.rstrip(b"\0"):
-        return lo, lo
-    return lo, int(np.searchsorted(table, raw, "right"))
+    raw = raw.rstrip(b"\0")
+    hi = lo
+    while hi < n and table[hi] == raw:  # a payload has few records: walk them
+        hi += 1
+    return lo, hi
 
 
 def hexes(table: np.ndarray) -> Iterator[str]:

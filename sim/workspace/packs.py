@@ -208,7 +208,18 @@ class Packs:
             return [(f"pack-{number:06d}", offset, length)
                     for number, offset, length, _ in table[lo:hi].tolist()]
 
+        def base_has(shas: list[str]) -> list[bool]:
+            try:
+                raws = np.array([bytes.fromhex(sha) for sha in shas], "S32")
+            except ValueError:
+                return [False] * len(shas)
+            if not len(col):
+                return [False] * len(shas)
+            at = np.minimum(col.searchsorted(raws), len(col) - 1)
+            return (col[at] == raws).tolist()
+
         self.index = ShaOverlay(lookup, lambda: hexes(col))  # type: ignore[assignment]
+        self.index.base_has = base_has  # type: ignore[attr-defined]
         self._end = dict(ends)
         self._adopted = True
 
@@ -239,6 +250,13 @@ class Packs:
         if sha not in self.index and self.read_only:
             self.scan()
         return sha in self.index
+
+    def absent(self, shas: list[str]) -> set[str]:
+        """The sha256s in ``shas`` no record is indexed for (:meth:`has` for each,
+        one binary search over a checkpoint's index for all of them)."""
+        base = getattr(self.index, "base_has", None)
+        found = base(shas) if base is not None and shas else [False] * len(shas)
+        return {sha for sha, ok in zip(shas, found) if not ok and not self.has(sha)}
 
     # ---------------------------------------------------------------- reading
     def _read_at(self, name: str, offset: int, length: int) -> bytes:

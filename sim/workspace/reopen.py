@@ -194,10 +194,11 @@ def _load_bytes(ws: "Workspace", missing: list[str] | None, final: bool) -> bool
                 return False
             ws.mark_corrupt(b.id, f"{exc}")
     files = _payload_files(ws)
-    packs = ws.store.packs
-    for g in ws.groups.values():
-        if g.status is not GroupStatus.DELETED and g.handle.path not in files and \
-                not packs.has(g.handle.sha256):
+    need = [g for g in ws.groups.values()
+            if g.status is not GroupStatus.DELETED and g.handle.path not in files]
+    absent = ws.store.packs.absent([g.handle.sha256 for g in need])
+    for g in need:
+        if g.handle.sha256 in absent:
             if not final:
                 return False
             ws.mark_corrupt(g.id, f"payload {g.handle.path!r} is missing")
@@ -230,14 +231,21 @@ def _quarantine_strays(ws: "Workspace") -> None:
     quarantine folder (the writer holds the lock: nobody else is writing)."""
     live = ws.state.refs  # looked up per file (a reopened one is not a dict)
     root = ws.store.root
-    for sub in sorted(root.iterdir()):
-        if not sub.is_dir() or sub.is_symlink():
-            continue
-        for f in sorted(sub.iterdir()):
-            if f.name.startswith(".tmp-"):
-                ws.quarantine.move(f, "temp file of an interrupted payload write")
-            elif _REL.match(f"{sub.name}/{f.name}") and f.name not in live:
-                owners = ws.state.by_sha.get(f.name)
+    try:
+        subs = sorted(e.name for e in os.scandir(root)
+                      if e.is_dir(follow_symlinks=False))
+    except FileNotFoundError:
+        return
+    for sub in subs:
+        with os.scandir(root / sub) as it:
+            names = sorted(e.name for e in it)
+        for name in names:
+            if name.startswith(".tmp-"):
+                ws.quarantine.move(root / sub / name, "temp file of an interrupted "
+                                   "payload write")
+            elif len(name) == 64 and _REL.match(f"{sub}/{name}") and name not in live:
+                f = root / sub / name
+                owners = ws.state.by_sha.get(name)
                 why = (f"payload of deleted {', '.join(owners)} (the delete's unlink "
                        "was interrupted)" if owners else "payload no journal line "
                        "references (a crash before its line, or a journal cut short)")

@@ -333,10 +333,12 @@ def _rows(meta, blob):
 
 def _inline_copy(meta, blob, row):
     """(offset in ``blob``, size) of table row ``row``'s inline copy."""
-    rows_bytes, extras_bytes = meta["sections"][:2]
+    from sim.workspace.checkpoint import SECTIONS
+
+    before = sum(meta["sections"][:SECTIONS.index("inline")])  # rows, order, extras
     r = _rows(meta, blob)[row]
     assert r["inline"] >= 0
-    return rows_bytes + extras_bytes + int(r["inline"]), int(r["length"])
+    return before + int(r["inline"]), int(r["length"])
 
 
 def test_a_forged_checkpoint_copy_is_never_served_and_check_names_it(tmp_path):
