@@ -347,7 +347,7 @@ def _fill(ws: Any, state: dict[str, Any], fallback: Any = None) -> list[str]:
     st.by_sha = table.by_sha(at_open)
     st.refs = table.refs(at_open)
     st.call_owner = table.call_owner()
-    st.results = table.results(st.blocks)
+    st.results = table.results()
     if "group_of" in state:
         st.group_of = dict(state["group_of"])
     else:

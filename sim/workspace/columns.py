@@ -43,6 +43,8 @@ _ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 WHOLE = 255  # role code: the whole message is in the extras (``M``)
 #: flag: a tool call's ``tool_calls`` are given back by its bytes
 CALLS_FROM_DATA = 1
+#: flag: the message has ``tool_calls`` (the block has an entry in ``results``)
+HAS_CALLS = 2
 #: a link id in no canonical form: the id itself is in the extras
 ODD = -(1 << 62)
 _DELETED = BlockStatus.DELETED
@@ -108,20 +110,21 @@ def encode(ws: "Workspace", inline_limit: int
         rest = {k: v for k, v in msg.items() if k != "role"}
         if "tool_calls" in rest:
             calls.append([int(b.id[1:]), [c["id"] for c in msg["tool_calls"]]])
+            flags = HAS_CALLS
             if inline >= 0:
                 got = calls_from(data)
                 if got is not None:
                     rest.pop("tool_calls")
-                    flags = CALLS_FROM_DATA
+                    flags |= CALLS_FROM_DATA
                     rest["tool_calls"] = got
         if role != WHOLE and list(msg)[:1] == ["role"] and _same(
                 {"role": msg["role"], **rest}, msg):
-            if flags:
+            if flags & CALLS_FROM_DATA:
                 rest.pop("tool_calls")
             if rest:
                 extra["m"] = rest
         else:
-            role, flags = WHOLE, 0
+            role, flags = WHOLE, flags & HAS_CALLS
             extra["M"] = msg
         if b.replacement:
             extra["r"] = b.replacement
@@ -270,19 +273,47 @@ class Table:
                     dict.__setitem__(d, cid, owner)
         return LazyDict(fill)
 
-    def results(self, blocks: Any) -> LazyDict:
-        def fill(d: dict) -> None:
-            for num, _ in orjson.loads(self.calls):
-                dict.__setitem__(d, f"B{num}", {})
-            rows = self.rows
-            for row in np.flatnonzero(rows["call"] != 0).tolist():
-                num, start, size, call, role = (int(rows["num"][row]),
-                                                int(rows["extra"][row]),
-                                                int(rows["extra_len"][row]),
-                                                int(rows["call"][row]),
-                                                int(rows["role"][row]))
+    def results(self) -> ShaOverlay:
+        """``results``: every tool call's block -> {call id: result block}; a
+        call's entry is made from the rows answering it on first lookup."""
+        rows = self.rows
+        nums = rows["num"]
+        state: dict[str, Any] = {}
+
+        def answers() -> tuple[np.ndarray, np.ndarray]:
+            if not state:
+                idx = np.flatnonzero(rows["call"] > 0)
+                by = idx[np.argsort(rows["call"][idx], kind="stable")]
+                state["by"], state["calls"] = by, rows["call"][by]
+            return state["by"], state["calls"]
+
+        def lookup(key: str) -> dict[str, str] | None:
+            n = _number(key)
+            i = int(nums.searchsorted(n)) if n > 0 else len(nums)
+            if i == len(nums) or int(nums[i]) != n or \
+                    not int(rows["flags"][i]) & HAS_CALLS:
+                return None
+            by, calls = answers()
+            lo, hi = int(calls.searchsorted(n)), int(calls.searchsorted(n, "right"))
+            out: dict[str, str] = {}
+            for row in np.sort(by[lo:hi]).tolist():
+                (num, _, _, _, _, start, size, _, _, _, _, _, _, role, _,
+                 _) = rows[row].item()
                 extra = self.extra(start, size)
-                cb = extra["c"] if call == ODD else unlink(call)
                 msg = extra["M"] if role == WHOLE else extra.get("m", {})
-                dict.setdefault(d, cb, {})[msg["tool_call_id"]] = f"B{num}"
-        return LazyDict(fill)
+                out[msg["tool_call_id"]] = f"B{num}"
+            return out
+
+        def every() -> Any:
+            for n in nums[(rows["flags"] & HAS_CALLS) != 0].tolist():
+                yield f"B{n}"
+
+        return ShaOverlay(lookup, every)
+
+
+def _number(ident: str) -> int:
+    """n of a canonical block id ``B<n>``, else 0."""
+    if isinstance(ident, str) and ident[:1] == "B" and ident[1:].isdigit() and \
+            ident[1:2] != "0" and ident[1:].isascii():
+        return int(ident[1:])
+    return 0

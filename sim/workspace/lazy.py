@@ -6,10 +6,11 @@ whose entries are the blocks made so far and the ones registered since, over the
 checkpoint's block table (:mod:`sim.workspace.checkpoint`); looking a block up
 makes it (one :class:`~sim.workspace.blocks.Block`, kept, so later changes stick);
 iterating makes every one, in id order, as the plain dict would hold them.
-:class:`ShaOverlay` is a sha256-keyed map over a sorted table (the payload owners,
-their live counts, the pack index) with the changes since the open in a dict;
+:class:`ShaOverlay` is a map over a sorted table (sha256-keyed: the payload
+owners, their live counts, the pack index; and ``results`` by call block) with the
+changes since the open in a dict;
 :class:`LazyDict` is a dict filled by a function on its first use (``group_of``,
-``call_owner``, ``results``); :class:`ZeroVersions` answers 0 for an item no
+``call_owner``); :class:`ZeroVersions` answers 0 for an item no
 operation has touched since the open (what a full replay's counters start at).
 Workspaces made or replayed in memory keep plain dicts: nothing here costs them.
 """
@@ -73,7 +74,8 @@ LazyDict.__hash__ = None  # type: ignore[assignment]
 
 
 class ShaOverlay(dict):
-    """A mapping sha256 hex -> value whose entries as of the open come from
+    """A mapping (sha256 hex, or block id for ``results``) -> value whose entries
+    as of the open come from
     ``lookup(key)`` (None: no entry; a binary search over a sorted table) and
     ``every()`` (every key it has, maybe repeated); what changed since (set,
     deleted, or taken out to be changed in place) lives in ``self.changed``

@@ -65,9 +65,10 @@ def test_an_open_makes_no_block_and_no_derived_map(tmp_path):
     ro = Workspace.open(d, read_only=True)
     # made: only B12, whose 20,000 bytes are over the inline limit (read at open)
     assert [b.id for b in ro.blocks.made()] == ["B12"] and ro.blocks.left == 13
-    for m in (ro.state.call_owner, ro.state.results, ro.state.group_of):
+    for m in (ro.state.call_owner, ro.state.group_of):
         assert isinstance(m, LazyDict) and m._fill is not None
-    assert isinstance(ro.state.refs, ShaOverlay) and ro.state.refs.changed == {}
+    for m in (ro.state.refs, ro.state.by_sha, ro.state.results):
+        assert isinstance(m, ShaOverlay) and m.changed == {}
     full = _full(d)
     assert ro.snapshot() == full.snapshot() and _maps(ro) == _maps(full)
 
