@@ -226,3 +226,71 @@ def test_a_checkpoint_whose_sections_do_not_add_up_is_not_used(tmp_path):
     ro = Workspace.open(d, read_only=True)
     assert ro.open_notes == ["checkpoint: checkpoint unreadable"]
     assert picture(ro) == expected
+
+
+def test_every_block_field_survives_the_table_whatever_its_shape():
+    """:func:`~sim.workspace.columns.encode` then ``Table.make`` give back each
+    block field for field, the shapes a row cannot hold included (a message not
+    led by its role, calls its bytes do not give back, ids in no canonical form)."""
+    from types import SimpleNamespace
+
+    from sim.workspace.blocks import Block, BlockStatus, BlockType
+    from sim.workspace.columns import ROW, Table, encode
+    from sim.workspace.messages import encode_call_message
+    from sim.workspace.store import PayloadStore
+
+    calls = [{"id": "c1", "type": "function", "function": {"name": "f",
+                                                           "arguments": "{}"}}]
+    call_data = encode_call_message("hi", calls)
+    shapes = [
+        (BlockType.TOOL_CALL, call_data, {"role": "assistant", "tool_calls": calls}, {}),
+        (BlockType.TOOL_CALL, b"old bytes", {"role": "assistant", "tool_calls": calls},
+         {}),  # a journal from before calls were stored: kept whole
+        (BlockType.TOOL_RESULT, b"\xff\x00raw", {"role": "tool", "tool_call_id": "c1",
+                                                 "name": "n"},
+         {"parent": "G7", "call_block": "B1", "level": 2,
+          "status": BlockStatus.ARCHIVED}),
+        (BlockType.NOTE, b"n", {"name": "x", "role": "user"},  # role not first
+         {"recovered_from": "G12", "replacement": "idx", "parent": "weird id"}),
+        (BlockType.USER_MESSAGE, b"gone", {"role": "user"},
+         {"status": BlockStatus.DELETED, "reason": "why", "call_block": "B007"}),
+        (BlockType.SYSTEM, b"s" * 20_000, {"role": "system"}, {"tokens": 1 << 40}),
+        (BlockType.SUMMARY, b"", {"role": "odd-role"}, {"turn": 9}),
+    ]
+    blocks = {}
+    for i, (btype, data, msg, more) in enumerate(shapes, start=1):
+        b = Block(id=f"B{i * 3}", type=btype, data=data, tokens=more.pop("tokens", i),
+                  turn=more.pop("turn", 1), message=msg,
+                  handle=PayloadStore.handle_for(data), **more)
+        blocks[b.id] = b
+    ws = SimpleNamespace(blocks=blocks, corrupt={})
+    rows, order, extras, blob, calls_json = encode(ws, 16_384)
+    table = Table(np.frombuffer(rows, ROW), memoryview(extras), memoryview(blob),
+                  memoryview(calls_json), None, np.frombuffer(order, "<i4"))
+    for row, b in enumerate(blocks.values()):
+        got = table.make(row)
+        want = b if b.status is not BlockStatus.DELETED and len(b.data) <= 16_384 \
+            else Block(**dict(b.__dict__, data=b""))  # no copy: the store's bytes
+        assert got == want and list(got.message) == list(b.message), b.id
+    assert np.frombuffer(rows, ROW)["flags"][1] == 2  # has calls, kept whole
+
+
+def test_a_forged_row_order_is_checked_before_any_lookup(tmp_path):
+    """The order by sha256 the checkpoint stores is not trusted: a swap (with a
+    fresh, valid sha256 over the file) is found and the rows are sorted again."""
+    d = tmp_path / "ws"
+    shutil.copytree(DATA / "v2", d)
+    Workspace.open(d).close()
+    raw = (d / checkpoint.NAME).read_bytes()
+    head, _, rest = raw.partition(b"\n")
+    n = int(head.split(b" ")[3])
+    meta = json.loads(rest[:n])
+    at = n + meta["pack_index_bytes"] + meta["sections"][0]
+    body = bytearray(rest)
+    order = np.frombuffer(body, "<i4", count=meta["blocks"], offset=at)
+    order[[0, -1]] = order[[-1, 0]]
+    (d / checkpoint.NAME).write_bytes(b"%s %s %d\n" % (
+        checkpoint.MAGIC, hashlib.sha256(body).hexdigest().encode(), n) + bytes(body))
+    ro = Workspace.open(d, read_only=True)
+    assert ro.open_notes == ["checkpoint: ok"]
+    assert _maps(ro) == _maps(_full(d))
