@@ -81,10 +81,16 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
     length = ws.journal.size()
     ends, index = ws.store.packs.export()
     rows, order, extras, blob, calls = encode(ws, INLINE)
+    from .lazy import LazyDict
+
     group_of = ws.group_of
+    unfilled = isinstance(group_of, LazyDict) and not group_of.filled
+    get = dict.get  # a filled LazyDict's own storage holds every entry
     groups, held = [], 0
     for g in ws.groups.values():
-        holds = all(group_of.get(m) == g.id for m in g.members)
+        # untouched since an open (no archive or expand since): as it was read
+        holds = g.id in group_of.note if unfilled else \
+            all(get(group_of, m) == g.id for m in g.members)
         held += len(g.members) if holds else 0
         groups.append([g.id, g.members, g.handle.sha256, g.handle.length,
                        g.replacement, g.turn, g.level, g.parent, g.status.value,
@@ -97,7 +103,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "pack_ends": ends, "pack_index_bytes": len(index),
         "blocks": len(ws.blocks),
         "sections": [len(rows), len(order), len(extras), len(blob), len(calls)]}
-    if held != len(group_of):  # not derivable from the flags: kept whole
+    if not unfilled and held != len(group_of):  # not derivable: kept whole
         meta["group_of"] = dict(group_of)
     body = orjson.dumps(meta)
     digest = hashlib.sha256(body)
@@ -332,6 +338,7 @@ def _fill(ws: Any, state: dict[str, Any], fallback: Any = None) -> list[str]:
     table = Table(rows, state["extras"], state["inline"], state["calls"],
                   fallback or bad_copy, state["order"])
     st.blocks = LazyBlocks(rows["num"], table.make)
+    st.blocks.source = table
     groups = st.groups
     holding = []
     for (gid, members, sha, length, replacement, turn, level, parent, status,
@@ -354,7 +361,7 @@ def _fill(ws: Any, state: dict[str, Any], fallback: Any = None) -> list[str]:
         def fill(d: dict) -> None:
             for g in holding:
                 d.update(dict.fromkeys(g.members, g.id))
-        st.group_of = LazyDict(fill)
+        st.group_of = LazyDict(fill, note={g.id for g in holding})
     st.turn = state["turn"]
     st.next_block, st.next_group = state["next"]
     if ws.store is not None:

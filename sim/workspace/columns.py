@@ -92,24 +92,46 @@ def _same(a: Any, b: Any) -> bool:
 def encode(ws: "Workspace", inline_limit: int
            ) -> tuple[bytes, bytes, bytes, bytes, bytes]:
     """(rows, their order by sha256 (int32 each), extras, inline copies, call ids
-    JSON) of every block of ``ws``."""
-    blocks = list(ws.blocks.values())
-    rows = np.zeros(len(blocks), ROW)
-    extras, blob = bytearray(), bytearray()
-    calls = []
-    corrupt = ws.corrupt
-    for i, b in enumerate(blocks):
+    JSON) of every block of ``ws``. Over a reopened workspace's
+    :class:`~sim.workspace.lazy.LazyBlocks`, the rows of blocks not made since are
+    copied from the table it was opened from (with their copies and extras, run by
+    run): only blocks made or registered since are encoded one by one."""
+    from .lazy import LazyBlocks
+
+    blocks = ws.blocks
+    out = _Out(ws.corrupt, inline_limit)
+    source = getattr(blocks, "source", None)
+    if isinstance(blocks, LazyBlocks) and not blocks.complete and source is not None:
+        return _encode_over(blocks, source, out)
+    items = list(blocks.values())
+    rows = np.zeros(len(items), ROW)
+    for i, b in enumerate(items):
+        rows[i] = out.row(b)
+    return out.result(rows, [out.calls])
+
+
+class _Out:
+    """The extras, copies and call ids being written, and each block's row."""
+
+    def __init__(self, corrupt: dict, limit: int, extras_at: int = 0, blob_at: int = 0):
+        self.corrupt, self.limit = corrupt, limit
+        self.extras, self.blob = bytearray(), bytearray()
+        self.extras_at, self.blob_at = extras_at, blob_at  # bytes written before
+        self.calls: list = []
+
+    def row(self, b: Block) -> tuple:
         data, msg = b.data, b.message
         inline = -1
-        if b.status is not _DELETED and b.id not in corrupt and len(data) <= inline_limit:
-            inline = len(blob)
-            blob += data
+        if b.status is not _DELETED and b.id not in self.corrupt and \
+                len(data) <= self.limit:
+            inline = self.blob_at + len(self.blob)
+            self.blob += data
         extra: dict[str, Any] = {}
         role = _ROLE_CODE.get(msg.get("role"), WHOLE)
         flags = 0
         rest = {k: v for k, v in msg.items() if k != "role"}
         if "tool_calls" in rest:
-            calls.append([int(b.id[1:]), [c["id"] for c in msg["tool_calls"]]])
+            self.calls.append([int(b.id[1:]), [c["id"] for c in msg["tool_calls"]]])
             flags = HAS_CALLS
             if inline >= 0:
                 got = calls_from(data)
@@ -136,17 +158,80 @@ def encode(ws: "Workspace", inline_limit: int
             if code == ODD:
                 extra[key] = ident
             codes.append(code)
-        start = len(extras)
+        start = len(self.extras)
         if extra:
-            extras += orjson.dumps(extra)
+            self.extras += orjson.dumps(extra)
         h = b.handle
-        rows[i] = (int(b.id[1:]), b.tokens, b.turn, h.length, inline, start,
-                   len(extras) - start, b.level, codes[0], codes[1], codes[2],
-                   _TYPE_CODE[b.type], _STATUS_CODE[b.status], role, flags,
-                   bytes.fromhex(h.sha256))
-    order = np.argsort(rows["sha"], kind="stable").astype("<i4")
-    return rows.tobytes(), order.tobytes(), bytes(extras), bytes(blob), \
-        orjson.dumps(calls)
+        return (int(b.id[1:]), b.tokens, b.turn, h.length, inline,
+                self.extras_at + start, len(self.extras) - start, b.level, codes[0],
+                codes[1], codes[2], _TYPE_CODE[b.type], _STATUS_CODE[b.status], role,
+                flags, bytes.fromhex(h.sha256))
+
+    def result(self, rows: np.ndarray, calls: list, extras_before: bytes = b"",
+               blob_before: bytes = b"") -> tuple[bytes, bytes, bytes, bytes, bytes]:
+        order = np.argsort(rows["sha"], kind="stable").astype("<i4")
+        return (rows.tobytes(), order.tobytes(), extras_before + bytes(self.extras),
+                blob_before + bytes(self.blob), orjson.dumps(calls[0]) if
+                len(calls) == 1 else _join_json_lists(calls))
+
+
+def _join_json_lists(parts: list) -> bytes:
+    """One JSON list of the JSON list bytes and Python lists in ``parts``."""
+    inner = [bytes(p)[1:-1] if isinstance(p, (bytes, memoryview)) else
+             orjson.dumps(p)[1:-1] for p in parts]
+    return b"[" + b",".join(x for x in inner if x) + b"]"
+
+
+def _runs(buf: memoryview, starts: np.ndarray, sizes: np.ndarray
+          ) -> tuple[bytes, np.ndarray]:
+    """The bytes ``buf[starts[i]:starts[i] + sizes[i]]`` for every i, joined, and
+    where each lands: copied run by run (pieces that follow each other in
+    ``buf`` are one slice)."""
+    if not len(starts):
+        return b"", starts
+    new = np.cumsum(sizes) - sizes
+    ends = starts + sizes
+    cut = np.flatnonzero(starts[1:] != ends[:-1]) + 1
+    firsts = np.r_[0, cut]
+    lasts = np.r_[cut, len(starts)] - 1
+    return b"".join(buf[a:z] for a, z in zip(starts[firsts].tolist(),
+                                             ends[lasts].tolist())), new
+
+
+def _encode_over(blocks: Any, source: "Table", out: _Out
+                 ) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    base = source.rows
+    made = dict(dict.items(blocks))  # made since the open, or registered since
+    nums = base["num"]
+    made_rows = []
+    later = []
+    for key, b in made.items():
+        n = int(key[1:])
+        i = int(nums.searchsorted(n))
+        if i < len(nums) and int(nums[i]) == n:
+            made_rows.append((i, b))
+        else:
+            later.append(b)
+    keep = np.ones(len(base), bool)
+    keep[[i for i, _ in made_rows]] = False
+    rows = base.copy()
+    copy = keep & (base["inline"] >= 0)
+    blob, at = _runs(source.blob, base["inline"][copy], base["length"][copy])
+    rows["inline"][copy] = at
+    with_extra = keep & (base["extra_len"] > 0)
+    extras, at = _runs(source.extras, base["extra"][with_extra],
+                       base["extra_len"][with_extra])
+    rows["extra"][with_extra] = at
+    out.extras_at, out.blob_at = len(extras), len(blob)
+    for i, b in made_rows:
+        rows[i] = out.row(b)
+    out.calls = []  # the table's call ids stand; only later blocks add theirs
+    later.sort(key=lambda b: int(b.id[1:]))
+    tail = np.zeros(len(later), ROW)
+    for k, b in enumerate(later):
+        tail[k] = out.row(b)
+    return out.result(np.concatenate([rows, tail]), [source.calls, out.calls],
+                      extras, blob)
 
 
 class Table:

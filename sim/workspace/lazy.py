@@ -40,12 +40,20 @@ class LazyDict(dict):
     Every method a caller uses checks the flag first (the storage holds only
     :data:`PENDING` until then)."""
 
-    __slots__ = ("_fill",)
+    __slots__ = ("_fill", "note")
 
-    def __init__(self, fill: Callable[[dict], None]):
+    def __init__(self, fill: Callable[[dict], None], note: Any = None):
         super().__init__()
         dict.__setitem__(self, PENDING, None)
         self._fill = fill
+        #: what its maker wants kept beside it (``group_of``: the groups whose
+        #: members map to them, while it is unfilled)
+        self.note = note
+
+    @property
+    def filled(self) -> bool:
+        """True once filled (its own storage then holds every entry)."""
+        return self._fill is None
 
     def _ready(self) -> None:
         fill, self._fill = self._fill, None
@@ -81,7 +89,7 @@ class ShaOverlay(dict):
     deleted, or taken out to be changed in place) lives in ``self.changed``
     (None: deleted). Only :meth:`__iter__` (and what uses it) walks the table."""
 
-    __slots__ = ("lookup", "every", "changed", "base_has")
+    __slots__ = ("lookup", "every", "changed", "base_has", "table")
 
     def __init__(self, lookup: Callable[[str], Any], every: Callable[[], Any]):
         super().__init__()
@@ -91,6 +99,8 @@ class ShaOverlay(dict):
         self.changed: dict[str, Any] = {}
         #: optional: many keys' presence as of the open at once (list of bool)
         self.base_has: Callable[[list[str]], list[bool]] | None = None
+        #: optional: the table the entries as of the open come from
+        self.table: Any = None
 
     def get(self, key: str, default: Any = None) -> Any:
         changed = self.changed
@@ -210,7 +220,7 @@ class LazyBlocks(dict):
     :class:`Block` of table row ``row``. Registering sets a new id as on a dict;
     ``pop`` and iteration first make every block (then entries are in id order)."""
 
-    __slots__ = ("nums", "make", "left", "complete")
+    __slots__ = ("nums", "make", "left", "complete", "source")
 
     def __init__(self, nums: np.ndarray, make: Callable[[int], Any]):
         super().__init__()
@@ -218,6 +228,9 @@ class LazyBlocks(dict):
         self.make = make
         self.left = len(nums)  # table rows not made yet
         self.complete = len(nums) == 0
+        #: what the rows come from (a checkpoint's table: its writer copies
+        #: the rows not made since)
+        self.source: Any = None
 
     def _row(self, key: object) -> int:
         """The table row of block id ``key`` not made yet, else -1."""
@@ -275,6 +288,19 @@ class LazyBlocks(dict):
         self.left = 0
         self.complete = True
 
+    def recovered_from(self, source: str, code: int) -> list[Any]:
+        """The blocks whose ``recovered_from`` is ``source`` (table code ``code``:
+        :func:`~sim.workspace.columns.link`), in id order, making only those."""
+        if self.complete or self.source is None:
+            return [b for b in dict.values(self) if b.recovered_from == source]
+        found = {b.id: b for b in dict.values(self) if b.recovered_from == source}
+        rows = self.source.rows
+        for row in np.flatnonzero(rows["rfrom"] == code).tolist():
+            key = f"B{int(self.nums[row])}"
+            if key not in found and not dict.__contains__(self, key):
+                found[key] = self._made(key, row)
+        return sorted(found.values(), key=lambda b: int(b.id[1:]))
+
     def made(self) -> list[Any]:
         """The blocks made or registered so far (no table row is made here)."""
         return list(dict.values(self))
@@ -295,9 +321,16 @@ class LazyBlocks(dict):
         self.everything()
         return dict.items(self)
 
+    def _in_table(self, key: str) -> bool:
+        n = int(key[1:]) if isinstance(key, str) and key[1:].isdigit() else -1
+        i = int(self.nums.searchsorted(n))
+        return i < len(self.nums) and int(self.nums[i]) == n
+
     def pop(self, key: str, *default: Any) -> Any:
-        self.everything()
-        return dict.pop(self, key, *default)
+        if not self.complete and (self._in_table(key) or not dict.__contains__(
+                self, key)):  # a table row: every block made first (rows stay put)
+            self.everything()
+        return dict.pop(self, key, *default)  # registered since: O(1), as a dict
 
     def __delitem__(self, key: str) -> None:
         self.everything()

@@ -169,6 +169,9 @@ class Packs:
         each sha256's records in append order): what a checkpoint stores so that
         an open need not scan every header again (issue 22)."""
         self._ensure()
+        base = getattr(self.index, "table", None)
+        if base is not None:  # adopted: the checkpoint's records, with the changes
+            return dict(self._end), self._export_over(base)
         rec = self._REC.pack
         out = bytearray()
         for sha in sorted(self.index):
@@ -176,6 +179,22 @@ class Packs:
             for name, offset, length in self.index[sha]:
                 out += rec(int(name[5:]), offset, length, raw)
         return dict(self._end), bytes(out)
+
+    def _export_over(self, base):
+        """:meth:`export`'s records over an adopted index ``base`` (sorted): those
+        of every sha256 looked up or appended since replace its old ones."""
+        import numpy as np
+
+        changed = {k: v for k, v in self.index.changed.items() if v}
+        if not changed:
+            return base.tobytes()
+        raws = np.array([bytes.fromhex(k) for k in changed], "S32")
+        kept = base[~np.isin(base["sha"], raws)]
+        new = np.array([(int(name[5:]), offset, length, bytes.fromhex(sha))
+                        for sha, places in changed.items()
+                        for name, offset, length in places], _REC_ROW)
+        both = np.concatenate([kept, new])
+        return both[np.argsort(both["sha"], kind="stable")].tobytes()
 
     def adopt(self, ends: dict[str, int], records: bytes | memoryview) -> None:
         """Take a checkpoint's index (see :meth:`export`) without decoding it: a
@@ -220,6 +239,7 @@ class Packs:
 
         self.index = ShaOverlay(lookup, lambda: hexes(col))  # type: ignore[assignment]
         self.index.base_has = base_has  # type: ignore[attr-defined]
+        self.index.table = table  # type: ignore[attr-defined]
         self._end = dict(ends)
         self._adopted = True
 
