@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import orjson
 
 from . import checkpoint_v2 as v2
 from .blocks import BlockStatus, Group, GroupStatus, Handle
@@ -75,7 +74,7 @@ def _prefix_sha(path: Path, length: int) -> str | None:
 def write(ws: "Workspace", head: dict[str, Any]) -> None:
     """Write ``ws``'s state (journal ``head`` = its init entry) atomically in
     format 3."""
-    from .columns import encode
+    from .columns import dumps, encode
 
     journal = ws.journal.path
     length = ws.journal.size()
@@ -105,7 +104,7 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "sections": [len(rows), len(order), len(extras), len(blob), len(calls)]}
     if not unfilled and held != len(group_of):  # not derivable: kept whole
         meta["group_of"] = dict(group_of)
-    body = orjson.dumps(meta)
+    body = dumps(meta)
     digest = hashlib.sha256(body)
     for part in (index, rows, order, extras, blob, calls):
         digest.update(part)
@@ -142,9 +141,9 @@ def _decode(rest: bytes, n: int, fmt: int) -> dict[str, Any]:
     KeyError or TypeError for one that is not a state of its format."""
     if fmt == 2:
         return v2.decode(rest, n)
-    from .columns import ROW
+    from .columns import ROW, loads
 
-    state = orjson.loads(rest[:n])  # orjson reads a memoryview in place
+    state = loads(rest[:n])  # orjson reads a memoryview in place
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise TypeError("the checkpoint's state is not one of format 3")
     view = rest

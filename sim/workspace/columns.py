@@ -18,6 +18,7 @@ flag per group (its members map to it), checked when written.
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -84,9 +85,26 @@ def calls_from(data: bytes) -> list[dict[str, Any]] | None:
         return None
 
 
+def dumps(obj: Any) -> bytes:
+    """Compact JSON bytes of ``obj``: orjson's, or json's (ASCII, escapes) for
+    text orjson refuses (a lone surrogate, which a message may carry)."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def loads(buf: Any) -> Any:
+    """Inverse of :func:`dumps` (orjson, or json for an escaped lone surrogate)."""
+    try:
+        return orjson.loads(buf)
+    except orjson.JSONDecodeError:
+        return json.loads(bytes(buf))
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal, key order included (a message renders in its own order)."""
-    return orjson.dumps(a) == orjson.dumps(b)
+    return dumps(a) == dumps(b)
 
 
 def encode(ws: "Workspace", inline_limit: int
@@ -160,7 +178,7 @@ class _Out:
             codes.append(code)
         start = len(self.extras)
         if extra:
-            self.extras += orjson.dumps(extra)
+            self.extras += dumps(extra)
         h = b.handle
         return (int(b.id[1:]), b.tokens, b.turn, h.length, inline,
                 self.extras_at + start, len(self.extras) - start, b.level, codes[0],
@@ -171,14 +189,14 @@ class _Out:
                blob_before: bytes = b"") -> tuple[bytes, bytes, bytes, bytes, bytes]:
         order = np.argsort(rows["sha"], kind="stable").astype("<i4")
         return (rows.tobytes(), order.tobytes(), extras_before + bytes(self.extras),
-                blob_before + bytes(self.blob), orjson.dumps(calls[0]) if
+                blob_before + bytes(self.blob), dumps(calls[0]) if
                 len(calls) == 1 else _join_json_lists(calls))
 
 
 def _join_json_lists(parts: list) -> bytes:
     """One JSON list of the JSON list bytes and Python lists in ``parts``."""
     inner = [bytes(p)[1:-1] if isinstance(p, (bytes, memoryview)) else
-             orjson.dumps(p)[1:-1] for p in parts]
+             dumps(p)[1:-1] for p in parts]
     return b"[" + b",".join(x for x in inner if x) + b"]"
 
 
@@ -253,7 +271,7 @@ class Table:
         self._gindex: dict[str, list] | None = None
 
     def extra(self, start: int, size: int) -> dict[str, Any]:
-        return orjson.loads(self.extras[start:start + size]) if size else {}
+        return loads(self.extras[start:start + size]) if size else {}
 
     def make(self, row: int) -> Block:
         """The :class:`Block` of table row ``row`` (its inline copy checked)."""
@@ -352,7 +370,7 @@ class Table:
 
     def call_owner(self) -> LazyDict:
         def fill(d: dict) -> None:
-            for num, ids in orjson.loads(self.calls):
+            for num, ids in loads(self.calls):
                 owner = f"B{num}"
                 for cid in ids:
                     dict.__setitem__(d, cid, owner)

@@ -256,6 +256,8 @@ def test_every_block_field_survives_the_table_whatever_its_shape():
          {"status": BlockStatus.DELETED, "reason": "why", "call_block": "B007"}),
         (BlockType.SYSTEM, b"s" * 20_000, {"role": "system"}, {"tokens": 1 << 40}),
         (BlockType.SUMMARY, b"", {"role": "odd-role"}, {"turn": 9}),
+        (BlockType.TOOL_RESULT, b"s", {"role": "tool", "tool_call_id": "c\ud800"},
+         {"replacement": "lone \udfff surrogate"}),  # orjson refuses these: json
     ]
     blocks = {}
     for i, (btype, data, msg, more) in enumerate(shapes, start=1):
