@@ -158,10 +158,30 @@ def _decode(rest: bytes, n: int, fmt: int) -> dict[str, Any]:
         pos += size
     state["rows"] = np.frombuffer(state["rows"], ROW)
     state["order"] = np.frombuffer(state["order"], "<i4")
-    nums = state["rows"]["num"]
-    if len(nums) > 1 and not bool(np.all(nums[1:] > nums[:-1])):
-        raise ValueError("the checkpoint's block table is not in id order")
+    _check_rows(state)
     return state
+
+
+def _check_rows(state: dict[str, Any]) -> None:
+    """ValueError unless every row's codes and offsets are in range (whole
+    columns at once): a row is then made without an error on first access."""
+    from .columns import ROLES, STATUSES, TYPES, WHOLE
+
+    rows = state["rows"]
+    nums, inline, length = rows["num"], rows["inline"], rows["length"]
+    live = inline >= 0
+    bad = [
+        len(nums) > 1 and not bool(np.all(nums[1:] > nums[:-1])),
+        bool(np.any(nums <= 0)), bool(np.any(length < 0)),
+        bool(np.any(rows["type"] >= len(TYPES))),
+        bool(np.any(rows["status"] >= len(STATUSES))),
+        bool(np.any((rows["role"] >= len(ROLES)) & (rows["role"] != WHOLE))),
+        bool(np.any(inline[live] + length[live] > len(state["inline"]))),
+        bool(np.any(rows["extra"] < 0)) or bool(np.any(rows["extra_len"] < 0)),
+        bool(np.any(rows["extra"] + rows["extra_len"] > len(state["extras"]))),
+    ]
+    if any(bad):
+        raise ValueError("the checkpoint's block table holds a row out of range")
 
 
 def verified(directory: Path) -> dict[str, Any] | None:

@@ -296,3 +296,26 @@ def test_a_forged_row_order_is_checked_before_any_lookup(tmp_path):
     ro = Workspace.open(d, read_only=True)
     assert ro.open_notes == ["checkpoint: ok"]
     assert _maps(ro) == _maps(_full(d))
+
+
+def test_a_row_out_of_range_is_found_at_the_open_not_at_first_access(tmp_path):
+    """A forged type code (fresh, valid sha256 over the file): the open names the
+    checkpoint unreadable and replays the journal; nothing is lost."""
+    from sim.workspace.columns import ROW
+
+    d = tmp_path / "ws"
+    shutil.copytree(DATA / "v2", d)
+    Workspace.open(d).close()
+    expected = json.loads((DATA / "v2.expected.json").read_text())
+    raw = (d / checkpoint.NAME).read_bytes()
+    head, _, rest = raw.partition(b"\n")
+    n = int(head.split(b" ")[3])
+    meta = json.loads(rest[:n])
+    body = bytearray(rest)
+    rows = np.frombuffer(body, ROW, count=meta["blocks"], offset=n + meta["pack_index_bytes"])
+    rows["type"][3] = 200
+    (d / checkpoint.NAME).write_bytes(b"%s %s %d\n" % (
+        checkpoint.MAGIC, hashlib.sha256(body).hexdigest().encode(), n) + bytes(body))
+    ro = Workspace.open(d, read_only=True)
+    assert ro.open_notes == ["checkpoint: checkpoint unreadable"]
+    assert picture(ro) == expected
