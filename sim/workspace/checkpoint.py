@@ -102,6 +102,10 @@ def write(ws: "Workspace", head: dict[str, Any]) -> None:
         "pack_ends": ends, "pack_index_bytes": len(index),
         "blocks": len(ws.blocks),
         "sections": [len(rows), len(order), len(extras), len(blob), len(calls)]}
+    from .columns import ODD, ROW
+
+    if bool(np.any(np.frombuffer(rows, ROW)["call"] == ODD)):
+        meta["results"] = {k: dict(v) for k, v in ws.results.items()}  # not derivable
     if not unfilled and held != len(group_of):  # not derivable: kept whole
         meta["group_of"] = dict(group_of)
     body = dumps(meta)
@@ -373,7 +377,7 @@ def _fill(ws: Any, state: dict[str, Any], fallback: Any = None) -> list[str]:
     st.by_sha = table.by_sha(at_open)
     st.refs = table.refs(at_open)
     st.call_owner = table.call_owner()
-    st.results = table.results()
+    st.results = dict(state["results"]) if "results" in state else table.results()
     if "group_of" in state:
         st.group_of = dict(state["group_of"])
     else:

@@ -107,6 +107,11 @@ def _same(a: Any, b: Any) -> bool:
     return dumps(a) == dumps(b)
 
 
+class Unwritable(ValueError):
+    """A state the table cannot hold (a block id not of the form ``B<n>``, which
+    only a hand-made journal has): the checkpoint is skipped (an accelerator)."""
+
+
 def encode(ws: "Workspace", inline_limit: int
            ) -> tuple[bytes, bytes, bytes, bytes, bytes]:
     """(rows, their order by sha256 (int32 each), extras, inline copies, call ids
@@ -145,7 +150,8 @@ class _Out:
             inline = self.blob_at + len(self.blob)
             self.blob += data
         extra: dict[str, Any] = {}
-        role = _ROLE_CODE.get(msg.get("role"), WHOLE)
+        role = msg.get("role")
+        role = _ROLE_CODE.get(role, WHOLE) if isinstance(role, str) else WHOLE
         flags = 0
         rest = {k: v for k, v in msg.items() if k != "role"}
         if "tool_calls" in rest:
@@ -180,6 +186,8 @@ class _Out:
         if extra:
             self.extras += dumps(extra)
         h = b.handle
+        if link(b.id) <= 0:
+            raise Unwritable(f"block id {b.id!r} is not of the form B<n>")
         return (int(b.id[1:]), b.tokens, b.turn, h.length, inline,
                 self.extras_at + start, len(self.extras) - start, b.level, codes[0],
                 codes[1], codes[2], _TYPE_CODE[b.type], _STATUS_CODE[b.status], role,

@@ -64,10 +64,13 @@ class Durable:
 
         if self.corrupt:  # marked blocks carry marker sizes: keep the old checkpoint
             return
+        from .columns import Unwritable
+
         try:
             checkpoint.write(self, self.head)
-        except (OSError, PlantedLinkError) as exc:  # disk full, a planted link: the
-            # journal has it all (a checkpoint only speeds an open up)
+        except (OSError, PlantedLinkError, Unwritable) as exc:  # disk full, a planted
+            # link, a hand-made id: the journal has it all (a checkpoint only
+            # speeds an open up)
             self.checkpoint_error = str(exc)
             self.checkpointed_lines = self.journal_lines
             return

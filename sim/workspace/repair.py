@@ -241,8 +241,6 @@ def _from_checkpoint(directory: Path) -> tuple[list[str], bool]:
     (they are replayed on top; a damaged one is then set aside as any other). The
     old journal and the checkpoint go to quarantine first. Returns the actions
     ([] when it does not apply) and whether lines after the prefix are lost."""
-    import json
-
     from .journal import VERSION, decode_line, encode_line
     from .lock import WriterLock
     from .quarantine import Quarantine

@@ -319,3 +319,18 @@ def test_a_row_out_of_range_is_found_at_the_open_not_at_first_access(tmp_path):
     ro = Workspace.open(d, read_only=True)
     assert ro.open_notes == ["checkpoint: checkpoint unreadable"]
     assert picture(ro) == expected
+
+
+def test_a_block_id_the_table_cannot_hold_skips_the_checkpoint_by_name():
+    """Only a hand-made journal has one; the checkpoint is an accelerator."""
+    import pytest
+    from types import SimpleNamespace
+
+    from sim.workspace.blocks import Block, BlockType
+    from sim.workspace.columns import Unwritable, encode
+    from sim.workspace.store import PayloadStore
+
+    b = Block(id="B01", type=BlockType.NOTE, data=b"x", tokens=1, turn=0,
+              message={"role": {}}, handle=PayloadStore.handle_for(b"x"))
+    with pytest.raises(Unwritable, match="'B01' is not of the form B<n>"):
+        encode(SimpleNamespace(blocks={"B01": b}, corrupt={}), 16_384)
