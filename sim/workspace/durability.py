@@ -28,11 +28,14 @@ class Durable:
         is removed. The lock is released even if the checkpoint fails or an
         interrupt lands meanwhile (which then propagates); a checkpoint that cannot
         be written is skipped (it is an accelerator: the journal holds every
-        operation) and named in ``checkpoint_error``."""
+        operation) and named in ``checkpoint_error``. A writer that opened an
+        older checkpoint format writes the current one here even with no new
+        line (``checkpoint_stale``: the migration)."""
         try:
             if self._lock is not None and self._lock.owner is self._lock_token and \
-                    self._lock.pid == os.getpid() and self.journal_lines > \
-                    self.checkpointed_lines and not self.journal.failed:
+                    self._lock.pid == os.getpid() and (self.journal_lines >
+                    self.checkpointed_lines or getattr(self, "checkpoint_stale", False)
+                    ) and not self.journal.failed:
                 self._checkpoint()
         finally:
             try:
@@ -61,15 +64,19 @@ class Durable:
 
         if self.corrupt:  # marked blocks carry marker sizes: keep the old checkpoint
             return
+        from .columns import Unwritable
+
         try:
             checkpoint.write(self, self.head)
-        except (OSError, PlantedLinkError) as exc:  # disk full, a planted link: the
-            # journal has it all (a checkpoint only speeds an open up)
+        except (OSError, PlantedLinkError, Unwritable) as exc:  # disk full, a planted
+            # link, a hand-made id: the journal has it all (a checkpoint only
+            # speeds an open up)
             self.checkpoint_error = str(exc)
             self.checkpointed_lines = self.journal_lines
             return
         self.checkpoint_error = ""
         self.checkpointed_lines = self.journal_lines
+        self.checkpoint_stale = False
 
     def mark_corrupt(self, ident: str, why: str) -> None:
         """Mark block or group ``ident`` corrupt (its payload failed at open): it

@@ -46,6 +46,8 @@ _CRC = struct.Struct(">I")
 HEADER = _HEAD.size + _CRC.size  # 44 bytes
 _ALL = struct.Struct(">4s32sII")  # the header with its checksum
 _NAME = re.compile(r"^pack-[0-9]{6}$")
+#: one record of the index a checkpoint stores (:meth:`Packs.export`)
+_REC_ROW = [("number", ">u4"), ("offset", ">u4"), ("length", ">u4"), ("sha", "S32")]
 
 
 @dataclass(frozen=True)
@@ -163,22 +165,47 @@ class Packs:
     _REC = struct.Struct(">III32s")  # pack number, payload offset, length, sha256
 
     def export(self) -> tuple[dict[str, int], bytes]:
-        """(pack -> bytes covered, the index as packed records): what a checkpoint
-        stores so that an open need not scan every header again (issue 22)."""
+        """(pack -> bytes covered, the index as packed records sorted by sha256,
+        each sha256's records in append order): what a checkpoint stores so that
+        an open need not scan every header again (issue 22)."""
         self._ensure()
+        base = getattr(self.index, "table", None)
+        if base is not None:  # adopted: the checkpoint's records, with the changes
+            return dict(self._end), self._export_over(base)
         rec = self._REC.pack
         out = bytearray()
-        for sha, places in self.index.items():
+        for sha in sorted(self.index):
             raw = bytes.fromhex(sha)
-            for name, offset, length in places:
+            for name, offset, length in self.index[sha]:
                 out += rec(int(name[5:]), offset, length, raw)
         return dict(self._end), bytes(out)
 
+    def _export_over(self, base):
+        """:meth:`export`'s records over an adopted index ``base`` (sorted): those
+        of every sha256 looked up or appended since replace its old ones."""
+        import numpy as np
+
+        changed = {k: v for k, v in self.index.changed.items() if v}
+        if not changed:
+            return base.tobytes()
+        raws = np.array([bytes.fromhex(k) for k in changed], "S32")
+        kept = base[~np.isin(base["sha"], raws)]
+        new = np.array([(int(name[5:]), offset, length, bytes.fromhex(sha))
+                        for sha, places in changed.items()
+                        for name, offset, length in places], _REC_ROW)
+        both = np.concatenate([kept, new])
+        return both[np.argsort(both["sha"], kind="stable")].tobytes()
+
     def adopt(self, ends: dict[str, int], records: bytes | memoryview) -> None:
-        """Take a checkpoint's index (see :meth:`export`); the next lookup scans
-        only what the packs gained since. Never an authority: a pack shorter than
-        its recorded end, or a read whose bytes fail their sha256, rescans every
-        pack from its start."""
+        """Take a checkpoint's index (see :meth:`export`) without decoding it: a
+        lookup is a binary search over its records (sorted here if they are not);
+        the next lookup a record does not answer scans only what the packs gained
+        since. Never an authority: a pack shorter than its recorded end, or a read
+        whose bytes fail their sha256, rescans every pack from its start."""
+        import numpy as np
+
+        from .lazy import ShaOverlay, hexes, sorted_find
+
         sizes = {}
         for name in ends:
             try:
@@ -187,16 +214,33 @@ class Packs:
                 sizes[name] = -1
         if any(sizes[n] < end for n, end in ends.items()):
             return  # the packs changed under the checkpoint: scan them all
-        index: dict[str, list[tuple[str, int, int]]] = {}
-        for number, offset, length, raw in self._REC.iter_unpack(records):
-            key = raw.hex()
-            place = (f"pack-{number:06d}", offset, length)
-            found = index.get(key)
-            if found is None:
-                index[key] = [place]
-            else:
-                found.append(place)
-        self.index, self._end = index, dict(ends)
+        table = np.frombuffer(records, _REC_ROW)
+        col = table["sha"]
+        if len(col) > 1 and not bool(np.all(col[1:] >= col[:-1])):
+            table = table[np.argsort(col, kind="stable")]
+            col = table["sha"]
+
+        def lookup(key: str) -> list[tuple[str, int, int]] | None:
+            lo, hi = sorted_find(col, key)
+            if lo == hi:
+                return None
+            return [(f"pack-{number:06d}", offset, length)
+                    for number, offset, length, _ in table[lo:hi].tolist()]
+
+        def base_has(shas: list[str]) -> list[bool]:
+            try:
+                raws = np.array([bytes.fromhex(sha) for sha in shas], "S32")
+            except ValueError:
+                return [False] * len(shas)
+            if not len(col):
+                return [False] * len(shas)
+            at = np.minimum(col.searchsorted(raws), len(col) - 1)
+            return (col[at] == raws).tolist()
+
+        self.index = ShaOverlay(lookup, lambda: hexes(col))  # type: ignore[assignment]
+        self.index.base_has = base_has  # type: ignore[attr-defined]
+        self.index.table = table  # type: ignore[attr-defined]
+        self._end = dict(ends)
         self._adopted = True
 
     def _rescan_all(self) -> None:
@@ -226,6 +270,13 @@ class Packs:
         if sha not in self.index and self.read_only:
             self.scan()
         return sha in self.index
+
+    def absent(self, shas: list[str]) -> set[str]:
+        """The sha256s in ``shas`` no record is indexed for (:meth:`has` for each,
+        one binary search over a checkpoint's index for all of them)."""
+        base = getattr(self.index, "base_has", None)
+        found = base(shas) if base is not None and shas else [False] * len(shas)
+        return {sha for sha, ok in zip(shas, found) if not ok and not self.has(sha)}
 
     # ---------------------------------------------------------------- reading
     def _read_at(self, name: str, offset: int, length: int) -> bytes:

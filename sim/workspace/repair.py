@@ -241,27 +241,24 @@ def _from_checkpoint(directory: Path) -> tuple[list[str], bool]:
     (they are replayed on top; a damaged one is then set aside as any other). The
     old journal and the checkpoint go to quarantine first. Returns the actions
     ([] when it does not apply) and whether lines after the prefix are lost."""
-    import json
-
     from .journal import VERSION, decode_line, encode_line
     from .lock import WriterLock
     from .quarantine import Quarantine
     from .safefs import create_file, open_fd, rename
 
-    got, _ = checkpoint._read(directory)
-    if got is None:
+    state = checkpoint.verified(directory)
+    if state is None:
         return [], False
-    rest, n = got
     try:
-        state = json.loads(rest[:n])
+        state = checkpoint.v2_state(state, directory)  # the restore line's shape
         covered, head, table = state["journal_bytes"], state["head"], state["blocks"]
         restored = {k: state[k] for k in _RESTORED}
         # no inline copies: every payload is read from the store (and verified)
         restored["blocks"] = [row[:-1] + [-1] for row in table]
         ok = isinstance(head, dict) and head.get("op") == "init" and \
             isinstance(covered, int) and covered >= 0
-    except (ValueError, KeyError, TypeError):
-        return [], False
+    except (ValueError, KeyError, TypeError, HandleError, OSError):
+        return [], False  # a copy that fails and no good payload: not trusted
     if not ok:
         return [], False
     lock, token = WriterLock.acquire(directory)

@@ -50,3 +50,17 @@ def snapshot(ws: "Workspace") -> dict[str, Any]:
         "top": list(ws.top),
     }
 
+
+
+def recovered_from(ws: "Workspace", source: str) -> Any:
+    """Every block recovered from ``source``, in id order (all blocks of a plain
+    dict; of a reopened workspace's lazy blocks, only those: its table finds them,
+    :meth:`~sim.workspace.lazy.LazyBlocks.recovered_from`)."""
+    from .columns import ODD, link
+    from .lazy import LazyBlocks
+
+    blocks = ws.blocks
+    code = link(source)
+    if isinstance(blocks, LazyBlocks) and code != ODD:
+        return blocks.recovered_from(source, code)
+    return [b for b in blocks.values() if b.recovered_from == source]

@@ -571,7 +571,7 @@ class Workspace(Durable):
         :class:`BlockStateError` (the block is visible), id errors; nothing changed then.
         """
         source = owner_of(self, target)
-        for b in self.blocks.values():
+        for b in _views.recovered_from(self, source):
             # a repeated recovery while the earlier copy is still visible returns that
             # copy: another one would make every later request pay twice
             if b.recovered_from == source and b.status in (BlockStatus.VISIBLE,

@@ -321,14 +321,34 @@ def _forge_checkpoint(d: Path, edit) -> None:
                                        + body + bytes(blob))
 
 
+def _rows(meta, blob):
+    """The block table of format 3 (:mod:`sim.workspace.columns`), writable: the
+    first section after the pack index (``blob`` here)."""
+    import numpy as np
+
+    from sim.workspace.columns import ROW
+
+    return np.frombuffer(blob, ROW, count=meta["blocks"])
+
+
+def _inline_copy(meta, blob, row):
+    """(offset in ``blob``, size) of table row ``row``'s inline copy."""
+    from sim.workspace.checkpoint import SECTIONS
+
+    before = sum(meta["sections"][:SECTIONS.index("inline")])  # rows, order, extras
+    r = _rows(meta, blob)[row]
+    assert r["inline"] >= 0
+    return before + int(r["inline"]), int(r["length"])
+
+
 def test_a_forged_checkpoint_copy_is_never_served_and_check_names_it(tmp_path):
     """Fault 5: the inline copy of B1 replaced by other bytes of its length."""
     d = tmp_path / "w"
     _, expected = build(d)
 
     def forge(meta, blob):
-        size = meta["blocks"][0][-1]
-        blob[:size] = b"X" * size
+        at, size = _inline_copy(meta, blob, 0)
+        blob[at:at + size] = b"X" * size
 
     _forge_checkpoint(d, forge)
     ro = Workspace.open(d, read_only=True)
@@ -351,9 +371,9 @@ def test_a_checkpoint_whose_block_is_not_the_journals_is_damage(tmp_path):
     build(d)
 
     def forge(meta, blob):
-        size = meta["blocks"][0][-1]
-        blob[:size] = b"Y" * size
-        meta["blocks"][0][7] = hashlib.sha256(b"Y" * size).hexdigest()
+        at, size = _inline_copy(meta, blob, 0)
+        blob[at:at + size] = b"Y" * size
+        _rows(meta, blob)["sha"][0] = hashlib.sha256(b"Y" * size).digest()
 
     _forge_checkpoint(d, forge)
     rep = check(d)
