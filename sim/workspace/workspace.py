@@ -665,7 +665,7 @@ class Workspace(Durable):
         mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
         re-renders and re-counts everything (the benchmark's baseline)."""
         req = self.assembler.assemble(incremental=incremental)
-        self.bound.exact(req.total)
+        self.bound.exact(req.total, req.dashboard)
         strict = self.strict if strict is None else strict
         if self.budget is not None and req.total > self.budget:
             msg = (f"request is {req.total - self.budget} tokens over the budget "
