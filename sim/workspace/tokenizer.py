@@ -159,13 +159,16 @@ def count_by_lines(tokenizer: Tokenizer, text: str) -> int:
     if tokenizer.name != "cl100k_base":
         return tokenizer.count(text)
     count, total, start, end = tokenizer.count, 0, 0, len(text)
+    # a line the counting tokenizer knows whole (an unchanged line) is not cut
+    known = getattr(tokenizer, "memo", None)
+    known = known.get if isinstance(known, dict) else None
     j = text.find("\n") + 1
     while 0 < j < end:
         if not text[j].isspace():
-            total += _count_digit_split(count, text[start:j])
+            total += _count_digit_split(count, text[start:j], known)
             start = j
         j = text.find("\n", j) + 1
-    return total + _count_digit_split(count, text[start:])
+    return total + _count_digit_split(count, text[start:], known)
 
 
 _DIGIT_RUN = re.compile(r"[0-9]+")
@@ -185,17 +188,22 @@ def _digit_cuts(text: str) -> list[int]:
     so no cut before a run that whitespace precedes, nor at an edge where another
     numeric character (``²``, ``٣``) would continue the run."""
     cuts = []
+    ascii_ = text.isascii()  # then a run's neighbours are no digits: it is maximal
     for m in _DIGIT_RUN.finditer(text):
         a, b = m.span()
-        if a > 0 and not text[a - 1].isspace() and not _numeric(text[a - 1]):
+        if a > 0 and not text[a - 1].isspace() and (ascii_ or not _numeric(text[a - 1])):
             cuts.append(a)
-        if b < len(text) and not _numeric(text[b]):
+        if b < len(text) and (ascii_ or not _numeric(text[b])):
             cuts.append(b)
     return cuts
 
 
-def _count_digit_split(count, text: str) -> int:
-    """``count`` of ``text`` as the sum over the pieces between its digit cuts."""
+def _count_digit_split(count, text: str, known=None) -> int:
+    """``count`` of ``text`` as the sum over the pieces between its digit cuts
+    (``known(text)``: its count if already known, else None)."""
+    n = known(text) if known is not None else None
+    if n is not None:
+        return n
     total, start = 0, 0
     for cut in _digit_cuts(text):
         if cut > start:
