@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
+from operator import itemgetter, ne
 
 import numpy as np
 
@@ -98,13 +100,17 @@ def cost_usd(input_tokens: int, cached_tokens: int, output_tokens: int,
 
 def record_request(result: EpisodeResult, req, prev: list, text: str) -> list:
     """Add one request to the ledger; return its segment keys for the next one."""
-    ws_versions = req.item_tokens
-    keys = [("overhead", req.overhead)] + list(ws_versions.items())
-    cached = 0
-    for a, b in zip(prev, keys):
-        if a != b:
-            break
-        cached += b[1] if isinstance(b[1], int) else 0
+    keys = [("overhead", req.overhead)] + list(req.item_tokens.items())
+    # the segments before the first that differs from the previous request's, found
+    # and summed in C (map over the pairs), not in a Python loop per item
+    same = min(len(prev), len(keys))
+    if prev[:same] != keys[:same]:
+        same = list(map(ne, prev, keys)).index(True)
+    sizes = list(map(itemgetter(1), keys[:same]))
+    if all(map(isinstance, sizes, repeat(int))):
+        cached = sum(sizes)
+    else:
+        cached = sum(n for n in sizes if isinstance(n, int))
     result.requests += 1
     result.active_tokens.append(req.total)
     result.dashboard_tokens += req.dashboard

@@ -19,6 +19,7 @@ from sim.agents.profiles import Profile
 from sim.agents.protocol import Entry, LedgerRow, View
 from sim.cost import THINKING_TOKENS, EpisodeResult
 from sim.tasks.tokens import count_tokens
+from sim.tracked import TrackedDict, TrackedSet
 from sim.workspace.blocks import BlockStatus, BlockType
 
 
@@ -55,9 +56,9 @@ class ProgramContext:
                  result: EpisodeResult, memo: bool = False):
         self.ws, self.program, self.agent, self.budget = ws, program, agent, budget
         self.rng, self.result = rng, result
-        self.hidden: set[str] = set()
+        self.hidden = set()      # ids whose handles are never shown (a TrackedSet)
         self.phase: dict[str, int] = {}
-        self.calls: dict[str, str] = {}
+        self.calls = {}          # id -> call text shown (a TrackedDict)
         self.notice: str | None = None
         #: reuse the assembled request and the stream while the workspace state is
         #: unchanged (see :meth:`_state`); off: every call assembles afresh
@@ -65,8 +66,21 @@ class ProgramContext:
         self._request = None     # (state, Request, dashboard rows shown, remainder)
         self._items = None       # (state, every top-level item)
         self._item_cache: dict[str, tuple] = {}   # id -> (fields shown, Item)
+        self._item_of: dict[str, Item] = {}       # id -> its current Item
         self._cursor = 0                          # how much of the touched-id log is seen
-        self._entry_cache: dict[str, tuple] = {}  # id -> (Item, hidden, call, Entry)
+        #: id -> its view Entry (memo): rebuilt only for the ids in ``_entry_dirty``
+        #: (touched by an operation) or whose hiding or call text changed
+        self._entries: dict[str, Entry] = {}
+        self._entry_dirty: set[str] = set()
+
+    # ``hidden`` and ``calls`` record the ids they change (any writer: programs, the
+    # harness), so the memoised view rebuilds exactly those entries
+    hidden = property(lambda self: self._hidden,
+                      lambda self, v: setattr(self, "_hidden", TrackedSet(v)),
+                      doc="ids whose handles are never shown to the agent")
+    calls = property(lambda self: self._calls,
+                     lambda self, v: setattr(self, "_calls", TrackedDict(v)),
+                     doc="block id -> the call text shown for it")
 
     # -- reading -------------------------------------------------------------------
     def _state(self) -> int:
@@ -127,13 +141,15 @@ class ProgramContext:
         ws = self.ws
         since = getattr(ws.versions, "since", None)
         if since is None:
-            return [self._item(ident) for ident in ws.top]
+            items = [self._item(ident) for ident in ws.top]
+            self._entry_dirty.update(it.id for it in items)
+            return items
         touched, self._cursor = since(self._cursor)
         for ident in touched:
             if ident in ws.blocks or ident in ws.groups:
                 self._item(ident)
-        cache = self._item_cache
-        return [cache[ident][1] for ident in ws.top]
+        self._entry_dirty |= touched
+        return list(map(self._item_of.__getitem__, ws.top))
 
     def _item(self, ident: str) -> Item:
         """Block or group ``ident`` as an :class:`Item` (the same object while the
@@ -146,6 +162,7 @@ class ProgramContext:
             if hit is None or hit[0] != key:
                 hit = cache[ident] = (key, Item(ident, "group", "archived", g.replacement,
                                                 count_tokens(g.replacement) + 30, g.turn))
+                self._item_of[ident] = hit[1]
         else:
             b = ws.blocks[ident]
             key = (b.status, b.tokens, b.replacement, b.turn)
@@ -154,6 +171,7 @@ class ProgramContext:
                                 (b.replacement, count_tokens(b.replacement) + 30))
                 hit = cache[ident] = (key, Item(b.id, b.type.value, b.status.value, text,
                                                 tokens, b.turn))
+                self._item_of[ident] = hit[1]
         return hit[1]
 
     def _stream(self, types, statuses, unpinned: bool) -> list[Item]:
@@ -325,7 +343,7 @@ class ProgramContext:
         return tuple(rows)
 
     def _entry(self, it: Item) -> Entry:
-        """Item ``it`` as the agent's view lists it (kept for :meth:`view`'s memo)."""
+        """Item ``it`` as the agent's view lists it."""
         ws = self.ws
         hide = it.id in self.hidden
         handle = None
@@ -339,26 +357,30 @@ class ProgramContext:
         src = call or ""
         if it.id[0] == "G" or it.status != "visible":
             src = it.text if not src else src
-        entry = Entry(it.id, it.type, it.status, it.text, it.tokens, handle, src, it.turn)
-        if self.memo:
-            self._entry_cache[it.id] = (it, hide, call, entry)
-        return entry
+        return Entry(it.id, it.type, it.status, it.text, it.tokens, handle, src, it.turn)
 
     # -- the agent's view ------------------------------------------------------------
     def view(self) -> tuple[View, object]:
         """The assembled request as the agent sees it, and the workspace Request."""
         ws, prog = self.ws, self.program
         req = self._assemble()
-        items = self.stream(statuses=None, unpinned=False)
         if self.memo:
-            # an item object is rebuilt whenever a field it shows changes, so the same
-            # object, hiding and call text give the same entry (~95% of items hit)
-            cache, hidden, calls = self._entry_cache, self.hidden, self.calls
-            entries = [hit[3] if (hit := cache.get(it.id)) is not None and hit[0] is it
-                       and hit[1] == (it.id in hidden) and hit[2] == calls.get(it.id)
-                       else self._entry(it) for it in items]
+            # an entry depends on its item (rebuilt when an operation touches the id),
+            # its hiding and its call text: only ids where one of them changed are
+            # made again (O(changes)); the stream walk brings the touched ids in
+            self.stream(statuses=None, unpinned=False)
+            dirty, self._entry_dirty = self._entry_dirty, set()
+            dirty |= self._hidden.drain()
+            dirty |= self._calls.drain()
+            cache, item_of = self._entries, self._item_of
+            for ident in dirty:
+                it = item_of.get(ident)
+                if it is not None:
+                    cache[ident] = self._entry(it)
+            entries = tuple(map(cache.__getitem__, ws.top))
         else:
-            entries = [self._entry(it) for it in items]
+            entries = [self._entry(it) for it in
+                       self.stream(statuses=None, unpinned=False)]
         ledger = None
         # a bounded ledger shows only some rows: the view carries those rows and the
         # exact remainder line, never rows the model could not read

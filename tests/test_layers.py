@@ -19,6 +19,8 @@ LAYERS = {
     "plugin_spec": 0,
     # a dataclass field that is also a world-table row (tasks and agents declare them)
     "world_param": 0,
+    # a dict and a set that record their changed keys (the memoised view reads them)
+    "tracked": 0,
     "games": 1, "workspace": 1,
     "tasks": 2, "token_cache": 2,
     "cost": 3,

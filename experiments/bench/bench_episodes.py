@@ -17,7 +17,13 @@ which path goes first, so load on a shared machine hits both alike:
 
 Checks that both give identical episode rows, and prints CPU seconds (process time,
 less sensitive to other processes than wall time) and milliseconds per episode of
-each, then as its last line ``speed-up N.Nx`` (reference / fast).
+each and ``speed-up N.Nx`` (durable / fast).
+
+Then the bare-bookkeeping floor (:mod:`experiments.bench.reference_core`): the same
+tasks played by plain-Python bookkeeping, once per episode the core plays, in the same
+loop (alternating with the fast route), with its solved count beside each program's;
+and as its last line ``core/reference N.Nx``: the fast route's CPU time per episode
+over the reference's (issue 35's goal: at most 3.0x).
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ import argparse
 import sys
 import time
 
+from experiments.bench.reference_core import play
 from experiments.settings.vista import PressureSettings
-from experiments.sweep import loca_specs, run_job
+from experiments.sweep import build_task, loca_specs, run_job
 
 
 def main(argv=None) -> int:
@@ -49,13 +56,18 @@ def main(argv=None) -> int:
                                         dashboard_tokens=None))
     run_job(specs[0], fast=False)       # warm-up: imports, tokenizer, vocabularies
     run_job(specs[0], fast=True)
-    seconds = {False: 0.0, True: 0.0}
+    _reference_job(specs[0])
+    seconds = {False: 0.0, True: 0.0, "ref": 0.0}
     rows = {False: [], True: []}
+    ref_solved: list[bool] = []
     wall = time.perf_counter()
     for i, spec in enumerate(specs):
-        for fast in ((False, True) if i % 2 == 0 else (True, False)):
+        for fast in ((False, True, "ref") if i % 2 == 0 else ("ref", True, False)):
             t0 = time.process_time()
-            rows[fast] += run_job(spec, fast=fast)
+            if fast == "ref":
+                ref_solved += _reference_job(spec)
+            else:
+                rows[fast] += run_job(spec, fast=fast)
             seconds[fast] += time.process_time() - t0
     wall = time.perf_counter() - wall
     episodes = len(rows[True])
@@ -70,7 +82,42 @@ def main(argv=None) -> int:
         print(f"{name:44s} {seconds[fast]:8.2f} CPU s {1000 * seconds[fast] / episodes:8.1f} "
               f"ms/episode")
     print(f"speed-up {seconds[False] / seconds[True]:.1f}x")
+    ref_episodes = len(ref_solved)
+    print(f"{'bare bookkeeping (reference_core)':44s} {seconds['ref']:8.2f} CPU s "
+          f"{1000 * seconds['ref'] / ref_episodes:8.2f} ms/episode")
+    _compare_solved(rows[True], ref_solved[::len(args.programs)], args.programs)
+    ratio = (seconds[True] / episodes) / (seconds["ref"] / ref_episodes)
+    print(f"core/reference {ratio:.1f}x")
     return 0
+
+
+def _reference_job(spec) -> list[bool]:
+    """The job's task played by the bare-bookkeeping reference once per program (as
+    many episodes as the core plays, one memo of counts per job as the core's
+    :class:`~sim.token_cache.KnownCountTokenizer`); its solved flags."""
+    from sim.token_cache import KnownCountTokenizer
+    from sim.workspace.tokenizer import get_tokenizer
+
+    task = build_task(spec)
+    tok = KnownCountTokenizer(get_tokenizer("cl100k_base"),
+                              {s.content: s.tokens for s in task.steps if s.content})
+    return [play(task, spec.setup.budget, tok.count).solved
+            for _ in spec.setup.programs]
+
+
+def _compare_solved(rows: list[dict], ref: list[bool], programs) -> None:
+    """Print the reference's solved count beside each program's, and on how many
+    tasks each program's solved flag differs from the reference's."""
+    tasks = len(ref)
+    print(f"solved of {tasks} tasks: reference {sum(ref)}; " + ", ".join(
+        f"{p} {sum(r['solved'] for r in rows if r['program'] == p)}" for p in programs))
+    differ = {p: sum(bool(r["solved"]) != want for r, want in
+                     zip((r for r in rows if r["program"] == p), ref)) for p in programs}
+    # where they differ: the reference has no agent (it never misreads a value, so
+    # it solves what an agent's base error fails) and no recovery (a value archived
+    # by its 80% rule is lost, where VISTA's agent reads it back)
+    print("tasks on which each program's solved differs from the reference's: "
+          + ", ".join(f"{p} {n}" for p, n in differ.items()))
 
 
 if __name__ == "__main__":

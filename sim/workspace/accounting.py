@@ -18,6 +18,19 @@ a new turn, another operation, or a foreign tokenizer) the exact what-if assembl
 runs as before, so every decision is the one the exact count gives. The property
 test checks bound >= exact after random sessions.
 
+A new root turn (every assistant message starts one) changes nothing in a request
+but the ages its dashboard rows show, so the bound survives it, grown by
+:meth:`TotalBound.turn_shift`: nothing for the "none" dashboard; nothing for the
+ledger while every age ``<n>r`` from 0 to the new turn costs what ``0r`` costs (each
+counted once; ages run from 0 to the turn; for cl100k_base all of 0r-999r are 2
+tokens): the ledger counts the age apart from the rest of its row, so the rows,
+hence the header's numbers and the whole request, are unchanged; for the
+bounded ledger, whose whole dashboard never exceeds its cap, the cap less the
+dashboard of the last exact total. Elsewhere (the status board, an age that costs
+more, a foreign tokenizer) the bound is dropped as before and the what-if assembles.
+(Issue 35: before this, every tool result after its call's new turn needed an exact
+what-if assembly.)
+
 With a budget and no policy the request soon stays over budget, and every tool
 result used to need two exact assemblies (inline and offloaded: O(blocks) each, 11
 to 40 ms a registration at 2k-6k blocks; issue 22). The guard is decided instead by
@@ -72,13 +85,44 @@ class TotalBound:
         self.total: int | None = None
         #: lower bound on the current total (the last exact one), or None
         self.floor: int | None = None
+        #: dashboard tokens of the last exact total (None: not known), what a bounded
+        #: ledger's cap can add beyond it (:meth:`turn_shift`)
+        self.dash: int | None = None
         self._turn = -1
         self._tried: tuple[str, str, int] | None = None
+        #: the largest turn t for which every age 0r..<t>r costs what 0r costs
+        self._flat_to = -1
 
-    def exact(self, total: int) -> None:
-        """An assembly of the current state measured ``total`` tokens."""
+    def exact(self, total: int, dash: int | None = None) -> None:
+        """An assembly of the current state measured ``total`` tokens, ``dash`` of
+        them its dashboard's (None: not known)."""
         self.total, self._turn = total, self.ws.turn
         self.floor = total
+        self.dash = dash
+
+    def turn_shift(self, turn: int) -> int | None:
+        """Tokens by which the request of the current items can grow when the root
+        turn moves from the bound's turn to ``turn`` (later), or None when not known
+        (see the module doc)."""
+        ws = self.ws
+        dash = ws.assembler.dashboard
+        if turn < self._turn:
+            return None
+        if dash.name == "none":
+            return 0
+        if dash.name == "bounded_ledger":
+            return max(0, dash.cap - (self.dash or 0))
+        if dash.name == "ledger":
+            # every age 0..turn counted once, as the ledger counts it (apart from
+            # its row): O(1) per new turn, and no assumption on how counts grow
+            count, zero = ws.tokenizer.count, None
+            while self._flat_to < turn:
+                zero = count("0r") if zero is None else zero
+                if count(f"{self._flat_to + 1}r") != zero:
+                    return None
+                self._flat_to += 1
+            return 0
+        return None
 
     def tried(self, op: dict[str, Any], total: int) -> None:
         """The exact what-if of register ``op`` measured ``total``."""
@@ -87,25 +131,38 @@ class TotalBound:
     def after(self, op: dict[str, Any]) -> int | None:
         """Upper bound on the total once register ``op`` is applied, or None."""
         if (self.total is None or op.get("op", "register") != "register"
-                or op["turn"] != self._turn
                 or self.ws.tokenizer.name not in CHAR_BOUNDED):
+            return None
+        shift = 0 if op["turn"] == self._turn else self.turn_shift(op["turn"])
+        if shift is None:
             return None
         # the id as sent: a lone surrogate goes out as its escape (and cannot be
         # encoded as UTF-8 as it is)
         cid = wire_safe(str(op["message"].get("tool_call_id") or ""))
-        return self.total + op["tokens"] + len(cid.encode()) + SLACK
+        return self.total + shift + op["tokens"] + len(cid.encode()) + SLACK
 
     def committed(self, op: dict[str, Any]) -> None:
         """Follow a committed operation (any other than register: unknown)."""
         tried, self._tried = self._tried, None
-        if op["op"] != "register":
-            self.total = None
-            if op["op"] != "turn":
-                self.floor = None
+        if op["op"] == "turn":
+            shift = None if self.total is None else self.turn_shift(op["turn"])
+            self._moved(None if shift is None else self.total + shift, op["turn"])
+        elif op["op"] != "register":
+            self.total = self.floor = None
         elif tried is not None and tried[:2] == (op["id"], op["status"]):
             self.exact(tried[2])
         else:
-            self.total = self.after(op)
+            self._moved(self.after(op), op["turn"])
+
+    def _moved(self, total: int | None, turn: int) -> None:
+        """The bound grew to ``total`` (None: unknown) at root turn ``turn``; a
+        bounded ledger's shift has then been added once: its dashboard is counted
+        at its cap from here on."""
+        if total is not None and turn != self._turn:
+            dash = self.ws.assembler.dashboard
+            if dash.name == "bounded_ledger":
+                self.dash = dash.cap
+        self.total, self._turn = total, turn
 
     def floor_after(self, op: dict[str, Any]) -> int | None:
         """Lower bound on the total once register ``op`` is applied, or None."""

@@ -26,8 +26,9 @@ text of the rows shown only; selecting them is one ``heapq.nlargest`` pass.
 
 from __future__ import annotations
 
-import heapq
 from functools import partial
+from itertools import compress, repeat
+from operator import eq, itemgetter, not_
 
 from .dashboard import (CLOSE_TAG, MESSAGE_TOKENS, OPEN_TAG, BudgetFacts, Rendered, Row,
                         _bar, _fixed_point)
@@ -42,6 +43,8 @@ MIN_ROW_TOKENS = 4
 _SHORT_TYPE = {"tool_result": "result", "tool_call": "call"}
 #: the largest numbers the worst-case header and remainder line are checked with
 _WORST = 999_999_999
+# Row fields read by map() (a C loop over every row, not a Python one per row)
+_ID, _TOKENS, _TURN, _STATUS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(6)
 
 
 class DashboardCapError(WorkspaceError):
@@ -148,12 +151,15 @@ class BoundedLedgerDashboard:
 
     def _candidates(self, rows: list[Row], k: int) -> list[Row]:
         """Up to ``k`` rows in display order: visible largest first, then archived."""
-        def size(r: Row) -> int:
-            return r.tokens
-        top = heapq.nlargest(k, (r for r in rows if r.status == "visible"), key=size)
+        # sorted(..., reverse=True)[:k] is what heapq.nlargest is documented to equal
+        # (ties in input order), made by one C sort
+        statuses = list(map(_STATUS, rows))
+        visible = list(map(eq, statuses, repeat("visible")))
+        top = sorted(compress(rows, visible), key=_TOKENS, reverse=True)[:k]
         if len(top) < k:
-            top += heapq.nlargest(k - len(top), (r for r in rows if r.status not in
-                                                 ("visible", "pinned")), key=size)
+            rest = list(map(eq, statuses, repeat("pinned")))
+            others = compress(rows, map(not_, map(max, visible, rest)))
+            top += sorted(others, key=_TOKENS, reverse=True)[:k - len(top)]
         return top
 
     def render(self, rows: list[Row], facts: BudgetFacts, tokenizer: Tokenizer,
@@ -166,7 +172,7 @@ class BoundedLedgerDashboard:
         """
         count = tokenizer.count
         by_lines = partial(count_by_lines, tokenizer)  # the header: see count_by_lines
-        all_tokens = sum(r.tokens for r in rows)
+        all_tokens = sum(map(_TOKENS, rows))
         fixed = MESSAGE_TOKENS + count(CLOSE_TAG)
         make = self._header_maker(facts, self.HEADER_ROWS)
         # room for rows, assuming the header states the cap and the remainder line
@@ -184,7 +190,10 @@ class BoundedLedgerDashboard:
         while True:
             ids = {r.id for r, _ in chosen}
             hidden_tokens = all_tokens - sum(r.tokens for r, _ in chosen)
-            oldest = max((facts.turn - r.turn for r in rows if r.id not in ids), default=0)
+            # the oldest age not listed: the turn less the least turn of the others
+            others = compress(map(_TURN, rows), map(not_, map(ids.__contains__,
+                                                              map(_ID, rows))))
+            oldest = facts.turn - min(others, default=facts.turn)
             rem = (len(rows) - len(chosen), hidden_tokens, oldest)
             tail = remainder_line(*rem)
             rest = fixed + sum(n for _, n in chosen) + count(tail)

@@ -135,11 +135,16 @@ class LedgerDashboard:
         """Render and count; ``fresh`` ignores and leaves the caches (full rebuild)."""
         parts: list[str] = []
         body = 0
+        turn = facts.turn
+        # the caches read in the loop itself (a method call per row and part costs
+        # more than the lookup); a miss, or ``fresh``, goes through _row / _age
+        kept_rows, kept_ages = ({}, {}) if fresh else (self._rows, self._ages)
         for row in rows:
-            before, after, n = self._row(row, tokenizer, fresh)
-            age, m = self._age(facts.turn - row.turn, tokenizer, fresh)
-            parts += (before, age, after)
-            body += n + m
+            hit = kept_rows.get(row) or self._row(row, tokenizer, fresh)
+            age = kept_ages.get(turn - row.turn) or self._age(turn - row.turn,
+                                                              tokenizer, fresh)
+            parts += (hit[0], age[0], hit[1])
+            body += hit[2] + age[1]
         tail = tokenizer.count(CLOSE_TAG)
         rest = MESSAGE_TOKENS + body + tail
 

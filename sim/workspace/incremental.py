@@ -21,7 +21,8 @@ fall back to the plain assembly.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_not, itemgetter
 from typing import Any
 
 from .blocks import BlockStatus
@@ -81,6 +82,10 @@ class NativeMemo:
 
 
 NATIVE_MEMO = NativeMemo()
+
+# the fields of a kept rendering (messages, tokens, row, id), read by map() so that
+# gathering a request walks the items in C, not in a Python loop per item
+_MESSAGES, _TOKENS, _ROW = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 class IncrementalAssembler(FrameCachingAssembler):
@@ -213,16 +218,20 @@ class IncrementalAssembler(FrameCachingAssembler):
             return super().assemble(incremental)
         self._refresh()
         items = self._items
-        kept = [items[i] for i in ws.top]
-        rows = [e[2] for e in kept]
-        item_tokens = {e[3]: e[1] for e in kept if e[1] is not None}
+        top = list(ws.top)
+        kept = list(map(items.__getitem__, top))
+        rows = list(map(_ROW, kept))
+        tokens = list(map(_TOKENS, kept))
+        # a result answered inside its call has no count of its own (None): left out
+        counted = list(map(is_not, tokens, repeat(None)))
+        item_tokens = dict(zip(compress(top, counted), compress(tokens, counted)))
         conversation = sum(item_tokens.values())
         # an item with no message is rare: skip the pass over every item when none is
         dropped = tuple(e[3] for e in kept if e[1] is not None and not e[0]) \
             if self._empty else ()
         system, tools = self._frame()
         messages = [system]
-        messages += chain.from_iterable(e[0] for e in kept)
+        messages += chain.from_iterable(map(_MESSAGES, kept))
         overhead = self.overhead()
         facts = BudgetFacts(ws.budget, overhead, conversation, ws.turn)
         dash = self.dashboard.render(rows, facts, ws.tokenizer)

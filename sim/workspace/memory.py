@@ -29,6 +29,49 @@ from .options import WorkspaceOptions
 from .workspace import Workspace
 
 
+class _ContentMemo:
+    """Texts' bytes and bytes' handles, shared by the scratch workspaces of a
+    process: the programs of a sweep replay one task, so they register the same
+    tool results (the same ``str`` objects) again and again. Reusing one bytes
+    object per text lets every later step hash nothing again: a bytes object keeps
+    its hash, and a lookup of the same object compares by identity; without it each
+    registration encoded the text, took its sha256 and hashed the bytes (a pass
+    over every byte each). Pure functions of their keys (``str.encode``,
+    :meth:`PayloadStore.handle_for`), emptied past ``limit`` bytes kept."""
+
+    def __init__(self, limit: int = 64 << 20) -> None:
+        self.limit = limit
+        self.size = 0
+        self.data: dict[str, bytes] = {}
+        self.handles: dict[bytes, Handle] = {}
+
+    def _room(self, n: int) -> None:
+        if self.size + n > self.limit:
+            self.data.clear()
+            self.handles.clear()
+            self.size = 0
+        self.size += n
+
+    def encode(self, text: str) -> bytes:
+        data = self.data.get(text)
+        if data is None:
+            data = text.encode("utf-8", "surrogatepass")
+            self._room(len(data))
+            self.data[text] = data
+        return data
+
+    def handle(self, data: bytes) -> Handle:
+        handle = self.handles.get(data)
+        if handle is None:
+            handle = PayloadStore.handle_for(data)
+            self._room(len(data))
+            self.handles[data] = handle
+        return handle
+
+
+CONTENT_MEMO = _ContentMemo()
+
+
 class _MemoryBlobs:
     """The payload bytes by sha256: the interface :class:`PayloadStore` uses of its
     pack files (``get``, ``has``, ``append``, ``shas``, ``close``)."""
@@ -72,7 +115,7 @@ class MemoryPayloadStore(PayloadStore):
         last = self._last
         if last is not None and last[0] is data:
             return last[1]
-        handle = PayloadStore.handle_for(data)
+        handle = CONTENT_MEMO.handle(bytes(data))
         self._last = (data, handle)
         return handle
 
@@ -185,6 +228,11 @@ class ScratchWorkspace(Workspace):
 
     def _acquire_lock(self) -> tuple[Any, Any]:
         return _NoLock(), object()  # one process owns it: no lock file
+
+    @staticmethod
+    def _encode(text: str) -> bytes:
+        """The text's bytes, one object per text (:data:`CONTENT_MEMO`)."""
+        return CONTENT_MEMO.encode(text)
 
     def _measure_with(self, op: dict[str, Any], data: bytes) -> int:
         """The what-if measure; its request is kept, and is the next request when

@@ -147,22 +147,68 @@ def pieces(text: str, chunk: int = CHUNK, scan: int = SCAN):
 
 def count_by_lines(tokenizer: Tokenizer, text: str) -> int:
     """Tokens of ``text``, counted line by line where cl100k_base's pre-tokenizer
-    always splits (after a newline that a non-space follows, :func:`_safe`), so the
-    lines' counts add up to the whole count; other tokenizers count it whole.
+    always splits (after a newline that a non-space follows, :func:`_safe`), and
+    within a line apart from its ASCII digit runs (:func:`_digit_cuts`), so the
+    pieces' counts add up to the whole count; other tokenizers count it whole.
 
     Why: a dashboard header is re-counted on every render with new numbers in one or
-    two of its lines; counted apart, the unchanged lines are memo hits of a counting
-    tokenizer (:class:`sim.token_cache.KnownCountTokenizer`) and only the short
-    changed lines reach the encoder."""
+    two of its lines; counted apart, the unchanged lines, the template between the
+    numbers and each number's digit groups are memo hits of a counting tokenizer
+    (:class:`sim.token_cache.KnownCountTokenizer`), so a render with new numbers
+    rarely reaches the encoder (issue 35)."""
     if tokenizer.name != "cl100k_base":
         return tokenizer.count(text)
     count, total, start, end = tokenizer.count, 0, 0, len(text)
+    # a line the counting tokenizer knows whole (an unchanged line) is not cut
+    known = getattr(tokenizer, "memo", None)
+    known = known.get if isinstance(known, dict) else None
     j = text.find("\n") + 1
     while 0 < j < end:
         if not text[j].isspace():
-            total += count(text[start:j])
+            total += _count_digit_split(count, text[start:j], known)
             start = j
         j = text.find("\n", j) + 1
+    return total + _count_digit_split(count, text[start:], known)
+
+
+_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
+def _numeric(ch: str) -> bool:
+    return unicodedata.category(ch)[0] == "N"
+
+
+def _digit_cuts(text: str) -> list[int]:
+    """Indices where cl100k_base's pre-tokenizer always splits ``text`` at an ASCII
+    digit run, whatever surrounds it: digits are pre-tokens of their own
+    (``\\p{N}{1,3}``; no other pattern holds a digit), so no pre-token crosses the
+    run's edges; the match after the run depends only on the text after it (no
+    pattern looks behind); and the match before the run ends where it ends in the
+    whole text unless that needs to look ahead, which only ``\\s+(?!\\S)`` does:
+    so no cut before a run that whitespace precedes, nor at an edge where another
+    numeric character (``²``, ``٣``) would continue the run."""
+    cuts = []
+    ascii_ = text.isascii()  # then a run's neighbours are no digits: it is maximal
+    for m in _DIGIT_RUN.finditer(text):
+        a, b = m.span()
+        if a > 0 and not text[a - 1].isspace() and (ascii_ or not _numeric(text[a - 1])):
+            cuts.append(a)
+        if b < len(text) and (ascii_ or not _numeric(text[b])):
+            cuts.append(b)
+    return cuts
+
+
+def _count_digit_split(count, text: str, known=None) -> int:
+    """``count`` of ``text`` as the sum over the pieces between its digit cuts
+    (``known(text)``: its count if already known, else None)."""
+    n = known(text) if known is not None else None
+    if n is not None:
+        return n
+    total, start = 0, 0
+    for cut in _digit_cuts(text):
+        if cut > start:
+            total += count(text[start:cut])
+            start = cut
     return total + count(text[start:])
 
 

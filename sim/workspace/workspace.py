@@ -342,7 +342,7 @@ class Workspace(Durable):
         if role not in _ROLE_TYPE:
             raise ToolCallError(f"unknown message role {role!r}")
         text = message_text(message.get("content"))
-        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        data = text if isinstance(text, bytes) else self._encode(text)
         btype = BlockType(block_type) if block_type is not None else _ROLE_TYPE[role]
         meta: dict[str, Any] = {"role": role}
         if message.get("name"):
@@ -390,6 +390,12 @@ class Workspace(Durable):
         return self._admit(btype, data, meta, turn, status, call_block=call_block,
                            observation=role == "tool" if observation is None
                            else bool(observation) and not pinned)
+
+    @staticmethod
+    def _encode(text: str) -> bytes:
+        """A message's text as the block's bytes (a scratch workspace reuses the
+        bytes of a text it has seen: :class:`~sim.workspace.memory.ScratchWorkspace`)."""
+        return text.encode("utf-8", "surrogatepass")
 
     def call_id_owner(self, call_id: str) -> str | None:
         """The block whose tool call has id ``call_id`` as a request shows it, or None.
@@ -665,7 +671,7 @@ class Workspace(Durable):
         mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
         re-renders and re-counts everything (the benchmark's baseline)."""
         req = self.assembler.assemble(incremental=incremental)
-        self.bound.exact(req.total)
+        self.bound.exact(req.total, req.dashboard)
         strict = self.strict if strict is None else strict
         if self.budget is not None and req.total > self.budget:
             msg = (f"request is {req.total - self.budget} tokens over the budget "

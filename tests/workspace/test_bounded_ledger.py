@@ -197,3 +197,19 @@ def test_split_line_count_equals_the_whole_line(row, age):
     odd = row._replace(type="3d")  # a type not starting with a letter: no split
     assert dash._split_count(odd, age, TOK) is None
     assert dash._split_count(row, age, get_tokenizer("whitespace")) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(_row, max_size=40), k=st.integers(0, 45))
+def test_candidates_are_the_plain_largest_first_choice(rows, k):
+    """The C-sorted candidates (issue 35) are heapq.nlargest's: visible largest first,
+    then archived or offloaded, ties in stream order."""
+    import heapq
+
+    def size(r):
+        return r.tokens
+    want = heapq.nlargest(k, (r for r in rows if r.status == "visible"), key=size)
+    if len(want) < k:
+        want += heapq.nlargest(k - len(want), (r for r in rows if r.status not in
+                                               ("visible", "pinned")), key=size)
+    assert BoundedLedgerDashboard(MIN_CAP)._candidates(rows, k) == want

@@ -1,7 +1,8 @@
 """The line-by-line count of dashboard headers (:func:`count_by_lines`) against
 counting the whole text with cl100k_base (the plain reference), on adversarial text:
 blank lines, lines starting with spaces, tabs or carriage returns, digits, punctuation,
-non-ASCII letters, and real rendered dashboards."""
+non-ASCII letters, digit runs beside spaces and other numeric characters, and real
+rendered dashboards."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ from sim.workspace.tokenizer import count_by_lines, get_tokenizer
 TOK = get_tokenizer("cl100k_base")
 _piece = st.sampled_from(["\n", "\n\n", " ", "  ", "\t", "\r\n", "\r", "x", "Budget",
                           "~12,345", "123", "(", ")", "|", "#", "-", "é", "中文", "'s",
-                          " ~", "%", "<context_workspace_status>", "</", "\u00a0"])
+                          " ~", "%", "<context_workspace_status>", "</", "\u00a0",
+                          # digit runs and what may touch them (issue 35: a line is
+                          # also cut at its digit runs)
+                          "0", "7", "1234567", "12,345,678", "²", "٣", "½", "  9",
+                          "\t4", "r", "'s1", "~1", "1 ", "1\n", "x1y"])
 _text = st.lists(st.one_of(_piece, st.text(max_size=6)), max_size=40).map("".join)
 
 

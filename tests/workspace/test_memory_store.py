@@ -71,3 +71,22 @@ def test_store_reads_verified_and_removes_like_files():
     with pytest.raises(HandleError):
         store.read(h_big)
     assert store.read(h_small) == small and not list(store.files())
+
+
+def test_the_content_memo_is_encode_and_handle_for_and_bounded():
+    """A scratch workspace's text bytes and handles (issue 35) equal str.encode and
+    PayloadStore.handle_for, are one object per text (later registrations hash
+    nothing again), and the memo empties past its byte limit."""
+    from sim.workspace.memory import CONTENT_MEMO, ScratchWorkspace, _ContentMemo
+    from sim.workspace.store import PayloadStore
+
+    for text in ["", "a result\n" * 50, "é✓\ud800 lone surrogate"]:
+        data = ScratchWorkspace._encode(text)
+        assert data == text.encode("utf-8", "surrogatepass")
+        assert ScratchWorkspace._encode(str(text)) is data
+        assert CONTENT_MEMO.handle(data) == PayloadStore.handle_for(data)
+    small = _ContentMemo(limit=10)
+    first = small.encode("123456")
+    assert small.encode("123456") is first
+    small.encode("abcdefgh")  # past the limit: emptied first
+    assert list(small.data) == ["abcdefgh"]
