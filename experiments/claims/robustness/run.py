@@ -137,16 +137,13 @@ def executor_for(jobs: int, scheduler: str | None):
         yield None
 
 
-def effect_summary(model, an, claim: str, seed: int) -> dict:
-    """One claim's effect over the prior: the metamodel
-    (:func:`~experiments.claims.robustness.metamodel.summarise`) fitted to the
-    paired effect at every point played (the defaults, Morris and Sobol' points;
-    a point where the effect is undefined is dropped and counted), each point's SE
-    as its noise; the claimed set, the paper's number and the effect at the
-    defaults."""
+def effect_points(model, an) -> tuple:
+    """Every point played, scaled to the unit cube of the priors (rows: the
+    defaults, the Morris points, the Sobol' points), and the effects there (one
+    dict claim -> :class:`~experiments.claims.robustness.effects.Effect` per
+    point)."""
     import numpy as np
 
-    from experiments.claims.robustness.metamodel import summarise
     from experiments.claims.robustness.model import world_point
 
     lo = np.array([f.low for f in an.factors])
@@ -155,10 +152,25 @@ def effect_summary(model, an, claim: str, seed: int) -> dict:
     X = np.vstack([[[default[f.name] for f in an.factors]], an.morris_X, an.sobol_X])
     effects = (model.effects["default"] + model.effects["morris"]
                + model.effects["sobol"])
-    e = [x[claim] for x in effects]
+    return np.clip((X - lo) / width, 0, 1), effects
+
+
+def effect_summary(U, effects: list, seed: int) -> dict:
+    """One claim's effect over the prior: the metamodel
+    (:func:`~experiments.claims.robustness.metamodel.summarise`) fitted to its
+    paired effect at every point played (``U``: the points in the unit cube;
+    ``effects``: its :class:`~experiments.claims.robustness.effects.Effect` there,
+    the defaults first, ``None`` where the data missed; a point where the effect is
+    undefined is dropped and counted), each point's SE as its noise; the claimed
+    set, the paper's number and the effect at the defaults."""
+    import numpy as np
+
+    from experiments.claims.robustness.metamodel import summarise
+
+    e = effects
     ok = [i for i, x in enumerate(e) if x is not None and np.isfinite(x.value)
           and np.isfinite(x.se)]
-    ref = e[0] if e[0] is not None else next(x for x in e if x is not None)
+    ref = next(x for x in e if x is not None)
     out = {"scale": ref.scale, "paper": _finite(ref.paper), "tolerance":
            _finite(ref.tolerance), "claimed": [_finite(ref.low), _finite(ref.high)],
            "at_default": {"value": _finite(e[0].value if e[0] else None),
@@ -168,14 +180,35 @@ def effect_summary(model, an, claim: str, seed: int) -> dict:
     if len(ok) < 3:
         return {**out, "sign_share": None, "tolerance_share": None, "mean": None,
                 "spread": None, "cv": None}
-    U = np.clip((X[ok] - lo) / width, 0, 1)
-    s = summarise(U, np.array([e[i].value for i in ok]), np.array([e[i].se for i in ok]),
-                  ref.low, ref.high, ref.paper, ref.tolerance, seed=seed)
+    s = summarise(U[ok], np.array([e[i].value for i in ok]),
+                  np.array([e[i].se for i in ok]), ref.low, ref.high, ref.paper,
+                  ref.tolerance, seed=seed)
     nd = 6
     return {**out, "sign_share": s.sign_share.as_dict(),
             "tolerance_share": s.tolerance_share.as_dict() if s.tolerance_share else None,
             "mean": s.mean.as_dict(nd), "spread": s.spread.as_dict(nd), "cv": s.cv,
             "white_noise": round(s.white, 6), "kernel": s.kernel}
+
+
+def _effect_job(job) -> dict:
+    return effect_summary(*job)
+
+
+def effect_summaries(model, an, claim_ids, seed: int, executor=None) -> dict:
+    """:func:`effect_summary` of every claim, on ``executor`` when given (one job a
+    claim), in claim order whatever the executor."""
+    from experiments.executors import cancel_futures
+
+    U, effects = effect_points(model, an)
+    jobs = [(U, [x[c] for x in effects], seed) for c in claim_ids]
+    if executor is None:
+        return dict(zip(claim_ids, map(_effect_job, jobs)))
+    futures = [executor.submit(_effect_job, j) for j in jobs]
+    try:
+        return dict(zip(claim_ids, (f.result() for f in futures)))
+    except BaseException:  # Ctrl-C, a failed fit: drop the rest
+        cancel_futures(futures, executor)
+        raise
 
 
 def _finite(x):
@@ -216,8 +249,9 @@ def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
     an = analyse(factors, model, cfg.trajectories, cfg.samples, cfg.screen,
                  cfg.seed)
     t1 = time.perf_counter()
+    summaries = effect_summaries(model, an, [c.id for c in claims], cfg.seed, executor)
     entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id],
-                                 effect_summary(model, an, c.id, cfg.seed), cfg.tasks)
+                                 summaries[c.id], cfg.tasks)
                for c in claims}
     wall = time.perf_counter() - t0
     return {"analysis": an, "entries": entries, "model": model, "design": design,
