@@ -1,6 +1,7 @@
 """``ctxsim claims --robustness``: the options, the executor, and the files
-``robustness.csv``, ``robustness.json`` and ``robustness.png`` (sizes and their
-cost: :mod:`experiments.claims.robustness`)."""
+``robustness.csv``, ``robustness_points.csv`` (every point's effects),
+``robustness.json`` and ``robustness.png`` (sizes and their cost:
+:mod:`experiments.claims.robustness`)."""
 
 from __future__ import annotations
 
@@ -211,6 +212,37 @@ def effect_summaries(model, an, claim_ids, seed: int, executor=None) -> dict:
         raise
 
 
+def point_rows(model, an) -> tuple[list[str], list[dict]]:
+    """``robustness_points.csv``: one row per world point played (the defaults,
+    then the Morris and Sobol' points in order) with its stage, index, design seed
+    (:func:`~experiments.claims.robustness.model.point_seed`), every parameter's
+    value, and per claim the verdict, the effect and its SE: the simulations the
+    summaries come from, reusable as a reference table (issue 30, item 3)."""
+    from experiments.claims.robustness.model import point_seed, world_point
+
+    names = [f.name for f in an.factors]
+    default = dict(world_point({}))
+    stages = [("default", [[default[n] for n in names]]), ("morris", an.morris_X),
+              ("sobol", an.sobol_X)]
+    claims = model.claim_ids
+    cols = ["stage", "point", "design_seed", *names]
+    for c in claims:
+        cols += [f"{c}:verdict", f"{c}:effect", f"{c}:se"]
+    rows = []
+    for stage, X in stages:
+        for i, x in enumerate(X):
+            r = {"stage": stage, "point": i,
+                 "design_seed": point_seed(model.design.seed, stage, i),
+                 **{n: float(v) for n, v in zip(names, x)}}
+            for c in claims:
+                e = model.effects[stage][i][c]
+                r.update({f"{c}:verdict": model.verdicts[stage][i][c],
+                          f"{c}:effect": _finite(e.value) if e else None,
+                          f"{c}:se": _finite(e.se) if e else None})
+            rows.append({k: ("" if v is None else v) for k, v in r.items()})
+    return cols, rows
+
+
 def _finite(x):
     import math
 
@@ -244,7 +276,7 @@ def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
     model = WorldModel(design, claims, names, executor=executor, progress=progress)
     t0 = time.perf_counter()
     verdicts, effects = model.evaluate([{}], "default")
-    model.effects["default"] = effects
+    model.effects["default"], model.verdicts["default"] = effects, verdicts
     reference = verdicts[0]
     an = analyse(factors, model, cfg.trajectories, cfg.samples, cfg.screen,
                  cfg.seed)
@@ -272,7 +304,8 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
     points = an.points + 1
     episodes = result["model"].episodes
     workers = cfg.jobs if not cfg.scheduler else None
-    paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items))]
+    paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items)),
+             write_csv(out / f"{NAME}_points.csv", *point_rows(result["model"], an))]
     title = (f"Robustness of the agent-level claims over the world's priors: Morris "
              f"({an.trajectories} trajectories) then Sobol' (N = {an.samples}) on "
              f"{len(an.screened)} screened parameters; {design.tasks} LOCA-like tasks and "
