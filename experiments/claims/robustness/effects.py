@@ -11,7 +11,8 @@ Per check kind (VISTA §3.3-§3.7; the claims of
 * ``PairedEpisodes``, ``PairedGrowth``: the mean per-task difference (CSV units:
   a share of tasks for ``solved``, tokens, dollars); SE = sd / sqrt(n) of the
   per-task differences (common random numbers: both arms play the same task with
-  the same agent seed, :func:`experiments.sweep.episode_seed`).
+  the same agent seed, :func:`experiments.sweep.episode_seed`); for 0/1 outcomes
+  floored where every task ties (:func:`mean_se`).
 * ``PairedTie``: the same difference; the claim holds when it lies within the
   check's margin (:attr:`Effect.holds`).
 * ``WindowGap``: VISTA - ReAct accuracy at the window, paired per query
@@ -82,13 +83,28 @@ def _sign_set(sign: float) -> tuple[float, float]:
     return (0.0, math.inf) if sign > 0 else (-math.inf, 0.0)
 
 
-def mean_se(d) -> tuple[float, float, int]:
-    """Mean, standard error (sd / sqrt(n), ddof = 1; 0 for one value) and n."""
+def mean_se(d, counts: bool = False) -> tuple[float, float, int]:
+    """Mean, standard error (sd / sqrt(n), ddof = 1; 0 for one value) and n.
+
+    ``counts``: the values are differences of 0/1 outcomes (solved): the variance
+    is then at least ``(k + 1) / (n + 2) - mean^2``, ``k`` the nonzero
+    differences (Laplace's plus-one estimate of the discordance rate, which
+    bounds a difference's second moment). Where every task ties (both arms fail
+    every task, common under common random numbers in a hard world) the sample
+    SE is 0, which would tell the metamodel the expected effect is known exactly
+    (measured on the quick run: 54 of 115 points at exactly 0 +- 0 pinned
+    Fig4-decline's metamodel to 0 everywhere). The floor binds while fewer than
+    about half the tasks are discordant, and grows with their number (none: SE
+    0.022 at 45 tasks; one: 0.031, where the sample SE says 0.022).
+    """
     d = np.asarray(d, float)
     if d.size == 0:
         raise ValueError("no paired values")
-    se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
-    return float(d.mean()), se, int(d.size)
+    n, m = d.size, float(d.mean())
+    var = float(d.var(ddof=1)) if n > 1 else 0.0
+    if counts:
+        var = max(var, (np.count_nonzero(d) + 1) / (n + 2) - m * m)
+    return m, float(math.sqrt(var / n)), int(n)
 
 
 def log_ratio_se(a, b) -> tuple[float, float]:
@@ -113,9 +129,14 @@ def _diff(figdir, csv, column, a, b, level=None, b_level=None):
     return np.subtract(va, vb)
 
 
+def _counts(column: str) -> bool:
+    """Whether a per-episode column is a 0/1 outcome (see :func:`mean_se`)."""
+    return column == "solved"
+
+
 def _paired(check, claim, figdir):
     m, se, n = mean_se(_diff(figdir, check.csv, check.column, check.a, check.b,
-                             check.level, check.b_level))
+                             check.level, check.b_level), _counts(check.column))
     paper = claim.number.diff(*check.labels) * check.scale if check.labels else None
     lo, hi = _sign_set(paper if paper is not None else check.sign)
     tol = TOLERANCE if check.comparable and check.column == "solved" else None
@@ -136,7 +157,8 @@ def _growth(check, claim, figdir):
                           f"tasks at {check.base_level} and {check.level}")
     hi_, lo_ = check.level, check.base_level
     m, se, n = mean_se([(v[(check.a, hi_)][k] - v[(check.b, hi_)][k])
-                        - (v[(check.a, lo_)][k] - v[(check.b, lo_)][k]) for k in keys])
+                        - (v[(check.a, lo_)][k] - v[(check.b, lo_)][k]) for k in keys],
+                       _counts(check.column))
     num = claim.number
     paper = ((num["a_hi"] - num["b_hi"]) - (num["a_lo"] - num["b_lo"])) * check.scale
     lo, hi = _sign_set(paper)
@@ -145,7 +167,7 @@ def _growth(check, claim, figdir):
 
 def _tie(check, claim, figdir):
     m, se, n = mean_se(_diff(figdir, check.csv, check.column, check.a, check.b,
-                             check.level))
+                             check.level), _counts(check.column))
     v = claim.number.values
     paper = (v[check.a] - v[check.b]) / 100 if {check.a, check.b} <= set(v) else None
     return Effect(m, se, -check.margin, check.margin, paper,
@@ -154,7 +176,7 @@ def _tie(check, claim, figdir):
 
 def _window_gap(check, claim, figdir):
     m, se, n = mean_se(_diff(figdir, "window_episodes.csv", "solved", "vista", "react",
-                             check.level))
+                             check.level), True)
     paper = claim.number.diff(*check.labels) * check.scale
     lo, hi = _sign_set(paper)
     return Effect(m, se, lo, hi, paper, TOLERANCE, n)
@@ -167,8 +189,8 @@ def _window_peak(check, claim, figdir):
     if len(levels) < 3:
         from experiments.claims.data import MissingData
         raise MissingData(f"window.csv has {len(levels)} windows; a peak needs 3")
-    g = {w: mean_se(_diff(figdir, "window_episodes.csv", "solved", "vista", "react", w))
-         for w in levels}
+    g = {w: mean_se(_diff(figdir, "window_episodes.csv", "solved", "vista", "react", w),
+                    True) for w in levels}
     inner = max(levels[1:-1], key=lambda w: g[w][0])
     end = max((levels[0], levels[-1]), key=lambda w: g[w][0])
     value = g[inner][0] - g[end][0]
@@ -178,7 +200,7 @@ def _window_peak(check, claim, figdir):
 
 def _ablation_gap(check, claim, figdir):
     m, se, n = mean_se(_diff(figdir, "ablations_episodes.csv", "solved", check.program,
-                             "vista"))
+                             "vista"), True)
     paper = claim.number.diff(*check.labels) / check.of if check.labels else None
     lo, hi = _sign_set(paper if paper is not None else check.sign)
     return Effect(m, se, lo, hi, paper, TOLERANCE if paper is not None else None, n)
@@ -201,7 +223,7 @@ def _rank(check, claim, figdir):
     rows = read(figdir, check.csv, ("program", "task_id", check.column))
     s = -1.0 if check.lowest else 1.0
     margins = [mean_se(s * _diff(figdir, check.csv, check.column, check.program, o,
-                                 check.level))
+                                 check.level), _counts(check.column))
                for o in sorted({r["program"] for r in rows} - {check.program})]
     m, se, n = min(margins, key=lambda x: x[0])
     return Effect(m, se, 0.0, math.inf, None, None, n)

@@ -56,8 +56,9 @@ def test_a_paired_difference_is_the_rows_mean_difference(point):
     b = _values(rows, "react", 128_000, "solved")
     e = effect(REGISTRY["Fig4-128K"], out)
     assert e.value == pytest.approx(np.mean(a - b))
-    from scipy.stats import sem
-    assert e.se == pytest.approx(sem(a - b) if np.ptp(a - b) else 0.0)
+    k, n = np.count_nonzero(a - b), len(a)
+    floor = np.sqrt(((k + 1) / (n + 2) - np.mean(a - b) ** 2) / n)
+    assert e.se == pytest.approx(max(np.std(a - b, ddof=1) / np.sqrt(n), floor))
     assert (e.low, e.high) == (0.0, math.inf)            # the paper's +28 points
     assert e.paper == pytest.approx(0.28) and e.tolerance == 0.05
     # the gap's growth pairs each task at 128K with itself at 8K
@@ -109,6 +110,21 @@ def test_mean_se_against_scipy_and_its_edges():
     assert mean_se([2.0]) == (2.0, 0.0, 1)
     with pytest.raises(ValueError, match="no paired values"):
         mean_se([])
+
+
+def test_a_tie_on_every_task_is_not_an_exact_zero():
+    """45 tied 0/1 outcomes: SE sqrt(1 / 47 / 45) = 0.0217 (Laplace), not 0; one
+    discordant task: sqrt((2 / 47 - 1 / 45^2) / 45) = 0.0306, more than none (the
+    floor grows with the evidence of discordance); most tasks discordant: the
+    sample SE (the floor is below it)."""
+    assert mean_se(np.zeros(45), counts=True)[1] == pytest.approx(np.sqrt(1 / 47 / 45))
+    assert mean_se(np.zeros(45))[1] == 0.0
+    one = np.zeros(45)
+    one[0] = 1
+    assert mean_se(one, counts=True)[1] == pytest.approx(
+        np.sqrt((2 / 47 - 1 / 45**2) / 45))
+    many = np.random.default_rng(0).choice([-1.0, 1.0], 45)
+    assert mean_se(many, counts=True)[1] == pytest.approx(np.std(many, ddof=1) / np.sqrt(45))
 
 
 def test_log_ratio_se_against_a_bootstrap(rng):
