@@ -68,7 +68,8 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
                   "(grey italics: its interval leaves [0, 1], flagged, not a finding); "
                   "grey 'const': the effect did not vary (or was undefined) over the "
                   "Sobol' points, no ST; "
-                  "grey dash: screened out by Morris, no ST (the effect's Morris mu* in the CSV); red "
+                  "grey dash: screened out by Morris, no ST (the effect's Morris mu* "
+                  "in the CSV); red "
                   "box: decides the claim alone, S1 >= 0.5 and the largest" + note + ".",
                   fontsize=9, wrap=True)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
