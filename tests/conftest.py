@@ -72,6 +72,10 @@ LONG = {
         "a whole proposition1 run from a config file (~4 s); the config's unit tests stay",
     "tests/evolve/test_evoharness.py::test_verify_skill_removes_a_verification_slip_at_the_stated_rate":
         "a rate measured over many episodes (~3 s)",
+    "tests/experiments/claims/test_robustness_metamodel.py::test_the_interval_covers_the_known_share_at_its_rate_many_runs":
+        "100 fits of the effect metamodel (~2 min); the 10-run coverage test stays",
+    "tests/experiments/claims/test_robustness_effects.py::test_effects_at_the_defaults_agree_with_a_600_task_measurement":
+        "10,000 episodes at the world's defaults (~5 min); the effects' unit tests stay",
     "tests/experiments/vista/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
         "the largest growth level (~6 s); the smaller levels check the same identity",
 }

@@ -3,9 +3,10 @@
 (written by ``ctxsim claims --robustness``) when it exists.
 
 ``robustness.json`` maps claim ids (at the top level or under ``"claims"``) to
-``{"holding_fraction": f, "holding_lo": lo, "holding_hi": hi,
-"deciding_parameters": [...]}``; the interval may also be ``"interval": [lo, hi]``
-and the parameters ``"deciding"``, each a name or ``{"name": ...}``.
+``{"effect": {"sign_share": {"value", "lo", "hi"}, ...}, "deciding_parameters":
+[...]}`` (issue 30); a file from before issue 30 has ``{"holding_fraction": f,
+"holding_lo": lo, "holding_hi": hi}`` instead (or ``"interval": [lo, hi]``), and
+the parameters may be ``"deciding"``, each a name or ``{"name": ...}``.
 """
 
 from __future__ import annotations
@@ -42,20 +43,29 @@ def read_robustness(figdir: Path) -> dict[str, dict] | None:
 
 
 def robustness_cell(entry: dict | None, have_file: bool) -> str:
-    """One claim's robustness as text: the fraction of the prior space where its
-    verdict holds, with its interval, and the parameters that decide it."""
+    """One claim's robustness as text: the share of the prior where its expected
+    effect has the claimed sign, with its interval (issue 30; an older file's
+    verdict-count ``holding_fraction`` is shown as what it was, power), and the
+    parameters that decide it."""
     if not have_file:
         return NOT_RUN
-    if entry is None or entry.get("holding_fraction") is None:
+    if entry is None:
         return "not analysed"
-    f = entry["holding_fraction"]
-    if isinstance(f, dict):
-        f, lo, hi = f.get("value"), f.get("lo"), f.get("hi")
+    share = (entry.get("effect") or {}).get("sign_share")
+    if isinstance(share, dict) and share.get("value") is not None:
+        text = f"sign in {float(share['value']):.2f} of the prior"
+        lo, hi = share.get("lo"), share.get("hi")
+    elif entry.get("holding_fraction") is not None:
+        f = entry["holding_fraction"]
+        if isinstance(f, dict):
+            f, lo, hi = f.get("value"), f.get("lo"), f.get("hi")
+        else:
+            lo, hi = entry.get("holding_lo"), entry.get("holding_hi")
+            if lo is None and isinstance(entry.get("interval"), (list, tuple)):
+                lo, hi = entry["interval"][:2]
+        text = f"holds in {float(f):.2f}"
     else:
-        lo, hi = entry.get("holding_lo"), entry.get("holding_hi")
-        if lo is None and isinstance(entry.get("interval"), (list, tuple)):
-            lo, hi = entry["interval"][:2]
-    text = f"holds in {float(f):.2f}"
+        return "not analysed"
     if lo is not None and hi is not None:
         text += f" [{float(lo):.2f}, {float(hi):.2f}]"
     params = entry.get("deciding_parameters", entry.get("deciding")) or []

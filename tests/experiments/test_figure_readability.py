@@ -182,9 +182,11 @@ def test_robustness_cells_print_their_shade_with_unique_names_and_st_clipped():
     factors = [Factor("agent.x", 0, 1), Factor("task.x", 0, 1), Factor("browse.y", 0, 1)]
     an = SimpleNamespace(factors=factors, groups=["agent.x", OTHERS, OTHERS],
                          screened=["agent.x"])
-    sob = {"agent.x": {"ST": 0.4}, OTHERS: {"ST": 1.3}}
-    entries = {"c1": dict(sobol=sob, decided_by=None, holding_fraction=0.5,
-                          holding_lo=0.3, holding_hi=0.7, direction_fraction=0.6)}
+    sob = {"agent.x": {"ST": 0.4, "flagged": False}, OTHERS: {"ST": 1.3, "flagged": True}}
+    entries = {"c1": dict(sobol=sob, decided_by=None,
+                          effect={"sign_share": {"value": 0.9, "lo": 0.8, "hi": 0.95}},
+                          power={"value": 0.2, "lo": 0.1, "hi": 0.3, "tasks": 45},
+                          direction_fraction=0.6)}
     fig = figure(an, entries, "t")
     fig.canvas.draw()
     ax = fig.axes[0]
@@ -195,6 +197,16 @@ def test_robustness_cells_print_their_shade_with_unique_names_and_st_clipped():
     texts = {t.get_text() for t in ax.texts}
     assert {"0.40", ">1", "–"} <= texts  # dash: no ST for a screened-out parameter
     assert "sampling error" in fig.get_supxlabel()
+    # a flagged index (interval outside [0, 1]) is printed in grey italics, not bold
+    [flag] = [t for t in ax.texts if t.get_text() == ">1"]
+    assert flag.get_fontstyle() == "italic" and flag.get_fontweight() == "normal"
+    [ok] = [t for t in ax.texts if t.get_text() == "0.40"]
+    assert ok.get_fontstyle() == "normal" and ok.get_fontweight() == "bold"
+    # the side panel: the sign share (a point) over the power (a grey bar)
+    bx = fig.axes[1]
+    assert [p.get_width() for p in bx.patches] == [pytest.approx(0.2)]
+    assert "0.90" in {t.get_text() for t in bx.texts}
+    assert "45-task study" in " ".join(t.get_text() for t in bx.get_legend().get_texts())
 
 
 # --- issue 33: the figures that needed a second look ---------------------------------

@@ -39,10 +39,11 @@ def _by_task(rows, prog, lev, column, name, across_levels):
     return out
 
 
-def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
-    """Per-task ``a - b`` in ``column`` of a per-episode CSV (``a``/``b``: programs;
-    ``a`` at ``level``, ``b`` at ``b_level`` or ``level``; None: every row) with a
-    paired bootstrap interval. Returns (mean, lo, hi, mean a, mean b, n).
+def paired_values(figdir, name, column, a, b, level=None, b_level=None):
+    """The tasks both programs played and their values: ``(keys, a values, b values)``
+    in ``column`` of a per-episode CSV (``a`` at ``level``, ``b`` at ``b_level`` or
+    ``level``; None: every row), in task order: the pairing every paired check and
+    the robustness effects (:mod:`experiments.claims.robustness.effects`) share.
 
     Raises:
         MissingData: if either program has no rows, or they played different tasks.
@@ -59,9 +60,20 @@ def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
     if set(va) != set(vb):
         raise MissingData(f"{name}: {a} and {b} did not play the same tasks")
     keys = sorted(va)
-    d, lo, hi = bootstrap_mean_ci([va[k] - vb[k] for k in keys])
-    return d, lo, hi, float(np.mean([va[k] for k in keys])), \
-        float(np.mean([vb[k] for k in keys])), len(keys)
+    return keys, [va[k] for k in keys], [vb[k] for k in keys]
+
+
+def paired_episodes(figdir, name, column, a, b, level=None, b_level=None):
+    """Per-task ``a - b`` in ``column`` of a per-episode CSV (see
+    :func:`paired_values`) with a paired bootstrap interval. Returns (mean, lo, hi,
+    mean a, mean b, n).
+
+    Raises:
+        MissingData: if either program has no rows, or they played different tasks.
+    """
+    keys, va, vb = paired_values(figdir, name, column, a, b, level, b_level)
+    d, lo, hi = bootstrap_mean_ci([x - y for x, y in zip(va, vb)])
+    return d, lo, hi, float(np.mean(va)), float(np.mean(vb)), len(keys)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,16 @@ scorecard over the synthetic world's prior table (issue 18, item 1;
   holding fraction with a Wilson interval; any model, tested on closed forms;
 * :mod:`~experiments.claims.robustness.model`: the claims as a function of a world point
   (reduced sweeps at the paper's settings, their CSVs judged by the one judge);
-* :mod:`~experiments.claims.robustness.summary`: holding fraction, deciding parameters and
-  the one parameter that decides a claim alone;
+* :mod:`~experiments.claims.robustness.effects`: each claim's paired effect and its
+  SE at a point (issue 30), measured as its check measures it;
+* :mod:`~experiments.claims.robustness.metamodel`: a Gaussian-process metamodel of
+  the expected effect over the priors, each point's SE as its noise: the share of
+  the prior where the expected effect has the claimed sign, the share within the
+  tolerance of the paper's number, the mean and spread, with intervals, and a
+  held-out check (validated on test functions with a known share);
+* :mod:`~experiments.claims.robustness.summary`: the shares, the deciding parameters
+  (from the effect's own Sobol' indices; a flagged index, interval outside [0, 1],
+  never decides) and the verdict count as ``power``;
 * :mod:`~experiments.claims.robustness.figure`: ``robustness.png``;
 * :mod:`~experiments.claims.robustness.run`: the options, the executor (in process,
   ``--jobs N`` processes, or a Dask cluster via ``--scheduler``) and the files.
@@ -17,12 +25,11 @@ What is analysed: the 20 claims whose checks read the pressure, window, ablation
 and cost sweeps' CSVs (VISTA Fig. 4, Fig. 6, Fig. 8, Tables 1-2). Not analysed:
 ContextEvo and Evo-Harness (an evolution loop per world point costs minutes to
 hours), the theory claims (no world parameter enters them), Table 5 and Fig. 10 (a
-real model and replayed trajectories). A claim holds at a point when its verdict
-there is "reproduced"; the reduced sweeps play fewer tasks than the paper's 75, so a
-claim that needs many tasks for its interval to clear zero holds less often here
-than its effect alone would allow (``direction_fraction`` counts "reproduced in
-direction only" too, and ``verdict_at_default`` gives the verdict at the defaults
-with the same reduced design).
+real model and replayed trajectories). The robustness of a claim is the share of
+the prior where its *expected* effect has the claimed sign (issue 30); the share of
+points where the reduced design's verdict is "reproduced" is kept as ``power``: the
+reduced sweeps play fewer tasks than the paper's 75, so it measures the power of a
+study of that size as much as the claim.
 
 Cost (world points x episodes per point), the arithmetic behind the sizes
 (``experiments/configs/robustness.toml``):
@@ -32,14 +39,19 @@ Cost (world points x episodes per point), the arithmetic behind the sizes
   parameters plus the others as one group, first and total indices only);
 * episodes per point = tasks x 15 LOCA-like episodes (vista and react at 8K
   growth; at 128K the 9 main programs and 4 ablation variants, one job per task)
-  + queries x windows x 2 BrowseComp-like episodes (react, vista).
+  + queries x windows x 2 BrowseComp-like episodes (react, vista);
+* then one metamodel fit per claim (hyperparameters on at most 120 points), on the
+  same executor.
 
 ``--quick``: R = 2, N = 8, M = 3; 5 tasks, 4 queries x 3 windows (4K, 12K, 64K):
 1 + 66 + 48 = 115 points x 99 episodes = 11,385 episodes. Default: R = 6, N = 32,
-M = 3; 15 tasks (each LOCA-like family once), 6 queries x 6 windows (4K-64K):
-1 + 198 + 192 = 391 points x 297 episodes = 116,127 episodes. Each run's wall and
+M = 3; 45 tasks (each LOCA-like family three times: the per-point SE of an accuracy
+effect at the defaults is then 4-6 points, a third of the paper's ablation gaps),
+6 queries x 6 windows (4K-64K): 1 + 198 + 192 = 391 points x 747 episodes =
+292,077 episodes. Each run's wall and
 worker time per point are in its sidecar (``robustness.json``: ``wall_seconds``,
 ``worker_wall_seconds_per_point``);
-the measured times are in the README. A faster episode buys more tasks per point
-first (the power of each verdict), then a larger N.
+the measured times are in the README. A faster episode buys more points first (the
+metamodel's interval narrows with points; the per-point SE is already a third of
+the effects), then more tasks.
 """

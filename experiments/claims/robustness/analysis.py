@@ -145,12 +145,22 @@ def flip_rate(row: MorrisRow, levels: int = LEVELS) -> float:
 
 
 def screen(indices: Mapping[str, Mapping[str, MorrisRow]], names: Sequence[str],
-           keep: int) -> list[str]:
+           keep: int, scale: Mapping[str, float] | None = None) -> list[str]:
     """The ``keep`` parameters with the largest ``mu*`` for any output (ties: table
-    order), in ``names`` order; every parameter when ``keep >= len(names)``."""
+    order), in ``names`` order; every parameter when ``keep >= len(names)``.
+    ``scale``: output -> a divisor of its ``mu*`` (its spread, so that outputs in
+    different units, a 0/1 verdict and a token difference, compete fairly); an
+    output with a zero or non-finite scale, and a non-finite ``mu*``, is skipped."""
     if keep < 1:
         raise ValueError(f"need to keep at least one parameter, got {keep}")
-    score = {n: max((ix[n].mu_star for ix in indices.values()), default=0.0)
+    scale = scale or {}
+
+    def norm(o, ix, n):
+        s = scale.get(o, 1.0)
+        v = ix[n].mu_star / s if np.isfinite(s) and s > 0 else np.nan
+        return v if np.isfinite(v) else 0.0
+
+    score = {n: max((norm(o, ix, n) for o, ix in indices.items()), default=0.0)
              for n in names}
     order = sorted(names, key=lambda n: (-score[n], names.index(n)))
     kept = set(order[:keep])
@@ -207,11 +217,13 @@ class SobolRow:
 def sobol_indices(factors: Sequence[Factor], groups: Sequence[str], y: np.ndarray,
                   seed: int) -> dict[str, SobolRow] | None:
     """``S1``, ``ST`` and their bootstrap half-widths per group; ``None`` when ``y``
-    does not vary (no variance to share out: nothing decides it)."""
+    does not vary (no variance to share out: nothing decides it) or is not finite
+    everywhere."""
     from SALib.analyze import sobol
 
     y = np.asarray(y, float)
-    if np.ptp(y) == 0:
+    if not np.isfinite(y).all() or np.ptp(y) == 0:
+        # an undefined effect at some point (a ratio over a zero sum), or no variance
         return None
     with warnings.catch_warnings():
         # a 0/1 output is constant on some of the design's blocks as a matter of
@@ -316,8 +328,10 @@ def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
     mX = morris_design(factors, trajectories, seed, levels)
     mY = _values(evaluate(clip(factors, mX), "morris"), len(mX), "morris")
     outputs = list(mY)
-    mor = {o: morris_indices(factors, mX, mY[o], seed, levels) for o in outputs}
-    screened = screen(mor, names, min(keep, len(names)))
+    mor = {o: morris_indices(factors, mX, mY[o], seed, levels)
+           for o in outputs if np.isfinite(mY[o]).all()}
+    spread = {o: float(np.std(mY[o])) for o in mor}
+    screened = screen(mor, names, min(keep, len(names)), spread)
     groups = groups_for(names, screened)
     sX = sobol_design(factors, groups, samples, seed)
     sY = _values(evaluate(clip(factors, sX), "sobol"), len(sX), "sobol")

@@ -1,9 +1,12 @@
 """``robustness.png``: claims (rows) by world parameters (columns), each cell shaded
-by the parameter's total Sobol' index ST for the claim and printing that same number
-(no ST: a grey dash where the Morris stage screened the parameter out, their flip
-rates are in the CSV; "const" where the verdict did not vary); beside each claim, the fraction of the prior space where it holds
-with its Wilson interval. An ST above 1 (sampling error of the estimator at small N)
-is drawn at 1 and printed ">1"."""
+by the parameter's total Sobol' index ST of the claim's *effect* and printing that
+same number, in grey italics where its interval leaves [0, 1] (flagged: not a
+finding); no ST: a grey dash where the Morris stage screened the parameter out,
+"const" where the effect did not vary (or was undefined somewhere). Beside each
+claim: the share of the prior where the expected effect has the claimed sign, with
+its 95% metamodel interval, over the power of the design's study (grey: the share
+of points where its verdict is "reproduced"). An ST above 1 is drawn at 1 and
+printed ">1"."""
 
 from __future__ import annotations
 
@@ -43,9 +46,12 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
                         fontsize=8 if const else 12, color="0.5")
                 continue
             clipped |= v > 1
+            flag = entries[claims[i]]["sobol"][cols[j]].get("flagged", False)
             ax.text(j, i, ">1" if v > 1 else f"{max(v, 0.0):.2f}", ha="center",
-                    va="center", fontsize=8, color="white" if shown[i, j] > 0.6
-                    else "black", fontweight="bold" if v >= 0.1 else "normal")
+                    va="center", fontsize=8, color="0.45" if flag else "white"
+                    if shown[i, j] > 0.6 else "black", fontstyle="italic" if flag
+                    else "normal", fontweight="bold" if v >= 0.1 and not flag
+                    else "normal")
         one = entries[claims[i]]["decided_by"]
         if one:
             ax.add_patch(_box(cols.index(one), i))
@@ -58,26 +64,32 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     note = ("; >1: an ST estimate above 1, drawn at 1 (Sobol' total-index estimates can "
             "exceed 1 from sampling error at small N)" if clipped else "")
     ax.set_xlabel("world parameter (bold: screened into the Sobol' stage)", fontsize=9)
-    fig.supxlabel("Cell shade and number: total Sobol' index ST of the claim's verdict; "
-                  "grey 'const': the verdict did not vary over the Sobol' points, no ST; "
-                  "grey dash: screened out by Morris, no ST (flip rates in the CSV); red "
+    fig.supxlabel("Cell shade and number: total Sobol' index ST of the claim's effect "
+                  "(grey italics: its interval leaves [0, 1], flagged, not a finding); "
+                  "grey 'const': the effect did not vary (or was undefined) over the "
+                  "Sobol' points, no ST; "
+                  "grey dash: screened out by Morris, no ST (the effect's Morris mu* "
+                  "in the CSV); red "
                   "box: decides the claim alone, S1 >= 0.5 and the largest" + note + ".",
                   fontsize=9, wrap=True)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
     cb.set_label("total Sobol' index ST (clipped to [0, 1])", fontsize=9)
     y = np.arange(len(claims))
-    f = np.array([entries[c]["holding_fraction"] for c in claims], float)
-    lo = np.array([entries[c]["holding_lo"] for c in claims], float)
-    hi = np.array([entries[c]["holding_hi"] for c in claims], float)
-    d = np.array([entries[c]["direction_fraction"] for c in claims], float)
-    bx.barh(y, d, color="0.85", label="reproduced or in direction only")
-    bx.barh(y, f, color="C0", height=0.5, label="reproduced (holds)")
-    bx.errorbar(f, y, xerr=[f - lo, hi - f], fmt="none", ecolor="k", capsize=2, lw=1)
+    share = [entries[c]["effect"]["sign_share"] or {} for c in claims]
+    f = np.array([s.get("value", np.nan) for s in share], float)
+    lo = np.array([s.get("lo", np.nan) for s in share], float)
+    hi = np.array([s.get("hi", np.nan) for s in share], float)
+    p = np.array([entries[c]["power"]["value"] for c in claims], float)
+    tasks = entries[claims[0]]["power"]["tasks"] if claims else 0
+    bx.barh(y, p, color="0.85", label=f"power: a {tasks}-task study says reproduced")
+    bx.plot(f, y, "o", color="C0", label="expected effect has the claimed sign")
+    bx.errorbar(f, y, xerr=[f - lo, hi - f], fmt="none", ecolor="C0", capsize=2, lw=1)
     for i in y:
-        bx.text(1.02, i, f"{f[i]:.2f}", va="center", fontsize=9)
+        bx.text(1.02, i, "n/a" if np.isnan(f[i]) else f"{f[i]:.2f}", va="center",
+                fontsize=9)
     bx.set_xlim(0, 1.15)
     bx.set_xticks([0, 0.25, 0.5, 0.75, 1])
-    bx.set_xlabel("fraction of the prior space (95% Wilson interval)", fontsize=9)
+    bx.set_xlabel("share of the prior (95% metamodel interval)", fontsize=9)
     bx.legend(fontsize=9, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(title, fontsize=11)
     return fig

@@ -7,9 +7,12 @@ re-implemented here). A claim holds at a point when its verdict there is
 
 The reduced sweeps keep the paper's settings (VISTA §3.3, §3.7, Table 2:
 8K and 128K growth at a 128K budget; Fig. 6: W swept with budget = W) and the
-programs the claims compare, on fewer tasks (:class:`Design`). Every point plays the
-same task instances with the same agent seeds (common random numbers), so what
-differs between points is the world.
+programs the claims compare, on fewer tasks (:class:`Design`). At a point every arm
+plays the same task instances with the same agent seeds (common random numbers:
+the paired effects' noise is the arms' difference only); each point draws its own
+design seed from the run's (:func:`point_seed`, issue 30), so one unlucky draw of
+tasks does not bias every point alike. Each claim's paired effect and its SE
+(:mod:`experiments.claims.robustness.effects`) are read from the same CSVs.
 
 Not included: the ContextEvo and Evo-Harness claims (an evolution loop per point
 costs minutes to hours), the theory claims (exact or Monte Carlo results that no
@@ -152,11 +155,23 @@ def world_point(values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
     return tuple((n, float(values.get(n, p.default))) for n, p in TABLE.items())
 
 
-def point_specs(design: Design, values: Mapping[str, float]) -> list:
+def point_seed(seed: int, stage: str, index: int) -> int:
+    """The design seed of point ``index`` of ``stage`` (issue 30): drawn from the
+    run's ``seed``, so that points do not all replay the same task instances (one
+    unlucky draw would then bias every point alike) yet a rerun with the same seed
+    plays the same tasks. Every arm at a point shares it (common random numbers)."""
+    ss = np.random.SeedSequence([seed, index, *map(ord, stage)])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+def point_specs(design: Design, values: Mapping[str, float], seed: int | None = None
+                ) -> list:
     """The jobs of one world point, in a fixed order: the LOCA-like tasks at low
-    then high growth, then the window sweep's queries."""
+    then high growth, then the window sweep's queries; ``seed`` is the point's
+    design seed (default: ``design.seed``)."""
     from experiments.sweep import JobSetup, JobSpec, TaskSpec, world_of
 
+    base = design.seed if seed is None else seed
     world = world_of(world_point(values))
     specs = []
     for growth in dict.fromkeys((design.low_growth, design.growth)):
@@ -164,12 +179,12 @@ def point_specs(design: Design, values: Mapping[str, float]) -> list:
         if progs:
             setup = JobSetup(budget=design.budget, programs=progs)
             specs += [JobSpec(task=TaskSpec(generator="loca", family=f, seed=s,
-                                            level=growth, base_seed=design.seed),
+                                            level=growth, base_seed=base),
                               setup=setup, world=world)
                       for f, s in task_ids(design.tasks)]
     if "window" in design.parts:
         specs += [JobSpec(task=TaskSpec(generator="browse", family=q, seed=0, level=w,
-                                        base_seed=design.seed),
+                                        base_seed=base),
                           setup=JobSetup(budget=w, programs=WINDOW), world=world)
                   for w in design.windows for q in range(design.queries)]
     return specs
@@ -234,34 +249,55 @@ def write_csvs(design: Design, rows: list[dict], out: Path) -> list[Path]:
 
 
 def judge_point(design: Design, claim_ids: Sequence[str], rows: list[dict]
-                ) -> dict[str, str]:
-    """Each claim's verdict word at one point, from that point's rows (the CSVs go
-    to a temporary directory, removed afterwards)."""
+                ) -> tuple[dict[str, str], dict]:
+    """Each claim's verdict word and effect
+    (:class:`~experiments.claims.robustness.effects.Effect`, ``None`` where the data
+    miss) at one point, from that point's rows (the CSVs go to a temporary
+    directory, removed afterwards)."""
+    from experiments.claims.data import MissingData
     from experiments.claims.judge import judge
     from experiments.claims.registry import REGISTRY
+    from experiments.claims.robustness.effects import effect
 
     tmp = Path(tempfile.mkdtemp(prefix="ctxsim-robust-"))
     try:
         write_csvs(design, rows, tmp)
-        return {cid: str(judge(REGISTRY[cid], tmp).verdict) for cid in claim_ids}
+        verdicts = {cid: str(judge(REGISTRY[cid], tmp).verdict) for cid in claim_ids}
+        effects = {}
+        for cid in claim_ids:
+            try:
+                effects[cid] = effect(REGISTRY[cid], tmp)
+            except MissingData:
+                effects[cid] = None
+        return verdicts, effects
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _judge_job(job) -> dict[str, str]:
+def _judge_job(job):
     return judge_point(*job)
+
+
+def effect_output(claim_id: str) -> str:
+    """``"effect:<claim id>"``: the output that carries the claim's effect."""
+    return f"effect:{claim_id}"
 
 
 class WorldModel:
     """``evaluate(X, stage)`` for :func:`experiments.claims.robustness.analysis.analyse`:
     each row of ``X`` (one column per name in ``names``) is a world point; returns
-    ``{claim id: 1.0 where its verdict is "reproduced", else 0.0}`` and keeps every
-    verdict word in :attr:`verdicts` (stage -> one dict per point).
+    ``{claim id: 1.0 where its verdict is "reproduced", else 0.0}`` and
+    ``{effect_output(claim id): the claim's effect}`` (``nan`` where undefined), and
+    keeps every verdict word in :attr:`verdicts` and every
+    :class:`~experiments.claims.robustness.effects.Effect` in :attr:`effects`
+    (stage -> one dict per point).
 
-    The episodes of every point of a stage run as one sweep
-    (:func:`experiments.sweep.run_sweep`) and the points are then judged, both on
-    ``executor`` when given (a ``concurrent.futures`` executor or a Dask client),
-    else in process: the results are in point order whatever the executor.
+    Point ``i`` of a stage plays the tasks of design seed
+    :func:`point_seed` ``(design.seed, stage, i)``. The episodes of every point of a
+    stage run as one sweep (:func:`experiments.sweep.run_sweep`) and the points are
+    then judged, both on ``executor`` when given (a ``concurrent.futures`` executor
+    or a Dask client), else in process: the results are in point order whatever the
+    executor.
     """
 
     def __init__(self, design: Design, claims: Sequence, names: Sequence[str],
@@ -272,31 +308,46 @@ class WorldModel:
         self.executor = executor
         self.progress = progress
         self.verdicts: dict[str, list[dict[str, str]]] = {}
+        self.effects: dict[str, list[dict]] = {}
         self.episodes = 0
 
-    def at(self, points: list[Mapping[str, float]], stage: str) -> list[dict[str, str]]:
-        """Every claim's verdict at each world point (a mapping name -> value)."""
+    def evaluate(self, points: list[Mapping[str, float]], stage: str
+                 ) -> tuple[list[dict[str, str]], list[dict]]:
+        """Every claim's verdict and effect at each world point (a mapping name ->
+        value)."""
         from experiments.executors import cancel_futures
         from experiments.sweep import run_sweep
 
-        specs = [point_specs(self.design, p) for p in points]
+        specs = [point_specs(self.design, p, point_seed(self.design.seed, stage, i))
+                 for i, p in enumerate(points)]
         flat = [s for ss in specs for s in ss]
         rows = run_sweep(flat, executor=self.executor, desc=f"robustness: {stage}",
                          progress=self.progress)
         self.episodes += len(rows)
         jobs = [(self.design, self.claim_ids, r) for r in split_rows(rows, specs)]
         if self.executor is None:
-            return [_judge_job(j) for j in jobs]
-        futures = [self.executor.submit(_judge_job, j) for j in jobs]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:  # Ctrl-C, SIGTERM, a failed judgement: drop the rest
-            cancel_futures(futures, self.executor)
-            raise
+            out = [_judge_job(j) for j in jobs]
+        else:
+            futures = [self.executor.submit(_judge_job, j) for j in jobs]
+            try:
+                out = [f.result() for f in futures]
+            except BaseException:  # Ctrl-C, SIGTERM, a failed judgement: drop the rest
+                cancel_futures(futures, self.executor)
+                raise
+        return [v for v, _ in out], [e for _, e in out]
+
+    def at(self, points: list[Mapping[str, float]], stage: str) -> list[dict[str, str]]:
+        """Every claim's verdict at each world point (see :meth:`evaluate`)."""
+        return self.evaluate(points, stage)[0]
 
     def __call__(self, X: np.ndarray, stage: str) -> dict[str, np.ndarray]:
         points = [dict(zip(self.names, map(float, row))) for row in np.asarray(X)]
-        verdicts = self.at(points, stage)
+        verdicts, effects = self.evaluate(points, stage)
         self.verdicts[stage] = verdicts
-        return {cid: np.array([float(v[cid] == HOLDS) for v in verdicts])
-                for cid in self.claim_ids}
+        self.effects[stage] = effects
+        out = {cid: np.array([float(v[cid] == HOLDS) for v in verdicts])
+               for cid in self.claim_ids}
+        out.update({effect_output(cid): np.array(
+            [e[cid].value if e[cid] is not None else np.nan for e in effects])
+            for cid in self.claim_ids})
+        return out

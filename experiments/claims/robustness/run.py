@@ -1,6 +1,7 @@
 """``ctxsim claims --robustness``: the options, the executor, and the files
-``robustness.csv``, ``robustness.json`` and ``robustness.png`` (sizes and their
-cost: :mod:`experiments.claims.robustness`)."""
+``robustness.csv``, ``robustness_points.csv`` (every point's effects),
+``robustness.json`` and ``robustness.png`` (sizes and their cost:
+:mod:`experiments.claims.robustness`)."""
 
 from __future__ import annotations
 
@@ -138,6 +139,117 @@ def executor_for(jobs: int, scheduler: str | None):
         yield None
 
 
+def effect_points(model, an) -> tuple:
+    """Every point played, scaled to the unit cube of the priors (rows: the
+    defaults, the Morris points, the Sobol' points), and the effects there (one
+    dict claim -> :class:`~experiments.claims.robustness.effects.Effect` per
+    point)."""
+    import numpy as np
+
+    from experiments.claims.robustness.model import world_point
+
+    lo = np.array([f.low for f in an.factors])
+    width = np.array([f.high for f in an.factors]) - lo
+    default = dict(world_point({}))
+    X = np.vstack([[[default[f.name] for f in an.factors]], an.morris_X, an.sobol_X])
+    effects = (model.effects["default"] + model.effects["morris"]
+               + model.effects["sobol"])
+    return np.clip((X - lo) / width, 0, 1), effects
+
+
+def effect_summary(U, effects: list, seed: int) -> dict:
+    """One claim's effect over the prior: the metamodel
+    (:func:`~experiments.claims.robustness.metamodel.summarise`) fitted to its
+    paired effect at every point played (``U``: the points in the unit cube;
+    ``effects``: its :class:`~experiments.claims.robustness.effects.Effect` there,
+    the defaults first, ``None`` where the data missed; a point where the effect is
+    undefined is dropped and counted), each point's SE as its noise; the claimed
+    set, the paper's number and the effect at the defaults."""
+    import numpy as np
+
+    from experiments.claims.robustness.metamodel import summarise
+
+    e = effects
+    ok = [i for i, x in enumerate(e) if x is not None and np.isfinite(x.value)
+          and np.isfinite(x.se)]
+    ref = next(x for x in e if x is not None)
+    out = {"scale": ref.scale, "paper": _finite(ref.paper), "tolerance":
+           _finite(ref.tolerance), "claimed": [_finite(ref.low), _finite(ref.high)],
+           "at_default": {"value": _finite(e[0].value if e[0] else None),
+                          "se": _finite(e[0].se if e[0] else None),
+                          "n": e[0].n if e[0] else 0},
+           "points": len(ok), "dropped": len(e) - len(ok)}
+    if len(ok) < 3:
+        return {**out, "sign_share": None, "tolerance_share": None, "mean": None,
+                "spread": None, "cv": None}
+    s = summarise(U[ok], np.array([e[i].value for i in ok]),
+                  np.array([e[i].se for i in ok]), ref.low, ref.high, ref.paper,
+                  ref.tolerance, seed=seed)
+    nd = 6
+    return {**out, "sign_share": s.sign_share.as_dict(),
+            "tolerance_share": s.tolerance_share.as_dict() if s.tolerance_share else None,
+            "mean": s.mean.as_dict(nd), "spread": s.spread.as_dict(nd), "cv": s.cv,
+            "white_noise": round(s.white, 6), "kernel": s.kernel}
+
+
+def _effect_job(job) -> dict:
+    return effect_summary(*job)
+
+
+def effect_summaries(model, an, claim_ids, seed: int, executor=None) -> dict:
+    """:func:`effect_summary` of every claim, on ``executor`` when given (one job a
+    claim), in claim order whatever the executor."""
+    from experiments.executors import cancel_futures
+
+    U, effects = effect_points(model, an)
+    jobs = [(U, [x[c] for x in effects], seed) for c in claim_ids]
+    if executor is None:
+        return dict(zip(claim_ids, map(_effect_job, jobs)))
+    futures = [executor.submit(_effect_job, j) for j in jobs]
+    try:
+        return dict(zip(claim_ids, (f.result() for f in futures)))
+    except BaseException:  # Ctrl-C, a failed fit: drop the rest
+        cancel_futures(futures, executor)
+        raise
+
+
+def point_rows(model, an) -> tuple[list[str], list[dict]]:
+    """``robustness_points.csv``: one row per world point played (the defaults,
+    then the Morris and Sobol' points in order) with its stage, index, design seed
+    (:func:`~experiments.claims.robustness.model.point_seed`), every parameter's
+    value, and per claim the verdict, the effect and its SE: the simulations the
+    summaries come from, reusable as a reference table (issue 30, item 3)."""
+    from experiments.claims.robustness.model import point_seed, world_point
+
+    names = [f.name for f in an.factors]
+    default = dict(world_point({}))
+    stages = [("default", [[default[n] for n in names]]), ("morris", an.morris_X),
+              ("sobol", an.sobol_X)]
+    claims = model.claim_ids
+    cols = ["stage", "point", "design_seed", *names]
+    for c in claims:
+        cols += [f"{c}:verdict", f"{c}:effect", f"{c}:se"]
+    rows = []
+    for stage, X in stages:
+        for i, x in enumerate(X):
+            r = {"stage": stage, "point": i,
+                 "design_seed": point_seed(model.design.seed, stage, i),
+                 **{n: float(v) for n, v in zip(names, x)}}
+            for c in claims:
+                e = model.effects[stage][i][c]
+                r.update({f"{c}:verdict": model.verdicts[stage][i][c],
+                          f"{c}:effect": _finite(e.value) if e else None,
+                          f"{c}:se": _finite(e.se) if e else None})
+            rows.append({k: ("" if v is None else v) for k, v in r.items()})
+    return cols, rows
+
+
+def _finite(x):
+    import math
+
+    return None if x is None or not math.isfinite(x) else round(float(x), 6)
+
+
 def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
             ) -> dict:
     """Run the analysis; returns ``{"analysis", "entries", "model", "wall_seconds",
@@ -164,14 +276,20 @@ def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
                                windows=tuple(cfg.windows), seed=cfg.seed)
     model = WorldModel(design, claims, names, executor=executor, progress=progress)
     t0 = time.perf_counter()
-    reference = model.at([{}], "default")[0]
+    verdicts, effects = model.evaluate([{}], "default")
+    model.effects["default"], model.verdicts["default"] = effects, verdicts
+    reference = verdicts[0]
     an = analyse(factors, model, cfg.trajectories, cfg.samples, cfg.screen,
                  cfg.seed)
-    wall = time.perf_counter() - t0
-    entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id])
+    t1 = time.perf_counter()
+    summaries = effect_summaries(model, an, [c.id for c in claims], cfg.seed, executor)
+    entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id],
+                                 summaries[c.id], cfg.tasks)
                for c in claims}
+    wall = time.perf_counter() - t0
     return {"analysis": an, "entries": entries, "model": model, "design": design,
-            "claims": claims, "wall_seconds": wall, "reference": reference}
+            "claims": claims, "wall_seconds": wall, "reference": reference,
+            "metamodel_seconds": time.perf_counter() - t1}
 
 
 def write(result: dict, cfg, out: Path) -> list[Path]:
@@ -187,7 +305,8 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
     points = an.points + 1
     episodes = result["model"].episodes
     workers = cfg.jobs if not cfg.scheduler else None
-    paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items))]
+    paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items)),
+             write_csv(out / f"{NAME}_points.csv", *point_rows(result["model"], an))]
     title = (f"Robustness of the agent-level claims over the world's priors: Morris "
              f"({an.trajectories} trajectories) then Sobol' (N = {an.samples}) on "
              f"{len(an.screened)} screened parameters; {design.tasks} LOCA-like tasks and "
@@ -195,10 +314,17 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
              f"{points} points, {episodes:,} episodes")
     paths.append(save_figure(figure(an, entries, title), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
-        "design": asdict(design), "holds_when": "the claim's verdict at the point is "
-        "'reproduced' (the claims package's own judge on the reduced sweeps' CSVs)",
+        "design": asdict(design),
+        "effect": "per point, each claim's paired effect and its SE (common random "
+        "numbers across arms, a design seed drawn per point); sign_share: the share "
+        "of the prior where the expected effect lies in the claimed set, from a "
+        "Gaussian-process metamodel with each point's SE as its noise, 95% interval "
+        "over its posterior (experiments.claims.robustness.metamodel)",
+        "power_when": "the claim's verdict at the point is 'reproduced' (the claims "
+        "package's own judge on the reduced sweeps' CSVs)",
         "screened": an.screened, "groups": an.groups, "points": points,
         "episodes": episodes, "wall_seconds": round(result["wall_seconds"], 1),
+        "metamodel_seconds": round(result["metamodel_seconds"], 1),
         "seconds_per_point": round(result["wall_seconds"] / points, 3),
         # wall time x local workers: CPU time only on an otherwise idle machine
         "worker_wall_seconds_per_point": (
@@ -223,8 +349,10 @@ def main(args) -> list[Path]:
         names = [p.name for p in write(result, cfg, staging)]
     for claim, e in result["entries"].items():
         one = f"; decided by {e['decided_by']}" if e["decided_by"] else ""
-        print(f"{claim:<24} holds in {e['holding_fraction']:.2f} "
-              f"[{e['holding_lo']:.2f}, {e['holding_hi']:.2f}]{one}")
+        sh = e["effect"]["sign_share"]
+        share = ("sign share n/a" if sh is None else
+                 f"sign share {sh['value']:.2f} [{sh['lo']:.2f}, {sh['hi']:.2f}]")
+        print(f"{claim:<24} {share}; power {e['power']['value']:.2f}{one}")
     print(f"robustness: {result['analysis'].points + 1} world points, "
           f"{result['model'].episodes:,} episodes, {result['wall_seconds']:.0f} s")
     return [out / n for n in names]

@@ -1,19 +1,24 @@
-"""What the analysis says about each claim: the fraction of the prior space where it
-holds, the parameters that decide it, and the one parameter that decides it alone
-(if any); as rows for ``robustness.csv`` and entries for ``robustness.json`` (the
-schema :func:`experiments.claims.report.read_robustness` reads).
+"""What the analysis says about each claim (issue 30): the share of the prior where
+its *expected effect* has the claimed sign (a metamodel of the per-point paired
+effects, :mod:`experiments.claims.robustness.metamodel`), the share within the
+stated tolerance of the paper's number, the mean effect and its spread over the
+prior, and the parameters that decide the effect, from SALib's indices of the
+effect itself; as rows for ``robustness.csv`` and entries for ``robustness.json``
+(the schema :func:`experiments.claims.report.read_robustness` reads).
 
-Deciding parameters of a claim, strongest first:
-
-* a screened parameter whose total Sobol' index ``ST`` is at least :data:`ST_MIN`;
-* a parameter left out of the Sobol' stage, or any parameter when the claim's
-  verdict did not vary over the Sobol' points, whose Morris flip rate (the share of
-  its one-at-a-time steps that change the verdict) is at least :data:`FLIP_MIN`.
+Deciding parameters of a claim, strongest first: a screened parameter whose total
+Sobol' index ``ST`` of the effect is at least :data:`ST_MIN` and whose interval
+``ST +- ST_conf`` lies inside [0, 1]. An index whose interval leaves [0, 1] is
+*flagged* (:func:`flagged`): its estimate is sampling error as much as signal, and
+it is never named as deciding (the issue's Sobol' index of 1.18 +- 0.91 was one).
 
 One parameter decides a claim when its first-order index ``S1`` is at least
-:data:`S1_ALONE` (alone it explains most of the variance of the verdict) and above
-every other group's, the others' group included (small samples give first-order
-estimates that sum past 1; then no parameter is named).
+:data:`S1_ALONE`, unflagged, and above every other group's.
+
+The old verdict count stays, named for what it is: ``power``, the share of the
+Sobol' base points where a study of the design's size (``tasks`` LOCA-like tasks)
+calls the claim "reproduced", with its Wilson interval; it measures statistical
+power at each point as much as the claim (issue 30).
 """
 
 from __future__ import annotations
@@ -27,112 +32,151 @@ from experiments.claims.robustness.analysis import (OTHERS, Analysis, base_rows,
 
 #: a total Sobol' index that makes a parameter one of a claim's deciders
 ST_MIN = 0.1
-#: a Morris flip rate that makes a parameter one of a claim's deciders
-FLIP_MIN = 0.1
 #: a first-order index with which one parameter decides a claim alone
 S1_ALONE = 0.5
 #: verdict words that keep the paper's direction
 DIRECTION = ("reproduced", "reproduced in direction only")
 
 CSV_COLUMNS = ("claim", "item", "parameter", "screened", "mu_star", "mu_star_conf",
-               "sigma", "flip_rate", "S1", "S1_conf", "ST", "ST_conf",
-               "holding_fraction", "holding_lo", "holding_hi", "direction_fraction",
-               "decided_by", "verdict_at_default")
+               "sigma", "S1", "S1_conf", "ST", "ST_conf", "flagged", "scale",
+               "sign_share", "sign_lo", "sign_hi", "tolerance", "tolerance_share",
+               "tolerance_lo", "tolerance_hi", "paper_effect", "mean_effect",
+               "mean_lo", "mean_hi", "spread", "effect_at_default", "se_at_default",
+               "cv_z_sd", "cv_coverage", "power_reproduced", "power_lo", "power_hi",
+               "power_tasks", "direction_fraction", "decided_by", "verdict_at_default")
 
 
 def _r(x, nd=4):
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
 
 
-def deciding(an: Analysis, claim: str) -> list[dict]:
-    """The parameters that decide ``claim`` (see the module docstring), strongest
-    first, each ``{"name", "by", "S1", "ST", "mu_star", "sigma", "flip_rate"}``."""
-    mor = an.morris[claim]
-    sob = an.sobol.get(claim)
-    out = []
-    if sob is not None:
-        for g in group_names(an.groups):
-            if g != OTHERS and sob[g].ST >= ST_MIN:
-                out.append({"name": g, "by": "sobol", "S1": _r(sob[g].S1),
-                            "ST": _r(sob[g].ST)})
-        out.sort(key=lambda d: -d["ST"])
-    in_sobol = set(an.screened) if sob is not None else set()
-    rest = [(n, flip_rate(m, an.levels)) for n, m in mor.items() if n not in in_sobol]
-    rest = sorted((x for x in rest if x[1] >= FLIP_MIN), key=lambda x: -x[1])
-    out += [{"name": n, "by": "morris", "S1": None, "ST": None} for n, _ in rest]
-    for d in out:
-        m = mor[d["name"]]
-        d.update(mu_star=_r(m.mu_star), sigma=_r(m.sigma),
-                 flip_rate=_r(flip_rate(m, an.levels)))
-    return out
+def flagged(value: float | None, conf: float | None) -> bool:
+    """Whether an index's interval ``value +- conf`` leaves [0, 1] (or is undefined):
+    such an index is not reported as a finding."""
+    if value is None or conf is None or not (np.isfinite(value) and np.isfinite(conf)):
+        return True
+    return value - conf < 0 or value + conf > 1
 
 
-def decided_by(an: Analysis, claim: str) -> str | None:
-    """The one parameter whose ``S1`` is at least :data:`S1_ALONE` and above every
-    other group's, else ``None``."""
-    sob = an.sobol.get(claim)
+def deciding(an: Analysis, output: str) -> list[dict]:
+    """The parameters that decide the effect ``output`` (see the module docstring),
+    strongest first, each ``{"name", "S1", "S1_conf", "ST", "ST_conf"}``."""
+    sob = an.sobol.get(output)
+    if sob is None:
+        return []
+    out = [{"name": g, "S1": _r(sob[g].S1), "S1_conf": _r(sob[g].S1_conf),
+            "ST": _r(sob[g].ST), "ST_conf": _r(sob[g].ST_conf)}
+           for g in group_names(an.groups)
+           if g != OTHERS and sob[g].ST >= ST_MIN and not flagged(sob[g].ST,
+                                                                  sob[g].ST_conf)]
+    return sorted(out, key=lambda d: -d["ST"])
+
+
+def decided_by(an: Analysis, output: str) -> str | None:
+    """The one parameter whose unflagged ``S1`` is at least :data:`S1_ALONE` and
+    above every other group's, else ``None``."""
+    sob = an.sobol.get(output)
     if sob is None:
         return None
     best = max((g for g in sob if g != OTHERS), key=lambda g: sob[g].S1, default=None)
-    if best is None or sob[best].S1 < S1_ALONE:
+    if best is None or sob[best].S1 < S1_ALONE or flagged(sob[best].S1,
+                                                          sob[best].S1_conf):
         return None
     return best if all(sob[g].S1 < sob[best].S1 for g in sob if g != best) else None
 
 
 def claim_entry(an: Analysis, claim: str, verdicts: list[dict[str, str]],
-                at_default: str | None) -> dict:
+                at_default: str | None, effect: dict, tasks: int) -> dict:
     """One claim's ``robustness.json`` entry.
 
     Args:
         verdicts: the verdict words at every Sobol' point (the base points are
-            counted).
-        at_default: the verdict at the world's defaults with the same reduced design.
+            counted for ``power``).
+        at_default: the verdict at the world's defaults with the same design.
+        effect: the effect's summary (:func:`experiments.claims.robustness.run.
+            effect_summary`: the metamodel's shares, the claimed set, the paper's
+            number, the effect at the defaults).
+        tasks: LOCA-like tasks per point (what ``power`` is the power of).
     """
+    from experiments.claims.robustness.model import effect_output
+
     f, lo, hi = an.holding[claim]
     base = base_rows(an.samples, len(group_names(an.groups)))
     words = [verdicts[i][claim] for i in base]
     counts = Counter(words)
-    sob = an.sobol.get(claim)
+    out = effect_output(claim)
+    sob = an.sobol.get(out)
     return {
-        "holding_fraction": _r(f), "holding_lo": _r(lo), "holding_hi": _r(hi),
+        "effect": effect,
+        "power": {"value": _r(f), "lo": _r(lo), "hi": _r(hi), "tasks": tasks,
+                  "what": f"share of points where a {tasks}-task study calls it "
+                          "reproduced (statistical power, not robustness)"},
         "direction_fraction": _r(sum(counts[w] for w in DIRECTION) / len(words)),
         "points": len(words),
         "verdicts": {w: counts[w] for w in sorted(counts)},
         "verdict_at_default": at_default,
-        "deciding_parameters": deciding(an, claim),
-        "decided_by": decided_by(an, claim),
+        "deciding_parameters": deciding(an, out),
+        "decided_by": decided_by(an, out),
         "varies": sob is not None,
         "sobol": None if sob is None else {
             g: {"S1": _r(s.S1), "S1_conf": _r(s.S1_conf), "ST": _r(s.ST),
-                "ST_conf": _r(s.ST_conf)} for g, s in sob.items()},
-        "morris": {n: {"mu_star": _r(m.mu_star), "mu_star_conf": _r(m.mu_star_conf),
-                       "sigma": _r(m.sigma), "flip_rate": _r(flip_rate(m, an.levels))}
-                   for n, m in an.morris[claim].items()},
+                "ST_conf": _r(s.ST_conf),
+                "flagged": flagged(s.S1, s.S1_conf) or flagged(s.ST, s.ST_conf)}
+            for g, s in sob.items()},
+        "morris": {n: {"mu_star": _r(m.mu_star, 6), "mu_star_conf": _r(m.mu_star_conf, 6),
+                       "sigma": _r(m.sigma, 6)}
+                   for n, m in an.morris.get(out, {}).items()},
+        "verdict_morris": {n: {"mu_star": _r(m.mu_star), "flip_rate":
+                               _r(flip_rate(m, an.levels))}
+                           for n, m in an.morris.get(claim, {}).items()},
     }
 
 
+def _est(e: dict | None, key: str):
+    v = (e or {}).get(key)
+    return (None, None, None) if v is None else (v["value"], v["lo"], v["hi"])
+
+
 def csv_rows(an: Analysis, entries: dict[str, dict], items: dict[str, str]) -> list[dict]:
-    """``robustness.csv``: per claim, one row per parameter (Morris; Sobol' for the
-    screened) and one for the :data:`OTHERS` group, with the claim's holding
-    fraction repeated on each."""
+    """``robustness.csv``: per claim, one row per parameter (the effect's Morris
+    indices; Sobol' for the screened) and one for the :data:`OTHERS` group, with the
+    claim's shares, mean effect and power repeated on each."""
     out = []
     for claim, e in entries.items():
-        common = {"claim": claim, "item": items.get(claim, ""),
-                  "holding_fraction": e["holding_fraction"],
-                  "holding_lo": e["holding_lo"], "holding_hi": e["holding_hi"],
+        ef = e["effect"]
+        s, slo, shi = _est(ef, "sign_share")
+        t, tlo, thi = _est(ef, "tolerance_share")
+        m, mlo, mhi = _est(ef, "mean")
+        common = {"claim": claim, "item": items.get(claim, ""), "scale": ef["scale"],
+                  "sign_share": s, "sign_lo": slo, "sign_hi": shi,
+                  "tolerance": ef["tolerance"], "tolerance_share": t,
+                  "tolerance_lo": tlo, "tolerance_hi": thi, "paper_effect": ef["paper"],
+                  "mean_effect": m, "mean_lo": mlo, "mean_hi": mhi,
+                  "spread": _est(ef, "spread")[0],
+                  "effect_at_default": ef["at_default"]["value"],
+                  "se_at_default": ef["at_default"]["se"],
+                  "cv_z_sd": (ef.get("cv") or {}).get("z_sd"),
+                  "cv_coverage": (ef.get("cv") or {}).get("coverage"),
+                  "power_reproduced": e["power"]["value"], "power_lo": e["power"]["lo"],
+                  "power_hi": e["power"]["hi"], "power_tasks": e["power"]["tasks"],
                   "direction_fraction": e["direction_fraction"],
                   "decided_by": e["decided_by"] or "",
                   "verdict_at_default": e["verdict_at_default"] or ""}
         sob = e["sobol"] or {}
-        for name, m in e["morris"].items():
-            s = sob.get(name, {})
+        for name in [f.name for f in an.factors]:
+            mo = e["morris"].get(name, {})
+            x = sob.get(name, {})
             out.append({**common, "parameter": name, "screened": int(name in an.screened),
-                        **m, "S1": s.get("S1"), "S1_conf": s.get("S1_conf"),
-                        "ST": s.get("ST"), "ST_conf": s.get("ST_conf")})
+                        "mu_star": mo.get("mu_star"), "mu_star_conf": mo.get("mu_star_conf"),
+                        "sigma": mo.get("sigma"), "S1": x.get("S1"),
+                        "S1_conf": x.get("S1_conf"), "ST": x.get("ST"),
+                        "ST_conf": x.get("ST_conf"),
+                        "flagged": int(x["flagged"]) if x else None})
         if OTHERS in an.groups:
-            s = sob.get(OTHERS, {})
+            x = sob.get(OTHERS, {})
             out.append({**common, "parameter": OTHERS, "screened": 0, "mu_star": None,
-                        "mu_star_conf": None, "sigma": None, "flip_rate": None,
-                        "S1": s.get("S1"), "S1_conf": s.get("S1_conf"),
-                        "ST": s.get("ST"), "ST_conf": s.get("ST_conf")})
+                        "mu_star_conf": None, "sigma": None, "S1": x.get("S1"),
+                        "S1_conf": x.get("S1_conf"), "ST": x.get("ST"),
+                        "ST_conf": x.get("ST_conf"),
+                        "flagged": int(x["flagged"]) if x else None})
     return [{k: ("" if v is None else v) for k, v in r.items()} for r in out]

@@ -394,6 +394,16 @@ def test_robustness_column(tmp_path):
     assert rob == {"CE-cross": "not analysed",
                    "EH-self": "holds in 0.82 [0.70, 0.90]; decided by feedback_noise, p_err"}
     assert "decided by feedback_noise" in md.read_text()
+    # issue 30's file: the effect's sign share wins over the verdict count (power)
+    (tmp_path / "robustness.json").write_text(json.dumps({"claims": {"EH-self": {
+        "effect": {"sign_share": {"value": 0.93, "lo": 0.85, "hi": 0.97}},
+        "power": {"value": 0.08, "lo": 0.02, "hi": 0.2, "tasks": 15},
+        "deciding_parameters": [{"name": "p_err"}]},
+        "CE-cross": {"effect": {"sign_share": None}, "deciding_parameters": []}}}))
+    _, js = write(results, tmp_path, tmp_path)
+    rob = {r["id"]: r["robustness"] for r in json.loads(js.read_text())}
+    assert rob == {"CE-cross": "not analysed",
+                   "EH-self": "sign in 0.93 of the prior [0.85, 0.97]; decided by p_err"}
     (tmp_path / "robustness.json").write_text("[1, 2]")
     with pytest.raises(ValueError, match="robustness.json"):
         write(results, tmp_path, tmp_path)

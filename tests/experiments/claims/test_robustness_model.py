@@ -122,15 +122,33 @@ def test_tiny_analysis_writes_its_files_and_the_robustness_column(in_process):
     assert js["points"] == 1 + 4 + 2 * 4  # default, Morris 1 x (3 + 1), Sobol' 2 x (2 + 2)
     assert "ContextEvo" in js["not_included"]
     for e in js["claims"].values():
-        assert 0 <= e["holding_lo"] <= e["holding_fraction"] <= e["holding_hi"] <= 1
+        p = e["power"]
+        assert 0 <= p["lo"] <= p["value"] <= p["hi"] <= 1
         assert sum(e["verdicts"].values()) == e["points"] == 4  # the base points
-        assert e["verdicts"].get("reproduced", 0) / 4 == e["holding_fraction"]
+        assert e["verdicts"].get("reproduced", 0) / 4 == p["value"]
+        s = e["effect"]["sign_share"]
+        assert 0 <= s["lo"] <= s["value"] <= s["hi"] <= 1
+        # every point played enters the metamodel (none undefined for these claims)
+        assert e["effect"]["points"] + e["effect"]["dropped"] == js["points"]
     rows = (in_process / "robustness.csv").read_text().splitlines()
     assert rows[0].startswith("claim,item,parameter,screened,mu_star")
+    assert "sign_share" in rows[0] and "power_reproduced" in rows[0]
+    import csv
+    with open(in_process / "robustness_points.csv") as fh:
+        pts = list(csv.DictReader(fh))
+    assert len(pts) == js["points"] and pts[0]["stage"] == "default"
+    assert len({p["design_seed"] for p in pts}) == len(pts)  # a seed per point
+    for c, e in js["claims"].items():
+        assert pts[0][f"{c}:verdict"] == e["verdict_at_default"]
+        assert float(pts[0][f"{c}:effect"]) == pytest.approx(
+            e["effect"]["at_default"]["value"], abs=1e-6)
+    # the power counts the Sobol' base points' verdicts: the same words as the file
+    sob = [p for p in pts if p["stage"] == "sobol"]
+    assert len(sob) == 2 * 4
     assert len(rows) == 1 + 2 * (3 + 1)  # per claim: 3 parameters and the others group
     assert (in_process / "robustness.png").stat().st_size > 10_000
     md = (in_process / "claims.md").read_text()
-    assert "holds in" in md  # the scorecard's robustness column read the new file
+    assert "of the prior" in md  # the scorecard's robustness column read the new file
 
 
 def test_jobs_and_a_dask_cluster_give_the_same_files(in_process, tmp_path):
