@@ -124,3 +124,61 @@ def log_spread(sizes, reps: int = 2_000, seed=0) -> dict:
     return {"sd": float(logs.std()), "iqr_sd": float((q3 - q1) / 1.349),
             "sd_ci95": (float(np.quantile(boots, 0.025)),
                         float(np.quantile(boots, 0.975)))}
+
+
+def shape_residuals(sizes) -> np.ndarray:
+    """The standardized ln-size residuals ``z_i = (ln t_i - median ln t) / sd(ln t)``
+    of ``sizes`` (tokens > 0; ``sd`` the population sd, :func:`log_spread`'s), sorted
+    ascending: the empirical shape the task generators draw from
+    (:mod:`sim.tasks.size_shape`).
+
+    Raises:
+        ValueError: for fewer than 2 sizes, a size <= 0, or all sizes equal.
+    """
+    logs = np.log(np.asarray(sizes, dtype=float)) if np.size(sizes) else np.array([])
+    if logs.size < 2 or not np.isfinite(logs).all() or logs.std() == 0:
+        raise ValueError(f"need >= 2 sizes > 0, not all equal; got {np.size(sizes)}")
+    return np.sort((logs - np.median(logs)) / logs.std())
+
+
+def shape_table_text(sizes=None, files=None) -> str:
+    """The text of ``sim/data/size_shape.csv``: a ``#`` header naming the source files
+    and the arithmetic, then the column ``z`` of :func:`shape_residuals` (``repr``
+    floats, so the table reads back exactly). Defaults: the shipped trajectories'
+    tool results (:func:`experiments.vista.size_law.tool_result_sizes`)."""
+    from experiments.vista.size_law import tool_result_sizes
+    from sim.tasks.trajectory_tasks import trajectory_files
+
+    x = tool_result_sizes() if sizes is None else np.asarray(sizes, dtype=float)
+    names = [f.name for f in trajectory_files()] if files is None else list(files)
+    logs = np.log(x)
+    z = shape_residuals(x)
+    head = [
+        "# the empirical shape of the tool-result size law (issue 31), read by "
+        "sim/tasks/size_shape.py",
+        f"# source: the {x.size} tool results of the shipped trajectories "
+        f"(sim/data/trajectories: {', '.join(names)}), cl100k_base tokens t_i",
+        f"# z_i = (ln t_i - median ln t) / sd(ln t), sorted; median ln t = "
+        f"{np.median(logs):.6f} ({np.exp(np.median(logs)):.1f} tokens), population sd "
+        f"= {logs.std():.6f}",
+        "# written by experiments.priors.sizes.write_shape_table() "
+        "(python3 -m experiments.priors.sizes); "
+        "tests/experiments/priors/test_size_shape_table.py checks it against the "
+        "trajectories",
+        "z"]
+    return "\n".join(head + [repr(float(v)) for v in z]) + "\n"
+
+
+def write_shape_table(path=None) -> str:
+    """Write :func:`shape_table_text` to ``path`` (default
+    ``sim/tasks/size_shape.TABLE_PATH``); returns the path written."""
+    from sim.tasks.size_shape import TABLE_PATH
+
+    target = TABLE_PATH if path is None else path
+    with open(target, "w") as f:
+        f.write(shape_table_text())
+    return str(target)
+
+
+if __name__ == "__main__":
+    print(write_shape_table())
