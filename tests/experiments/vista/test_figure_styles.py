@@ -93,13 +93,13 @@ def test_pressure_figure_draws_the_paired_intervals_and_names_the_world(monkeypa
 
     figs = _capture(monkeypatch, pressure)
     run_command(["run", "pressure", "--levels", "8000", "--families", "2", "--seeds",
-                 "1", "--programs", "react", "vista", "--world", "agent.sigma=0.6",
+                 "1", "--programs", "react", "vista", "--world", "agent.sigma=0.8",
                  "--no-progress", "--out", str(tmp_path)])
     ax = figs[0].axes[0]
     segs = _errorbar_segments(ax)
     assert len(segs) == 1  # react's interval; vista has none against itself
     assert all(0 <= y <= 100 for seg in segs for _, y in seg)
-    assert "world: agent.sigma=0.6" in ax.get_title()
+    assert "world: agent.sigma=0.8" in ax.get_title()
 
 
 def test_window_gain_bars_have_intervals_and_a_marker_even_at_zero(monkeypatch, tmp_path):
