@@ -38,7 +38,6 @@ _A, _C, _H, _PC = ("sim/agents/synthetic.py", "sim/cost.py", "sim/harness.py",
                    "sim/program_context.py")
 _P, _AG, _S = "sim/policies/__init__.py", "sim/policies/agentic.py", \
     "sim/policies/summarize.py"
-_SZ = "sim/tasks/size_shape.py"
 _B, _BR, _F, _L, _T, _TR = ("sim/tasks/base.py", "sim/tasks/browse.py",
                             "sim/tasks/families.py", "sim/tasks/loca.py",
                             "sim/tasks/tokens.py", "sim/tasks/trajectory_tasks.py")
@@ -218,17 +217,9 @@ ALLOWED = (
     (_L, "loca_task", 0.9, "structure",
      "intermediate writes spread evenly up to 90% of the task (the final answer "
      "comes after)"),
-    (_F, "bulk_scale", 0.5, "math",
-     "the median (probability 1/2) of the size law and of its size-biased version"),
-    (_SZ, "shape_residuals", 2, "validation",
-     "a quantile needs at least two order statistics"),
-    (_SZ, "_table", 2, "validation", "a quantile needs at least two order statistics"),
-    (_SZ, "_biased_segments", 64, "cache",
-     "lru_cache size for the size-biased segment tables (one per size_sd value)"),
-    (_SZ, "normal_cdf", 0.5, "math", "Phi(z) = erfc(-z / sqrt 2) / 2"),
-    (_SZ, "normal_cdf", 2.0, "math", "Phi(z) = erfc(-z / sqrt 2) / 2"),
-    (_SZ, "log_size_ratio", 0.5, "math",
-     "the median (probability 1/2): sizes are relative to the law's median"),
+    (_F, "bulk_scale", 2, "math",
+     "the size-biased law's exponent: a lognormal's log-median shifts by size_sd "
+     "squared when drawn in proportion to its size (the docstring derives it)"),
     (_L, "bulk_facts", 3, "stream",
      "the label of the late-reuse draws' own stream ([base_seed, 3, family, seed]), "
      "so no other draw of the task moves"),

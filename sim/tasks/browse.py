@@ -13,9 +13,9 @@ step needs every gold value at once. Every number is a field of
 What makes a query hard is its structure, never a hint (issue 17, as the LOCA-like
 families, :mod:`sim.tasks.loca`):
 
-* every document, gold included, has a size drawn from the empirical shape of the
-  shipped trajectories' tool results (:mod:`sim.tasks.size_shape`: ln-size spread
-  ``size_sd``, median ``doc_median``, clipped to ``[MIN_DOC, max_doc_ratio x doc_median]``), so some
+* every document, gold included, has a size drawn from a lognormal with the ln-size
+  spread of the shipped trajectories' tool results (sd ``size_sd`` of ln tokens, median
+  ``doc_median``, clipped to ``[MIN_DOC, max_doc_ratio x doc_median]``), so some
   gold documents are large and size-driven archiving can hit them;
 * every call is ``search {"q": "q7", "page": 12}``: the entity id appears in the
   document the agent reads, never in the call or the question, unless
@@ -47,7 +47,6 @@ import numpy as np
 from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
 # one way to place lines in a result, shared with the LOCA-like generator
 from sim.tasks.loca import _insert
-from sim.tasks.size_shape import draw_size
 from sim.tasks.tokens import count_tokens, default_vocab
 from sim.world_param import PROBABILITY, world_param
 
@@ -209,7 +208,8 @@ def browse_task(query: int, seed: int = 0, base_seed: int = 0,
     gold_at: list[int] = []
     acc, since, end = 0.0, 0, None
     while end is None or acc < end:
-        size = draw_size(rng_d, bp.doc_median, bp.size_sd, MIN_DOC, hi)
+        size = int(np.clip(rng_d.lognormal(np.log(bp.doc_median), bp.size_sd),
+                           MIN_DOC, hi))
         bodies.append(vocab.compose(rng_d, size))
         if len(gold_at) < n_gold and acc >= depth and (
                 not gold_at or since >= gaps[len(gold_at) - 1]):

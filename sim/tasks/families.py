@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from sim.tasks.size_shape import biased_quantile, shape_quantile
 from sim.world_param import PROBABILITY, world_param
 
 #: the five archetypes, in family order (family i has archetype i % 5)
@@ -64,8 +63,7 @@ class TaskParams:
     Attributes:
         size_sd: sd of ln(tokens) of every tool result (evidence and distractors):
             the empirical spread of the shipped trajectories' tool results (no
-            fitted law passes its KS test: experiments/priors/sizes.py), with the
-            empirical shape of those results (:mod:`sim.tasks.size_shape`).
+            fitted law passes its KS test: experiments/priors/sizes.py).
         growth_jitter: each instance realises ``growth * U(1 - j, 1 + j)``.
         buried_scale: median size of an evidence table relative to the family's
             median result (buried archetype).
@@ -90,8 +88,7 @@ class TaskParams:
         "no fitted law passes KS at 5% (lognormal D 0.189 vs 0.044 with its parameters "
         "estimated; log-logistic 0.169, generalized Pareto 0.164, Weibull 0.203, gamma "
         "0.250 vs 0.066; 43 results of 22 tokens force D >= 0.051 for any continuous "
-        "law), so sizes follow the empirical shape (sim/data/size_shape.csv) with this "
-        "spread; guess: the "
+        "law), so the lognormal keeps the spread, not the shape; guess: the "
         "range allows for LOCA-Bench's different tools (381 of the 418 come from one "
         "pi session)",
         "spread of every tool result's size, evidence included")
@@ -138,9 +135,8 @@ class TaskParams:
         "inbox dumps (VISTA Fig. 9) may put more values in bulk data: the range runs "
         "to 0.9",
         "a value of an overflow or churn family (not superseded) is read from bulk "
-        "data: its result's size is size-biased (the empirical size law reweighted by "
-        "size, sim/tasks/size_shape.py), and it is needed at every later write and "
-        "the answer")
+        "data: its result's size is size-biased, lognormal with ln-median raised by "
+        "size_sd^2, and it is needed at every later write and the answer")
 
     def with_(self, **changes) -> "TaskParams":
         """A copy with ``changes`` applied."""
@@ -212,17 +208,13 @@ def family_spec(family: int) -> FamilySpec:
 
 def bulk_scale(size_sd: float) -> float:
     """The median of the size-biased law relative to the size law's median:
-    ``exp(size_sd * (Qb(1/2) - Q(1/2)))``, with ``Q`` the empirical residual
-    quantile and ``Qb`` its size-biased version (:mod:`sim.tasks.size_shape`).
+    ``exp(size_sd ** 2)``.
 
     Why: a value at a uniformly random line of the workflow's bulk data lies in a
-    result with probability proportional to its tokens, so the result holding it
-    follows the size law reweighted by its size, ``exp(size_sd * z)``
-    (:func:`sim.tasks.size_shape.biased_quantile`). For a lognormal shape this is
-    ``exp(size_sd ** 2)`` (completing the square); the empirical shape's tail is
-    bounded by the largest observed result, so the factor is smaller at large
-    ``size_sd``. Checked against a weighted Monte Carlo median of the size law in
-    ``tests/tasks/test_size_shape.py``.
+    result with probability proportional to its tokens, and weighting a lognormal
+    ``ln S ~ N(mu, s^2)`` by ``S`` gives ``N(mu + s^2, s^2)`` (completing the square
+    in ``exp(x) * exp(-(x - mu)^2 / (2 s^2))``); checked against a weighted Monte
+    Carlo median in ``tests/tasks/test_late_reuse.py``.
 
     Raises:
         ValueError: for a negative or non-finite ``size_sd``.
@@ -230,7 +222,7 @@ def bulk_scale(size_sd: float) -> float:
     if not (isinstance(size_sd, (int, float)) and math.isfinite(size_sd)
             and size_sd >= 0):
         raise ValueError(f"size_sd must be a finite number >= 0, got {size_sd!r}")
-    return math.exp(size_sd * (biased_quantile(0.5, size_sd) - shape_quantile(0.5)))
+    return math.exp(size_sd ** 2)
 
 
 def family_params(family: int) -> dict:

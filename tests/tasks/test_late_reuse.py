@@ -8,7 +8,6 @@ import pytest
 
 from sim.tasks.families import FAMILIES, TaskParams, bulk_scale, family_spec
 from sim.tasks.loca import bulk_facts, loca_task
-from sim.tasks.size_shape import shape_quantile
 
 ELIGIBLE = [f for f in range(len(FAMILIES)) if family_spec(f).bulk_reuse]
 
@@ -21,19 +20,19 @@ def test_eligible_families_are_overflow_and_churn():
 
 @pytest.mark.parametrize("s", [1.0, 1.64, 2.2])
 def test_bulk_scale_is_the_size_biased_median(s):
-    """Weighting sizes of the empirical shape by their tokens moves the median by
-    bulk_scale: the weighted Monte Carlo median of ln(S / median) against
-    ln bulk_scale, within 5 standard errors (the weighted sample's effective size,
-    n_eff = (sum w)^2 / sum w^2, and the sample's own ln-size sd)."""
+    """Weighting lognormal sizes by their tokens moves the median by exp(s^2): the
+    weighted Monte Carlo median of ln S against s^2, within 5 standard errors (the
+    weighted sample's effective size, n_eff = (sum w)^2 / sum w^2)."""
     rng = np.random.default_rng(31)
-    x = s * shape_quantile(rng.random(2_000_000))
+    x = rng.normal(0.0, s, 2_000_000)
     w = np.exp(x - x.max())
     order = np.argsort(x)
     cw = np.cumsum(w[order])
     med = x[order][np.searchsorted(cw, cw[-1] / 2)]
     n_eff = w.sum() ** 2 / (w ** 2).sum()
-    se = 1.2533 * x.std() / np.sqrt(n_eff)
-    assert abs(med - np.log(bulk_scale(s))) < 5 * se + 1e-3
+    se = 1.2533 * s / np.sqrt(n_eff)  # the median's SE for a normal of sd s
+    assert abs(med - s ** 2) < 5 * se + 1e-3
+    assert bulk_scale(s) == pytest.approx(np.exp(s ** 2))
 
 
 @pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "1"])
