@@ -31,7 +31,9 @@ def test_the_source_numbers_come_from_the_shipped_trajectories(sizes):
     assert "guess" in row.source
 
 
-def _largest(ratio: float, family=0, seed=1, growth=256_000):
+def _largest(ratio: float, family=0, seed=0, growth=256_000):
+    # seed 0 has no value in bulk data (bulk_facts), whose size-biased result is
+    # clipped at the ratio times its own, larger median
     task = loca_task(family, seed, growth, params=TaskParams(max_result_ratio=ratio))
     return max(s.tokens for s in task.steps if s.kind == "observe")
 

@@ -2,9 +2,8 @@
 :mod:`experiments.claims.registry.vista` other than the theory's): paired episodes
 of the sweeps (Fig. 4, Tables 1, 2), the window grid (Fig. 6), the ablations
 (Fig. 8), the perception probe (Table 5) and the dashboard overhead (Fig. 10). The
-theory CSVs' checks are in :mod:`experiments.claims.checks.vista_theory`, the counts
-and structure of issue 31 in :mod:`experiments.claims.checks.vista_counts`. See
-:mod:`experiments.claims.checks`."""
+theory's checks: :mod:`~experiments.claims.checks.vista_theory`; issue 31's counts
+and structure: :mod:`~experiments.claims.checks.vista_counts`."""
 
 from __future__ import annotations
 

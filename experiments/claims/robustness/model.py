@@ -49,11 +49,14 @@ HOLDS = "reproduced"
 def agent_claims(registry=None) -> list:
     """The claims whose check reads a CSV of the pressure, cost, ablations or window
     sweeps (the synthetic agent's claims), in registry order, less those at a growth
-    level the reduced sweeps do not play (:func:`played`)."""
+    level the reduced sweeps do not play (:func:`played`) and those whose check has
+    no paired effect yet (:func:`~experiments.claims.robustness.effects.supported`:
+    issue 31's per-task totals and Fig. 9's rescue share)."""
     from experiments.claims.registry import REGISTRY
+    from experiments.claims.robustness.effects import supported
 
     return [c for c in (registry or REGISTRY) if c.check is not None and c.csv in SWEEP_OF
-            and played(c)]
+            and played(c) and supported(c)]
 
 
 def played(claim) -> bool:

@@ -19,7 +19,9 @@ NOT_INCLUDED = ("ContextEvo and Evo-Harness claims: an evolution loop per world 
                 "costs minutes to hours, too costly for a sample of hundreds of points; "
                 "theory claims: no world parameter enters them; Table 5 and Fig. 10: a "
                 "real model's answers and replayed trajectories, not the synthetic agent; "
-                "Fig. 4 at 16K-64K and 256K growth: the reduced sweeps play 8K and 128K")
+                "Fig. 4 at 16K-64K and 256K growth: the reduced sweeps play 8K and 128K; "
+                "Fig. 8b's counts, Fig. 9's rescue share and Table 7's steps: their "
+                "checks have no paired effect with a standard error yet")
 
 
 def power_of_two(text: str) -> int:

@@ -27,9 +27,11 @@ TINY = ["--robustness", "--claims", "Fig6-peak", "Fig6-12K",
 def test_agent_claims_are_those_of_the_four_sweeps():
     ids = [c.id for c in agent_claims()]
     want = [c.id for c in REGISTRY if c.check is not None and c.csv in SWEEP_OF
-            and c.id not in ("Fig4-16K", "Fig4-32K", "Fig4-64K", "Fig4-256K")]
-    # 20, and issue 31's Fig. 8b counts (4), Fig. 9's rescues and Table 7's steps
-    assert ids == want and len(ids) == 26
+            and c.id not in ("Fig4-16K", "Fig4-32K", "Fig4-64K", "Fig4-256K")
+            and type(c.check).__name__ not in ("PerTaskTotal", "RescueLoop")]
+    # issue 31's Fig. 8b counts (4), Fig. 9's rescues and Table 7's steps have no
+    # paired effect yet (experiments.claims.robustness.run.NOT_INCLUDED says so)
+    assert ids == want and len(ids) == 20
     assert all(str(c.paper) == "VISTA" for c in agent_claims())
     assert "Fig8a-interface" not in ids  # no check: needs a real model
 
