@@ -36,6 +36,17 @@ def _maps(ws: Workspace) -> dict:
                        for k, v in st.by_sha.items()}}
 
 
+
+def _migrated(d):
+    """The v2 fixture copied to ``d`` and migrated to format 3 by a writer's close;
+    returns the checkpoint's header line, the bytes after it, the state JSON's
+    length and that JSON decoded (for the forgery tests)."""
+    shutil.copytree(DATA / "v2", d)
+    Workspace.open(d).close()
+    head, _, rest = (d / checkpoint.NAME).read_bytes().partition(b"\n")
+    n = int(head.split(b" ")[3])
+    return head, rest, n, json.loads(rest[:n])
+
 def test_a_format_2_checkpoint_opens_and_a_writer_rewrites_it(tmp_path):
     d = tmp_path / "ws"
     shutil.copytree(DATA / "v2", d)
@@ -211,13 +222,8 @@ def test_a_checkpoint_whose_sections_do_not_add_up_is_not_used(tmp_path):
     """A forgery with a valid sha256 but a block table longer than the file:
     a clear note and a full replay that loses nothing."""
     d = tmp_path / "ws"
-    shutil.copytree(DATA / "v2", d)
-    Workspace.open(d).close()
     expected = json.loads((DATA / "v2.expected.json").read_text())
-    raw = (d / checkpoint.NAME).read_bytes()
-    head, _, rest = raw.partition(b"\n")
-    n = int(head.split(b" ")[3])
-    meta = json.loads(rest[:n])
+    head, rest, n, meta = _migrated(d)
     meta["blocks"] += 1
     body = json.dumps(meta).encode() + rest[n:]
     (d / checkpoint.NAME).write_bytes(b"%s %s %d\n" % (
@@ -281,12 +287,7 @@ def test_a_forged_row_order_is_checked_before_any_lookup(tmp_path):
     """The order by sha256 the checkpoint stores is not trusted: a swap (with a
     fresh, valid sha256 over the file) is found and the rows are sorted again."""
     d = tmp_path / "ws"
-    shutil.copytree(DATA / "v2", d)
-    Workspace.open(d).close()
-    raw = (d / checkpoint.NAME).read_bytes()
-    head, _, rest = raw.partition(b"\n")
-    n = int(head.split(b" ")[3])
-    meta = json.loads(rest[:n])
+    head, rest, n, meta = _migrated(d)
     at = n + meta["pack_index_bytes"] + meta["sections"][0]
     body = bytearray(rest)
     order = np.frombuffer(body, "<i4", count=meta["blocks"], offset=at)
@@ -304,13 +305,8 @@ def test_a_row_out_of_range_is_found_at_the_open_not_at_first_access(tmp_path):
     from sim.workspace.columns import ROW
 
     d = tmp_path / "ws"
-    shutil.copytree(DATA / "v2", d)
-    Workspace.open(d).close()
     expected = json.loads((DATA / "v2.expected.json").read_text())
-    raw = (d / checkpoint.NAME).read_bytes()
-    head, _, rest = raw.partition(b"\n")
-    n = int(head.split(b" ")[3])
-    meta = json.loads(rest[:n])
+    head, rest, n, meta = _migrated(d)
     body = bytearray(rest)
     rows = np.frombuffer(body, ROW, count=meta["blocks"], offset=n + meta["pack_index_bytes"])
     rows["type"][3] = 200
