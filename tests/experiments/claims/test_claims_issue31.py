@@ -326,5 +326,11 @@ def test_robustness_leaves_out_the_levels_it_does_not_play():
 
     ids = {c.id for c in agent_claims()}
     assert not ids & {"Fig4-16K", "Fig4-32K", "Fig4-64K", "Fig4-256K"}
-    assert {"Fig9-rescue-loop", "Tab7-steps", "Fig8b-vista-recoveries"} <= ids
+    # played, but their checks have no paired effect yet: left out, and said so
+    from experiments.claims.robustness.effects import supported
+    from experiments.claims.robustness.run import NOT_INCLUDED
+
+    for cid in ("Fig9-rescue-loop", "Tab7-steps", "Fig8b-vista-recoveries"):
+        assert played(REGISTRY[cid]) and not supported(REGISTRY[cid]) and cid not in ids
+    assert "Fig. 9's rescue share" in NOT_INCLUDED
     assert played(REGISTRY["Fig4-decline"]) and not played(REGISTRY["Fig4-256K"])
