@@ -45,7 +45,7 @@ def read_table(name: str) -> list[dict[str, str]]:
 
 
 def table_header(name: str) -> str:
-    """The ``#`` source header of ``data/<name>.csv`` (without the ``# `` marks)."""
+    """The ``#`` source header of ``data/<name>.csv`` (each line without its leading ``#`` and space)."""
     with (DATA / f"{name}.csv").open(encoding="utf-8") as f:
         return "\n".join(line[2:].rstrip() for line in f if line.startswith("#"))
 

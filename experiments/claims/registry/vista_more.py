@@ -22,7 +22,7 @@ COUNT_FACTOR = RATIO_FACTOR
 #: the fixed overhead is a harness's system prompt plus tool schemas (the paper's, in
 #: cl100k_base; ours, in our counter): the same size within that factor again
 OVERHEAD_FACTOR = RATIO_FACTOR
-#: "essentially uncorrelated": |Spearman rho| below 0.3, the edge of a "small"
+#: "essentially uncorrelated": the absolute Spearman rho below 0.3, the edge of a "small"
 #: correlation by Cohen's convention (Statistical Power Analysis, 1988, §3.2)
 CORR_MARGIN = 0.3
 #: the Fig. 4 growth levels whose cells the text does not give (Appendix Table 9's
