@@ -2,8 +2,8 @@
 item 1): the quantity the claim's check is about, measured from the same CSVs and
 the same pairing over tasks as the check
 (:func:`~experiments.claims.checks.vista.paired_values`), so that the robustness
-analysis can ask where in the prior the *expected* effect has the claimed sign, not where a small study's verdict happens
-to be "reproduced".
+analysis can ask where in the prior the *expected* effect has the claimed sign,
+not where a small study's verdict happens to be "reproduced".
 
 Per check kind (VISTA §3.3-§3.7; the claims of
 :mod:`experiments.claims.registry.vista`):
