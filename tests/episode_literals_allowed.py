@@ -41,6 +41,7 @@ _P, _AG, _S = "sim/policies/__init__.py", "sim/policies/agentic.py", \
 _B, _BR, _F, _L, _T, _TR = ("sim/tasks/base.py", "sim/tasks/browse.py",
                             "sim/tasks/families.py", "sim/tasks/loca.py",
                             "sim/tasks/tokens.py", "sim/tasks/trajectory_tasks.py")
+_SL = "sim/tasks/size_law.py"
 
 ALLOWED = (
     # -- the synthetic agent -----------------------------------------------------------
@@ -217,9 +218,14 @@ ALLOWED = (
     (_L, "loca_task", 0.9, "structure",
      "intermediate writes spread evenly up to 90% of the task (the final answer "
      "comes after)"),
-    (_F, "bulk_scale", 2, "math",
-     "the size-biased law's exponent: a lognormal's log-median shifts by size_sd "
-     "squared when drawn in proportion to its size (the docstring derives it)"),
+    (_SL, "_shipped", 2, "validation",
+     "a law needs at least two shipped sizes (sim/data/result_sizes.csv)"),
+    (_SL, "_biased_cdf", 64, "cache",
+     "the memo of size-biased CDFs, one per distinct size_sd"),
+    (_SL, "draw_size", 0.5, "math",
+     "Phi(z) = erfc(-z / sqrt 2) / 2, the standard normal CDF"),
+    (_SL, "draw_size", 2.0, "math",
+     "Phi(z) = erfc(-z / sqrt 2) / 2, the standard normal CDF"),
     (_L, "bulk_facts", 3, "stream",
      "the label of the late-reuse draws' own stream ([base_seed, 3, family, seed]), "
      "so no other draw of the task moves"),

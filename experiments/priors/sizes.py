@@ -22,9 +22,10 @@ tokens, 43 of the 418 results) is a jump of 0.103 in the empirical CDF, so
 lognormal's 0.044 critical value with its two parameters estimated (and below the
 0.066 of a fully specified law: only a law fixed in advance could pass).
 
-When no law passes, the size law is the empirical distribution: its spread of
-``ln s`` (sd, with a bootstrap interval over results) is what the generators'
-lognormal takes as ``size_sd``; the shape is not lognormal.
+When no law passes, the size law is the empirical distribution: the generators draw
+it (:mod:`sim.tasks.size_law`, the 418 sizes shipped as ``sim/data/result_sizes.csv``),
+and its spread of ``ln s`` (sd, with a bootstrap interval over results) is the
+default of ``size_sd``, which stretches the empirical ln-shape.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ step needs every gold value at once. Every number is a field of
 What makes a query hard is its structure, never a hint (issue 17, as the LOCA-like
 families, :mod:`sim.tasks.loca`):
 
-* every document, gold included, has a size drawn from a lognormal with the ln-size
-  spread of the shipped trajectories' tool results (sd ``size_sd`` of ln tokens, median
-  ``doc_median``, clipped to ``[MIN_DOC, max_doc_ratio x doc_median]``), so some
+* every document, gold included, has a size drawn from the empirical law of the
+  shipped trajectories' tool results (:mod:`sim.tasks.size_law`; spread ``size_sd`` of
+  ln tokens, median ``doc_median``, clipped to ``[MIN_DOC, max_doc_ratio x doc_median]``), so some
   gold documents are large and size-driven archiving can hit them;
 * every call is ``search {"q": "q7", "page": 12}``: the entity id appears in the
   document the agent reads, never in the call or the question, unless
@@ -47,6 +47,7 @@ import numpy as np
 from sim.tasks.base import FINAL, OBSERVE, Fact, Step, Task
 # one way to place lines in a result, shared with the LOCA-like generator
 from sim.tasks.loca import _insert
+from sim.tasks.size_law import draw_size
 from sim.tasks.tokens import count_tokens, default_vocab
 from sim.world_param import PROBABILITY, world_param
 
@@ -109,12 +110,12 @@ class BrowseParams:
         "gives the previous generator's mean document (~2.3K tokens) under the "
         "size law", "median document size")
     size_sd: float = world_param(
-        1.64, 1.0, 2.2, "sd of ln tokens",
-        "the empirical sd of ln tokens of the 418 real tool results in the shipped "
-        "trajectories, 1.64 (experiments/priors/sizes.py; no fitted law passes KS, "
-        "lognormal D 0.189 vs 0.044); guess: the range allows for web pages differing "
-        "from those tools", "spread of every document's size, gold "
-        "included")
+        1.637, 1.0, 2.2, "sd of ln tokens",
+        "the size law is the empirical distribution of the 418 real tool results in "
+        "the shipped trajectories (sim/tasks/size_law.py; no fitted law passes KS, "
+        "lognormal D 0.189 vs 0.044: experiments/priors/sizes.py), whose ln-sd is "
+        "1.637; guess: the range stretches that shape for web pages differing from "
+        "those tools", "spread of every document's size, gold included")
     max_doc_ratio: float = world_param(
         12.0, 4.0, 50.0, "ratio",
         "guess: retrievers truncate long pages; the shipped trajectories' largest "
@@ -208,8 +209,7 @@ def browse_task(query: int, seed: int = 0, base_seed: int = 0,
     gold_at: list[int] = []
     acc, since, end = 0.0, 0, None
     while end is None or acc < end:
-        size = int(np.clip(rng_d.lognormal(np.log(bp.doc_median), bp.size_sd),
-                           MIN_DOC, hi))
+        size = int(np.clip(draw_size(rng_d, bp.doc_median, bp.size_sd), MIN_DOC, hi))
         bodies.append(vocab.compose(rng_d, size))
         if len(gold_at) < n_gold and acc >= depth and (
                 not gold_at or since >= gaps[len(gold_at) - 1]):

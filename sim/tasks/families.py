@@ -29,7 +29,7 @@ late       the evidence arrives late (80% of the     arrives when the request is
 =========  ========================================  ===================================
 
 Overflow and churn values may also sit in bulk data (``TaskParams.p_late_reuse``):
-read early from a result drawn from the size-biased law (:func:`bulk_scale`), so
+read early from a result drawn from the size-biased law (:mod:`sim.tasks.size_law`), so
 largest-first archiving takes it under pressure, and needed again late (every later
 write and the answer): archive, then recover.
 
@@ -40,7 +40,6 @@ growth, the superseded and distractor rates, the buried scale, the bulk share) i
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from sim.world_param import PROBABILITY, world_param
@@ -61,9 +60,10 @@ class TaskParams:
     range, unit and source declared once here (:func:`sim.world_param.world_param`).
 
     Attributes:
-        size_sd: sd of ln(tokens) of every tool result (evidence and distractors):
-            the empirical spread of the shipped trajectories' tool results (no
-            fitted law passes its KS test: experiments/priors/sizes.py).
+        size_sd: sd of ln(tokens) of every tool result (evidence and distractors),
+            whose shape is the empirical law of the shipped trajectories' tool
+            results (:mod:`sim.tasks.size_law`; no fitted law passes its KS test:
+            experiments/priors/sizes.py).
         growth_jitter: each instance realises ``growth * U(1 - j, 1 + j)``.
         buried_scale: median size of an evidence table relative to the family's
             median result (buried archetype).
@@ -76,19 +76,20 @@ class TaskParams:
             entity (Poisson), spread over the other results.
         p_late_reuse: P(a value of a family with ``bulk_reuse`` that is not
             superseded sits in bulk data: the result holding it is drawn from the
-            size-biased law, :func:`bulk_scale`), per value, the same at every
+            size-biased law, :func:`sim.tasks.size_law.draw_size`), per value, the same at every
             growth level. Such a value arrives early (the family's ``arrival``) and
             is needed again by every later write and the answer.
     """
 
     size_sd: float = world_param(
-        1.64, 1.0, 2.2, "sd of ln tokens",
-        "the empirical sd of ln tokens of the 418 real tool results in the shipped "
-        "trajectories, 1.64 (bootstrap 95% CI 1.53-1.74; experiments/priors/sizes.py); "
-        "no fitted law passes KS at 5% (lognormal D 0.189 vs 0.044 with its parameters "
-        "estimated; log-logistic 0.169, generalized Pareto 0.164, Weibull 0.203, gamma "
-        "0.250 vs 0.066; 43 results of 22 tokens force D >= 0.051 for any continuous "
-        "law), so the lognormal keeps the spread, not the shape; guess: the "
+        1.637, 1.0, 2.2, "sd of ln tokens",
+        "the size law is the empirical distribution of the 418 real tool results in "
+        "the shipped trajectories (sim/tasks/size_law.py), since no fitted law passes "
+        "KS at 5% (lognormal D 0.189 vs 0.044 with its parameters estimated; "
+        "log-logistic 0.169, generalized Pareto 0.164, Weibull 0.203, gamma 0.250 vs "
+        "0.066; 43 results of 22 tokens force D >= 0.051 for any continuous law: "
+        "experiments/priors/sizes.py); their ln-sd is 1.637 (bootstrap 95% CI "
+        "1.53-1.74), and another value stretches the empirical ln-shape; guess: the "
         "range allows for LOCA-Bench's different tools (381 of the 418 come from one "
         "pi session)",
         "spread of every tool result's size, evidence included")
@@ -135,8 +136,8 @@ class TaskParams:
         "inbox dumps (VISTA Fig. 9) may put more values in bulk data: the range runs "
         "to 0.9",
         "a value of an overflow or churn family (not superseded) is read from bulk "
-        "data: its result's size is size-biased, lognormal with ln-median raised by "
-        "size_sd^2, and it is needed at every later write and the answer")
+        "data: its result's size is drawn from the size-biased empirical law "
+        "(sim/tasks/size_law.py), and it is needed at every later write and the answer")
 
     def with_(self, **changes) -> "TaskParams":
         """A copy with ``changes`` applied."""
@@ -204,25 +205,6 @@ def family_spec(family: int) -> FamilySpec:
     elif arch == "late":
         base.update(arrival=0.8, n_uses=0)
     return FamilySpec(**base)
-
-
-def bulk_scale(size_sd: float) -> float:
-    """The median of the size-biased law relative to the size law's median:
-    ``exp(size_sd ** 2)``.
-
-    Why: a value at a uniformly random line of the workflow's bulk data lies in a
-    result with probability proportional to its tokens, and weighting a lognormal
-    ``ln S ~ N(mu, s^2)`` by ``S`` gives ``N(mu + s^2, s^2)`` (completing the square
-    in ``exp(x) * exp(-(x - mu)^2 / (2 s^2))``); checked against a weighted Monte
-    Carlo median in ``tests/tasks/test_late_reuse.py``.
-
-    Raises:
-        ValueError: for a negative or non-finite ``size_sd``.
-    """
-    if not (isinstance(size_sd, (int, float)) and math.isfinite(size_sd)
-            and size_sd >= 0):
-        raise ValueError(f"size_sd must be a finite number >= 0, got {size_sd!r}")
-    return math.exp(size_sd ** 2)
 
 
 def family_params(family: int) -> dict:

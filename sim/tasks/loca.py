@@ -8,10 +8,10 @@ pressure knob; each instance realises ``growth * U(1 - j, 1 + j)`` (``j`` =
 set (:mod:`sim.tasks.families`); what makes a task hard is that structure, never a
 hint:
 
-* every tool result, evidence included, has a size drawn from a lognormal with the ln-size
-  spread of the shipped trajectories' tool results (sd ``TaskParams.size_sd`` of ln tokens,
-  median the family's), so some evidence is large and size-driven archiving can hit
-  it; a buried family's evidence is a table ``buried_scale`` times larger;
+* every tool result, evidence included, has a size drawn from the empirical law of the
+  shipped trajectories' tool results (:mod:`sim.tasks.size_law`: their ln-shape, spread
+  ``TaskParams.size_sd`` of ln tokens, median the family's), so some evidence is large
+  and size-driven archiving can hit it; a buried family's evidence is a table ``buried_scale`` times larger;
 * the call that returns a value looks like every other call (``search_rows
   {"page": 7}``): the record id appears in the result the agent reads, never in the
   call or the question, unless the family's ``source_named`` says so;
@@ -19,7 +19,7 @@ hint:
   and the latest is right (stale families: every value; others: ``p_superseded``);
 * a value of an overflow or churn family may sit in bulk data (``p_late_reuse``,
   :func:`bulk_facts`): its result is drawn from the size-biased law
-  (:func:`sim.tasks.families.bulk_scale`), so it is among the largest results when
+  (:func:`sim.tasks.size_law.draw_size`), so it is among the largest results when
   pressure builds, and it is needed again late;
 * distractors carry the same field for other entities (``record ACC-5512 total:
   ...``), ``distractors_per_fact`` per fact on average.
@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.tasks.base import FINAL, OBSERVE, USE, Fact, Step, Task
-from sim.tasks.families import (FAMILIES, TaskParams, bulk_scale, family_params,
-                                family_spec)
+from sim.tasks.families import FAMILIES, TaskParams, family_params, family_spec
+from sim.tasks.size_law import draw_size
 from sim.tasks.tokens import count_tokens, default_vocab
 
 __all__ = ["FAMILIES", "GROWTH_LEVELS", "SEEDS_PER_FAMILY", "bulk_facts", "family_params",
@@ -114,17 +114,17 @@ def loca_task(family: int, seed: int, growth: int, base_seed: int = 0,
     # no one result may take more than its share of a small task's growth
     cap = max(2 * _MIN_RESULT, total // (2 * spec.n_facts + 2))
 
-    def draw(scale: float = 1.0) -> int:
+    def draw(scale: float = 1.0, biased: bool = False) -> int:
         m = med * scale
-        return int(np.clip(rng_d.lognormal(np.log(m), tp.size_sd), _MIN_RESULT,
+        return int(np.clip(draw_size(rng_d, m, tp.size_sd, biased), _MIN_RESULT,
                            min(tp.max_result_ratio * m, cap)))
 
     # evidence and update results: sizes from the same law as every result, a value
-    # in bulk data from the size-biased law (one lognormal draw either way, so a
-    # task with no such value is the task it was without the mechanism)
+    # in bulk data from the size-biased law (one normal draw either way, so a task
+    # with no such value is the task it was without the mechanism)
     scale = tp.buried_scale if spec.evidence == "table" else 1.0
     bulk = set(bulk_facts(family, seed, base_seed, tp))
-    ev_sizes = [draw(bulk_scale(tp.size_sd) if j in bulk and f[5] is None else scale)
+    ev_sizes = [draw(1.0, True) if j in bulk and f[5] is None else draw(scale)
                 for j, f in enumerate(facts)]
     upd_sizes = [draw() for f in facts if f[5] is not None]
     remaining = total - sum(ev_sizes) - sum(upd_sizes)

@@ -1,12 +1,12 @@
 """Values from bulky early results needed again late (issue 31, "Recovery as a
 mechanism"): which values sit in bulk data (``task.p_late_reuse``), the size-biased
-law of the result holding one (:func:`sim.tasks.families.bulk_scale`), and that the
+law of the result holding one (tested in ``test_size_law.py``), and that the
 mechanism moves nothing else of a task."""
 
 import numpy as np
 import pytest
 
-from sim.tasks.families import FAMILIES, TaskParams, bulk_scale, family_spec
+from sim.tasks.families import FAMILIES, TaskParams, family_spec
 from sim.tasks.loca import bulk_facts, loca_task
 
 ELIGIBLE = [f for f in range(len(FAMILIES)) if family_spec(f).bulk_reuse]
@@ -16,29 +16,6 @@ def test_eligible_families_are_overflow_and_churn():
     assert {family_spec(f).archetype for f in ELIGIBLE} == {"overflow", "churn"}
     for f in set(range(15)) - set(ELIGIBLE):
         assert bulk_facts(f, 0, params=TaskParams(p_late_reuse=0.9)) == ()
-
-
-@pytest.mark.parametrize("s", [1.0, 1.64, 2.2])
-def test_bulk_scale_is_the_size_biased_median(s):
-    """Weighting lognormal sizes by their tokens moves the median by exp(s^2): the
-    weighted Monte Carlo median of ln S against s^2, within 5 standard errors (the
-    weighted sample's effective size, n_eff = (sum w)^2 / sum w^2)."""
-    rng = np.random.default_rng(31)
-    x = rng.normal(0.0, s, 2_000_000)
-    w = np.exp(x - x.max())
-    order = np.argsort(x)
-    cw = np.cumsum(w[order])
-    med = x[order][np.searchsorted(cw, cw[-1] / 2)]
-    n_eff = w.sum() ** 2 / (w ** 2).sum()
-    se = 1.2533 * s / np.sqrt(n_eff)  # the median's SE for a normal of sd s
-    assert abs(med - s ** 2) < 5 * se + 1e-3
-    assert bulk_scale(s) == pytest.approx(np.exp(s ** 2))
-
-
-@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "1"])
-def test_bulk_scale_rejects_bad_input(bad):
-    with pytest.raises(ValueError, match="size_sd"):
-        bulk_scale(bad)
 
 
 def test_the_share_of_values_in_bulk_data_is_p_late_reuse():

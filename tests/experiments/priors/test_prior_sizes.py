@@ -90,7 +90,7 @@ def test_size_sd_is_the_empirical_log_spread(sizes):
     lo, hi = sp["sd_ci95"]
     assert lo < sp["sd"] < hi
     row = TABLE["task.size_sd"]
-    assert row.default == round(sp["sd"], 2) == TABLE["browse.size_sd"].default
+    assert row.default == round(sp["sd"], 3) == TABLE["browse.size_sd"].default
     assert f"CI {lo:.2f}-{hi:.2f}" in row.source
     assert row.low < lo and hi < row.high and "guess" in row.source
 
