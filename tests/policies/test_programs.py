@@ -51,13 +51,24 @@ def test_vista_with_ledger_agent_loses_no_evidence(family):
 
 
 def test_stale_evidence_defeats_even_a_careful_vista_agent():
-    """Family 2 (stale archetype): the update is archived while the superseded record
-    stays in view, so the agent writes the stale value with no sign of the cause
-    (sim/tasks/families.py)."""
-    task = loca_task(2, 0, 256_000)
-    r = run_episode(task, make_program("vista"), SyntheticAgent(CAREFUL), budget=128_000,
-                    seed=5)
-    assert not r.solved and r.agent_archives > 0
+    """Family 2 (stale archetype): under pressure the update can be archived while the
+    superseded record stays in view, so the agent writes the stale value with no sign
+    of the cause (sim/tasks/families.py). Over eight instances some fail at 128K, each
+    after archiving, and each of those is solved when nothing is under pressure (a
+    budget that holds the whole task), so the failure is the pressure's."""
+    failed = []
+    for s in range(8):
+        task = loca_task(2, s, 256_000)
+        r = run_episode(task, make_program("vista"), SyntheticAgent(CAREFUL),
+                        budget=128_000, seed=5)
+        if not r.solved:
+            assert r.agent_archives > 0
+            failed.append(task)
+    assert 1 <= len(failed) < 8
+    for task in failed:
+        roomy = run_episode(task, make_program("vista"), SyntheticAgent(CAREFUL),
+                            budget=1_000_000, seed=5)
+        assert roomy.solved and roomy.agent_archives == 0
 
 
 @pytest.mark.parametrize("baseline", ["masking", "clearing", "summarization"])
