@@ -76,6 +76,14 @@ LONG = {
         "100 fits of the effect metamodel (~2 min); the 10-run coverage test stays",
     "tests/experiments/claims/test_robustness_effects.py::test_effects_at_the_defaults_agree_with_a_600_task_measurement":
         "10,000 episodes at the world's defaults (~5 min); the effects' unit tests stay",
+    "tests/experiments/vista/test_figure_styles.py::test_sorted_window_ticks_are_plain_and_reference_styles_are_in_the_legend":
+        "a whole --quick sorted_window run with its numba compile (~15-40 s); the "
+        "figure's other style tests stay",
+    "tests/experiments/vista/test_figure_styles.py::test_proposition1_every_panel_has_a_legend_and_its_y_range_holds_the_data":
+        "a whole --quick proposition1 run (~15-40 s); tests/experiments/vista/"
+        "test_proposition1.py keeps its files and sidecar in the default suite",
+    "tests/workspace/test_count_by_lines.py::test_count_by_lines_equals_the_whole_count":
+        "hypothesis over long texts (~11 s); the module's example-based tests stay",
     "tests/experiments/vista/test_fast_views.py::test_every_view_and_request_is_identical[256000]":
         "the largest growth level (~6 s); the smaller levels check the same identity",
 }
