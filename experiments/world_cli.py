@@ -64,7 +64,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"{'name':<{w}}  {'default':>10}  {'low':>10}  {'high':>10}  unit")
     for r in rows:
         print(f"{r['name']:<{w}}  {r['default']:>10g}  {r['low']:>10g}  {r['high']:>10g}"
-              f"  {r['unit']}")
+              f"  {r['unit']}{' (log-uniform prior)' if r['log'] else ''}")
         print(f"{'':<{w}}  {r['doc']}; source: {r['source']}")
         if "measured" in r:
             print(f"{'':<{w}}  {measured_line(r['measured'])}")

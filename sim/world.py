@@ -37,6 +37,8 @@ class Param:
         source: a paper or benchmark number, or ``"guess: ..."``.
         doc: what the parameter does.
         integer: rounded to an int when the world is built.
+        log: the prior is log-uniform on ``[low, high]`` (uniform in ``ln`` of the
+            value); otherwise uniform.
     """
 
     name: str
@@ -47,6 +49,7 @@ class Param:
     source: str
     doc: str
     integer: bool = False
+    log: bool = False
 
     def as_dict(self) -> dict:
         """The row as a plain dict (for ``--json``)."""
@@ -75,7 +78,7 @@ TABLE: dict[str, Param] = {p.name: p for p in _PARAMS}
 
 def table() -> list[dict]:
     """Every parameter as a dict (name, default, low, high, unit, source, doc,
-    integer): the agent, then the LOCA-like tasks, then the BrowseComp-like ones."""
+    integer, log): the agent, then the LOCA-like tasks, then the BrowseComp-like ones."""
     return [p.as_dict() for p in TABLE.values()]
 
 

@@ -19,12 +19,21 @@ PROBABILITY = "probability"
 
 
 def world_param(default, low, high, unit: str, source: str, doc: str,
-                integer: bool = False):
+                integer: bool = False, log: bool = False):
     """A dataclass field that is also a row of the world table (name
     ``<group>.<field>``, :func:`sim.world.world_at`): its ``default``, prior range
     ``[low, high]``, ``unit``, ``source`` (a paper or benchmark number, or
     ``"guess: ..."``) and ``doc``; ``integer``: rounded to an int when the world is
-    built. The row lives in ``metadata["world"]``."""
+    built; ``log``: the prior is uniform in ``ln`` of the value (log-uniform: each
+    factor of the range equally likely, for a scale known only to its order of
+    magnitude) instead of uniform in the value. The row lives in
+    ``metadata["world"]``.
+
+    Raises:
+        ValueError: for ``log`` with ``low <= 0``.
+    """
+    if log and not low > 0:
+        raise ValueError(f"a log-uniform prior needs low > 0, got low={low!r}")
     return field(default=default, metadata={"world": {
         "low": low, "high": high, "unit": unit, "source": source, "doc": doc,
-        "integer": integer}})
+        "integer": integer, "log": log}})

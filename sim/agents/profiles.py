@@ -131,7 +131,8 @@ class Profile:
     ctx_drop_max: float = world_param(0.5, 0.1, 1.0, _P, LONG_CONTEXT_SOURCE,
             "share of visible facts misused as the request grows without bound")
     ctx_half_tokens: float = world_param(128_000.0, 4_200.0, 520_000.0, "tokens",
-            LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached")
+            LONG_CONTEXT_SOURCE, "request tokens at which half that drop is reached",
+            log=True)
     ctx_shape: float = world_param(1.5, 0.53, 4.3, "Hill exponent", LONG_CONTEXT_SOURCE,
             "steepness of the degradation curve")
     base_error: float = world_param(0.12, 0.08, 0.2, _P,

@@ -120,7 +120,7 @@ class BrowseParams:
         12.0, 4.0, 50.0, "ratio",
         "guess: retrievers truncate long pages; the shipped trajectories' largest "
         "result is ~400x their median, so this clip is a choice",
-        "largest document relative to the median")
+        "largest document relative to the median", log=True)
     p_superseded: float = world_param(
         0.15, 0.02, 0.5, PROBABILITY,
         "guess: how often a later page revises a value an earlier one gave",
@@ -128,7 +128,7 @@ class BrowseParams:
     distractors_per_fact: float = world_param(
         3.0, 0.5, 10.0, "lines per fact",
         "guess: pages on similar entities list the same attribute",
-        "mean number of distractor lines (same attribute, other entity)")
+        "mean number of distractor lines (same attribute, other entity)", log=True)
     # issue 31: the length of a query's phase (a constant 6 before)
     phase_steps: int = world_param(
         6, 3, 24, "steps",

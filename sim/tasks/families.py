@@ -109,7 +109,8 @@ class TaskParams:
         "shipped trajectories 65 (15.6%) exceed 12x their median (24 tokens) and the "
         "largest is 427x, so the range reaches that ratio (tests/tasks/"
         "test_result_ratio.py)",
-        "largest tool result relative to the family's median (the size law's clip)")
+        "largest tool result relative to the family's median (the size law's clip)",
+        log=True)
     # issue 31: the length of a task phase (a constant 6 in sim/tasks/loca.py before)
     phase_steps: int = world_param(
         6, 3, 24, "steps",
@@ -123,7 +124,7 @@ class TaskParams:
     distractors_per_fact: float = world_param(
         3.0, 0.5, 10.0, "lines per fact",
         "guess: the same field for other entities in bulky results",
-        "mean number of distractor lines (same field, other entity)")
+        "mean number of distractor lines (same field, other entity)", log=True)
     # -- recovery as a mechanism (issue 31): values read from bulk data early and
     # needed again late, after pressure has archived the bulky result
     p_late_reuse: float = world_param(

@@ -3,7 +3,8 @@ Morris screening of every parameter, then Sobol' indices (Saltelli's design) on 
 few that matter, and the fraction of the box where each output holds.
 
 The model is any ``evaluate(X, stage) -> {output: values}``: ``X`` is an array of
-points (one row per point, one column per :class:`Factor`, in the factors' units)
+points (one row per point, one column per :class:`Factor`, in the factors' units; the
+designs are drawn uniform in each factor's sampling space, ``ln`` of a log-uniform one)
 and each output's values are one number per row (for a claim: 1 where its verdict
 holds, else 0). Nothing here knows about claims or episodes
 (:mod:`experiments.claims.robustness.model` does), so the same code path is tested on
@@ -45,16 +46,44 @@ RESAMPLES = 200
 
 @dataclass(frozen=True)
 class Factor:
-    """One input of the model: a name and its prior range ``[low, high]`` (uniform)."""
+    """One input of the model: a name and its prior range ``[low, high]``, uniform,
+    or log-uniform with ``log`` (uniform in ``ln`` of the value: the designs are
+    drawn, and the indices measured, in that sampling space; the model sees the
+    value, :func:`natural`)."""
 
     name: str
     low: float
     high: float
+    log: bool = False
 
     def __post_init__(self):
         if not self.low < self.high:
             raise ValueError(f"factor {self.name}: need low < high, got "
                              f"[{self.low}, {self.high}]")
+        if self.log and not self.low > 0:
+            raise ValueError(f"factor {self.name}: a log-uniform prior needs low > 0, "
+                             f"got low={self.low!r}")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The range in the sampling space: ``(ln low, ln high)`` if ``log``."""
+        if self.log:
+            return float(np.log(self.low)), float(np.log(self.high))
+        return float(self.low), float(self.high)
+
+    def to_sampling(self, x):
+        """A value (or array of them) in the sampling space (``ln x`` if ``log``)."""
+        return np.log(x) if self.log else np.asarray(x, dtype=float)
+
+
+def natural(factors: Sequence[Factor], X: np.ndarray) -> np.ndarray:
+    """Points of the sampling space (rows, one column per factor) as the factors'
+    values: ``exp`` of a log-uniform factor's column, the others unchanged."""
+    X = np.array(X, dtype=float)
+    for j, f in enumerate(factors):
+        if f.log:
+            X[:, j] = np.exp(X[:, j])
+    return X
 
 
 Evaluate = Callable[[np.ndarray, str], Mapping[str, np.ndarray]]
@@ -72,7 +101,7 @@ def problem(factors: Sequence[Factor], groups: Sequence[str] | None = None) -> d
     if len(set(names)) != len(names):
         raise ValueError(f"duplicate factor names in {names}")
     out = {"num_vars": len(names), "names": names,
-           "bounds": [[f.low, f.high] for f in factors]}
+           "bounds": [list(f.bounds) for f in factors]}
     if groups is not None:
         out["groups"] = list(groups)
     return out
@@ -90,10 +119,10 @@ def step(levels: int = LEVELS) -> float:
 
 
 def clip(factors: Sequence[Factor], X: np.ndarray) -> np.ndarray:
-    """``X`` clipped into each factor's range (SALib's scaling can overshoot a bound
-    by a rounding error)."""
-    lo = np.array([f.low for f in factors])
-    hi = np.array([f.high for f in factors])
+    """``X`` (the sampling space) clipped into each factor's range there (SALib's
+    scaling can overshoot a bound by a rounding error)."""
+    lo = np.array([f.bounds[0] for f in factors])
+    hi = np.array([f.bounds[1] for f in factors])
     return np.clip(X, lo, hi)
 
 
@@ -260,11 +289,14 @@ class Analysis:
     Attributes:
         factors: the parameters, in table order.
         outputs: the output names (in ``evaluate``'s order).
-        morris_X, morris_Y: the Morris points and each output's values there.
+        morris_X, morris_Y: the Morris points (in the sampling space: ``ln`` of a
+            log-uniform factor; :func:`natural` gives the values) and each output's
+            values there.
         morris: output -> parameter -> :class:`MorrisRow`.
         screened: the parameters kept for the Sobol' stage (table order).
         groups: the Sobol' group of each parameter.
-        sobol_X, sobol_Y: the Sobol' points and each output's values there.
+        sobol_X, sobol_Y: the Sobol' points (the sampling space, as ``morris_X``)
+            and each output's values there.
         sobol: output -> group -> :class:`SobolRow` (``None``: the output did not
             vary).
         holding: output -> (fraction, lo, hi) over the Sobol' base points (0/1
@@ -326,7 +358,8 @@ def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
     factors = list(factors)
     names = [f.name for f in factors]
     mX = morris_design(factors, trajectories, seed, levels)
-    mY = _values(evaluate(clip(factors, mX), "morris"), len(mX), "morris")
+    mY = _values(evaluate(natural(factors, clip(factors, mX)), "morris"), len(mX),
+                 "morris")
     outputs = list(mY)
     mor = {o: morris_indices(factors, mX, mY[o], seed, levels)
            for o in outputs if np.isfinite(mY[o]).all()}
@@ -334,7 +367,8 @@ def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
     screened = screen(mor, names, min(keep, len(names)), spread)
     groups = groups_for(names, screened)
     sX = sobol_design(factors, groups, samples, seed)
-    sY = _values(evaluate(clip(factors, sX), "sobol"), len(sX), "sobol")
+    sY = _values(evaluate(natural(factors, clip(factors, sX)), "sobol"), len(sX),
+                 "sobol")
     if list(sY) != outputs:
         raise ValueError(f"evaluate returned outputs {list(sY)} at the Sobol' stage but "
                          f"{outputs} at the Morris stage")

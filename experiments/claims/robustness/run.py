@@ -142,7 +142,8 @@ def executor_for(jobs: int, scheduler: str | None):
 
 
 def effect_points(model, an) -> tuple:
-    """Every point played, scaled to the unit cube of the priors (rows: the
+    """Every point played, scaled to the unit cube of the priors' sampling space
+    (``ln`` of a log-uniform factor; rows: the
     defaults, the Morris points, the Sobol' points), and the effects there (one
     dict claim -> :class:`~experiments.claims.robustness.effects.Effect` per
     point)."""
@@ -150,10 +151,11 @@ def effect_points(model, an) -> tuple:
 
     from experiments.claims.robustness.model import world_point
 
-    lo = np.array([f.low for f in an.factors])
-    width = np.array([f.high for f in an.factors]) - lo
+    lo = np.array([f.bounds[0] for f in an.factors])
+    width = np.array([f.bounds[1] for f in an.factors]) - lo
     default = dict(world_point({}))
-    X = np.vstack([[[default[f.name] for f in an.factors]], an.morris_X, an.sobol_X])
+    at_default = [[float(f.to_sampling(default[f.name])) for f in an.factors]]
+    X = np.vstack([at_default, an.morris_X, an.sobol_X])
     effects = (model.effects["default"] + model.effects["morris"]
                + model.effects["sobol"])
     return np.clip((X - lo) / width, 0, 1), effects
@@ -221,12 +223,14 @@ def point_rows(model, an) -> tuple[list[str], list[dict]]:
     (:func:`~experiments.claims.robustness.model.point_seed`), every parameter's
     value, and per claim the verdict, the effect and its SE: the simulations the
     summaries come from, reusable as a reference table (issue 30, item 3)."""
+    from experiments.claims.robustness.analysis import natural
     from experiments.claims.robustness.model import point_seed, world_point
 
     names = [f.name for f in an.factors]
     default = dict(world_point({}))
-    stages = [("default", [[default[n] for n in names]]), ("morris", an.morris_X),
-              ("sobol", an.sobol_X)]
+    stages = [("default", [[default[n] for n in names]]),
+              ("morris", natural(an.factors, an.morris_X)),
+              ("sobol", natural(an.factors, an.sobol_X))]
     claims = model.claim_ids
     cols = ["stage", "point", "design_seed", *names]
     for c in claims:
@@ -273,7 +277,7 @@ def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
 
     claims = list(claims if claims is not None else agent_claims())
     names = list(params) if params is not None else list(TABLE)
-    factors = [Factor(n, TABLE[n].low, TABLE[n].high) for n in names]
+    factors = [Factor(n, TABLE[n].low, TABLE[n].high, TABLE[n].log) for n in names]
     design = Design.for_claims(claims, tasks=cfg.tasks, queries=cfg.queries,
                                windows=tuple(cfg.windows), seed=cfg.seed)
     model = WorldModel(design, claims, names, executor=executor, progress=progress)
