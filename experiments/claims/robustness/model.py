@@ -312,6 +312,9 @@ class WorldModel:
         self.progress = progress
         self.verdicts: dict[str, list[dict[str, str]]] = {}
         self.effects: dict[str, list[dict]] = {}
+        #: stage -> per point, the simulated value of each paper cell its sweeps
+        #: cover (:func:`experiments.claims.robustness.stats.point_stats`)
+        self.stats: dict[str, list[dict]] = {}
         self.episodes = 0
 
     def evaluate(self, points: list[Mapping[str, float]], stage: str
@@ -326,8 +329,12 @@ class WorldModel:
         flat = [s for ss in specs for s in ss]
         rows = run_sweep(flat, executor=self.executor, desc=f"robustness: {stage}",
                          progress=self.progress)
+        from experiments.claims.robustness.stats import point_stats
+
         self.episodes += len(rows)
-        jobs = [(self.design, self.claim_ids, r) for r in split_rows(rows, specs)]
+        per_point = split_rows(rows, specs)
+        self.stats[stage] = [point_stats(self.design, r) for r in per_point]
+        jobs = [(self.design, self.claim_ids, r) for r in per_point]
         if self.executor is None:
             out = [_judge_job(j) for j in jobs]
         else:

@@ -221,8 +221,10 @@ def point_rows(model, an) -> tuple[list[str], list[dict]]:
     """``robustness_points.csv``: one row per world point played (the defaults,
     then the Morris and Sobol' points in order) with its stage, index, design seed
     (:func:`~experiments.claims.robustness.model.point_seed`), every parameter's
-    value, and per claim the verdict, the effect and its SE: the simulations the
-    summaries come from, reusable as a reference table (issue 30, item 3)."""
+    value, per claim the verdict, the effect and its SE, and per paper cell its
+    sweeps cover the simulated value (``stat:<cell id>``,
+    :mod:`experiments.claims.robustness.stats`): the simulations the summaries come
+    from, reusable as a reference table (issue 30, item 3)."""
     from experiments.claims.robustness.analysis import natural
     from experiments.claims.robustness.model import point_seed, world_point
 
@@ -231,10 +233,13 @@ def point_rows(model, an) -> tuple[list[str], list[dict]]:
     stages = [("default", [[default[n] for n in names]]),
               ("morris", natural(an.factors, an.morris_X)),
               ("sobol", natural(an.factors, an.sobol_X))]
+    from experiments.claims.robustness.stats import STATS
+
     claims = model.claim_ids
     cols = ["stage", "point", "design_seed", *names]
     for c in claims:
         cols += [f"{c}:verdict", f"{c}:effect", f"{c}:se"]
+    cols += [f"stat:{cid}" for cid in STATS]
     rows = []
     for stage, X in stages:
         for i, x in enumerate(X):
@@ -246,6 +251,8 @@ def point_rows(model, an) -> tuple[list[str], list[dict]]:
                 r.update({f"{c}:verdict": model.verdicts[stage][i][c],
                           f"{c}:effect": _finite(e.value) if e else None,
                           f"{c}:se": _finite(e.se) if e else None})
+            stats = model.stats.get(stage, [{}] * (i + 1))[i]
+            r.update({f"stat:{cid}": _finite(stats.get(cid)) for cid in STATS})
             rows.append({k: ("" if v is None else v) for k, v in r.items()})
     return cols, rows
 

@@ -144,6 +144,11 @@ def test_tiny_analysis_writes_its_files_and_the_robustness_column(in_process):
         assert pts[0][f"{c}:verdict"] == e["verdict_at_default"]
         assert float(pts[0][f"{c}:effect"]) == pytest.approx(
             e["effect"]["at_default"]["value"], abs=1e-6)
+    # the reference table: only the window sweep ran, so of the simulated cells only
+    # VISTA at W = 12K has a value at every point
+    for p in pts:
+        assert 0.0 <= float(p["stat:FIG6:vista"]) <= 100.0
+        assert p["stat:FIG4:react_8k"] == "" and p["stat:TABLE2:vista"] == ""
     # the power counts the Sobol' base points' verdicts: the same words as the file
     sob = [p for p in pts if p["stage"] == "sobol"]
     assert len(sob) == 2 * 4
