@@ -9,7 +9,8 @@ it is in asks:
 * text (a cell that does not parse as a number on either side; the header): exactly;
 * a number with a Monte Carlo standard error beside it (column ``X`` with ``X_se``,
   or ``STEM_UNIT`` with ``STEM_se_UNIT``: ``EZ`` / ``EZ_se``, ``rate_bits`` /
-  ``rate_se_bits``): within that row's committed SE, a difference the sampling
+  ``rate_se_bits``; or a pair named apart in :data:`SE_NAMED_APART`): within that
+  row's committed SE, a difference the sampling
   noise of the estimate already allows (and never below the relative tolerance);
 * any other number: within :data:`REL_TOL` (1e-9) of the larger magnitude, with an
   absolute floor of :data:`ABS_FLOOR` (1e-12) times the column's largest committed
@@ -32,15 +33,22 @@ REL_TOL = 1e-9
 ABS_FLOOR = 1e-12
 #: differing cells shown per file (all are counted)
 SHOWN = 5
+#: an estimate whose standard-error column neither naming rule finds -> that column
+#: (sorted_window.csv, experiments.vista.sorted_window.COLUMNS: the full ledger's
+#: E[Z] ``EZ_full_ledger`` beside its SE ``EZ_full_se``)
+SE_NAMED_APART = {"EZ_full_ledger": "EZ_full_se"}
 
 
 def se_column(name: str, header: list[str]) -> str | None:
     """The Monte Carlo standard-error column of column ``name`` in ``header``:
-    ``NAME_se``, or ``STEM_se_UNIT`` for ``NAME = STEM_UNIT``; None if neither."""
+    ``NAME_se``, ``STEM_se_UNIT`` for ``NAME = STEM_UNIT``, or the column
+    :data:`SE_NAMED_APART` names; None if none is in ``header``."""
     candidates = [f"{name}_se"]
     stem, sep, unit = name.rpartition("_")
     if sep and stem:
         candidates.append(f"{stem}_se_{unit}")
+    if name in SE_NAMED_APART:
+        candidates.append(SE_NAMED_APART[name])
     return next((c for c in candidates if c in header and c != name), None)
 
 

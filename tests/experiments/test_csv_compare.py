@@ -57,6 +57,32 @@ def test_se_columns_are_found_by_both_namings():
     assert se_column("bound", header) is None and se_column("EZ_se", header) is None
 
 
+#: SE-named columns that are no estimate's SE: theorem1's and proposition2's sample
+#: SE of E[Z], a second SE beside EZ_se (which is EZ's tolerance)
+NOT_AN_SE_OF_A_COLUMN = {"EZ_se_sample"}
+
+
+def test_every_committed_se_column_is_the_tolerance_of_its_estimate():
+    """An SE column no rule pairs leaves its estimate at 1e-9 relative, not its
+    Monte Carlo SE (sorted_window's EZ_full_ledger / EZ_full_se was so)."""
+    seen = 0
+    for path in sorted((ROOT / "figures").rglob("*.csv")):
+        header = rows_of(path)[0]
+        paired = {se_column(name, header) for name in header}
+        ses = {c for c in header if "se" in c.split("_")}
+        seen += len(ses)
+        assert ses - paired <= NOT_AN_SE_OF_A_COLUMN, path.name
+    assert seen >= 10
+
+
+def test_an_estimate_named_apart_from_its_se_moves_within_it(tmp_path):
+    path = ROOT / "figures" / "sorted_window.csv"
+    rows = rows_of(path)
+    assert se_column("EZ_full_ledger", rows[0]) == "EZ_full_se"
+    moved = perturbed(rows, 1e-6, columns={"EZ_full_ledger"})  # far within the SE
+    assert compare_csv(path, write(tmp_path / "b.csv", moved)).equal
+
+
 def test_a_perturbation_of_1e_12_relative_passes(tmp_path):
     a = write(tmp_path / "a.csv", SMALL)
     b = write(tmp_path / "b.csv", perturbed(SMALL, 1e-12))
