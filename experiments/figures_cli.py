@@ -383,7 +383,9 @@ def verify(name: str, directory: pathlib.Path) -> int:
 
     Returns 0 if every CSV is equal (:func:`experiments.csv_compare.compare_csv`:
     text exactly, numbers within tolerance), 1 otherwise (the differing cells are
-    printed: the first few with their values and tolerance, and their counts).
+    printed: the first few with their values and tolerance, and their counts), or
+    when the rerun does not write the figure's own ``NAME.csv`` that ``directory``
+    holds (a rerun writing only some other CSV of the directory is no check of it).
 
     Raises:
         UsageError: no such figure, its sidecar names no command (made before
@@ -421,19 +423,23 @@ def verify(name: str, directory: pathlib.Path) -> int:
             return 1
         differ, close = [], []
         compared = 0
+        own = f"{name}.csv"   # the figure's own table: its rerun must write it again
+        if (directory / own).exists() and not (out / own).exists():
+            differ.append(f"{own}: committed, but the rerun did not write it (it "
+                          f"wrote {sorted(p.name for p in out.glob('*.csv')) or 'no CSV'})")
         for fresh in sorted(out.glob("*.csv")):
             committed = directory / fresh.name
             if not committed.exists():
                 continue
             compared += 1
             differ += _csv_differences(committed, fresh, close)
-    if compared == 0:
-        print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
-              file=sys.stderr)
-        return 1
     if differ:
         print(f"ctxsim figures: {name} differs from its rerun at HEAD:", *differ,
               sep="\n  ")
+        return 1
+    if compared == 0:
+        print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
+              file=sys.stderr)
         return 1
     same = "identical" if not close else "equal within tolerance (" + "; ".join(close) + ")"
     print(f"{name}: {compared} CSV file(s) {same} to a rerun of "
