@@ -19,8 +19,8 @@ tolerance).
 A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
 ``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
 loads here with the source hash recorded (else ``plugin changed`` or ``plugin
-missing``). ``--verify`` reruns it when every plugin imports (``PYTHONPATH``
-permitting); when one does not, it says in one line what is missing (the spec, its
+missing``). ``--verify`` reruns it when every plugin imports here (the rerun is given
+each plugin's directory on ``PYTHONPATH``); when one does not, it says in one line what is missing (the spec, its
 module and the recorded sha256) and exits 2: the rerun cannot be started here,
 which is not a difference.
 """
@@ -415,7 +415,8 @@ def verify(name: str, directory: pathlib.Path) -> int:
         out = pathlib.Path(tmp) / "out"
         proc = subprocess.run(
             [sys.executable, "-m", "experiments.cli", "run", figure.experiment, *argv,
-             "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+             "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+            env=_rerun_environment(figure.plugins))
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
             print(f"ctxsim figures: the rerun of {name} failed (exit {proc.returncode}): "
@@ -445,6 +446,31 @@ def verify(name: str, directory: pathlib.Path) -> int:
     print(f"{name}: {compared} CSV file(s) {same} to a rerun of "
           f"`{figure.command or name}`")
     return 0
+
+
+def _rerun_environment(plugins: list[dict]) -> dict[str, str]:
+    """The environment of a rerun: this one, with ``PYTHONPATH`` extended by the
+    directory each plugin imports from here (:func:`sim.plugins.sidecar.import_root`)
+    unless it is a site directory. The rerun runs in the checkout, so a plugin this
+    process found only through its own ``sys.path`` (a module in the current
+    directory, under ``python -m``) would not import there. Call after
+    :func:`sim.plugins.missing` found every plugin loadable (they are imported)."""
+    import os
+    import site
+
+    from sim.plugins.sidecar import import_root
+
+    sites = {str(pathlib.Path(p).resolve()) for p in
+             [*site.getsitepackages(), site.getusersitepackages()]}
+    env = dict(os.environ)
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for plugin in plugins:
+        root = import_root(str(plugin.get("module") or ""))
+        if root and root not in sites and root not in paths:
+            paths.append(root)
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
 
 
 def _csv_differences(committed: pathlib.Path, fresh: pathlib.Path,

@@ -189,6 +189,21 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     assert plugins.changed(rec) is True
 
 
+def test_verify_reruns_a_plugin_found_only_on_this_processs_path(plugin_dir, tmp_path,
+                                                                   capsys):
+    """A plugin on this process's sys.path but not on PYTHONPATH (a module in the
+    current directory under ``python -m``) imports here, so --verify must rerun it:
+    the rerun, run in the checkout, is given the plugin's directory (it failed with
+    "cannot import module")."""
+    assert str(plugin_dir) not in os.environ.get("PYTHONPATH", "")
+    out = tmp_path / "out"
+    assert cli.main(["run", "pressure", *SMALL, "--programs", "vista",
+                     "byo_plugin:KeepLast", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["figures", "--dir", str(out), "--verify", "pressure"]) == 0
+    assert "2 CSV file(s) identical" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("spec, broke", [
     ("byo_plugin:SaysYes", "maintenance_planning returned str 'yes'; expected a bool"),
     ("byo_plugin:Raises", "observation_entry raised RuntimeError: boom"),
