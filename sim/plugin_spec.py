@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata as md
+import pathlib
 
 #: entry-point groups a distribution lists its programs and agents under
 PROGRAM_GROUP = "ctxsim.programs"
@@ -43,7 +44,8 @@ def import_attr(kind: str, spec: str):
         obj = importlib.import_module(module)
     except Exception as exc:   # any import-time failure is the plugin's, named
         raise PluginError(f"{kind} plugin {spec!r}: cannot import module {module!r} "
-                          f"({type(exc).__name__}: {exc}); is it on PYTHONPATH?") from None
+                          f"({type(exc).__name__}: {exc}); "
+                          f"{_where_to_look(module, exc)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -51,6 +53,19 @@ def import_attr(kind: str, spec: str):
             raise PluginError(f"{kind} plugin {spec!r}: module {module!r} has no "
                               f"attribute {attr!r}") from None
     return obj
+
+
+def _where_to_look(module: str, exc: Exception) -> str:
+    """The hint of a module that did not import: the current directory when it
+    holds the module (``ctxsim``, a console script, does not search it, unlike
+    ``python -m``), else the question whether it is on ``PYTHONPATH``."""
+    top = module.split(".")[0]
+    if isinstance(exc, ModuleNotFoundError) and exc.name == top:
+        for here in (pathlib.Path(f"{top}.py"), pathlib.Path(top) / "__init__.py"):
+            if here.is_file():
+                return (f"./{here.as_posix()} is in the current directory, which is "
+                        f"not on the module search path: run with PYTHONPATH=.")
+    return "is it on PYTHONPATH?"
 
 
 def entry_points(group: str) -> dict[str, md.EntryPoint]:

@@ -20,7 +20,7 @@ from experiments.output import ROOT
 from sim import plugins
 from sim.plugins import protocol as plugin_protocol
 from sim.plugins import sidecar as plugin_sidecar
-from sim.plugin_spec import PluginError
+from sim.plugin_spec import PluginError, import_attr
 
 #: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
 PLUGIN = textwrap.dedent('''
@@ -187,6 +187,25 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     sys.modules.pop("byo_plugin", None)     # this process imported the old source
     plugins.forget_module("byo_plugin")
     assert plugins.changed(rec) is True
+
+
+@pytest.mark.parametrize("layout", ["byo_here_xyz.py", "byo_here_xyz/__init__.py"])
+def test_a_plugin_in_the_current_directory_off_the_path_says_so(tmp_path, monkeypatch,
+                                                                 layout):
+    """``ctxsim`` (a console script) does not search the current directory; a user
+    with ``byo_here_xyz.py`` beside them is told that, not asked about PYTHONPATH."""
+    (tmp_path / layout).parent.mkdir(exist_ok=True)
+    (tmp_path / layout).write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path
+                                      if p not in ("", ".", str(tmp_path))])
+    with pytest.raises(PluginError) as err:
+        import_attr("program", "byo_here_xyz:KeepLast")
+    assert str(err.value).endswith(f"./{layout} is in the current directory, which is "
+                                   "not on the module search path: run with PYTHONPATH=.")
+    # a module missing everywhere, or one whose own import fails, keeps its question
+    with pytest.raises(PluginError, match=r"is it on PYTHONPATH\?$"):
+        import_attr("program", "byo_nowhere_xyz:KeepLast")
 
 
 def test_verify_reruns_a_plugin_found_only_on_this_processs_path(plugin_dir, tmp_path,
