@@ -51,8 +51,29 @@ def import_attr(kind: str, spec: str):
             obj = getattr(obj, part)
         except AttributeError:
             raise PluginError(f"{kind} plugin {spec!r}: module {module!r} has no "
-                              f"attribute {attr!r}") from None
+                              f"attribute {attr!r}{_close_name(part, obj)}") from None
     return obj
+
+
+def _close_name(name: str, where) -> str:
+    """``"; did you mean 'KeepLast'?"`` naming the public attribute of ``where``
+    closest to ``name`` (case ignored; :func:`difflib.get_close_matches`), or ``""``."""
+    import difflib
+
+    names = {n.lower(): n for n in dir(where) if not n.startswith("_")}
+    close = difflib.get_close_matches(name.lower(), names, n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
+
+
+def dotted_hint(spec: str) -> str:
+    """For an unknown name written like a dotted path (``mypkg.policies.KeepLast``):
+    ``" (a plugin is written MODULE:CLASS, with a colon: did you mean
+    'mypkg.policies:KeepLast'?)"``; else ``""``."""
+    module, dot, attr = spec.rpartition(".")
+    if not dot or not module or not attr or ":" in spec:
+        return ""
+    return (f" (a plugin is written MODULE:CLASS, with a colon: did you mean "
+            f"{module + ':' + attr!r}?)")
 
 
 def _where_to_look(module: str, exc: Exception) -> str:

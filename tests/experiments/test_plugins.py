@@ -208,6 +208,31 @@ def test_a_plugin_in_the_current_directory_off_the_path_says_so(tmp_path, monkey
         import_attr("program", "byo_nowhere_xyz:KeepLast")
 
 
+@pytest.mark.parametrize("kind", ["program", "agent"])
+def test_a_dotted_path_or_a_miscased_class_gets_the_spelling_to_use(plugin_dir, kind):
+    """``mypkg.mod.Class`` (the dotted form of other tools) and a class name in the
+    wrong case name the spelling that would load."""
+    from sim.agents.registry import resolve_agent
+    from sim.policies import resolve_program
+
+    resolve = resolve_program if kind == "program" else resolve_agent
+    with pytest.raises(PluginError) as err:
+        resolve("byo_plugin.KeepLast")
+    assert str(err.value).startswith(f"unknown {kind} 'byo_plugin.KeepLast'")
+    assert str(err.value).endswith("(a plugin is written MODULE:CLASS, with a colon: "
+                                   "did you mean 'byo_plugin:KeepLast'?)")
+    with pytest.raises(PluginError) as err:
+        resolve("byo_plugin:keeplast")
+    assert str(err.value).endswith("has no attribute 'keeplast'; did you mean "
+                                   "'KeepLast'?")
+    with pytest.raises(PluginError) as err:    # nothing close: no guess
+        resolve("byo_plugin:Zzyzx")
+    assert str(err.value).endswith("has no attribute 'Zzyzx'")
+    with pytest.raises(PluginError) as err:
+        resolve("nodots")
+    assert "did you mean" not in str(err.value)
+
+
 def test_verify_reruns_a_plugin_found_only_on_this_processs_path(plugin_dir, tmp_path,
                                                                    capsys):
     """A plugin on this process's sys.path but not on PYTHONPATH (a module in the
