@@ -12,6 +12,10 @@ it is in asks:
   ``rate_se_bits``; or a pair named apart in :data:`SE_NAMED_APART`): within that
   row's committed SE, a difference the sampling
   noise of the estimate already allows (and never below the relative tolerance);
+* a standard error itself (the ``X_se`` of a column ``X``): within :data:`REL_TOL`
+  of its estimate's committed magnitude as well, since it is in the estimate's
+  units: theorem1's quadrature rates carry an error estimate of ~1e-13 bits that is
+  rounding noise (a rerun here moved it by 0.6%, 1e-15 bits, beside rates of ~1 bit);
 * any other number: within :data:`REL_TOL` (1e-9) of the larger magnitude, with an
   absolute floor of :data:`ABS_FLOOR` (1e-12) times the column's largest committed
   magnitude, so that a value that should be 0 and comes back as 1e-17 (cancellation
@@ -142,6 +146,7 @@ def compare_csv(committed: pathlib.Path, rerun: pathlib.Path) -> Comparison:
     header = left[0]
     se_of = {i: header.index(c) for i, name in enumerate(header)
              if (c := se_column(name, header)) is not None}
+    estimate_of = {j: i for i, j in se_of.items()}
     scale = [max((abs(v) for row in left[1:] if i < len(row)
                   and (v := _number(row[i])) is not None and math.isfinite(v)),
                  default=0.0) for i in range(len(header))]
@@ -165,6 +170,9 @@ def compare_csv(committed: pathlib.Path, rerun: pathlib.Path) -> Comparison:
             se = _number(ra[se_of[i]]) if i in se_of and se_of[i] < len(ra) else None
             if se is not None and math.isfinite(se):
                 tol = max(tol, abs(se))
+            est = _number(ra[estimate_of[i]]) if i in estimate_of else None
+            if est is not None and math.isfinite(est):   # an SE, in its estimate's units
+                tol = max(tol, REL_TOL * abs(est))
             if _equal_numbers(a, b, tol):
                 out.within += 1
                 if finite and max(abs(a), abs(b)) > 0:

@@ -179,6 +179,30 @@ def test_theorem1_needs_no_more_than_1e_9():
         assert result.cells and {c.column for c in result.cells} == {"EZ_theory"}
 
 
+def test_an_se_is_compared_in_its_estimates_units(tmp_path):
+    """The failure of ``figures --verify theorem1`` on this machine: the quadrature
+    rates' error estimates (rate_se_bits ~1e-13 beside rates of ~1 bit) moved by
+    up to 0.6% in a rerun, 1e-15 bits. An SE may move by 1e-9 of its estimate, not
+    only by 1e-9 of itself; beyond that it differs."""
+    rows = rows_of(THEOREM1)
+    header = rows[0]
+    r, se = header.index("rate_bits"), header.index("rate_se_bits")
+    quadrature = [n for n, row in enumerate(rows[1:], start=1)
+                  if 0 < float(row[se]) < 1e-11 < abs(float(row[r]))]
+    assert len(quadrature) >= 50
+
+    def moved(by):
+        out = [list(row) for row in rows]
+        for n in quadrature:
+            out[n][se] = repr(float(out[n][se]) + by(float(out[n][r]), float(out[n][se])))
+        return write(tmp_path / "moved.csv", out)
+
+    assert compare_csv(THEOREM1, moved(lambda rate, s: 0.01 * s)).equal  # 1%: noise
+    result = compare_csv(THEOREM1, moved(lambda rate, s: 1e-8 * abs(rate)))
+    assert {c.column for c in result.cells} == {"rate_se_bits"}
+    assert len(result.cells) == len(quadrature)
+
+
 def test_verify_says_when_a_file_is_equal_only_within_tolerance(tmp_path):
     """``figures --verify``'s per-file step (the rerun itself is tested in
     test_cli_figures.py)."""
