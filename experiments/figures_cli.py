@@ -479,10 +479,16 @@ def _csv_differences(committed: pathlib.Path, fresh: pathlib.Path,
     compare_csv`), each prefixed with the file name; a file equal only within
     tolerance adds a line to ``close`` (how many cells, the largest relative
     difference)."""
-    from experiments.csv_compare import compare_csv
+    from experiments.csv_compare import REL_TOL, compare_csv
 
     result = compare_csv(committed, fresh)
     if result.equal and result.within:
-        close.append(f"{fresh.name}: {result.within} numeric cell(s) differ in text, "
-                     f"largest relative difference {result.largest_relative:.2g}")
+        others = result.within - result.errors_within
+        parts = [f"{others} estimate(s) and other numbers, largest relative difference "
+                 f"{result.largest_relative:.2g}"] if others else []
+        if result.errors_within:
+            parts.append(f"{result.errors_within} standard error(s), within "
+                         f"{REL_TOL:g} relative in their estimates' units")
+        close.append(f"{fresh.name}: {result.within} numeric cell(s) differ in text: "
+                     + "; ".join(parts))
     return [f"{fresh.name}: {line}" for line in result.report()]

@@ -197,7 +197,9 @@ def test_an_se_is_compared_in_its_estimates_units(tmp_path):
             out[n][se] = repr(float(out[n][se]) + by(float(out[n][r]), float(out[n][se])))
         return write(tmp_path / "moved.csv", out)
 
-    assert compare_csv(THEOREM1, moved(lambda rate, s: 0.01 * s)).equal  # 1%: noise
+    noise = compare_csv(THEOREM1, moved(lambda rate, s: 0.01 * s))  # 1%: noise
+    assert noise.equal and noise.errors_within == noise.within == len(quadrature)
+    assert noise.largest_relative == 0.0   # the SEs' 1% is not reported as the files'
     result = compare_csv(THEOREM1, moved(lambda rate, s: 1e-8 * abs(rate)))
     assert {c.column for c in result.cells} == {"rate_se_bits"}
     assert len(result.cells) == len(quadrature)
@@ -212,8 +214,10 @@ def test_verify_says_when_a_file_is_equal_only_within_tolerance(tmp_path):
     close: list[str] = []
     assert _csv_differences(a, write(tmp_path / "b.csv", perturbed(SMALL, 1e-12)),
                             close) == []
-    assert close == ["b.csv: 6 numeric cell(s) differ in text, largest relative "
-                     "difference 1e-12"]
+    # the SE (EZ_se; rate_se_bits is 0) apart: its relative move says nothing
+    assert close == ["b.csv: 6 numeric cell(s) differ in text: 5 estimate(s) and other "
+                     "numbers, largest relative difference 1e-12; 1 standard error(s), "
+                     "within 1e-09 relative in their estimates' units"]
     close = []
     lines = _csv_differences(a, write(tmp_path / "c.csv", perturbed(SMALL, 1e-6)),
                              close)
