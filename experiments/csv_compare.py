@@ -9,8 +9,13 @@ it is in asks:
 * text (a cell that does not parse as a number on either side; the header): exactly;
 * a number with a Monte Carlo standard error beside it (column ``X`` with ``X_se``,
   or ``STEM_UNIT`` with ``STEM_se_UNIT``: ``EZ`` / ``EZ_se``, ``rate_bits`` /
-  ``rate_se_bits``): within that row's committed SE, a difference the sampling
+  ``rate_se_bits``; or a pair named apart in :data:`SE_NAMED_APART`): within that
+  row's committed SE, a difference the sampling
   noise of the estimate already allows (and never below the relative tolerance);
+* a standard error itself (the ``X_se`` of a column ``X``): within :data:`REL_TOL`
+  of its estimate's committed magnitude as well, since it is in the estimate's
+  units: theorem1's quadrature rates carry an error estimate of ~1e-13 bits that is
+  rounding noise (a rerun here moved it by 0.6%, 1e-15 bits, beside rates of ~1 bit);
 * any other number: within :data:`REL_TOL` (1e-9) of the larger magnitude, with an
   absolute floor of :data:`ABS_FLOOR` (1e-12) times the column's largest committed
   magnitude, so that a value that should be 0 and comes back as 1e-17 (cancellation
@@ -32,15 +37,22 @@ REL_TOL = 1e-9
 ABS_FLOOR = 1e-12
 #: differing cells shown per file (all are counted)
 SHOWN = 5
+#: an estimate whose standard-error column neither naming rule finds -> that column
+#: (sorted_window.csv, experiments.vista.sorted_window.COLUMNS: the full ledger's
+#: E[Z] ``EZ_full_ledger`` beside its SE ``EZ_full_se``)
+SE_NAMED_APART = {"EZ_full_ledger": "EZ_full_se"}
 
 
 def se_column(name: str, header: list[str]) -> str | None:
     """The Monte Carlo standard-error column of column ``name`` in ``header``:
-    ``NAME_se``, or ``STEM_se_UNIT`` for ``NAME = STEM_UNIT``; None if neither."""
+    ``NAME_se``, ``STEM_se_UNIT`` for ``NAME = STEM_UNIT``, or the column
+    :data:`SE_NAMED_APART` names; None if none is in ``header``."""
     candidates = [f"{name}_se"]
     stem, sep, unit = name.rpartition("_")
     if sep and stem:
         candidates.append(f"{stem}_se_{unit}")
+    if name in SE_NAMED_APART:
+        candidates.append(SE_NAMED_APART[name])
     return next((c for c in candidates if c in header and c != name), None)
 
 
@@ -76,12 +88,15 @@ class CellDifference:
 class Comparison:
     """The outcome of :func:`compare_csv`: ``problem`` (a header or line-count
     mismatch, None if the shapes agree), every differing cell, the number of
-    numeric cells that differ in text but within tolerance, and the largest
-    relative difference among those."""
+    numeric cells that differ in text but within tolerance (``within``; of them
+    ``errors_within`` standard errors, compared in their estimates' units), and the
+    largest relative difference among the others (an SE of rounding noise moves by
+    a large share of itself: 25% for one of 6e-22)."""
 
     problem: str | None = None
     cells: list[CellDifference] = field(default_factory=list)
     within: int = 0
+    errors_within: int = 0
     largest_relative: float = 0.0
 
     @property
@@ -134,6 +149,7 @@ def compare_csv(committed: pathlib.Path, rerun: pathlib.Path) -> Comparison:
     header = left[0]
     se_of = {i: header.index(c) for i, name in enumerate(header)
              if (c := se_column(name, header)) is not None}
+    estimate_of = {j: i for i, j in se_of.items()}
     scale = [max((abs(v) for row in left[1:] if i < len(row)
                   and (v := _number(row[i])) is not None and math.isfinite(v)),
                  default=0.0) for i in range(len(header))]
@@ -157,9 +173,14 @@ def compare_csv(committed: pathlib.Path, rerun: pathlib.Path) -> Comparison:
             se = _number(ra[se_of[i]]) if i in se_of and se_of[i] < len(ra) else None
             if se is not None and math.isfinite(se):
                 tol = max(tol, abs(se))
+            est = _number(ra[estimate_of[i]]) if i in estimate_of else None
+            if est is not None and math.isfinite(est):   # an SE, in its estimate's units
+                tol = max(tol, REL_TOL * abs(est))
             if _equal_numbers(a, b, tol):
                 out.within += 1
-                if finite and max(abs(a), abs(b)) > 0:
+                if i in estimate_of:
+                    out.errors_within += 1
+                elif finite and max(abs(a), abs(b)) > 0:
                     out.largest_relative = max(out.largest_relative,
                                                abs(a - b) / max(abs(a), abs(b)))
             else:

@@ -19,8 +19,8 @@ tolerance).
 A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
 ``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
 loads here with the source hash recorded (else ``plugin changed`` or ``plugin
-missing``). ``--verify`` reruns it when every plugin imports (``PYTHONPATH``
-permitting); when one does not, it says in one line what is missing (the spec, its
+missing``). ``--verify`` reruns it when every plugin imports here (the rerun is given
+each plugin's directory on ``PYTHONPATH``); when one does not, it says in one line what is missing (the spec, its
 module and the recorded sha256) and exits 2: the rerun cannot be started here,
 which is not a difference.
 """
@@ -383,7 +383,9 @@ def verify(name: str, directory: pathlib.Path) -> int:
 
     Returns 0 if every CSV is equal (:func:`experiments.csv_compare.compare_csv`:
     text exactly, numbers within tolerance), 1 otherwise (the differing cells are
-    printed: the first few with their values and tolerance, and their counts).
+    printed: the first few with their values and tolerance, and their counts), or
+    when the rerun does not write the figure's own ``NAME.csv`` that ``directory``
+    holds (a rerun writing only some other CSV of the directory is no check of it).
 
     Raises:
         UsageError: no such figure, its sidecar names no command (made before
@@ -413,7 +415,8 @@ def verify(name: str, directory: pathlib.Path) -> int:
         out = pathlib.Path(tmp) / "out"
         proc = subprocess.run(
             [sys.executable, "-m", "experiments.cli", "run", figure.experiment, *argv,
-             "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+             "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+            env=_rerun_environment(figure.plugins))
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
             print(f"ctxsim figures: the rerun of {name} failed (exit {proc.returncode}): "
@@ -421,24 +424,53 @@ def verify(name: str, directory: pathlib.Path) -> int:
             return 1
         differ, close = [], []
         compared = 0
+        own = f"{name}.csv"   # the figure's own table: its rerun must write it again
+        if (directory / own).exists() and not (out / own).exists():
+            differ.append(f"{own}: committed, but the rerun did not write it (it "
+                          f"wrote {sorted(p.name for p in out.glob('*.csv')) or 'no CSV'})")
         for fresh in sorted(out.glob("*.csv")):
             committed = directory / fresh.name
             if not committed.exists():
                 continue
             compared += 1
             differ += _csv_differences(committed, fresh, close)
-    if compared == 0:
-        print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
-              file=sys.stderr)
-        return 1
     if differ:
         print(f"ctxsim figures: {name} differs from its rerun at HEAD:", *differ,
               sep="\n  ")
+        return 1
+    if compared == 0:
+        print(f"ctxsim figures: the rerun of {name} wrote no CSV that {directory} holds",
+              file=sys.stderr)
         return 1
     same = "identical" if not close else "equal within tolerance (" + "; ".join(close) + ")"
     print(f"{name}: {compared} CSV file(s) {same} to a rerun of "
           f"`{figure.command or name}`")
     return 0
+
+
+def _rerun_environment(plugins: list[dict]) -> dict[str, str]:
+    """The environment of a rerun: this one, with ``PYTHONPATH`` extended by the
+    directory each plugin imports from here (:func:`sim.plugins.sidecar.import_root`)
+    unless it is a site directory. The rerun runs in the checkout, so a plugin this
+    process found only through its own ``sys.path`` (a module in the current
+    directory, under ``python -m``) would not import there. Call after
+    :func:`sim.plugins.missing` found every plugin loadable (they are imported)."""
+    import os
+    import site
+
+    from sim.plugins.sidecar import import_root
+
+    sites = {str(pathlib.Path(p).resolve()) for p in
+             [*site.getsitepackages(), site.getusersitepackages()]}
+    env = dict(os.environ)
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for plugin in plugins:
+        root = import_root(str(plugin.get("module") or ""))
+        if root and root not in sites and root not in paths:
+            paths.append(root)
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
 
 
 def _csv_differences(committed: pathlib.Path, fresh: pathlib.Path,
@@ -447,10 +479,16 @@ def _csv_differences(committed: pathlib.Path, fresh: pathlib.Path,
     compare_csv`), each prefixed with the file name; a file equal only within
     tolerance adds a line to ``close`` (how many cells, the largest relative
     difference)."""
-    from experiments.csv_compare import compare_csv
+    from experiments.csv_compare import REL_TOL, compare_csv
 
     result = compare_csv(committed, fresh)
     if result.equal and result.within:
-        close.append(f"{fresh.name}: {result.within} numeric cell(s) differ in text, "
-                     f"largest relative difference {result.largest_relative:.2g}")
+        others = result.within - result.errors_within
+        parts = [f"{others} estimate(s) and other numbers, largest relative difference "
+                 f"{result.largest_relative:.2g}"] if others else []
+        if result.errors_within:
+            parts.append(f"{result.errors_within} standard error(s), within "
+                         f"{REL_TOL:g} relative in their estimates' units")
+        close.append(f"{fresh.name}: {result.within} numeric cell(s) differ in text: "
+                     + "; ".join(parts))
     return [f"{fresh.name}: {line}" for line in result.report()]

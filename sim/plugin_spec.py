@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata as md
+import pathlib
 
 #: entry-point groups a distribution lists its programs and agents under
 PROGRAM_GROUP = "ctxsim.programs"
@@ -43,14 +44,49 @@ def import_attr(kind: str, spec: str):
         obj = importlib.import_module(module)
     except Exception as exc:   # any import-time failure is the plugin's, named
         raise PluginError(f"{kind} plugin {spec!r}: cannot import module {module!r} "
-                          f"({type(exc).__name__}: {exc}); is it on PYTHONPATH?") from None
+                          f"({type(exc).__name__}: {exc}); "
+                          f"{_where_to_look(module, exc)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise PluginError(f"{kind} plugin {spec!r}: module {module!r} has no "
-                              f"attribute {attr!r}") from None
+                              f"attribute {attr!r}{_close_name(part, obj)}") from None
     return obj
+
+
+def _close_name(name: str, where) -> str:
+    """``"; did you mean 'KeepLast'?"`` naming the public attribute of ``where``
+    closest to ``name`` (case ignored; :func:`difflib.get_close_matches`), or ``""``."""
+    import difflib
+
+    names = {n.lower(): n for n in dir(where) if not n.startswith("_")}
+    close = difflib.get_close_matches(name.lower(), names, n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
+
+
+def dotted_hint(spec: str) -> str:
+    """For an unknown name written like a dotted path (``mypkg.policies.KeepLast``):
+    ``" (a plugin is written MODULE:CLASS, with a colon: did you mean
+    'mypkg.policies:KeepLast'?)"``; else ``""``."""
+    module, dot, attr = spec.rpartition(".")
+    if not dot or not module or not attr or ":" in spec:
+        return ""
+    return (f" (a plugin is written MODULE:CLASS, with a colon: did you mean "
+            f"{module + ':' + attr!r}?)")
+
+
+def _where_to_look(module: str, exc: Exception) -> str:
+    """The hint of a module that did not import: the current directory when it
+    holds the module (``ctxsim``, a console script, does not search it, unlike
+    ``python -m``), else the question whether it is on ``PYTHONPATH``."""
+    top = module.split(".")[0]
+    if isinstance(exc, ModuleNotFoundError) and exc.name == top:
+        for here in (pathlib.Path(f"{top}.py"), pathlib.Path(top) / "__init__.py"):
+            if here.is_file():
+                return (f"./{here.as_posix()} is in the current directory, which is "
+                        f"not on the module search path: run with PYTHONPATH=.")
+    return "is it on PYTHONPATH?"
 
 
 def entry_points(group: str) -> dict[str, md.EntryPoint]:

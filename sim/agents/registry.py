@@ -51,8 +51,8 @@ def resolve_agent(spec: str) -> Callable:
         sim.plugin_spec.PluginError: an unknown name, a spec that does not import, or
             an attribute that is not callable.
     """
-    from sim.plugin_spec import (AGENT_GROUP, PluginError, entry_points, import_attr,
-                                 load_entry_point)
+    from sim.plugin_spec import (AGENT_GROUP, PluginError, dotted_hint, entry_points,
+                                 import_attr, load_entry_point)
 
     if spec == SYNTHETIC:
         from sim.agents.synthetic import SyntheticAgent
@@ -68,7 +68,7 @@ def resolve_agent(spec: str) -> Callable:
         found = load_entry_point("agent", eps[spec])
     else:
         raise PluginError(f"unknown agent {spec!r}; expected one of "
-                          f"{', '.join(agent_names())} or MODULE:CLASS")
+                          f"{', '.join(agent_names())} or MODULE:CLASS{dotted_hint(spec)}")
     if not callable(found):
         raise PluginError(f"agent plugin {spec!r}: expected a class or callable, got "
                           f"{found!r}")

@@ -84,8 +84,8 @@ def resolve_program(spec: str) -> tuple[type, dict]:
         sim.plugin_spec.PluginError: an unknown name, a spec that does not import, or
             an attribute that is not a class (one line naming it).
     """
-    from sim.plugin_spec import (PROGRAM_GROUP, PluginError, entry_points, import_attr,
-                                 load_entry_point)
+    from sim.plugin_spec import (PROGRAM_GROUP, PluginError, dotted_hint, entry_points,
+                                 import_attr, load_entry_point)
 
     if spec in PROGRAMS:
         return PROGRAMS[spec]
@@ -99,7 +99,8 @@ def resolve_program(spec: str) -> tuple[type, dict]:
         found = (load_entry_point("program", eps[spec]), {})
     else:
         raise PluginError(f"unknown program {spec!r}; expected one of "
-                          f"{', '.join(program_names())} or MODULE:CLASS")
+                          f"{', '.join(program_names())} or MODULE:CLASS"
+                          f"{dotted_hint(spec)}")
     if not isinstance(found[0], type):
         raise PluginError(f"program plugin {spec!r}: expected a class, got "
                           f"{type(found[0]).__name__} {found[0]!r}")

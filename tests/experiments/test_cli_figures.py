@@ -93,6 +93,21 @@ def test_verify_reruns_from_the_sidecar_and_names_the_first_difference(tmp_path,
     assert "window.csv: 1 cell(s) in 1 line(s) beyond tolerance" in out
 
 
+def test_verify_fails_when_the_rerun_does_not_write_the_figures_own_csv(tmp_path,
+                                                                         capsys):
+    """A figure whose command writes other CSVs of the directory (here a copy of
+    window under another name) was reported identical without its own CSV read."""
+    out = tmp_path / "figs"
+    assert cli.main(["run", "window", *SMALL, "--out", str(out)]) == 0
+    for suffix in (".png", ".json", ".csv"):
+        (out / f"copy{suffix}").write_bytes((out / f"window{suffix}").read_bytes())
+    capsys.readouterr()
+    assert cli.main(["figures", "--dir", str(out), "--verify", "copy"]) == 1
+    said = capsys.readouterr().out
+    assert "copy.csv: committed, but the rerun did not write it (it wrote [" in said
+    assert "'window.csv'" in said and "identical" not in said
+
+
 @pytest.mark.parametrize("name, message", [
     ("nosuch", "no figure 'nosuch'"),
     ("window", "names no command"),

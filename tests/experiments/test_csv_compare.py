@@ -57,6 +57,32 @@ def test_se_columns_are_found_by_both_namings():
     assert se_column("bound", header) is None and se_column("EZ_se", header) is None
 
 
+#: SE-named columns that are no estimate's SE: theorem1's and proposition2's sample
+#: SE of E[Z], a second SE beside EZ_se (which is EZ's tolerance)
+NOT_AN_SE_OF_A_COLUMN = {"EZ_se_sample"}
+
+
+def test_every_committed_se_column_is_the_tolerance_of_its_estimate():
+    """An SE column no rule pairs leaves its estimate at 1e-9 relative, not its
+    Monte Carlo SE (sorted_window's EZ_full_ledger / EZ_full_se was so)."""
+    seen = 0
+    for path in sorted((ROOT / "figures").rglob("*.csv")):
+        header = rows_of(path)[0]
+        paired = {se_column(name, header) for name in header}
+        ses = {c for c in header if "se" in c.split("_")}
+        seen += len(ses)
+        assert ses - paired <= NOT_AN_SE_OF_A_COLUMN, path.name
+    assert seen >= 10
+
+
+def test_an_estimate_named_apart_from_its_se_moves_within_it(tmp_path):
+    path = ROOT / "figures" / "sorted_window.csv"
+    rows = rows_of(path)
+    assert se_column("EZ_full_ledger", rows[0]) == "EZ_full_se"
+    moved = perturbed(rows, 1e-6, columns={"EZ_full_ledger"})  # far within the SE
+    assert compare_csv(path, write(tmp_path / "b.csv", moved)).equal
+
+
 def test_a_perturbation_of_1e_12_relative_passes(tmp_path):
     a = write(tmp_path / "a.csv", SMALL)
     b = write(tmp_path / "b.csv", perturbed(SMALL, 1e-12))
@@ -153,6 +179,32 @@ def test_theorem1_needs_no_more_than_1e_9():
         assert result.cells and {c.column for c in result.cells} == {"EZ_theory"}
 
 
+def test_an_se_is_compared_in_its_estimates_units(tmp_path):
+    """The failure of ``figures --verify theorem1`` on this machine: the quadrature
+    rates' error estimates (rate_se_bits ~1e-13 beside rates of ~1 bit) moved by
+    up to 0.6% in a rerun, 1e-15 bits. An SE may move by 1e-9 of its estimate, not
+    only by 1e-9 of itself; beyond that it differs."""
+    rows = rows_of(THEOREM1)
+    header = rows[0]
+    r, se = header.index("rate_bits"), header.index("rate_se_bits")
+    quadrature = [n for n, row in enumerate(rows[1:], start=1)
+                  if 0 < float(row[se]) < 1e-11 < abs(float(row[r]))]
+    assert len(quadrature) >= 50
+
+    def moved(by):
+        out = [list(row) for row in rows]
+        for n in quadrature:
+            out[n][se] = repr(float(out[n][se]) + by(float(out[n][r]), float(out[n][se])))
+        return write(tmp_path / "moved.csv", out)
+
+    noise = compare_csv(THEOREM1, moved(lambda rate, s: 0.01 * s))  # 1%: noise
+    assert noise.equal and noise.errors_within == noise.within == len(quadrature)
+    assert noise.largest_relative == 0.0   # the SEs' 1% is not reported as the files'
+    result = compare_csv(THEOREM1, moved(lambda rate, s: 1e-8 * abs(rate)))
+    assert {c.column for c in result.cells} == {"rate_se_bits"}
+    assert len(result.cells) == len(quadrature)
+
+
 def test_verify_says_when_a_file_is_equal_only_within_tolerance(tmp_path):
     """``figures --verify``'s per-file step (the rerun itself is tested in
     test_cli_figures.py)."""
@@ -162,8 +214,10 @@ def test_verify_says_when_a_file_is_equal_only_within_tolerance(tmp_path):
     close: list[str] = []
     assert _csv_differences(a, write(tmp_path / "b.csv", perturbed(SMALL, 1e-12)),
                             close) == []
-    assert close == ["b.csv: 6 numeric cell(s) differ in text, largest relative "
-                     "difference 1e-12"]
+    # the SE (EZ_se; rate_se_bits is 0) apart: its relative move says nothing
+    assert close == ["b.csv: 6 numeric cell(s) differ in text: 5 estimate(s) and other "
+                     "numbers, largest relative difference 1e-12; 1 standard error(s), "
+                     "within 1e-09 relative in their estimates' units"]
     close = []
     lines = _csv_differences(a, write(tmp_path / "c.csv", perturbed(SMALL, 1e-6)),
                              close)

@@ -20,7 +20,7 @@ from experiments.output import ROOT
 from sim import plugins
 from sim.plugins import protocol as plugin_protocol
 from sim.plugins import sidecar as plugin_sidecar
-from sim.plugin_spec import PluginError
+from sim.plugin_spec import PluginError, import_attr
 
 #: a plugin module as a user would write it (the docs' minimal example, plus broken ones)
 PLUGIN = textwrap.dedent('''
@@ -187,6 +187,65 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     sys.modules.pop("byo_plugin", None)     # this process imported the old source
     plugins.forget_module("byo_plugin")
     assert plugins.changed(rec) is True
+
+
+@pytest.mark.parametrize("layout", ["byo_here_xyz.py", "byo_here_xyz/__init__.py"])
+def test_a_plugin_in_the_current_directory_off_the_path_says_so(tmp_path, monkeypatch,
+                                                                 layout):
+    """``ctxsim`` (a console script) does not search the current directory; a user
+    with ``byo_here_xyz.py`` beside them is told that, not asked about PYTHONPATH."""
+    (tmp_path / layout).parent.mkdir(exist_ok=True)
+    (tmp_path / layout).write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path
+                                      if p not in ("", ".", str(tmp_path))])
+    with pytest.raises(PluginError) as err:
+        import_attr("program", "byo_here_xyz:KeepLast")
+    assert str(err.value).endswith(f"./{layout} is in the current directory, which is "
+                                   "not on the module search path: run with PYTHONPATH=.")
+    # a module missing everywhere, or one whose own import fails, keeps its question
+    with pytest.raises(PluginError, match=r"is it on PYTHONPATH\?$"):
+        import_attr("program", "byo_nowhere_xyz:KeepLast")
+
+
+@pytest.mark.parametrize("kind", ["program", "agent"])
+def test_a_dotted_path_or_a_miscased_class_gets_the_spelling_to_use(plugin_dir, kind):
+    """``mypkg.mod.Class`` (the dotted form of other tools) and a class name in the
+    wrong case name the spelling that would load."""
+    from sim.agents.registry import resolve_agent
+    from sim.policies import resolve_program
+
+    resolve = resolve_program if kind == "program" else resolve_agent
+    with pytest.raises(PluginError) as err:
+        resolve("byo_plugin.KeepLast")
+    assert str(err.value).startswith(f"unknown {kind} 'byo_plugin.KeepLast'")
+    assert str(err.value).endswith("(a plugin is written MODULE:CLASS, with a colon: "
+                                   "did you mean 'byo_plugin:KeepLast'?)")
+    with pytest.raises(PluginError) as err:
+        resolve("byo_plugin:keeplast")
+    assert str(err.value).endswith("has no attribute 'keeplast'; did you mean "
+                                   "'KeepLast'?")
+    with pytest.raises(PluginError) as err:    # nothing close: no guess
+        resolve("byo_plugin:Zzyzx")
+    assert str(err.value).endswith("has no attribute 'Zzyzx'")
+    with pytest.raises(PluginError) as err:
+        resolve("nodots")
+    assert "did you mean" not in str(err.value)
+
+
+def test_verify_reruns_a_plugin_found_only_on_this_processs_path(plugin_dir, tmp_path,
+                                                                   capsys):
+    """A plugin on this process's sys.path but not on PYTHONPATH (a module in the
+    current directory under ``python -m``) imports here, so --verify must rerun it:
+    the rerun, run in the checkout, is given the plugin's directory (it failed with
+    "cannot import module")."""
+    assert str(plugin_dir) not in os.environ.get("PYTHONPATH", "")
+    out = tmp_path / "out"
+    assert cli.main(["run", "pressure", *SMALL, "--programs", "vista",
+                     "byo_plugin:KeepLast", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["figures", "--dir", str(out), "--verify", "pressure"]) == 0
+    assert "2 CSV file(s) identical" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("spec, broke", [
