@@ -352,8 +352,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _print_table(statuses: list[Status], directory: pathlib.Path) -> None:
     head = _git("rev-parse", "--short", "HEAD").stdout.strip() or "?"
-    print(f"figures in {directory} against HEAD {head} "
-          f"(current: no code it imports changed since its commit)")
+    print(f"figures in {directory} against HEAD {head}; a figure is current when no "
+          f"code it imports changed since its commit")
     width = max([len(s.figure.name) for s in statuses] + [4])
     print(f"{'name':<{width}}  commit    made (UTC)        redo     state")
     for s in statuses:

@@ -38,7 +38,9 @@ LONG_CONTEXT_SOURCE = (
     "points 4.2K-28K; GPT-4o 25K), and RULER's (Hsieh et al. 2024, arXiv:2404.06654) "
     "main table, 22 models claiming >= 128K at 4K-128K (4 whose half-point lies past "
     "4 x 128K are not identified); the prior spans the 30 identified fits: drop "
-    "0.10-1.0, half-point 4.2K-512K, Hill exponent 0.53-4.3; our keys match literally "
+    "0.10-1.0, half-point 4.2K-512K (the range rounds out to 520K), Hill exponent "
+    "0.53-4.3, the half-point log-uniform (the fits spread over two decades); our keys "
+    "match literally "
     "(easier than NoLiMa)")
 
 #: why the summariser's fidelity is a wide guess
