@@ -49,6 +49,19 @@ def test_designs_are_uniform_in_ln_and_the_model_sees_values():
     assert M[:, 0].min() >= 4.0 - 1e-9 and M[:, 0].max() <= 400.0 + 1e-9
 
 
+def test_the_ends_of_a_log_range_map_back_inside_it():
+    """exp(ln 520000) is 520000.0000000003: the world refuses a value an ulp outside
+    its prior, so the ends must come back exactly inside (found by the default run)."""
+    from sim.world import world_at
+
+    p = TABLE["agent.ctx_half_tokens"]
+    f = [Factor(p.name, p.low, p.high, p.log)]
+    assert float(np.exp(np.log(p.high))) > p.high  # the rounding this guards against
+    V = natural(f, clip(f, np.array([[np.log(p.low)], [np.log(p.high)], [99.0]])))
+    assert V[:, 0].tolist() == [p.low, p.high, p.high]
+    world_at({p.name: float(V[1, 0])})  # accepted
+
+
 def test_to_sampling_inverts_natural():
     f = [Factor("r", 4.0, 400.0, log=True), Factor("u", -2.0, 3.0)]
     X = np.array([[4.0, -2.0], [37.5, 0.1], [400.0, 3.0]])

@@ -78,11 +78,12 @@ class Factor:
 
 def natural(factors: Sequence[Factor], X: np.ndarray) -> np.ndarray:
     """Points of the sampling space (rows, one column per factor) as the factors'
-    values: ``exp`` of a log-uniform factor's column, the others unchanged."""
+    values: ``exp`` of a log-uniform factor's column, clipped into ``[low, high]``
+    (``exp(ln high)`` can land an ulp above ``high``), the others unchanged."""
     X = np.array(X, dtype=float)
     for j, f in enumerate(factors):
         if f.log:
-            X[:, j] = np.exp(X[:, j])
+            X[:, j] = np.clip(np.exp(X[:, j]), f.low, f.high)
     return X
 
 
