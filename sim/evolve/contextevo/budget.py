@@ -1,0 +1,110 @@
+"""How an arm spends its evaluation budget (issue 32, "Budget and ranking").
+
+The budget is a count of candidate evaluations: every arm of the loop
+(:mod:`sim.evolve.contextevo.loop`) scores exactly ``candidates`` candidate specs on
+held-in per iteration (``iterations x candidates`` in all; ``best_of_n`` spends them
+in one round), each a spec the arm has not evaluated before (neither an earlier
+candidate nor the current spec). A source that runs dry hands the rest of the
+budget to the next source; only a grammar with no untried move and
+:data:`MAX_DRAWS` random steps that all repeat would leave it unspent (the log's
+``evaluated`` says so).
+
+ContextEvo's candidates, in order (:func:`candidate_stream`):
+
+1. the back-end's proposals for the judge's accepted hypotheses (the synthetic
+   back-end: their localised menus, interleaved; the llm back-end: the model's picks);
+2. the localised menus (:func:`sim.evolve.contextevo.editor.moves`) of the accepted
+   hypotheses, then of the rejected ones, each group interleaved in rank order
+   (:func:`rank_hypotheses`: by :attr:`~sim.evolve.contextevo.judge.Hypothesis.evidence`,
+   the judge's order among equals);
+3. untried grammar moves, each drawn uniformly from those left (:func:`random_moves`:
+   the draw of the ``ef_moves`` baseline), when the hypotheses' menus are spent or the
+   judge formed none: without evidence the loop searches as evidence-free search does;
+4. random two-surface grammar steps once every move has been evaluated.
+
+Each candidate carries the evidence of the strongest hypothesis whose menu holds its
+move (:data:`NO_EVIDENCE` for a move no menu holds).
+"""
+
+from __future__ import annotations
+
+from sim.evolve.contextevo.editor import changeset_between, interleave, moves, random_changeset
+from sim.evolve.contextevo.grammar_moves import grammar_moves
+from sim.evolve.contextevo.spec import ProgramSpec
+
+#: random draws per candidate slot before a source counts as dry (repeats are redrawn)
+MAX_DRAWS = 50
+#: the evidence of a candidate no hypothesis proposed (below every hypothesis's)
+NO_EVIDENCE = (-1, 0, 0, 0)
+#: surfaces a random step changes once the grammar's single moves are spent
+FALLBACK_SURFACES = 2
+
+
+def unnamed(spec: ProgramSpec) -> ProgramSpec:
+    """``spec`` under a fixed name: two candidates are the same evaluation when
+    they differ only in name (the runner caches by content)."""
+    return ProgramSpec.from_dict({**spec.to_dict(), "name": "spec"})
+
+
+def rank_hypotheses(hypotheses) -> list:
+    """The judge's hypotheses, strongest evidence first (stable: the judge's order,
+    largest support first, among equals)."""
+    return sorted(hypotheses, key=lambda h: h.evidence, reverse=True)
+
+
+def random_moves(spec: ProgramSpec, exposed, tried, rng):
+    """Yield ``(label, spec)``: the grammar moves from ``spec`` on ``exposed`` not in
+    ``tried`` (a set of :func:`unnamed` specs), each drawn uniformly from those left
+    (one ``rng.integers`` draw per move); then :data:`MAX_DRAWS` random
+    :data:`FALLBACK_SURFACES`-surface steps (:func:`random_changeset`; the caller
+    skips repeats)."""
+    pool = [m for m in grammar_moves(spec, exposed) if unnamed(m[1]) not in tried]
+    while pool:
+        yield pool.pop(int(rng.integers(len(pool))))
+    for j in range(MAX_DRAWS):
+        yield f"step{j}", random_changeset(spec, rng, FALLBACK_SURFACES, exposed)
+
+
+def take_fresh(source, seen: set, n: int, max_draws: int | None = None) -> list:
+    """Up to ``n`` specs from the iterable ``source`` whose :func:`unnamed` form is
+    not in ``seen`` nor repeated, after at most ``max_draws`` draws (default
+    ``MAX_DRAWS x n``); ``seen`` is not changed. Items are specs or ``(label, spec)``
+    pairs, returned as they came."""
+    out, taken = [], set(seen)
+    limit = MAX_DRAWS * max(1, n) if max_draws is None else max_draws
+    source = iter(source)
+    for _ in range(limit):
+        if len(out) >= n:
+            break  # no draw past the last one taken: the next slot's draws stay put
+        item = next(source, None)
+        if item is None:
+            break
+        s = unnamed(item[1] if isinstance(item, tuple) else item)
+        if s not in taken:
+            taken.add(s)
+            out.append(item)
+    return out
+
+
+def candidate_stream(verdict, spec: ProgramSpec, picks, rng, tried, exposed):
+    """Yield ContextEvo's candidates in budget order (module docstring) as
+    ``(label, changeset, evidence, source)``; ``source`` is ``backend``,
+    ``accepted``, ``rejected`` or ``grammar``. ``picks`` are the back-end's
+    proposals; ``tried`` the :func:`unnamed` specs already evaluated (read lazily,
+    when the grammar is reached). The caller applies each changeset and skips what
+    it has evaluated."""
+    ranked = rank_hypotheses(verdict.hypotheses)
+    menus = [(h, list(moves(spec, h.pathology, h.surface, h.direction).items()))
+             for h in ranked]
+    evidence: dict[str, tuple] = {}
+    for h, menu in menus:  # ranked order: the first hypothesis to hold a move is strongest
+        for label, _ in menu:
+            evidence.setdefault(label, h.evidence)
+    for label, edits in picks:
+        yield label, edits, evidence.get(label, NO_EVIDENCE), "backend"
+    for source, accepted in (("accepted", True), ("rejected", False)):
+        for label, edits in interleave([m for h, m in menus if h.accepted == accepted]):
+            yield label, edits, evidence[label], source
+    for label, target in random_moves(spec, exposed, tried, rng):
+        yield (label, changeset_between(spec, target), evidence.get(label, NO_EVIDENCE),
+               "grammar")

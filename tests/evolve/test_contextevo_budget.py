@@ -1,0 +1,128 @@
+"""The evaluation budget (issue 32, "Budget and ranking"): every arm scores exactly
+``iterations x candidates`` candidate specs on held-in, none twice, whatever the
+judge accepts; what the accepted hypotheses leave goes to the next-ranked
+hypotheses' moves, then to untried grammar moves; the seed rows record the count,
+equal across arms for every seed."""
+
+import numpy as np
+import pytest
+
+import sim.evolve.contextevo.loop as loop
+from sim.evolve.contextevo.backends import SyntheticBackend
+from sim.evolve.contextevo.budget import (NO_EVIDENCE, candidate_stream, rank_hypotheses,
+                                          take_fresh, unnamed)
+from sim.evolve.contextevo.compile import spec_of
+from sim.evolve.contextevo.editor import moves
+from sim.evolve.contextevo.judge import Hypothesis, Judgement
+from sim.evolve.contextevo.loop import MODES, EvolveConfig, Runner, evolve, loca_taskset
+from sim.evolve.contextevo.spec import SURFACES
+
+
+@pytest.fixture(scope="module")
+def taskset():
+    # the loop tests' set: on it the judge accepts one hypothesis in iteration 1 and
+    # none in iteration 2 (replay rejects it), so ContextEvo evaluated 2 of 4 before
+    return loca_taskset(40_000, 20_000, families=12, seeds=2)
+
+
+def _candidates(res):
+    """Every candidate spec an arm evaluated, as (iteration, unnamed spec)."""
+    return [(e["iteration"], name) for e in res.log for name in e["candidates"]]
+
+
+def _nothing_accepted(*args, **kwargs):
+    return Judgement([], {})
+
+
+@pytest.mark.parametrize("mode, accepts_nothing",
+                         [(m, False) for m in MODES] + [("contextevo", True)])
+def test_every_arm_spends_exactly_the_budget(mode, accepts_nothing, taskset, monkeypatch):
+    if accepts_nothing:  # only ContextEvo reads a judge
+        monkeypatch.setattr(loop, "judge", _nothing_accepted)
+    cfg = EvolveConfig(mode=mode, iterations=2, candidates=3, step_surfaces=2)
+    backend = SyntheticBackend(0) if mode in ("contextevo", "random_edits") else None
+    runner = Runner(taskset)
+    specs = []
+    real = loop.select_rows
+
+    def spy(r, spec, held_in):
+        specs.append(unnamed(spec))
+        return real(r, spec, held_in)
+
+    monkeypatch.setattr(loop, "select_rows", spy)
+    res = evolve(spec_of("react"), taskset, backend, cfg, runner)
+    assert res.evaluations == cfg.iterations * cfg.candidates == len(specs)
+    assert sum(e["evaluated"] for e in res.log) == res.evaluations
+    # each evaluation is a spec the arm had not evaluated: not the start, no repeat
+    assert len(set(specs)) == len(specs) and unnamed(spec_of("react")) not in specs
+    if accepts_nothing:
+        assert {s for e in res.log for s in e["sources"].values()} == {"grammar"}
+
+
+def _hyp(path, surface, direction, accepted, rejected_by="", support=2, bases=(),
+         replays=()):
+    return Hypothesis(path, surface, tuple(f"t{i}" for i in range(support)), tuple(bases),
+                      list(replays), accepted, direction, rejected_by)
+
+
+def test_rank_puts_the_stronger_evidence_first():
+    weak = _hyp("evidence_removed", "request_assembly", "trim_less", False, "support", 1)
+    screened = _hyp("budget_overflow", "maintenance_planning", "trigger_later", False,
+                    "screens", 5)
+    replayed = _hyp("evidence_removed", "representation_update", "keep_more", False,
+                    "replay", 2, ("raw",), [{"supports": True}, {"supports": False}])
+    accepted = _hyp("evidence_removed", "memory_update", "", True, "", 2, ("raw",))
+    ranked = rank_hypotheses([weak, screened, replayed, accepted])
+    assert ranked == [accepted, replayed, screened, weak]
+    assert accepted.evidence == (3, 0, 1, 2) and replayed.evidence == (2, 1, 1, 2)
+    assert weak.evidence > NO_EVIDENCE
+
+
+def test_nothing_accepted_spends_the_budget_on_the_next_ranked_hypotheses():
+    spec = spec_of("react")
+    first = _hyp("evidence_removed", "request_assembly", "trim_less", False, "replay",
+                 3, ("raw",))
+    second = _hyp("budget_overflow", "maintenance_planning", "", False, "screens", 4)
+    verdict = Judgement([second, first], {})
+    rng = np.random.default_rng(0)
+    stream = list(candidate_stream(verdict, spec, [], rng, set(), SURFACES))
+    menus = [list(moves(spec, h.pathology, h.surface, h.direction)) for h in (first,
+                                                                              second)]
+    # the rejected hypotheses' menus, interleaved, the stronger first, before any
+    # grammar move; every move carries its hypothesis's evidence
+    head = [lab for lab, _, _, src in stream if src == "rejected"]
+    assert head[:2] == [menus[0][0], menus[1][0]] and stream[0][3] == "rejected"
+    assert stream[0][2] == first.evidence
+    assert [src for *_, src in stream] == sorted(
+        (src for *_, src in stream), key=["rejected", "grammar"].index)
+    # no hypothesis at all: untried grammar moves, drawn by the seed
+    bare = list(candidate_stream(Judgement([], {}), spec, [], np.random.default_rng(0),
+                                 set(), SURFACES))
+    assert bare and {src for *_, src in bare} == {"grammar"}
+    assert {ev for _, _, ev, _ in bare} == {NO_EVIDENCE}
+
+
+def test_take_fresh_redraws_repeats_and_stops():
+    a, b, c = spec_of("react"), spec_of("masking"), spec_of("vista")
+    assert take_fresh([a, a, b, a, c], {unnamed(b)}, 2) == [a, c]
+    assert take_fresh(iter([a, a, a]), set(), 2) == [a]            # dry source
+    assert take_fresh([a, b, c], set(), 3, max_draws=2) == [a, b]   # draw cap
+
+
+def test_seed_rows_record_equal_evaluations_for_every_arm():
+    from experiments.contextevo.evidence_free import BASELINES, run_seeds
+
+    def make_sets(seed):
+        return [loca_taskset(40_000, 20_000, families=12, seeds=2, base_seed=seed)]
+
+    kw = {"iterations": 2, "candidates": 2}
+    rows, _ = run_seeds(make_sets, spec_of("react"), [0, 1], SyntheticBackend, kw,
+                        progress=lambda line: None)
+    per_seed: dict = {}
+    for r in rows:
+        per_seed.setdefault((r["seed"], r["setting"]), {})[r["baseline"] or "full"] = \
+            r["candidates_evaluated"]
+    assert len(per_seed) == 2
+    for key, arms in per_seed.items():
+        assert set(arms) == {"full", *BASELINES}, key
+        assert set(arms.values()) == {4}, (key, arms)
