@@ -126,3 +126,51 @@ def test_seed_rows_record_equal_evaluations_for_every_arm():
     for key, arms in per_seed.items():
         assert set(arms) == {"full", *BASELINES}, key
         assert set(arms.values()) == {4}, (key, arms)
+
+
+def test_a_tie_goes_to_evidence_then_graded_score_then_order():
+    from sim.evolve.contextevo.budget import tie_key, tie_record
+    from sim.evolve.contextevo.loop import select_candidate
+
+    cur = ("keep", spec_of("react"))
+    a, b, c = spec_of("vista"), spec_of("masking"), spec_of("folding")
+    scored = [("a", a, 0.5), ("b", b, 0.5), ("c", c, 0.4)]
+    rows = [{"solved": 1, "score": 1.0}, {"solved": 0, "score": 0.5}]
+    weak, strong = (3, 0, 1, 4), (3, 1, 1, 2)
+    keys = {"a": tie_key(weak, rows), "b": tie_key(strong, rows), "c": tie_key(strong, rows)}
+    # b ties a on held-in and is listed second; its hypothesis has a supporting replay
+    assert select_candidate(cur, scored, 0.4, keys)[0] == "b"
+    assert tie_record(scored, keys, "b") == {"tied": ["a", "b"], "tie_broken_by": "evidence"}
+    # equal evidence: the higher graded score; all equal: the first listed
+    more = [{"solved": 1, "score": 1.0}, {"solved": 0, "score": 0.75}]
+    keys = {"a": tie_key(weak, rows), "b": tie_key(weak, more)}
+    assert select_candidate(cur, scored[:2], 0.4, keys)[0] == "b"
+    assert tie_record(scored[:2], keys, "b")["tie_broken_by"] == "graded"
+    keys = {"a": tie_key(weak, rows), "b": tie_key(weak, rows)}
+    assert select_candidate(cur, scored[:2], 0.4, keys)[0] == "a"
+    assert tie_record(scored[:2], keys, "a")["tie_broken_by"] == "order"
+    # the current spec still wins a tie with the best candidate, whatever the evidence
+    assert select_candidate(cur, scored, 0.5, keys)[0] == "keep"
+
+
+def test_the_loop_breaks_a_constructed_tie_by_the_stronger_hypothesis(taskset,
+                                                                      monkeypatch):
+    # the judge lists the larger support first (a); b passed two screens to a's one,
+    # so b's evidence is stronger although the back-end proposes a's move first
+    a = _hyp("evidence_removed", "request_assembly", "trim_less", True, "", 4, ("raw",))
+    b = _hyp("budget_overflow", "maintenance_planning", "", True, "", 2,
+             ("raw", "annotation"))
+    assert b.evidence > a.evidence
+    monkeypatch.setattr(loop, "judge", lambda *args, **kw: Judgement([a, b], {}))
+
+    def every_candidate_solves_all(runner, spec, held_in):   # a tie above the start
+        return [{"task_id": t, "solved": 1, "score": 1.0} for t in held_in]
+
+    monkeypatch.setattr(loop, "select_rows", every_candidate_solves_all)
+    res = evolve(spec_of("react"), taskset, SyntheticBackend(0),
+                 EvolveConfig(iterations=1, candidates=3))
+    entry = res.log[0]
+    first_a = next(iter(moves(spec_of("react"), a.pathology, a.surface, a.direction)))
+    first_b = next(iter(moves(spec_of("react"), b.pathology, b.surface, b.direction)))
+    assert list(entry["candidates"])[0] == first_a          # a's move came first
+    assert entry["selected"] == first_b and entry["tie_broken_by"] == "evidence"

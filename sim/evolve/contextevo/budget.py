@@ -24,6 +24,15 @@ ContextEvo's candidates, in order (:func:`candidate_stream`):
 
 Each candidate carries the evidence of the strongest hypothesis whose menu holds its
 move (:data:`NO_EVIDENCE` for a move no menu holds).
+
+Ties (:func:`tie_key`): candidates tied on held-in solved fraction go, in this order,
+to the stronger evidence of the hypothesis that proposed the move (the stage it
+reached, then its supporting decision-point replays, then the screens it passed,
+then the failed cases reporting it: :attr:`~sim.evolve.contextevo.judge.Hypothesis.evidence`),
+then to the higher held-in graded score (the mean share of needed values written
+exactly, the episode's ``score``), and only then to the earlier candidate in budget
+order. Evidence-free arms have no hypothesis: their ties go by graded score, then
+draw order. The current spec still wins any tie with the best candidate.
 """
 
 from __future__ import annotations
@@ -84,6 +93,30 @@ def take_fresh(source, seen: set, n: int, max_draws: int | None = None) -> list:
             taken.add(s)
             out.append(item)
     return out
+
+
+def tie_key(evidence: tuple, rows) -> tuple:
+    """A candidate's tie-break key (module docstring): its hypothesis's ``evidence``
+    then its mean graded ``score`` over the held-in ``rows``."""
+    graded = sum(float(r.get("score", 0.0)) for r in rows) / len(rows) if rows else 0.0
+    return (*evidence, round(graded, 12))
+
+
+def tie_record(scored, keys: dict, selected: str) -> dict:
+    """What decided a tie at the top, for the log: ``{"tied": labels, "tie_broken_by":
+    "evidence" | "graded" | "order"}`` when two or more candidates share the best
+    held-in score and one of them was selected; else ``{}``."""
+    if not scored or selected not in keys:
+        return {}
+    best = max(sc for _, _, sc in scored)
+    tied = [lab for lab, _, sc in scored if sc >= best - 1e-12]
+    if len(tied) < 2:
+        return {}
+    win = keys[selected]
+    others = [keys[lab] for lab in tied if lab != selected]
+    by = ("evidence" if any(k[:-1] != win[:-1] for k in others)
+          else "graded" if any(k != win for k in others) else "order")
+    return {"tied": tied, "tie_broken_by": by}
 
 
 def candidate_stream(verdict, spec: ProgramSpec, picks, rng, tried, exposed):

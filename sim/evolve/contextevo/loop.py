@@ -7,8 +7,10 @@ applied by :func:`sim.evolve.contextevo.editor.apply_changeset`; what the judge'
 hypotheses do not fill of the ``candidates`` per iteration goes to the next-ranked
 hypotheses' moves, then to untried grammar moves, :mod:`sim.evolve.contextevo.budget`),
 and select among the current
-spec and the candidates by mean held-in reward (ties keep the current spec, so an
-iteration never lowers the held-in score). Two iterations by default. Then freeze and
+spec and the candidates by mean held-in reward (ties with the current spec keep it, so
+an iteration never lowers the held-in score; ties among candidates go to the stronger
+evidence, then the graded score, then budget order:
+:func:`sim.evolve.contextevo.budget.tie_key`). Two iterations by default. Then freeze and
 evaluate start and every iteration on held-out and all tasks with the same episode
 seeds (common random numbers).
 
@@ -27,7 +29,7 @@ the same grammar move set the editor ranks,
 multi-surface grammar steps changing ``step_surfaces`` surfaces, the editor's typical
 changeset size), ``best_of_n`` (``iterations * candidates`` random specs of one to
 four one-surface steps from the start) and ``random_edits`` (one-surface steps, the
-weakest). Best on held-in, ties keep the current spec.
+weakest). Best on held-in, ties as above.
 
 A candidate that raises at run time is scored as failed on that task (solved 0,
 score 0) with the error recorded in its row (``error``) and in :attr:`Runner.errors`;
@@ -44,7 +46,8 @@ import numpy as np
 from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
-from sim.evolve.contextevo.budget import MAX_DRAWS, candidate_stream, random_moves, take_fresh
+from sim.evolve.contextevo.budget import (MAX_DRAWS, NO_EVIDENCE, candidate_stream,
+                                          random_moves, take_fresh, tie_key, tie_record)
 from sim.evolve.contextevo.budget import unnamed as _unnamed
 from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
@@ -245,17 +248,35 @@ class EvolveResult:
 
 
 def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
-                     current_score: float) -> tuple[str, ProgramSpec, float]:
-    """The best candidate by held-in mean reward; the current spec wins ties."""
-    best = (current[0], current[1], current_score)
-    for label, spec, score in scored:
-        if score > best[2] + 1e-12:
-            best = (label, spec, score)
-    return best
+                     current_score: float, tiebreak: dict | None = None
+                     ) -> tuple[str, ProgramSpec, float]:
+    """The best candidate by held-in mean reward; the current spec wins ties with it
+    (an iteration never lowers the held-in score). Candidates tied at the best score
+    go by ``tiebreak`` (label -> tuple, larger first, compared in order;
+    :func:`sim.evolve.contextevo.budget.tie_key`), and only then by their order in
+    ``scored``."""
+    best = max((sc for _, _, sc in scored), default=None)
+    if best is None or best <= current_score + 1e-12:
+        return current[0], current[1], current_score
+    keys = tiebreak or {}
+    # max keeps the first of equal keys: the fixed order is the last resort
+    return max((c for c in scored if c[2] >= best - 1e-12), key=lambda c: keys.get(c[0], ()))
 
 
 def _mean(rows) -> float:
     return float(np.mean([r["solved"] for r in rows])) if rows else 0.0
+
+
+def _evaluate(runner, cands, held_in, evidence: dict | None = None):
+    """Score each ``(label, spec)`` on held-in: ``(scored, tiebreak)`` for
+    :func:`select_candidate` (tie keys from the candidate's hypothesis ``evidence``,
+    label -> :attr:`~sim.evolve.contextevo.judge.Hypothesis.evidence`, and its rows)."""
+    scored, keys = [], {}
+    for lab, s in cands:
+        rows = select_rows(runner, s, held_in)
+        scored.append((lab, s, _mean(rows)))
+        keys[lab] = tie_key((evidence or {}).get(lab, NO_EVIDENCE), rows)
+    return scored, keys
 
 
 def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig | None = None,
@@ -289,13 +310,13 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
                                                         "name": f"{start.name}+bon"}))
                  for j, s in enumerate(picked)]
         cur = _mean(runner.run(start, held_in)[0])
-        scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
-        label, spec, score = select_candidate(("start", start), scored, cur)
+        scored, keys = _evaluate(runner, cands, held_in)
+        label, spec, score = select_candidate(("start", start), scored, cur, keys)
         for i in range(cfg.iterations):
             specs[f"iter{i + 1}"] = spec
         log.append({"iteration": 1, "mode": cfg.mode, "selected": label,
                     "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored},
-                    "evaluated": len(scored)})
+                    "evaluated": len(scored), **tie_record(scored, keys, label)})
     elif cfg.mode in ("ef_moves", "ef_steps"):
         for i in range(1, cfg.iterations + 1):
             spec, entry = _blind_iteration(i, spec, start.name, held_in, runner, cfg, rng,
@@ -341,10 +362,11 @@ def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg,
     picked = take_fresh(source, tried | {_unnamed(spec)}, cfg.candidates)
     cands = [(f"random{j}", ProgramSpec.from_dict({**s.to_dict(), "name": f"{base}+ef{i}"}))
              for j, s in enumerate(picked)]
-    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
+    scored, keys = _evaluate(runner, cands, held_in)
     tried.update(_unnamed(s) for _, s, _ in scored)
-    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    label, chosen, score = select_candidate(("keep", spec), scored, cur, keys)
     entry = {"iteration": i, "mode": cfg.mode, "held_in_score_before": cur,
+             **tie_record(scored, keys, label),
              "candidates": {lab: sc for lab, _, sc in scored}, "selected": label,
              "held_in_score": score, "diff": [list(d) for d in diff(spec, chosen)],
              "changeset_surfaces": [len(diff(spec, s)) for _, s in cands],
@@ -359,6 +381,7 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
     rows, trajs = runner.run(spec, held_in, trajectories=cfg.mode == "contextevo")
     cur = _mean(rows)
     entry["held_in_score_before"] = cur
+    evidence: dict[str, tuple] = {}  # candidate -> its hypothesis's evidence
     if cfg.mode == "random_edits":
         picked = take_fresh((random_spec_change(spec, rng, cfg.exposed)
                              for _ in range(MAX_DRAWS * cfg.candidates)),
@@ -405,8 +428,8 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
             # moves (:func:`sim.evolve.contextevo.budget.candidate_stream`)
             picks = backend.propose(verdict, spec, cfg.candidates + len(tried))
             seen = tried | {_unnamed(spec)}
-            for lab, edits, _ev, source in candidate_stream(verdict, spec, picks, rng,
-                                                            seen, cfg.exposed):
+            for lab, edits, ev, source in candidate_stream(verdict, spec, picks, rng,
+                                                           seen, cfg.exposed):
                 out = apply_changeset(spec, edits, cfg.exposed)
                 fresh = not out.rejected and out.applied and _unnamed(out.spec) not in seen
                 if fresh or out.rejected or not out.applied:
@@ -420,15 +443,15 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
                 seen.add(_unnamed(out.spec))
                 new_specs.append((lab, ProgramSpec.from_dict(
                     {**out.spec.to_dict(), "name": f"{base}+evo{i}"})))
-                entry["sources"][lab] = source
+                entry["sources"][lab], evidence[lab] = source, ev
                 if len(new_specs) == cfg.candidates:
                     break
-    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in new_specs]
+    scored, keys = _evaluate(runner, new_specs, held_in, evidence)
     tried.update(_unnamed(s) for _, s, _ in scored)
-    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    label, chosen, score = select_candidate(("keep", spec), scored, cur, keys)
     entry.update(candidates={lab: sc for lab, _, sc in scored}, selected=label,
                  held_in_score=score, diff=[list(d) for d in diff(spec, chosen)],
-                 evaluated=len(scored))
+                 evaluated=len(scored), **tie_record(scored, keys, label))
     if label == "keep":
         chosen = spec
     return entry, chosen
