@@ -153,6 +153,7 @@ def run(args) -> list:
                 for v, r in abl.items() if v != "full"}
     cfg = {"quick": bool(args.quick), "backend": cs.backend, "seed": cs.seed,
            "iterations": cs.iterations, "candidates": cs.candidates,
+           "hypotheses": cs.hypotheses,
            "mislabel": cs.mislabel, "starts": [s.name for s in raw["starts"]],
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],

@@ -174,3 +174,50 @@ def test_the_loop_breaks_a_constructed_tie_by_the_stronger_hypothesis(taskset,
     first_b = next(iter(moves(spec_of("react"), b.pathology, b.surface, b.direction)))
     assert list(entry["candidates"])[0] == first_a          # a's move came first
     assert entry["selected"] == first_b and entry["tie_broken_by"] == "evidence"
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "3"])
+def test_hypotheses_tried_is_a_validated_setting(bad):
+    assert EvolveConfig().hypotheses == 3
+    with pytest.raises(ValueError, match=rf"hypotheses .*got {bad!r}"):
+        EvolveConfig(hypotheses=bad)
+
+
+def test_hypotheses_setting_reaches_the_loop_from_the_command_line():
+    import argparse
+
+    from experiments.contextevo import experiment as ce
+    from experiments.contextevo.setup import evolve_config, settings_of
+
+    def parse(argv):
+        p = argparse.ArgumentParser()
+        ce.add_arguments(p)
+        return settings_of(p.parse_args(argv))
+
+    assert evolve_config(parse(["--quick"])).hypotheses == 3
+    assert evolve_config(parse(["--quick", "--hypotheses", "1"])).hypotheses == 1
+    with pytest.raises(SystemExit):
+        parse(["--quick", "--hypotheses", "0"])
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_candidates_come_from_the_k_strongest_hypotheses(k, taskset, monkeypatch):
+    a = _hyp("evidence_removed", "request_assembly", "trim_less", True, "", 4, ("raw",))
+    b = _hyp("budget_overflow", "maintenance_planning", "", True, "", 2,
+             ("raw", "annotation"))
+    monkeypatch.setattr(loop, "judge", lambda *args, **kw: Judgement([a, b], {}))
+    monkeypatch.setattr(loop, "select_rows", lambda runner, spec, held_in: [
+        {"task_id": t, "solved": 0, "score": 0.0} for t in held_in])
+    res = evolve(spec_of("react"), taskset, SyntheticBackend(0),
+                 EvolveConfig(iterations=1, candidates=4, hypotheses=k))
+    react = spec_of("react")
+    only_a = (set(moves(react, a.pathology, a.surface, a.direction))
+              - set(moves(react, b.pathology, b.surface, b.direction)))
+    entry = res.log[0]
+    assert entry["hypotheses_tried"] == k and res.evaluations == 4
+    # b's menu holds 3 moves: with one hypothesis tried the 4th is a grammar draw
+    from_a = [lab for lab, src in entry["sources"].items()
+              if lab in only_a and src != "grammar"]
+    # one hypothesis tried: the stronger (b) alone, though the judge lists a first
+    assert bool(from_a) == (k == 2), (k, entry["sources"])
+    assert ("grammar" in entry["sources"].values()) == (k == 1)

@@ -47,7 +47,8 @@ from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
 from sim.evolve.contextevo.budget import (MAX_DRAWS, NO_EVIDENCE, candidate_stream,
-                                          random_moves, take_fresh, tie_key, tie_record)
+                                          random_moves, rank_hypotheses, take_fresh,
+                                          tie_key, tie_record)
 from sim.evolve.contextevo.budget import unnamed as _unnamed
 from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
@@ -196,13 +197,24 @@ class Runner:
 
 @dataclass
 class EvolveConfig:
-    """Loop settings: ``iterations`` (2), ``candidates`` per iteration (3), the four
-    stages (``review``: paginated review, ``aggregate``: cross-case aggregation,
-    ``replay``, ``update``: policy update), ``mode`` (:data:`MODES`), ``exposed``
-    surfaces, split ``held_in_fraction`` and ``split_seed``, and ``seed``."""
+    """Loop settings: ``iterations`` (2), ``candidates`` per iteration (3),
+    ``hypotheses`` tried per iteration (3: ContextEvo's candidates come from the moves
+    of the judge's ``hypotheses`` strongest hypotheses,
+    :func:`sim.evolve.contextevo.budget.rank_hypotheses`, before untried grammar moves;
+    ours, a guess: as many as candidates, so each candidate can come from its own
+    hypothesis), the four stages (``review``: paginated review, ``aggregate``:
+    cross-case aggregation, ``replay``, ``update``: policy update), ``mode``
+    (:data:`MODES`), ``exposed`` surfaces, split ``held_in_fraction`` and
+    ``split_seed``, and ``seed``.
+
+    Raises:
+        ValueError: naming a bad ``mode``, ``iterations``, ``candidates``,
+            ``hypotheses`` or surface.
+    """
 
     iterations: int = 2
     candidates: int = 3
+    hypotheses: int = 3
     review: bool = True
     aggregate: bool = True
     replay: bool = True
@@ -223,6 +235,10 @@ class EvolveConfig:
         if self.iterations < 1 or self.candidates < 1:
             raise ValueError(f"iterations and candidates must be >= 1, got "
                              f"{self.iterations}, {self.candidates}")
+        if isinstance(self.hypotheses, bool) or not isinstance(self.hypotheses, int) \
+                or self.hypotheses < 1:
+            raise ValueError(f"hypotheses (tried per iteration) must be an integer >= 1, "
+                             f"got {self.hypotheses!r}")
         bad = [s for s in self.exposed if s not in SURFACES]
         if bad:
             raise ValueError(f"unknown surface(s) {bad}; known: {list(SURFACES)}")
@@ -426,9 +442,14 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
             # exactly ``candidates`` specs not evaluated before: the back-end's
             # proposals, then the next-ranked hypotheses' moves, then untried grammar
             # moves (:func:`sim.evolve.contextevo.budget.candidate_stream`)
-            picks = backend.propose(verdict, spec, cfg.candidates + len(tried))
+            # the ``hypotheses`` strongest, in the judge's order
+            top = {id(h) for h in rank_hypotheses(verdict.hypotheses)[:cfg.hypotheses]}
+            tried_h = _judge.Judgement([h for h in verdict.hypotheses if id(h) in top],
+                                       verdict.attributions)
+            entry["hypotheses_tried"] = len(top)
+            picks = backend.propose(tried_h, spec, cfg.candidates + len(tried))
             seen = tried | {_unnamed(spec)}
-            for lab, edits, ev, source in candidate_stream(verdict, spec, picks, rng,
+            for lab, edits, ev, source in candidate_stream(tried_h, spec, picks, rng,
                                                            seen, cfg.exposed):
                 out = apply_changeset(spec, edits, cfg.exposed)
                 fresh = not out.rejected and out.applied and _unnamed(out.spec) not in seen
