@@ -25,7 +25,8 @@ import numpy as np
 from experiments.intervals import LEVEL
 
 #: CSV ``baseline`` value -> loop mode
-BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n"}
+BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n",
+             "single_move": "single_move"}
 SEED_COLUMNS = ("setting", "start", "seed", "variant", "baseline", "n_held_out",
                 "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces",
                 "candidates_evaluated")

@@ -221,3 +221,47 @@ def test_candidates_come_from_the_k_strongest_hypotheses(k, taskset, monkeypatch
     # one hypothesis tried: the stronger (b) alone, though the judge lists a first
     assert bool(from_a) == (k == 2), (k, entry["sources"])
     assert ("grammar" in entry["sources"].values()) == (k == 1)
+
+
+def test_single_moves_cover_the_surfaces_then_fill_the_budget():
+    from sim.evolve.contextevo.budget import single_moves
+    from sim.evolve.contextevo.grammar_moves import grammar_moves
+    from sim.evolve.contextevo.spec import diff
+
+    react = spec_of("react")
+    every = grammar_moves(react)
+    groups = {tuple(sorted(x for x, _, _ in diff(react, s))) for _, s in every}
+    n = len(groups) - 1
+    assert len(every) > len(groups) > n > 2   # more moves than budget, several surfaces
+    picked = single_moves(react, SURFACES, n, np.random.default_rng(3))
+    assert len(picked) == n and all(m in every for m in picked)
+    # a subset spread over the surfaces: no two from one group while groups are left
+    got = [tuple(sorted(x for x, _, _ in diff(react, s))) for _, s in picked]
+    assert len(set(got)) == n
+    assert picked == single_moves(react, SURFACES, n, np.random.default_rng(3))
+    assert picked != single_moves(react, SURFACES, n, np.random.default_rng(4))
+    # fewer moves than the budget: every move, then random steps, none repeated
+    few = single_moves(react, ("dashboard",), 6, np.random.default_rng(0))
+    moves_ = grammar_moves(react, ("dashboard",))
+    assert few[:len(moves_)] == moves_ and len(few) == 6
+    assert len({unnamed(s) for _, s in few}) == 6
+
+
+def test_best_single_move_keeps_the_best_move_from_the_start(taskset):
+    from sim.evolve.contextevo.grammar_moves import grammar_moves
+
+    react = spec_of("react")
+    runner = Runner(taskset)
+    res = evolve(react, taskset, None, EvolveConfig(mode="single_move", iterations=2,
+                                                    candidates=3), runner)
+    (entry,) = res.log
+    every = {unnamed(s) for _, s in grammar_moves(react)}
+    assert res.evaluations == 6 and "hypotheses" not in entry
+    assert unnamed(res.specs["iter1"]) == unnamed(res.specs["iter2"])
+    best = max(entry["candidates"].values())
+    start = np.mean([r["solved"] for r in runner.run(react, list(res.held_in))[0]])
+    if best > start:
+        assert entry["candidates"][entry["selected"]] == best
+        assert unnamed(res.specs["iter2"]) in every       # one move from the start
+    else:
+        assert entry["selected"] == "start"

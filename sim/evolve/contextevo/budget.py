@@ -74,6 +74,38 @@ def random_moves(spec: ProgramSpec, exposed, tried, rng):
         yield f"step{j}", random_changeset(spec, rng, FALLBACK_SURFACES, exposed)
 
 
+def single_moves(spec: ProgramSpec, exposed, n: int, rng) -> list[tuple[str, ProgramSpec]]:
+    """``n`` candidates of the best-single-move baseline, each one grammar move from
+    ``spec`` alone: every move when there are at most ``n`` (grammar order), then
+    random :data:`FALLBACK_SURFACES`-surface steps for the rest of the budget (labels
+    ``step<j>``, repeats redrawn); else a seeded subset spread over the surfaces:
+    the moves grouped by the set of surfaces each changes (``make_recoverable`` and a
+    pairing change their own groups), the groups in a random order, one move drawn
+    uniformly from each group in turn until ``n`` are taken. Randomness: ``rng`` only.
+    """
+    every = grammar_moves(spec, exposed)
+    if len(every) <= n:
+        rest = take_fresh(((f"step{j}", random_changeset(spec, rng, FALLBACK_SURFACES,
+                                                          exposed))
+                           for j in range(MAX_DRAWS * n)),
+                          {unnamed(spec)} | {unnamed(s) for _, s in every}, n - len(every))
+        return every + rest
+    from sim.evolve.contextevo.spec import diff
+
+    groups: dict[tuple, list] = {}
+    for label, s in every:
+        groups.setdefault(tuple(sorted(x for x, _, _ in diff(spec, s))), []).append((label, s))
+    keys = sorted(groups)
+    queues = [[groups[keys[g]][i] for i in rng.permutation(len(groups[keys[g]]))]
+              for g in rng.permutation(len(keys))]
+    out: list = []
+    while len(out) < n:
+        for q in queues:
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    return out
+
+
 def take_fresh(source, seen: set, n: int, max_draws: int | None = None) -> list:
     """Up to ``n`` specs from the iterable ``source`` whose :func:`unnamed` form is
     not in ``seen`` nor repeated, after at most ``max_draws`` draws (default

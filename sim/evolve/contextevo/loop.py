@@ -28,8 +28,11 @@ the same grammar move set the editor ranks,
 :func:`sim.evolve.contextevo.grammar_moves.grammar_moves`), ``ef_steps`` (random
 multi-surface grammar steps changing ``step_surfaces`` surfaces, the editor's typical
 changeset size), ``best_of_n`` (``iterations * candidates`` random specs of one to
-four one-surface steps from the start) and ``random_edits`` (one-surface steps, the
-weakest). Best on held-in, ties as above.
+four one-surface steps from the start), ``single_move`` (the best single move: grammar
+moves each tried alone from the start, ``iterations * candidates`` of them, a seeded
+subset spread over the surfaces when there are more,
+:func:`sim.evolve.contextevo.budget.single_moves`) and ``random_edits`` (one-surface
+steps, the weakest). Best on held-in, ties as above.
 
 A candidate that raises at run time is scored as failed on that task (solved 0,
 score 0) with the error recorded in its row (``error``) and in :attr:`Runner.errors`;
@@ -47,8 +50,8 @@ from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
 from sim.evolve.contextevo.budget import (MAX_DRAWS, NO_EVIDENCE, candidate_stream,
-                                          random_moves, rank_hypotheses, take_fresh,
-                                          tie_key, tie_record)
+                                          random_moves, rank_hypotheses, single_moves,
+                                          take_fresh, tie_key, tie_record)
 from sim.evolve.contextevo.budget import unnamed as _unnamed
 from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
@@ -61,9 +64,9 @@ review = _review.review
 judge = _judge.judge
 attribution_scores = _judge.attribution_scores
 
-MODES = ("contextevo", "ef_moves", "ef_steps", "best_of_n", "random_edits")
+MODES = ("contextevo", "ef_moves", "ef_steps", "best_of_n", "single_move", "random_edits")
 #: the evidence-free modes (no trajectory read, no judge)
-EVIDENCE_FREE = ("ef_moves", "ef_steps", "best_of_n", "random_edits")
+EVIDENCE_FREE = ("ef_moves", "ef_steps", "best_of_n", "single_move", "random_edits")
 
 
 def _episode_seed(base_seed: int, generator: str, family: int, seed: int) -> int:
@@ -313,7 +316,8 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     specs = {"start": start}
     log = []
     tried = {_unnamed(start)}
-    if cfg.mode == "best_of_n":
+    if cfg.mode in ("best_of_n", "single_move"):
+        # one round from the start: the whole budget at once
         def draw():
             s = start
             for _ in range(int(rng.integers(1, 5))):
@@ -321,10 +325,14 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
             return s
 
         n = cfg.iterations * cfg.candidates
-        picked = take_fresh((draw() for _ in range(MAX_DRAWS * n)), tried, n)
-        cands = [(f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
-                                                        "name": f"{start.name}+bon"}))
-                 for j, s in enumerate(picked)]
+        if cfg.mode == "best_of_n":
+            picked = [(f"random{j}", s) for j, s in enumerate(
+                take_fresh((draw() for _ in range(MAX_DRAWS * n)), tried, n))]
+        else:
+            picked = single_moves(start, cfg.exposed, n, rng)
+        tag = "bon" if cfg.mode == "best_of_n" else "single"
+        cands = [(lab, ProgramSpec.from_dict({**s.to_dict(), "name": f"{start.name}+{tag}"}))
+                 for lab, s in picked]
         cur = _mean(runner.run(start, held_in)[0])
         scored, keys = _evaluate(runner, cands, held_in)
         label, spec, score = select_candidate(("start", start), scored, cur, keys)
