@@ -5,8 +5,9 @@ over several seeds).
 
 For each seed s (base seed, base + 1, ...): new task instances and episode seeds
 (``base_seed = s``), the ContextEvo loop (synthetic back-end keyed by s), and each
-evidence-free baseline (:data:`BASELINES`) from the same start with the same
-iterations x candidates held-in evaluations. ``ef_steps`` changes as many surfaces per
+evidence-free baseline (:data:`BASELINES`) from the same start with exactly the same
+iterations x candidates held-in candidate evaluations (``candidates_evaluated``, the
+count each arm spent; :mod:`sim.evolve.contextevo.budget`). ``ef_steps`` changes as many surfaces per
 candidate as the editor's median changeset in that seed's ContextEvo run. All arms
 of one seed share the task instances, split and episode seeds (common random
 numbers), so the per-seed difference of held-out accuracies is paired.
@@ -24,7 +25,8 @@ import numpy as np
 from experiments.intervals import LEVEL
 
 #: CSV ``baseline`` value -> loop mode
-BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n"}
+BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n",
+             "single_move": "single_move"}
 SEED_COLUMNS = ("setting", "start", "seed", "variant", "baseline", "n_held_out",
                 "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces",
                 "candidates_evaluated")
@@ -108,10 +110,9 @@ def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=p
                              "heldout_gain_vs_start": round(
                                  acc - _held_out_acc(res, "start"), 4),
                              "step_surfaces": size if base == "steps" else "",
-                             # the budget is a ceiling: ContextEvo evaluates fewer when
-                             # its judge rejects every hypothesis (an empty changeset)
-                             "candidates_evaluated": sum(len(e.get("candidates", {}))
-                                                         for e in res.log)})
+                             # the budget every arm spends exactly (iterations x
+                             # candidates; sim.evolve.contextevo.budget)
+                             "candidates_evaluated": res.evaluations})
                 if variant == "evidence_free":
                     diffs.setdefault(ts.name, {}).setdefault(base, []).append(ce - acc)
             progress(f"[contextevo] seed {seed} {ts.name}: ContextEvo held-out {ce:.3f}; "

@@ -9,10 +9,12 @@ the difference from the start over tasks (common random numbers: every spec runs
 task with the same episode seed). From the first start, on both task sets, the
 leave-one-stage-out ablations (no paginated review, no cross-case aggregation, no
 replay, no policy update) stand beside the paper's Table 5 numbers (we reproduce
-orderings, not sizes), and three evidence-free baselines at the same evaluation
-budget (``variant = evidence_free``; ``baseline``: ``moves``, random moves from the
-editor's own move set; ``steps``, random multi-surface grammar steps the size of the
-editor's median changeset; ``best_of_n``, random specs) run from the first start on
+orderings, not sizes), and four evidence-free baselines at exactly the same number of
+candidate evaluations (``variant = evidence_free``; ``baseline``: ``moves``, random
+moves from the editor's own move set; ``steps``, random multi-surface grammar steps the
+size of the editor's median changeset; ``best_of_n``, random specs; ``single_move``,
+the best of single grammar moves each tried alone from the start, a seeded subset
+spread over the surfaces when the grammar has more moves than the budget) run from the first start on
 both task sets for ``--ef-seeds`` seeds (default 5;
 :mod:`experiments.contextevo.evidence_free`): the paired per-seed difference of
 held-out accuracy, ContextEvo minus each baseline, with its 95% t-interval over seeds.
@@ -153,6 +155,7 @@ def run(args) -> list:
                 for v, r in abl.items() if v != "full"}
     cfg = {"quick": bool(args.quick), "backend": cs.backend, "seed": cs.seed,
            "iterations": cs.iterations, "candidates": cs.candidates,
+           "hypotheses": cs.hypotheses,
            "mislabel": cs.mislabel, "starts": [s.name for s in raw["starts"]],
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],

@@ -68,7 +68,7 @@ def run_all(cs, client=None, progress=print) -> dict:
     if cs.ef_seeds and not cs.no_ablations and cs.backend == "synthetic":
         seeds = list(range(cs.seed, cs.seed + cs.ef_seeds))
         kw = {"iterations": cs.iterations, "candidates": cs.candidates,
-              "exposed": exposed(cs), **split_options(cs)}
+              "hypotheses": cs.hypotheses, "exposed": exposed(cs), **split_options(cs)}
 
         def make_sets(seed):
             return tasksets(with_seed(cs, seed))

@@ -83,7 +83,7 @@ def evolve_config(s, **over):
     from sim.evolve.contextevo.loop import EvolveConfig
 
     kw = {"iterations": s.iterations, "candidates": s.candidates,
-          "seed": s.seed, "exposed": exposed(s), **split_options(s)}
+          "hypotheses": s.hypotheses, "seed": s.seed, "exposed": exposed(s), **split_options(s)}
     if s.backend == "synthetic":
         kw["reference_mislabel"] = 0.0  # attribution also scored at mislabel 0
     return EvolveConfig(**{**kw, **over})

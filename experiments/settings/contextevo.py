@@ -103,6 +103,9 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
     iterations: int = _opt(2, "evolution iterations ({default})", parse=positive_int)
     candidates: int = _opt(3, "candidate changesets evaluated per iteration ({default})",
                            parse=positive_int)
+    hypotheses: int = _opt(3, "the judge's strongest hypotheses whose moves ContextEvo's "
+                           "candidates come from, per iteration, before untried grammar "
+                           "moves (ours, a guess; {default})", parse=positive_int)
     held_in_fraction: float | None = _opt(
         None, "share of tasks held in (default: 76/174, the paper's split)",
         metavar="F", parse=float_in(0.0, 1.0, lo_open=True, hi_open=True),

@@ -163,7 +163,7 @@ def test_quick_experiment_writes_its_files(tmp_path):
     import csv
     rows = list(csv.DictReader(open(tmp_path / "contextevo.csv")))
     ef = {(r["setting"], r["baseline"]) for r in rows if r["variant"] == "evidence_free"}
-    assert {b for _, b in ef} == {"moves", "steps", "best_of_n"}
+    assert {b for _, b in ef} == {"moves", "steps", "best_of_n", "single_move"}
     assert all(0 <= float(r["paper_accuracy"]) <= 1 for r in rows if r["paper_accuracy"])
     seeds = list(csv.DictReader(open(tmp_path / "contextevo_seeds.csv")))
     assert {r["seed"] for r in seeds} == {"0", "1"}

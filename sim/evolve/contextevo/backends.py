@@ -63,7 +63,7 @@ import zlib
 import numpy as np
 
 from sim.agents.answer_cache import AnswerCache
-from sim.evolve.contextevo.editor import moves
+from sim.evolve.contextevo.editor import interleave, moves
 from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
 from sim.evolve.contextevo.spec import POINTS
 from sim.evolve.contextevo.trace import CAUSES
@@ -242,16 +242,8 @@ class SyntheticBackend:
         return self._finish(card, "agent_error", "", "card shows no context clue", 0)
 
     def propose(self, judgement, spec, n: int) -> list[tuple[str, list]]:
-        menus = [list(moves(spec, h.pathology, h.surface, h.direction).items())
-                 for h in judgement.accepted]
-        out: list[tuple[str, list]] = []
-        seen = set()
-        for i in range(max((len(m) for m in menus), default=0)):
-            for m in menus:
-                if i < len(m) and m[i][0] not in seen and len(out) < n:
-                    seen.add(m[i][0])
-                    out.append(m[i])
-        return out
+        return interleave([list(moves(spec, h.pathology, h.surface, h.direction).items())
+                           for h in judgement.accepted], n)
 
     def ledger(self) -> dict:
         return {"backend": self.name, "pages_read": self.pages_read,

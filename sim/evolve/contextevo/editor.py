@@ -112,6 +112,20 @@ def moves(spec: ProgramSpec, pathology: str, surface: str,
             for label, target in guided_moves(spec, pathology, surface, direction)}
 
 
+def interleave(menus, n: int | None = None) -> list[tuple[str, list[Edit]]]:
+    """Round-robin over ranked ``menus`` (each a list of ``(label, changeset)``): every
+    menu's first move, then every menu's second, ...; a label already taken is
+    skipped; at most ``n`` (all when None)."""
+    out: list[tuple[str, list[Edit]]] = []
+    seen = set()
+    for i in range(max((len(m) for m in menus), default=0)):
+        for m in menus:
+            if i < len(m) and m[i][0] not in seen and (n is None or len(out) < n):
+                seen.add(m[i][0])
+                out.append(m[i])
+    return out
+
+
 def random_changeset(spec: ProgramSpec, rng, surfaces_changed: int,
                      exposed=SURFACES) -> ProgramSpec:
     """An evidence-free multi-surface step: random grammar moves

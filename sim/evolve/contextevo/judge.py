@@ -57,6 +57,8 @@ STRAT_GAP, STRAT_MIN_CASES, STRAT_MIN_HIGH_WORK = 0.4, 8, 6
 #: failed cases that must report a hypothesis (ours; the paper gives no count)
 MIN_SUPPORT = 2
 ANCHORS = 3
+#: the stage a hypothesis rejected at ``rejected_by`` had passed (:attr:`Hypothesis.evidence`)
+_STAGE_REACHED = {"replay": 2, "screens": 1, "support": 0}
 
 
 def raw_screen(low, high) -> bool:
@@ -107,6 +109,16 @@ class Hypothesis:
     #: "" (accepted) or the first stage that rejected it: support, screens, replay
     rejected_by: str = ""
 
+    @property
+    def evidence(self) -> tuple[int, int, int, int]:
+        """How far the hypothesis got and on what, compared in order (larger is
+        stronger): the stage it reached (3 accepted, 2 rejected by replay, 1 by the
+        screens, 0 by the support count), its supporting replays, the screens it
+        passed, and the failed cases reporting it. Read from held-in evidence only."""
+        stage = 3 if self.accepted else _STAGE_REACHED.get(self.rejected_by, 0)
+        return (stage, sum(bool(r.get("supports")) for r in self.replays),
+                len(self.bases), len(self.support))
+
     def to_dict(self) -> dict:
         return {"pathology": self.pathology, "surface": self.surface,
                 "direction": self.direction, "support": len(self.support),
@@ -143,6 +155,7 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
         for h in hyps:
             if use_replay:
                 _replay_check(h, trajs)
+                h.rejected_by = "" if h.accepted else "replay"
         return _finish(hyps)
     groups: dict[tuple[str, str, str], list[str]] = {}
     for r in failed:

@@ -3,9 +3,14 @@
 Split the task names (:func:`sim.evolve.split.split_tasks`); then per iteration, on
 held-in tasks only: run the current spec (:func:`sim.evolve.contextevo.trace.run_traced`), card
 (Stage 1a), review (1b), judge (2), edit (3: the back-end proposes changesets, each
-applied by :func:`sim.evolve.contextevo.editor.apply_changeset`), and select among the current
-spec and the candidates by mean held-in reward (ties keep the current spec, so an
-iteration never lowers the held-in score). Two iterations by default. Then freeze and
+applied by :func:`sim.evolve.contextevo.editor.apply_changeset`; what the judge's accepted
+hypotheses do not fill of the ``candidates`` per iteration goes to the next-ranked
+hypotheses' moves, then to untried grammar moves, :mod:`sim.evolve.contextevo.budget`),
+and select among the current
+spec and the candidates by mean held-in reward (ties with the current spec keep it, so
+an iteration never lowers the held-in score; ties among candidates go to the stronger
+evidence, then the graded score, then budget order:
+:func:`sim.evolve.contextevo.budget.tie_key`). Two iterations by default. Then freeze and
 evaluate start and every iteration on held-out and all tasks with the same episode
 seeds (common random numbers).
 
@@ -16,14 +21,18 @@ causes (:class:`sim.evolve.contextevo.trace.Truth`) are kept by the :class:`Runn
 by :func:`sim.evolve.contextevo.judge.attribution_scores` after the judge has committed.
 
 Evidence-free baselines at the same evaluation budget (``mode``; each evaluates
-``candidates`` specs per iteration on held-in, as the loop does, and reads no
-trajectory): ``ef_moves`` (each iteration, ``candidates`` moves drawn uniformly from
+exactly ``candidates`` specs per iteration on held-in, as the loop does, none
+evaluated before by the arm, and reads no trajectory;
+:attr:`EvolveResult.evaluations` counts them): ``ef_moves`` (each iteration, ``candidates`` moves drawn uniformly from
 the same grammar move set the editor ranks,
 :func:`sim.evolve.contextevo.grammar_moves.grammar_moves`), ``ef_steps`` (random
 multi-surface grammar steps changing ``step_surfaces`` surfaces, the editor's typical
 changeset size), ``best_of_n`` (``iterations * candidates`` random specs of one to
-four one-surface steps from the start) and ``random_edits`` (one-surface steps, the
-weakest). Best on held-in, ties keep the current spec.
+four one-surface steps from the start), ``single_move`` (the best single move: grammar
+moves each tried alone from the start, ``iterations * candidates`` of them, a seeded
+subset spread over the surfaces when there are more,
+:func:`sim.evolve.contextevo.budget.single_moves`) and ``random_edits`` (one-surface
+steps, the weakest). Best on held-in, ties as above.
 
 A candidate that raises at run time is scored as failed on that task (solved 0,
 score 0) with the error recorded in its row (``error``) and in :attr:`Runner.errors`;
@@ -40,8 +49,11 @@ import numpy as np
 from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
+from sim.evolve.contextevo.budget import (MAX_DRAWS, NO_EVIDENCE, candidate_stream,
+                                          random_moves, rank_hypotheses, single_moves,
+                                          take_fresh, tie_key, tie_record)
+from sim.evolve.contextevo.budget import unnamed as _unnamed
 from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
-from sim.evolve.contextevo.grammar_moves import grammar_moves
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
 from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, split_tasks
 from sim.evolve.contextevo.trace import run_traced
@@ -52,9 +64,9 @@ review = _review.review
 judge = _judge.judge
 attribution_scores = _judge.attribution_scores
 
-MODES = ("contextevo", "ef_moves", "ef_steps", "best_of_n", "random_edits")
+MODES = ("contextevo", "ef_moves", "ef_steps", "best_of_n", "single_move", "random_edits")
 #: the evidence-free modes (no trajectory read, no judge)
-EVIDENCE_FREE = ("ef_moves", "ef_steps", "best_of_n", "random_edits")
+EVIDENCE_FREE = ("ef_moves", "ef_steps", "best_of_n", "single_move", "random_edits")
 
 
 def _episode_seed(base_seed: int, generator: str, family: int, seed: int) -> int:
@@ -188,13 +200,24 @@ class Runner:
 
 @dataclass
 class EvolveConfig:
-    """Loop settings: ``iterations`` (2), ``candidates`` per iteration (3), the four
-    stages (``review``: paginated review, ``aggregate``: cross-case aggregation,
-    ``replay``, ``update``: policy update), ``mode`` (:data:`MODES`), ``exposed``
-    surfaces, split ``held_in_fraction`` and ``split_seed``, and ``seed``."""
+    """Loop settings: ``iterations`` (2), ``candidates`` per iteration (3),
+    ``hypotheses`` tried per iteration (3: ContextEvo's candidates come from the moves
+    of the judge's ``hypotheses`` strongest hypotheses,
+    :func:`sim.evolve.contextevo.budget.rank_hypotheses`, before untried grammar moves;
+    ours, a guess: as many as candidates, so each candidate can come from its own
+    hypothesis), the four stages (``review``: paginated review, ``aggregate``:
+    cross-case aggregation, ``replay``, ``update``: policy update), ``mode``
+    (:data:`MODES`), ``exposed`` surfaces, split ``held_in_fraction`` and
+    ``split_seed``, and ``seed``.
+
+    Raises:
+        ValueError: naming a bad ``mode``, ``iterations``, ``candidates``,
+            ``hypotheses`` or surface.
+    """
 
     iterations: int = 2
     candidates: int = 3
+    hypotheses: int = 3
     review: bool = True
     aggregate: bool = True
     replay: bool = True
@@ -215,6 +238,10 @@ class EvolveConfig:
         if self.iterations < 1 or self.candidates < 1:
             raise ValueError(f"iterations and candidates must be >= 1, got "
                              f"{self.iterations}, {self.candidates}")
+        if isinstance(self.hypotheses, bool) or not isinstance(self.hypotheses, int) \
+                or self.hypotheses < 1:
+            raise ValueError(f"hypotheses (tried per iteration) must be an integer >= 1, "
+                             f"got {self.hypotheses!r}")
         bad = [s for s in self.exposed if s not in SURFACES]
         if bad:
             raise ValueError(f"unknown surface(s) {bad}; known: {list(SURFACES)}")
@@ -234,20 +261,41 @@ class EvolveResult:
     episodes: int = 0
     #: stage -> ``{"task_id", "error"}`` of each task on which its spec raised
     errors: dict[str, list[dict]] = field(default_factory=dict)
+    #: candidate specs scored on held-in (the budget spent: ``iterations x
+    #: candidates`` for every arm, :mod:`sim.evolve.contextevo.budget`)
+    evaluations: int = 0
 
 
 def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
-                     current_score: float) -> tuple[str, ProgramSpec, float]:
-    """The best candidate by held-in mean reward; the current spec wins ties."""
-    best = (current[0], current[1], current_score)
-    for label, spec, score in scored:
-        if score > best[2] + 1e-12:
-            best = (label, spec, score)
-    return best
+                     current_score: float, tiebreak: dict | None = None
+                     ) -> tuple[str, ProgramSpec, float]:
+    """The best candidate by held-in mean reward; the current spec wins ties with it
+    (an iteration never lowers the held-in score). Candidates tied at the best score
+    go by ``tiebreak`` (label -> tuple, larger first, compared in order;
+    :func:`sim.evolve.contextevo.budget.tie_key`), and only then by their order in
+    ``scored``."""
+    best = max((sc for _, _, sc in scored), default=None)
+    if best is None or best <= current_score + 1e-12:
+        return current[0], current[1], current_score
+    keys = tiebreak or {}
+    # max keeps the first of equal keys: the fixed order is the last resort
+    return max((c for c in scored if c[2] >= best - 1e-12), key=lambda c: keys.get(c[0], ()))
 
 
 def _mean(rows) -> float:
     return float(np.mean([r["solved"] for r in rows])) if rows else 0.0
+
+
+def _evaluate(runner, cands, held_in, evidence: dict | None = None):
+    """Score each ``(label, spec)`` on held-in: ``(scored, tiebreak)`` for
+    :func:`select_candidate` (tie keys from the candidate's hypothesis ``evidence``,
+    label -> :attr:`~sim.evolve.contextevo.judge.Hypothesis.evidence`, and its rows)."""
+    scored, keys = [], {}
+    for lab, s in cands:
+        rows = select_rows(runner, s, held_in)
+        scored.append((lab, s, _mean(rows)))
+        keys[lab] = tie_key((evidence or {}).get(lab, NO_EVIDENCE), rows)
+    return scored, keys
 
 
 def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig | None = None,
@@ -268,21 +316,31 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
     specs = {"start": start}
     log = []
     tried = {_unnamed(start)}
-    if cfg.mode == "best_of_n":
-        cands = []
-        for j in range(cfg.iterations * cfg.candidates):
+    if cfg.mode in ("best_of_n", "single_move"):
+        # one round from the start: the whole budget at once
+        def draw():
             s = start
             for _ in range(int(rng.integers(1, 5))):
                 s = random_spec_change(s, rng, cfg.exposed)
-            cands.append((f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
-                                                                "name": f"{start.name}+bon"})))
+            return s
+
+        n = cfg.iterations * cfg.candidates
+        if cfg.mode == "best_of_n":
+            picked = [(f"random{j}", s) for j, s in enumerate(
+                take_fresh((draw() for _ in range(MAX_DRAWS * n)), tried, n))]
+        else:
+            picked = single_moves(start, cfg.exposed, n, rng)
+        tag = "bon" if cfg.mode == "best_of_n" else "single"
+        cands = [(lab, ProgramSpec.from_dict({**s.to_dict(), "name": f"{start.name}+{tag}"}))
+                 for lab, s in picked]
         cur = _mean(runner.run(start, held_in)[0])
-        scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
-        label, spec, score = select_candidate(("start", start), scored, cur)
+        scored, keys = _evaluate(runner, cands, held_in)
+        label, spec, score = select_candidate(("start", start), scored, cur, keys)
         for i in range(cfg.iterations):
             specs[f"iter{i + 1}"] = spec
         log.append({"iteration": 1, "mode": cfg.mode, "selected": label,
-                    "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored}})
+                    "held_in_score": score, "candidates": {lab: sc for lab, _, sc in scored},
+                    "evaluated": len(scored), **tie_record(scored, keys, label)})
     elif cfg.mode in ("ef_moves", "ef_steps"):
         for i in range(1, cfg.iterations + 1):
             spec, entry = _blind_iteration(i, spec, start.name, held_in, runner, cfg, rng,
@@ -304,7 +362,8 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
         errors[stage] = [{"task_id": r["task_id"], "error": r["error"]} for r in rows
                          if r.get("error")]
     return EvolveResult(specs, log, split.held_in, split.held_out, solved,
-                        runner.episodes - played, errors)
+                        runner.episodes - played, errors,
+                        sum(e.get("evaluated", 0) for e in log))
 
 
 def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
@@ -317,30 +376,26 @@ def _blind_iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, cfg,
     """One evidence-free iteration: ``candidates`` random grammar moves (``ef_moves``)
     or multi-surface steps (``ef_steps``) from ``spec``, best on held-in."""
     cur = _mean(runner.run(spec, held_in)[0])
-    cands = []
-    pool = [m for m in grammar_moves(spec, cfg.exposed) if _unnamed(m[1]) not in tried]
-    for j in range(cfg.candidates):
-        if cfg.mode == "ef_moves":
-            # drawn without replacement, never a spec evaluated before (as the editor)
-            s = spec
-            if pool:
-                s = pool.pop(int(rng.integers(len(pool))))[1]
-        else:
-            s = random_changeset(spec, rng, cfg.step_surfaces, cfg.exposed)
-        cands.append((f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
-                                                            "name": f"{base}+ef{i}"})))
-    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in cands]
+    # never a spec evaluated before (as the editor): moves drawn without replacement,
+    # a repeated step drawn again (the budget, :mod:`sim.evolve.contextevo.budget`)
+    if cfg.mode == "ef_moves":
+        source = (s for _, s in random_moves(spec, cfg.exposed, tried, rng))
+    else:
+        source = (random_changeset(spec, rng, cfg.step_surfaces, cfg.exposed)
+                  for _ in range(MAX_DRAWS * cfg.candidates))
+    picked = take_fresh(source, tried | {_unnamed(spec)}, cfg.candidates)
+    cands = [(f"random{j}", ProgramSpec.from_dict({**s.to_dict(), "name": f"{base}+ef{i}"}))
+             for j, s in enumerate(picked)]
+    scored, keys = _evaluate(runner, cands, held_in)
     tried.update(_unnamed(s) for _, s, _ in scored)
-    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    label, chosen, score = select_candidate(("keep", spec), scored, cur, keys)
     entry = {"iteration": i, "mode": cfg.mode, "held_in_score_before": cur,
+             **tie_record(scored, keys, label),
              "candidates": {lab: sc for lab, _, sc in scored}, "selected": label,
              "held_in_score": score, "diff": [list(d) for d in diff(spec, chosen)],
-             "changeset_surfaces": [len(diff(spec, s)) for _, s in cands]}
+             "changeset_surfaces": [len(diff(spec, s)) for _, s in cands],
+             "evaluated": len(scored)}
     return (spec if label == "keep" else chosen), entry
-
-
-def _unnamed(spec: ProgramSpec) -> ProgramSpec:
-    return ProgramSpec.from_dict({**spec.to_dict(), "name": "spec"})
 
 
 def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, cfg, rng,
@@ -350,14 +405,14 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
     rows, trajs = runner.run(spec, held_in, trajectories=cfg.mode == "contextevo")
     cur = _mean(rows)
     entry["held_in_score_before"] = cur
-    proposals: list[tuple[str, list]] = []
+    evidence: dict[str, tuple] = {}  # candidate -> its hypothesis's evidence
     if cfg.mode == "random_edits":
-        cands = []
-        for j in range(cfg.candidates):
-            s = random_spec_change(spec, rng, cfg.exposed)
-            cands.append((f"random{j}", s))
-        new_specs = [(lab, ProgramSpec.from_dict({**s.to_dict(), "name": f"{base}+r{i}"}))
-                     for lab, s in cands]
+        picked = take_fresh((random_spec_change(spec, rng, cfg.exposed)
+                             for _ in range(MAX_DRAWS * cfg.candidates)),
+                            tried | {_unnamed(spec)}, cfg.candidates)
+        new_specs = [(f"random{j}", ProgramSpec.from_dict({**s.to_dict(),
+                                                            "name": f"{base}+r{i}"}))
+                     for j, s in enumerate(picked)]
     else:
         cards = make_cards(trajs)
         reports = review(trajs, cards, backend, paginated=cfg.review,
@@ -390,28 +445,42 @@ def _iteration(i: int, spec: ProgramSpec, base: str, held_in, runner, backend, c
             {t: a for t, a in verdict.attributions.items() if t in failed}, truths)
         entry["annotation"] = attribution_scores(
             {r.task_id: r.label for r in reports if r.task_id in failed}, truths)
+        new_specs, entry["changesets"], entry["sources"] = [], [], {}
         if cfg.update:
-            # a changeset whose result was evaluated in an earlier iteration is not
-            # proposed again: the budget goes to the next-ranked move
-            proposals = [(lab, e) for lab, e in backend.propose(
-                verdict, spec, cfg.candidates + len(tried))
-                if _unnamed(apply_changeset(spec, e, cfg.exposed).spec) not in tried]
-            proposals = proposals[:cfg.candidates]
-        new_specs, entry["changesets"] = [], []
-        for lab, edits in proposals:
-            out = apply_changeset(spec, edits, cfg.exposed)
-            entry["changesets"].append({"move": lab, "edits": len(edits),
-                                        "surfaces": len(diff(spec, out.spec)),
-                                        "applied": out.applied, "discarded": out.discarded,
-                                        "rejected": out.rejected})
-            if not out.rejected and out.applied:
+            # exactly ``candidates`` specs not evaluated before: the back-end's
+            # proposals, then the next-ranked hypotheses' moves, then untried grammar
+            # moves (:func:`sim.evolve.contextevo.budget.candidate_stream`)
+            # the ``hypotheses`` strongest, in the judge's order
+            top = {id(h) for h in rank_hypotheses(verdict.hypotheses)[:cfg.hypotheses]}
+            tried_h = _judge.Judgement([h for h in verdict.hypotheses if id(h) in top],
+                                       verdict.attributions)
+            entry["hypotheses_tried"] = len(top)
+            picks = backend.propose(tried_h, spec, cfg.candidates + len(tried))
+            seen = tried | {_unnamed(spec)}
+            for lab, edits, ev, source in candidate_stream(tried_h, spec, picks, rng,
+                                                           seen, cfg.exposed):
+                out = apply_changeset(spec, edits, cfg.exposed)
+                fresh = not out.rejected and out.applied and _unnamed(out.spec) not in seen
+                if fresh or out.rejected or not out.applied:
+                    entry["changesets"].append({"move": lab, "edits": len(edits),
+                                                "surfaces": len(diff(spec, out.spec)),
+                                                "applied": out.applied,
+                                                "discarded": out.discarded,
+                                                "rejected": out.rejected})
+                if not fresh:
+                    continue  # refused, changed nothing, or evaluated before
+                seen.add(_unnamed(out.spec))
                 new_specs.append((lab, ProgramSpec.from_dict(
                     {**out.spec.to_dict(), "name": f"{base}+evo{i}"})))
-    scored = [(lab, s, _mean(select_rows(runner, s, held_in))) for lab, s in new_specs]
+                entry["sources"][lab], evidence[lab] = source, ev
+                if len(new_specs) == cfg.candidates:
+                    break
+    scored, keys = _evaluate(runner, new_specs, held_in, evidence)
     tried.update(_unnamed(s) for _, s, _ in scored)
-    label, chosen, score = select_candidate(("keep", spec), scored, cur)
+    label, chosen, score = select_candidate(("keep", spec), scored, cur, keys)
     entry.update(candidates={lab: sc for lab, _, sc in scored}, selected=label,
-                 held_in_score=score, diff=[list(d) for d in diff(spec, chosen)])
+                 held_in_score=score, diff=[list(d) for d in diff(spec, chosen)],
+                 evaluated=len(scored), **tie_record(scored, keys, label))
     if label == "keep":
         chosen = spec
     return entry, chosen
