@@ -36,6 +36,11 @@ def add_arguments(parser) -> None:
     from experiments.claims.robustness.run import add_arguments as robustness_arguments
 
     robustness_arguments(parser)
+    from experiments.claims.posterior.run import add_arguments as posterior_arguments
+
+    posterior_arguments(parser.add_argument_group(
+        "posterior (--posterior; with --quick, --jobs, --scheduler, --seed, "
+        "--no-progress above)"))
 
 
 def figures_dir(figures: str | None) -> Path:
@@ -114,9 +119,10 @@ def main(args) -> int:
     if args.out is not None and not str(args.out).strip():
         raise UsageError("--out is empty; give a directory for claims.md/claims.json")
     robust = getattr(args, "robustness", False)
+    posterior = getattr(args, "posterior", False)
     if robust:
         select(args)   # an unknown --claims or --params id, before any work
-    no_data = None if robust else no_data_line(figdir)
+    no_data = None if robust or posterior else no_data_line(figdir)
     if no_data:
         print(no_data, file=sys.stderr)
         return 1
@@ -124,6 +130,12 @@ def main(args) -> int:
     # robustness analysis runs, and removes the --out it created
     with out_dir(args.out) if args.out else contextlib.nullcontext(figdir) as out:
         results = judge_all(REGISTRY, figdir)
+        if posterior:
+            from experiments.claims.posterior.run import main as fit_posterior
+
+            args.out = str(out)
+            for path in fit_posterior(args):
+                print(path)
         return _report(args, results, figdir, out, robust)
 
 

@@ -110,6 +110,7 @@ REGISTRY: dict[str, str] = {
     "presentation": "experiments.settings.vista",
     "calibrate": "experiments.settings.calibrate",
     "robustness": "experiments.settings.robustness",
+    "posterior": "experiments.settings.posterior",
     "contextevo": "experiments.settings.contextevo",
     "evoharness": "experiments.settings.evoharness",
 }

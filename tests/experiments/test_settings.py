@@ -76,7 +76,8 @@ def test_every_option_is_a_field_and_every_field_an_option(experiment):
 
 
 def _argv(name: str, quick: bool) -> list[str]:
-    argv = ["claims", "--robustness"] if name == "robustness" else ["run", name]
+    claims = {"robustness": "--robustness", "posterior": "--posterior"}
+    argv = ["claims", claims[name]] if name in claims else ["run", name]
     return argv + (["--quick"] if quick else [])
 
 

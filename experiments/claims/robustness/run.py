@@ -71,8 +71,20 @@ def check_options(args) -> None:
     Raises:
         UsageError: naming the options (exit 2).
     """
+    from experiments.settings.posterior import PosteriorSettings
+
+    posterior = PosteriorSettings.parser_defaults()
+    if not getattr(args, "posterior", False):
+        only_with("--posterior", given_flags(args, {d: f for d, (f, _) in
+                                                    posterior.items()},
+                                             {d: v for d, (_, v) in posterior.items()}))
     if not getattr(args, "robustness", False):
-        only_with("--robustness", given_flags(args, *only_with_robustness()))
+        flags, defaults = only_with_robustness()
+        if getattr(args, "posterior", False):
+            # the executor, the seed, --quick and --no-progress are shared
+            for d in ("jobs", "scheduler", "seed", "quick", "no_progress"):
+                flags.pop(d, None)
+        only_with("--robustness", given_flags(args, flags, defaults))
 
 
 def select(args) -> tuple[list, list[str]]:

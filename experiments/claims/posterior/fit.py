@@ -1,0 +1,154 @@
+"""ABC-SMC (pyabc) of the world's parameters given the baselines' ``fit`` numbers
+(issue 30, item 3).
+
+The prior is the world table's (``ctxsim world``), each parameter uniform in its
+sampling space (``ln`` of a log-uniform one, as the robustness design draws it); the
+simulator plays the ``fit`` numbers' episodes at a proposed point at the paper's
+suite size; the distance is pyabc's adaptive Euclidean distance (each statistic
+scaled by its median absolute deviation over the generation's simulations, so a
+token count and an accuracy weigh alike), the threshold the median distance of the
+last generation. The result is the last generation's weighted particles.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+
+@dataclass
+class FitModel:
+    """pyabc's model: a point in the sampling space -> the simulated ``fit`` numbers.
+
+    The design seed of the simulation is drawn from numpy's global stream, which
+    ``experiments.claims.posterior.sampler.SeededSampler`` seeds per candidate.
+
+    Attributes:
+        factors: the parameters (:class:`~experiments.claims.robustness.analysis.Factor`).
+        cells: the ``fit`` cell ids simulated.
+        tasks: LOCA-like tasks per simulation.
+        simulate: ``(cells, values, seed, tasks) -> {cell: value}`` (default:
+            ``experiments.claims.posterior.simulate.simulate``); a test passes a
+            cheap closed form.
+    """
+
+    factors: Sequence
+    cells: Sequence[str]
+    tasks: int
+    simulate: Callable | None = None
+
+    def __call__(self, pars: Mapping[str, float]) -> dict[str, float]:
+        from experiments.claims.robustness.analysis import natural
+
+        x = np.array([[float(pars[f.name]) for f in self.factors]])
+        values = dict(zip((f.name for f in self.factors),
+                          map(float, natural(self.factors, x)[0])))
+        seed = int(np.random.randint(0, 2**32, dtype=np.uint64))
+        if self.simulate is None:
+            from experiments.claims.posterior.simulate import simulate
+
+            return simulate(self.cells, values, seed, self.tasks)
+        return self.simulate(self.cells, values, seed, self.tasks)
+
+
+@dataclass
+class Fit:
+    """The posterior.
+
+    Attributes:
+        names: the parameters, in factor order.
+        particles: the last generation's points, values (natural units), shape
+            ``(population, len(names))``.
+        weights: their normalised importance weights, shape ``(population,)``.
+        generations: per generation ``{"t", "epsilon", "simulations",
+            "acceptance"}`` (``t = 0`` first; pyabc's calibration sample is counted
+            in ``simulations`` of the first).
+        simulations: every simulation run, calibration included.
+        observed: the ``fit`` numbers fitted to.
+    """
+
+    names: list[str]
+    particles: np.ndarray
+    weights: np.ndarray
+    generations: list[dict] = field(default_factory=list)
+    simulations: int = 0
+    observed: dict[str, float] = field(default_factory=dict)
+
+    def ess(self) -> float:
+        """Kish's effective sample size of the weights."""
+        return float(1.0 / np.sum(self.weights ** 2))
+
+
+def prior(factors: Sequence):
+    """pyabc's prior: each factor uniform on its sampling-space bounds."""
+    import pyabc
+
+    return pyabc.Distribution(**{f.name: pyabc.RV("uniform", f.bounds[0],
+                                                  f.bounds[1] - f.bounds[0])
+                                 for f in factors})
+
+
+def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
+        generations: int, simulations: int, tasks: int, seed: int = 0,
+        executor=None, simulate: Callable | None = None) -> Fit:
+    """Run ABC-SMC and return the posterior.
+
+    Args:
+        factors: the parameters and their prior ranges.
+        observed: ``fit`` cell id -> paper value
+            (``experiments.claims.posterior.observed.observed``).
+        population: particles per generation.
+        generations: generations at most.
+        simulations: simulations at most (pyabc stops after the generation that
+            reaches it).
+        tasks: LOCA-like tasks per simulation.
+        seed: the run's seed (every candidate's seed derives from it).
+        executor: where simulations run (``None``: in process).
+        simulate: a stand-in simulator for ``FitModel`` (tests).
+
+    Raises:
+        ValueError: for no observations or no factors.
+    """
+    import logging
+
+    import pyabc
+
+    from experiments.claims.posterior.sampler import seeded_sampler
+
+    if not observed:
+        raise ValueError("no fit numbers to fit to")
+    if not factors:
+        raise ValueError("no parameters to fit")
+    for name in ("ABC", "ABC.Sampler", "ABC.Distance", "ABC.Epsilon",
+                 "ABC.Population", "ABC.Adaptation", "ABC.History", "ABC.Transition"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    cells = list(observed)
+    model = FitModel(list(factors), cells, tasks, simulate)
+    np.random.seed(np.random.SeedSequence([seed, 7]).generate_state(1)[0])
+    abc = pyabc.ABCSMC(model, prior(factors),
+                       pyabc.AdaptivePNormDistance(p=2),
+                       population_size=population,
+                       sampler=seeded_sampler(seed, executor))
+    with tempfile.TemporaryDirectory(prefix="ctxsim-posterior-") as tmp:
+        abc.new(f"sqlite:///{Path(tmp) / 'abc.db'}",
+                {c: float(observed[c]) for c in cells})
+        history = abc.run(max_nr_populations=generations,
+                          max_total_nr_simulations=simulations)
+        df, w = history.get_distribution(m=0, t=history.max_t)
+        pops = history.get_all_populations()
+        total = int(history.total_nr_simulations)
+    names = [f.name for f in factors]
+    from experiments.claims.robustness.analysis import natural
+
+    X = natural(list(factors), df[names].to_numpy(dtype=float))
+    gens = []
+    for _, r in pops[pops.t >= 0].iterrows():
+        sims = int(r.samples)
+        gens.append({"t": int(r.t), "epsilon": float(r.epsilon), "simulations": sims,
+                     "acceptance": round(population / sims, 4) if sims else None})
+    w = np.asarray(w, dtype=float)
+    return Fit(names, X, w / w.sum(), gens, total, dict(observed))

@@ -1,0 +1,112 @@
+"""A pyabc sampler whose generations do not depend on where they run.
+
+pyabc's parallel samplers keep the first particles to finish and seed each worker
+from the operating system, so two runs of one analysis differ, and a run on a
+cluster differs from one on a laptop. ``SeededSampler`` (the library's
+extension point, ``pyabc.sampler.Sampler``) evaluates a generation's candidates
+in batches of a fixed size, candidate ``i`` of generation ``t`` with its own seed
+(from ``numpy.random.SeedSequence([seed, t, i])``: the proposal, the simulation and
+the acceptance all draw from it), and keeps them in index order up to the
+``n``-th accepted one: the population is the same in process, on ``--jobs N``
+processes and on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+
+def candidate_seed(seed: int, t: int, i: int) -> int:
+    """The seed of candidate ``i`` of generation ``t`` (``t = -1``: pyabc's
+    calibration sample) of a run seeded ``seed``."""
+    ss = np.random.SeedSequence([seed, t + 1, i])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+def _evaluate(job):
+    """One candidate: ``(pickled simulate_one, seed)`` -> pyabc's particle."""
+    import cloudpickle
+
+    simulate_one, seed = job
+    np.random.seed(seed)   # pyabc's proposals and our model draw from these
+    random.seed(seed)
+    return cloudpickle.loads(simulate_one)()
+
+
+def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
+    """A ``SeededSampler`` (a ``pyabc.sampler.Sampler``; the class is built here so
+    that importing this module does not import pyabc).
+
+    Args:
+        seed: the run's seed.
+        executor: ``submit(fn, arg)`` returning a future (a ``concurrent.futures``
+            executor, a Dask ``Client``), or ``None`` (in process).
+        batch: candidates evaluated per round (fixed, so the work done does not
+            depend on the workers); default: the population size.
+
+    Raises:
+        ValueError: for a batch below 1.
+    """
+    from pyabc.sampler import Sampler
+
+    class SeededSampler(Sampler):  # noqa: D101 (built by seeded_sampler)
+        """Deterministic batches of candidates on ``executor``.
+
+        Args:
+            seed: the run's seed.
+            executor: ``submit(fn, arg)`` returning a future (a ``concurrent.futures``
+                executor, a Dask ``Client``), or ``None`` (in process).
+            batch: candidates evaluated per round (fixed, so the work done does not
+                depend on the workers); default: the population size.
+        """
+
+        def __init__(self, seed: int = 0, executor=None, batch: int | None = None):
+            super().__init__()
+            if batch is not None and batch < 1:
+                raise ValueError(f"batch must be >= 1, got {batch}")
+            self.seed, self.executor, self.batch = int(seed), executor, batch
+
+        def _map(self, jobs: list) -> list:
+            from experiments.executors import cancel_futures
+
+            if self.executor is None:
+                return [_evaluate(j) for j in jobs]
+            futures = [self.executor.submit(_evaluate, j) for j in jobs]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:  # Ctrl-C, a failed simulation: drop the rest
+                cancel_futures(futures, self.executor)
+                raise
+
+        def sample_until_n_accepted(self, n, simulate_one, t, *, max_eval=np.inf,
+                                    all_accepted=False, ana_vars=None):
+            """Candidates ``0, 1, ...`` of generation ``t`` in rounds of ``batch`` until
+            ``n`` are accepted (or ``max_eval`` evaluated: the sample is then marked not
+            ok, as pyabc's samplers do); the sample holds them in index order up to the
+            ``n``-th accepted one."""
+            import cloudpickle
+
+            payload = cloudpickle.dumps(simulate_one)
+            batch = self.batch or n
+            sample = self._create_empty_sample()
+            accepted = evaluated = 0
+            i = 0
+            while accepted < n and evaluated < max_eval:
+                size = int(min(batch, max_eval - evaluated)) if np.isfinite(max_eval) \
+                    else batch
+                jobs = [(payload, candidate_seed(self.seed, t, i + j)) for j in range(size)]
+                i += size
+                for particle in self._map(jobs):
+                    if accepted >= n:
+                        break   # later candidates of the last round are not kept
+                    evaluated += 1
+                    sample.append(particle)
+                    accepted += bool(particle.accepted)
+            self.nr_evaluations_ = evaluated
+            if accepted < n:
+                sample.ok = False
+            return sample
+
+    return SeededSampler(seed, executor, batch)
