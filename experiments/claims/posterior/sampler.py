@@ -51,16 +51,9 @@ def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
     """
     from pyabc.sampler import Sampler
 
-    class SeededSampler(Sampler):  # noqa: D101 (built by seeded_sampler)
-        """Deterministic batches of candidates on ``executor``.
-
-        Args:
-            seed: the run's seed.
-            executor: ``submit(fn, arg)`` returning a future (a ``concurrent.futures``
-                executor, a Dask ``Client``), or ``None`` (in process).
-            batch: candidates evaluated per round (fixed, so the work done does not
-                depend on the workers); default: the population size.
-        """
+    class SeededSampler(Sampler):
+        """Deterministic batches of candidates on ``executor`` (arguments: see
+        ``seeded_sampler``)."""
 
         def __init__(self, seed: int = 0, executor=None, batch: int | None = None):
             super().__init__()
