@@ -39,8 +39,10 @@ ABS_FLOOR = 1e-12
 SHOWN = 5
 #: an estimate whose standard-error column neither naming rule finds -> that column
 #: (sorted_window.csv, experiments.vista.sorted_window.COLUMNS: the full ledger's
-#: E[Z] ``EZ_full_ledger`` beside its SE ``EZ_full_se``)
-SE_NAMED_APART = {"EZ_full_ledger": "EZ_full_se"}
+#: E[Z] ``EZ_full_ledger`` beside its SE ``EZ_full_se``; robustness.csv,
+#: experiments.claims.robustness.summary.CSV_COLUMNS: the paired effect at the
+#: default world point ``effect_at_default`` beside its SE ``se_at_default``)
+SE_NAMED_APART = {"EZ_full_ledger": "EZ_full_se", "effect_at_default": "se_at_default"}
 
 
 def se_column(name: str, header: list[str]) -> str | None:
