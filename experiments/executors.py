@@ -70,6 +70,22 @@ def stop_pool(pool: cf.ProcessPoolExecutor, grace: float = GRACE_SECONDS) -> Non
             p.join()
 
 
+def ordered_map(fn, jobs, executor=None) -> list:
+    """``[fn(j) for j in jobs]``, on ``executor`` when given (one future a job), in job
+    order whatever the executor or the order jobs finish in. On any exception
+    (Ctrl-C, SIGTERM, a failed job) the jobs not yet finished are cancelled
+    (:func:`cancel_futures`) before it propagates, so a stopped run queues nothing."""
+    jobs = list(jobs)
+    if executor is None:
+        return [fn(j) for j in jobs]
+    futures = [executor.submit(fn, j) for j in jobs]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        cancel_futures(futures, executor)
+        raise
+
+
 def cancel_futures(futures, executor=None) -> None:
     """Cancel every future not yet finished: on a Dask ``Client`` (``executor`` with
     a ``cancel`` method) in one call, so the cluster drops the tasks; on a

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from experiments.executors import cancel_futures, process_pool, stop_pool
+from experiments.executors import cancel_futures, ordered_map, process_pool, stop_pool
 from experiments.sweep import _run_on
 
 
@@ -162,3 +162,40 @@ def test_cancel_futures_of_a_stdlib_executor_cancels_the_pending():
         cancel_futures([first, *rest], ex)
         assert all(f.cancelled() for f in rest)
         assert not first.cancelled()  # already running
+
+
+def _slow_when_small(x):
+    time.sleep(0.05 * (4 - x))   # the first jobs finish last
+    return x * x
+
+
+def _fail_at_one(x):
+    if x == 1:
+        raise ValueError("job 1 failed")
+    time.sleep(0.3)
+    return x
+
+
+def test_ordered_map_keeps_job_order_in_process_and_on_a_pool():
+    jobs = [0, 1, 2, 3]
+    assert ordered_map(_slow_when_small, jobs) == [0, 1, 4, 9]
+    with cf.ThreadPoolExecutor(4) as ex:
+        assert ordered_map(_slow_when_small, jobs, ex) == [0, 1, 4, 9]
+
+
+def test_ordered_map_cancels_the_queue_when_a_job_fails():
+    with cf.ThreadPoolExecutor(1) as ex:
+        submitted = []
+        real = ex.submit
+
+        def spy(fn, *a):
+            f = real(fn, *a)
+            submitted.append(f)
+            return f
+
+        ex.submit = spy
+        with pytest.raises(ValueError, match="job 1 failed"):
+            ordered_map(_fail_at_one, [0, 1, 2, 3, 4], ex)
+        # job 2 may have started as job 1 failed (one worker); the two behind it not
+        assert [f.cancelled() for f in submitted[3:]] == [True, True]
+        assert not any(f.cancelled() for f in submitted[:2])

@@ -61,18 +61,6 @@ def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
                 raise ValueError(f"batch must be >= 1, got {batch}")
             self.seed, self.executor, self.batch = int(seed), executor, batch
 
-        def _map(self, jobs: list) -> list:
-            from experiments.executors import cancel_futures
-
-            if self.executor is None:
-                return [_evaluate(j) for j in jobs]
-            futures = [self.executor.submit(_evaluate, j) for j in jobs]
-            try:
-                return [f.result() for f in futures]
-            except BaseException:  # Ctrl-C, a failed simulation: drop the rest
-                cancel_futures(futures, self.executor)
-                raise
-
         def sample_until_n_accepted(self, n, simulate_one, t, *, max_eval=np.inf,
                                     all_accepted=False, ana_vars=None):
             """Candidates ``0, 1, ...`` of generation ``t`` in rounds of ``batch`` until
@@ -80,6 +68,8 @@ def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
             ok, as pyabc's samplers do); the sample holds them in index order up to the
             ``n``-th accepted one."""
             import cloudpickle
+
+            from experiments.executors import ordered_map
 
             payload = cloudpickle.dumps(simulate_one)
             batch = self.batch or n
@@ -91,7 +81,7 @@ def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
                     else batch
                 jobs = [(payload, candidate_seed(self.seed, t, i + j)) for j in range(size)]
                 i += size
-                for particle in self._map(jobs):
+                for particle in ordered_map(_evaluate, jobs, self.executor):
                     if accepted >= n:
                         break   # later candidates of the last round are not kept
                     evaluated += 1

@@ -321,7 +321,7 @@ class WorldModel:
                  ) -> tuple[list[dict[str, str]], list[dict]]:
         """Every claim's verdict and effect at each world point (a mapping name ->
         value)."""
-        from experiments.executors import cancel_futures
+        from experiments.executors import ordered_map
         from experiments.sweep import run_sweep
 
         specs = [point_specs(self.design, p, point_seed(self.design.seed, stage, i))
@@ -335,15 +335,7 @@ class WorldModel:
         per_point = split_rows(rows, specs)
         self.stats[stage] = [point_stats(self.design, r) for r in per_point]
         jobs = [(self.design, self.claim_ids, r) for r in per_point]
-        if self.executor is None:
-            out = [_judge_job(j) for j in jobs]
-        else:
-            futures = [self.executor.submit(_judge_job, j) for j in jobs]
-            try:
-                out = [f.result() for f in futures]
-            except BaseException:  # Ctrl-C, SIGTERM, a failed judgement: drop the rest
-                cancel_futures(futures, self.executor)
-                raise
+        out = ordered_map(_judge_job, jobs, self.executor)
         return [v for v, _ in out], [e for _, e in out]
 
     def at(self, points: list[Mapping[str, float]], stage: str) -> list[dict[str, str]]:

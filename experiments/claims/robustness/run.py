@@ -215,18 +215,11 @@ def _effect_job(job) -> dict:
 def effect_summaries(model, an, claim_ids, seed: int, executor=None) -> dict:
     """:func:`effect_summary` of every claim, on ``executor`` when given (one job a
     claim), in claim order whatever the executor."""
-    from experiments.executors import cancel_futures
+    from experiments.executors import ordered_map
 
     U, effects = effect_points(model, an)
     jobs = [(U, [x[c] for x in effects], seed) for c in claim_ids]
-    if executor is None:
-        return dict(zip(claim_ids, map(_effect_job, jobs)))
-    futures = [executor.submit(_effect_job, j) for j in jobs]
-    try:
-        return dict(zip(claim_ids, (f.result() for f in futures)))
-    except BaseException:  # Ctrl-C, a failed fit: drop the rest
-        cancel_futures(futures, executor)
-        raise
+    return dict(zip(claim_ids, ordered_map(_effect_job, jobs, executor)))
 
 
 def point_rows(model, an) -> tuple[list[str], list[dict]]:
