@@ -1,6 +1,14 @@
 """The scorecard files: ``claims.md`` (a table a reader scans) and ``claims.json``
 (one object per claim), with a robustness column read from ``robustness.json``
-(written by ``ctxsim claims --robustness``) when it exists.
+(written by ``ctxsim claims --robustness``) and a "predicted from the baselines"
+column read from ``predictive.json`` (written by ``ctxsim claims --posterior``),
+each when it exists.
+
+``predictive.json`` holds ``{"cells": {cell id: {"role", "paper", "mean", "lo",
+"hi", "p", "verdict", ...}}}`` (issue 30, item 4): a claim's column lists each of its
+paper numbers the posterior predictive check simulated, ``predict`` ones with their
+90% interval and predictive p, ``fit`` ones marked as fitted (the posterior was
+conditioned on them, so matching them predicts nothing).
 
 ``robustness.json`` maps claim ids (at the top level or under ``"claims"``) to
 ``{"effect": {"sign_share": {"value", "lo", "hi"}, ...}, "deciding_parameters":
@@ -18,7 +26,28 @@ from pathlib import Path
 from experiments.claims.records import VERDICT_ORDER, Result
 
 ROBUSTNESS = "robustness.json"
+PREDICTIVE = "predictive.json"
 NOT_RUN = "not run"
+
+
+def _read_object(path: Path, key: str, expected: str) -> dict[str, dict] | None:
+    """The object of objects in JSON file ``path`` (under ``key`` when the file has
+    it); ``None`` if the file is absent.
+
+    Raises:
+        ValueError: naming the file and ``expected``, if it is not such an object.
+    """
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no error
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from exc
+    if isinstance(data, dict) and isinstance(data.get(key), dict):
+        data = data[key]
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: expected {expected}")
+    return data
 
 
 def read_robustness(figdir: Path) -> dict[str, dict] | None:
@@ -27,19 +56,43 @@ def read_robustness(figdir: Path) -> dict[str, dict] | None:
     Raises:
         ValueError: naming the file, if it is not a JSON object of objects.
     """
-    path = Path(figdir) / ROBUSTNESS
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no error
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from exc
-    if isinstance(data, dict) and isinstance(data.get("claims"), dict):
-        data = data["claims"]
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError(f"{path}: expected an object mapping claim ids to objects with "
-                         "holding_fraction and deciding_parameters")
-    return data
+    return _read_object(Path(figdir) / ROBUSTNESS, "claims",
+                        "an object mapping claim ids to objects with holding_fraction "
+                        "and deciding_parameters")
+
+
+def read_predictive(figdir: Path) -> dict[str, dict] | None:
+    """The per-cell entries of ``figdir/predictive.json``; ``None`` if absent.
+
+    Raises:
+        ValueError: naming the file, if it is not a JSON object of objects.
+    """
+    return _read_object(Path(figdir) / PREDICTIVE, "cells",
+                        "an object whose 'cells' map cell ids to objects with role, "
+                        "paper, lo, hi and p")
+
+
+def _g(x) -> str:
+    return f"{float(x):.3g}"
+
+
+def predictive_cell(claim, cells: dict[str, dict] | None) -> str:
+    """One claim's "predicted from the baselines" text: per paper number of the claim
+    that the predictive check simulated, ``label paper in [lo, hi] (p, verdict)`` for
+    a ``predict`` number and ``label fitted`` for a ``fit`` one."""
+    if cells is None:
+        return NOT_RUN
+    parts = []
+    for label, cell in claim.number.cells.items():
+        e = cells.get(cell.id)
+        if e is None:
+            continue
+        if e.get("role") == "fit":
+            parts.append(f"{label} {_g(e['paper'])} fitted")
+            continue
+        parts.append(f"{label} {_g(e['paper'])} vs [{_g(e['lo'])}, {_g(e['hi'])}] "
+                     f"(p {float(e['p']):.2f}, {e.get('verdict', '?')})")
+    return "; ".join(parts) if parts else "not simulated"
 
 
 def robustness_cell(entry: dict | None, have_file: bool) -> str:
@@ -74,13 +127,16 @@ def robustness_cell(entry: dict | None, have_file: bool) -> str:
     return text + (f"; decided by {', '.join(names)}" if names else "")
 
 
-def rows(results: list[Result], robustness: dict | None) -> list[dict]:
-    """JSON rows: each result's fields plus its robustness text."""
+def rows(results: list[Result], robustness: dict | None,
+         predictive: dict | None = None) -> list[dict]:
+    """JSON rows: each result's fields plus its robustness and "predicted from the
+    baselines" texts."""
     out = []
     for r in results:
         d = r.as_dict()
         d["robustness"] = robustness_cell((robustness or {}).get(r.claim.id),
                                           robustness is not None)
+        d["predicted"] = predictive_cell(r.claim, predictive)
         out.append(d)
     return out
 
@@ -114,8 +170,8 @@ def to_markdown(table: list[dict], figdir: Path, out: Path) -> str:
                        if str(v) in counts), "",
              "| id | paper item | claim (paper's number; paper's setting) | checked at | "
              "source: module / CSV: columns | rule | ours | interval | verdict | "
-             "robustness |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "robustness | predicted from the baselines |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in table:
         verdict = r["verdict"] + (f" ({r['note']})" if r["note"] else "")
         setting = f"; {r['paper_setting']}" if r["paper_setting"] else ""
@@ -124,13 +180,14 @@ def to_markdown(table: list[dict], figdir: Path, out: Path) -> str:
             f"{r['statement']} ({r['paper_value']}{setting})",
             r["checked_at"] + ("" if r["at_paper_setting"] else " (not the paper's setting)"),
             f"`{r['command']}` ({r['module']}) {r['csv']}: {', '.join(r['columns'])}",
-            r["rule"], r["ours"], r["ci"], verdict, r["robustness"])) + " |")
+            r["rule"], r["ours"], r["ci"], verdict, r["robustness"],
+            r["predicted"])) + " |")
     return "\n".join(lines) + "\n"
 
 
 def write(results: list[Result], figdir: Path, out: Path) -> tuple[Path, Path]:
     """Write ``out/claims.md`` and ``out/claims.json``; return their paths."""
-    table = rows(results, read_robustness(figdir))
+    table = rows(results, read_robustness(figdir), read_predictive(figdir))
     md, js = Path(out) / "claims.md", Path(out) / "claims.json"
     md.write_text(to_markdown(table, figdir, out))
     js.write_text(json.dumps(table, indent=2) + "\n")

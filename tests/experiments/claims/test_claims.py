@@ -409,6 +409,38 @@ def test_robustness_column(tmp_path):
         write(results, tmp_path, tmp_path)
 
 
+def test_predicted_from_the_baselines_column(tmp_path):
+    """predictive.json's cells, per claim: a predict number with its interval and p, a
+    fit number marked fitted, a claim with none simulated said so (issue 30)."""
+    from experiments.claims.judge import judge_all
+    from experiments.claims.report import write
+
+    claims = [REGISTRY["Fig4-128K"], REGISTRY["CE-cross"]]
+    cells = REGISTRY["Fig4-128K"].number.cells
+    results = judge_all(claims, tmp_path)
+    _, js = write(results, tmp_path, tmp_path)
+    assert {r["predicted"] for r in json.loads(js.read_text())} == {"not run"}
+    roles = {label: c.role.value for label, c in cells.items()}
+    assert sorted(roles.values()) == ["fit", "predict"]   # ReAct fitted, VISTA predicted
+    entries = {c.id: {"role": c.role.value, "paper": c.value, "mean": 50.0, "lo": 41.25,
+                      "hi": 58.0, "p": 0.034, "verdict": "not predicted"}
+               for c in cells.values()}
+    (tmp_path / "predictive.json").write_text(json.dumps({"cells": entries}))
+    md, js = write(results, tmp_path, tmp_path)
+    got = {r["id"]: r["predicted"] for r in json.loads(js.read_text())}
+    fit = next(label for label, role in roles.items() if role == "fit")
+    pred = next(label for label, role in roles.items() if role == "predict")
+    paper = {label: f"{c.value:.3g}" for label, c in cells.items()}
+    assert got["CE-cross"] == "not simulated"
+    assert sorted(got["Fig4-128K"].split("; ")) == sorted([
+        f"{fit} {paper[fit]} fitted",
+        f"{pred} {paper[pred]} vs [41.2, 58] (p 0.03, not predicted)"])
+    assert "| predicted from the baselines |" in md.read_text()
+    (tmp_path / "predictive.json").write_text(json.dumps({"cells": [1]}))
+    with pytest.raises(ValueError, match="predictive.json"):
+        write(results, tmp_path, tmp_path)
+
+
 def test_command_defaults_and_empty_out(tmp_path, monkeypatch):
     from experiments.cli import run_command
 
