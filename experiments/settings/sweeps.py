@@ -7,7 +7,8 @@ sweep declares its own defaults and ``--quick`` values once.
 :meth:`SweepSettings.finish` holds the rules ``sweep_config`` held: ``--world``
 replaces a named profile, ``--agent llm`` is pressure's alone, ``--jobs`` and
 ``--scheduler`` exclude each other, ``--profile calibrated`` and
-``--calibrated-row`` read the calibration (figures/calibration.json).
+``--calibrated-row`` read the calibration (figures/calibration.json), ``--profile
+posterior`` the fit of ``ctxsim claims --posterior`` (figures/posterior.json).
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from experiments.settings.checks import ListOf
 
 #: the profile name of the synthetic agent at the real model's measured values
 CALIBRATED = "calibrated"
+#: the profile name of the world at the posterior medians given the baselines
+#: (experiments.claims.posterior.profile.POSTERIOR)
+POSTERIOR = "posterior"
+#: profiles read from a file in figures/, which --world values may amend
+FITTED = (CALIBRATED, POSTERIOR)
 #: the agent profile of a sweep given neither --profile nor --world
 DEFAULT_PROFILE = "medium"
 #: the bounded-ledger dashboard's token cap of a sweep without --dashboard-tokens
@@ -35,7 +41,7 @@ LLM_AGENT = "llm"
 def _profile_choices():
     from sim.agents.profiles import PROFILES
 
-    return sorted(PROFILES) + [CALIBRATED]
+    return sorted(PROFILES) + list(FITTED)
 
 
 class _LazyChoices:
@@ -51,10 +57,14 @@ class _LazyChoices:
 def _profile_help() -> str:
     from sim.agents.profiles import PROFILES
 
-    return (f"synthetic agent profile, one of {', '.join(PROFILES)}, or {CALIBRATED} "
+    return (f"synthetic agent profile, one of {', '.join(PROFILES)}, {CALIBRATED} "
             "(the world at the real model's measured values, figures/calibration.json, "
-            "clipped into the prior ranges; `ctxsim run calibrate`) (default: "
-            f"{DEFAULT_PROFILE}; a named profile is not taken with --world)")
+            f"clipped into the prior ranges; `ctxsim run calibrate`) or {POSTERIOR} (the "
+            "world at the posterior medians given the baselines' numbers, "
+            "figures/posterior.json; `ctxsim claims --posterior`) (default: "
+            f"{DEFAULT_PROFILE}; a named profile is not taken with --world; "
+            f"{CALIBRATED} and {POSTERIOR} are: --world sets the parameters "
+            f"{CALIBRATED} did not measure, and replaces {POSTERIOR}'s medians)")
 
 
 def world_value(text: str) -> tuple[str, float]:
@@ -163,6 +173,8 @@ class SweepSettings(Settings):
         toml=False, parse=dashboard_cap, metavar="TOKENS")
     #: not an option: the calibrated point (values, notes) when asked for
     calibration: dict | None = field(default=None, compare=False)
+    #: not an option: the posterior point (values, notes) for --profile posterior
+    posterior: dict | None = field(default=None, compare=False)
 
     #: the options of the sweep base, in their --help order (then the experiment's)
     COMMON: ClassVar[tuple[str, ...]] = ("jobs", "scheduler", "seed", "profile",
@@ -191,7 +203,7 @@ class SweepSettings(Settings):
 
         given_profile = getattr(args, "profile", None)
         world = dict(values.get("world") or ())
-        if world and given_profile not in (None, CALIBRATED):
+        if world and given_profile not in (None, *FITTED):
             # --world replaces a named profile (the sidecar would record one not used)
             raise UsageError(f"--profile {given_profile} and --world both set the "
                              "agent; --world replaces the profile, give one")
@@ -215,6 +227,12 @@ class SweepSettings(Settings):
                 world = {**world, **calibrated}
             if row is not None:
                 values["calibrated_row"] = list(row) or ["vista"]
+        if given_profile == POSTERIOR:
+            from experiments.claims.posterior.profile import posterior_values
+
+            fitted, notes = posterior_values()
+            values["posterior"] = {"values": fitted, "notes": notes}
+            world = {**fitted, **world}   # a --world value amends the fitted point
         values["world"] = tuple(sorted(world.items()))
         return values
 
@@ -229,6 +247,8 @@ class SweepSettings(Settings):
         out: dict[str, Any] = {"executor": self.executor, "world": dict(self.world)}
         if self.calibration is not None:
             out["calibration"] = self.calibration
+        if self.posterior is not None:
+            out["posterior"] = self.posterior
         return out
 
 

@@ -185,7 +185,11 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
     paths.append(save_figure(parameter_figure(prows, title), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         **common, "pinned_when": f"posterior 90% width <= {PINNED} x the prior's",
-        "parameters": prows}))
+        "parameters": prows,
+        # the last generation's weighted particles (natural units, columns in the
+        # order of "parameters"): the posterior itself, for draws beyond the medians
+        "particles": [[_r(v) for v in row] for row in fit.particles],
+        "weights": [_r(w) for w in fit.weights]}))
     ptitle = (f"Paper numbers against the world fitted to the baselines: "
               f"{cfg.draws} posterior and {cfg.draws} prior draws of "
               f"{cfg.suite_tasks} tasks, 90% intervals")

@@ -123,3 +123,72 @@ def test_weighted_quantiles_match_unweighted_with_equal_weights():
     x = np.random.default_rng(2).normal(size=1001)
     q = weighted_quantiles(x, np.ones_like(x), [0.05, 0.5, 0.95])
     assert np.allclose(q, np.quantile(x, [0.05, 0.5, 0.95]), atol=0.01)
+
+
+# -- --profile posterior ----------------------------------------------------------------
+def _posterior_file(tmp_path, rows, **extra):
+    import json
+
+    path = tmp_path / "posterior.json"
+    path.write_text(json.dumps({"git_commit": "abcdef123", "simulations": 48,
+                                "parameters": rows, **extra}))
+    return path
+
+
+def test_posterior_values_are_the_medians_and_bad_files_are_named(tmp_path):
+    from experiments.claims.posterior.profile import posterior_values
+    from sim.world import TABLE
+
+    p = TABLE["agent.p_index"]
+    mid = (p.low + p.high) / 2
+    path = _posterior_file(tmp_path, [{"parameter": "agent.p_index", "median": mid,
+                                       "pinned": True}])
+    values, notes = posterior_values(path)
+    assert values == {"agent.p_index": mid}
+    assert "abcdef12" in notes[0] and "pinned by the fit: agent.p_index" in notes[0]
+    with pytest.raises(FileNotFoundError, match="claims --posterior"):
+        posterior_values(tmp_path / "missing.json")
+    for rows, match in (([{"parameter": "agent.nope", "median": 1.0}], "agent.nope"),
+                        ([{"parameter": "agent.p_index", "median": p.high * 2}],
+                         "not a number in its prior"),
+                        ([{"parameter": "agent.p_index", "median": p.low - 1e-9}],
+                         "not a number in its prior"),
+                        ([], "'parameters' list")):
+        with pytest.raises(ValueError, match=match):
+            posterior_values(_posterior_file(tmp_path, rows))
+    # both ends of the prior are in it
+    for v in (p.low, p.high):
+        assert posterior_values(_posterior_file(
+            tmp_path, [{"parameter": "agent.p_index", "median": v}]))[0] == \
+            {"agent.p_index": v}
+
+
+def test_profile_posterior_runs_the_sweep_at_the_medians(tmp_path, monkeypatch):
+    import dataclasses
+
+    from experiments.claims.posterior import profile
+    from experiments.cli import build_parser
+    from experiments.settings.sweeps import POSTERIOR
+    from experiments.settings.vista import PressureSettings
+    from experiments.sweep import loca_specs
+    from sim.world import TABLE
+
+    p, k = TABLE["agent.p_index"], TABLE["agent.keep_recent"]
+    monkeypatch.setattr(profile, "DEFAULT_PATH", _posterior_file(tmp_path, [
+        {"parameter": "agent.p_index", "median": p.low},
+        {"parameter": "agent.keep_recent", "median": k.high}]))
+
+    def settings(*extra):
+        args = build_parser(["run", "pressure"]).parse_args(
+            ["run", "pressure", "--profile", POSTERIOR, "--quick", *extra])
+        return PressureSettings.from_args(args)
+
+    cfg = settings()
+    assert dict(cfg.world) == {"agent.p_index": p.low, "agent.keep_recent": k.high}
+    assert cfg.extra_record()["posterior"]["values"] == dict(cfg.world)
+    # --world amends the fitted point
+    amended = settings("--world", f"agent.p_index={p.high}")
+    assert dict(amended.world)["agent.p_index"] == p.high
+    cfg = dataclasses.replace(cfg, levels=(8000,), programs=("vista",), budget=8000,
+                              families=1, seeds=1, dashboard_tokens=None)
+    assert loca_specs(cfg)[0].world.profile.p_index == p.low
