@@ -34,7 +34,7 @@ study of that size as much as the claim.
 Cost (world points x episodes per point), the arithmetic behind the sizes
 (``experiments/configs/robustness.toml``):
 
-* points = 1 (the defaults) + R (k + 1) (Morris: R trajectories, k = 32
+* points = 1 (the defaults) + R (k + 1) (Morris: R trajectories, k = 41
   parameters of ``ctxsim world``) + N (M + 3) (Sobol': base sample N, M screened
   parameters plus the others as one group, first and total indices only);
 * episodes per point = tasks x 15 LOCA-like episodes (vista and react at 8K
@@ -44,14 +44,16 @@ Cost (world points x episodes per point), the arithmetic behind the sizes
   same executor.
 
 ``--quick``: R = 2, N = 8, M = 3; 5 tasks, 4 queries x 3 windows (4K, 12K, 64K):
-1 + 66 + 48 = 115 points x 99 episodes = 11,385 episodes. Default: R = 6, N = 32,
+1 + 84 + 48 = 133 points x 99 episodes = 13,167 episodes. Default: R = 6, N = 32,
 M = 3; 45 tasks (each LOCA-like family three times: the per-point SE of an accuracy
 effect at the defaults is then 4-6 points, a third of the paper's ablation gaps),
-6 queries x 6 windows (4K-64K): 1 + 198 + 192 = 391 points x 747 episodes =
-292,077 episodes. Each run's wall and
+6 queries x 6 windows (4K-64K): 1 + 252 + 192 = 445 points x 747 episodes =
+332,415 episodes. Each run's wall and
 worker time per point are in its sidecar (``robustness.json``: ``wall_seconds``,
 ``worker_wall_seconds_per_point``);
-the measured times are in the README. A faster episode buys more points first (the
-metamodel's interval narrows with points; the per-point SE is already a third of
-the effects), then more tasks.
+the measured times are in the README: 5,840 s for the default on 2 idle cores
+(26 s of one worker a point, 35 ms an episode), three times the 30-minute target;
+only a faster episode core (issue 35) brings it there without fewer points or tasks.
+A faster episode buys more points first (the metamodel's interval narrows with
+points; the per-point SE is already a third of the effects), then more tasks.
 """
