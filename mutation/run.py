@@ -27,9 +27,11 @@ matching ``settings.exclude-operators`` in modules.toml, positions outside an
 
 A survivor listed in equivalents.toml counts as equivalent; any other survivor, or a
 listing that no mutant of a module that ran matches any more (its code changed), is
-reported and makes the exit status 1. Exit 2: a usage error or a bad configuration
-(one line naming it); 1: unexplained survivors, stale listings, or tests that fail
-on the unmutated code.
+reported and makes the exit status 1. So does a cosmic-ray mutant that could not run
+(its worker raised or died, it had no mutation to apply, its test command could not
+start, or exec left it without a result): counted as "not run", never as killed.
+Exit 2: a usage error or a bad configuration (one line naming it); 1: unexplained
+survivors, mutants not run, stale listings, or tests that fail on the unmutated code.
 """
 
 from __future__ import annotations
@@ -301,21 +303,85 @@ def _cr_config(spec: ModuleSpec, cfg: Config) -> str:
 
 
 def _empty_counts() -> dict:
-    return dict(generated=0, filtered=0, killed=0, survived=0, equivalent=0, seconds=0.0)
+    return dict(generated=0, filtered=0, killed=0, survived=0, equivalent=0, not_run=0,
+                seconds=0.0)
+
+
+def _value(outcome) -> str | None:
+    """An outcome enum's value ("normal", "killed", ...), or the string or None given."""
+    return getattr(outcome, "value", outcome)
+
+
+def cosmic_ray_outcome(result) -> str:
+    """How one cosmic-ray job counts here: "skipped" (filtered before exec),
+    "killed" (its tests ran and failed or passed the timeout: worker outcome
+    ``normal``, test outcome ``killed``), "survived" (they ran and passed), or
+    "not run": no result (None: still pending after exec), a worker that raised
+    (``exception``), died (``abnormal``) or found no mutation to apply (``no-test``),
+    or a test command that could not start (``incompetent``). cosmic-ray's own
+    ``WorkResult.is_killed`` calls every job that did not survive killed, these
+    included; here they are neither a kill nor a survivor, and fail the run."""
+    if result is None:
+        return "not run"
+    worker, test = _value(result.worker_outcome), _value(result.test_outcome)
+    if worker == "skipped":
+        return "skipped"
+    if worker == "normal" and test in ("killed", "survived"):
+        return test
+    return "not run"
+
+
+def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equivalent],
+                     counts: dict | None = None) -> tuple[dict, list[dict], set, list[dict]]:
+    """Count one module's cosmic-ray ``jobs``, (work item, result or None) pairs, by
+    :func:`cosmic_ray_outcome` into ``counts`` (killed, survived, equivalent,
+    not_run; a new :func:`_empty_counts` if None), ``lines`` being the module's
+    clean source lines: (counts, unexplained survivors, keys of listed survivors,
+    mutants not run)."""
+    counts = _empty_counts() if counts is None else counts
+    unexplained, listed, not_run = [], set(), []
+    for item, result in jobs:
+        verdict = cosmic_ray_outcome(result)
+        if verdict == "skipped":
+            continue
+        if verdict == "killed":
+            counts["killed"] += 1
+            continue
+        m = item.mutations[0]
+        line = m.start_pos[0]
+        text = lines[line - 1].strip()
+        if verdict == "not run":
+            counts["not_run"] += 1
+            why = ("no result" if result is None else
+                   f"{_value(result.worker_outcome)}/{_value(result.test_outcome)}")
+            not_run.append({"tool": "cosmic-ray", "module": path, "where": m.operator_name,
+                            "line": line, "text": text, "outcome": why,
+                            "output": ((result.output or "") if result else "")[-2000:]})
+            continue
+        counts["survived"] += 1
+        key = ("cosmic-ray", path, m.operator_name, line, text)
+        if is_listed(key, equivalents):
+            counts["equivalent"] += 1
+            listed.add(key)
+            continue
+        unexplained.append({"tool": "cosmic-ray", "module": path, "where": m.operator_name,
+                            "line": line, "text": text, "diff": result.diff or ""})
+    return counts, unexplained, listed, not_run
 
 
 def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivalent],
-                       work: Path, log=print) -> tuple[dict, list[dict], set]:
+                       work: Path, log=print) -> tuple[dict, list[dict], set, list[dict]]:
     """Init, filter (only ``@njit`` bodies) and exec one module's cosmic-ray session in
-    the copy ``work``: (counts, unexplained survivors, keys of listed survivors)."""
+    the copy ``work``: (counts, unexplained survivors, keys of listed survivors,
+    mutants not run: :func:`tally_cosmic_ray`)."""
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
-    counts, unexplained, listed = _empty_counts(), [], set()
+    counts = _empty_counts()
     source = (work / spec.path).read_text()
     kernels = njit_spans(source)
     if not kernels:
-        return counts, unexplained, listed
+        return counts, [], set(), []
     tag = spec.path.replace("/", "_")
     conf, db = work / f".mut-{tag}.toml", work / f".mut-{tag}.sqlite"
     conf.write_text(_cr_config(spec, cfg))
@@ -344,25 +410,9 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     subprocess.run(["cosmic-ray", "exec", str(conf), str(db)], cwd=work, env=env,
                    check=True, capture_output=True)
     counts["seconds"] = round(time.monotonic() - t0, 1)
-    with use_db(str(db), WorkDB.Mode.open) as wdb:
-        for item, result in wdb.completed_work_items:
-            if result.worker_outcome is WorkerOutcome.SKIPPED:
-                continue
-            if result.test_outcome is not TestOutcome.SURVIVED:
-                counts["killed"] += 1  # failed, timed out, or could not run
-                continue
-            counts["survived"] += 1
-            m = item.mutations[0]
-            line = m.start_pos[0]
-            key = ("cosmic-ray", spec.path, m.operator_name, line, lines[line - 1].strip())
-            if is_listed(key, equivalents):
-                counts["equivalent"] += 1
-                listed.add(key)
-                continue
-            unexplained.append({"tool": "cosmic-ray", "module": spec.path,
-                                "where": m.operator_name, "line": line,
-                                "text": lines[line - 1].strip(), "diff": result.diff or ""})
-    return counts, unexplained, listed
+    with use_db(str(db), WorkDB.Mode.open) as wdb:  # a job still pending: not run
+        jobs = [*wdb.completed_work_items, *((item, None) for item in wdb.pending_work_items)]
+    return tally_cosmic_ray(spec.path, lines, jobs, equivalents, counts)
 
 
 #: mutmut's statuses that count as killed (a timeout or a crash is a detection)
@@ -497,11 +547,13 @@ def main(argv: list[str] | None = None) -> int:
                                                       jobs=args.jobs)
                                        if python else ({}, [], set()))
         counts.update({s.path: _empty_counts() for s in specs if s not in python})
+        not_run = []
         for spec in specs:
-            kc, ku, kl = cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
+            kc, ku, kl, kn = cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
             counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}
             unexplained += ku
             listed |= kl
+            not_run += kn
     ran = {s.path for s in specs}
     stale = [e for e in equivalents if e.module in ran and e.key() not in listed]
     for path, by_tool in counts.items():
@@ -509,17 +561,22 @@ def main(argv: list[str] | None = None) -> int:
             if c["generated"]:
                 print(f"{path} [{tool}]: {c['generated']} generated, {c['filtered']} "
                       f"filtered, {c['killed']} killed, {c['survived']} survived "
-                      f"({c['equivalent']} equivalent); {c['seconds']} s")
+                      f"({c['equivalent']} equivalent), {c['not_run']} not run; "
+                      f"{c['seconds']} s")
     for u in unexplained:
         where = f"{u['module']}:{u['line']}" if u.get("line") else u["module"]
         print(f"  SURVIVED [{u['tool']}] {where} {u['where']}: {u['text']}")
+    for n in not_run:
+        print(f"  NOT RUN [{n['tool']}] {n['module']}:{n['line']} {n['where']} "
+              f"({n['outcome']}): {n['text']}")
     for e in stale:
         print(f"  STALE equivalents.toml: no surviving mutant matches {e.key()}")
     if args.out:
         args.out.write_text(json.dumps({"counts": counts, "unexplained": unexplained,
+                                        "not_run": not_run,
                                         "stale": [dataclasses.asdict(e) for e in stale]},
                                        indent=1) + "\n")
-    return 1 if unexplained or stale else 0
+    return 1 if unexplained or stale or not_run else 0
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ def test_the_committed_configuration_names_real_modules_and_tests():
     # the areas issue 38 names are all there
     for must in ("experiments/claims/rules.py", "sim/workspace/accounting.py",
                  "sim/workspace/ops.py", "sim/workspace/workspace.py",
-                 "sim/workspace/journal.py", "sim/games/sorted_window_kernels.py"):
+                 "sim/workspace/journal.py", "sim/workspace/reopen.py",
+                 "sim/games/sorted_window_kernels.py"):
         assert must in cfg.modules
     for sub in ("theory", "sim/games"):
         here = {str(p.relative_to(ROOT)) for p in (ROOT / sub).glob("*.py")
@@ -269,3 +270,99 @@ def test_mutmut_is_skipped_where_every_function_is_a_kernel():
     assert not mr.mutmut_applicable("X = 1\n")
     assert not mr.mutmut_applicable((ROOT / "sim/games/sorted_window_kernels.py").read_text())
     assert mr.mutmut_applicable((ROOT / "experiments/claims/rules.py").read_text())
+
+
+def _cr_job(line, operator, worker, test=None, output=None, diff=None):
+    """A fabricated cosmic-ray (work item, result) pair: the attributes the runner reads
+    (``WorkItem.mutations[0]``'s operator and position; ``WorkResult``'s outcomes as the
+    strings cosmic-ray's StrEnums compare equal to)."""
+    from types import SimpleNamespace as NS
+
+    item = NS(mutations=[NS(operator_name=operator, start_pos=(line, 4))])
+    return item, NS(worker_outcome=worker, test_outcome=test, output=output, diff=diff)
+
+
+def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
+    """cosmic-ray's WorkResult.is_killed is ``test_outcome != SURVIVED``, so a worker
+    that raised (test outcome incompetent), died, had no mutation to apply (no test
+    outcome at all) or a job exec left without a result would read as killed: each
+    counts as not run, is reported with its outcome, and only normal/killed kills."""
+    import enum
+
+    class Worker(enum.Enum):          # cosmic-ray's enums, by value
+        NORMAL = "normal"
+
+    lines = ["def k(a):", "    return a + 1", "    b = a * 2", "    c = a - 3", "    d = 4"]
+    eq = mr.load_equivalents(EQ.replace('module = "a/k.py"', 'module = "a/x.py"')
+                             .replace("line = 3", "line = 2")
+                             .replace('"    return x * 2"', '"return a + 1"'))
+    jobs = [_cr_job(2, "core/NumberReplacer", "skipped", output="filtered operator"),
+            _cr_job(2, "core/NumberReplacer", Worker.NORMAL, "killed"),
+            _cr_job(2, "core/NumberReplacer", "normal", "killed", output="timeout"),
+            _cr_job(2, "core/NumberReplacer", "normal", "survived"),      # listed
+            _cr_job(3, "core/AddNot", "normal", "survived", diff="-x\n+y"),
+            _cr_job(4, "core/A", "exception", "incompetent", output="Traceback ..."),
+            _cr_job(4, "core/B", "normal", "incompetent", output="no such command"),
+            _cr_job(5, "core/C", "no-test"),
+            _cr_job(5, "core/D", "abnormal"),
+            (_cr_job(5, "core/E", "normal")[0], None)]                     # still pending
+    counts, unexplained, listed, not_run = mr.tally_cosmic_ray("a/x.py", lines, jobs, eq)
+    assert {k: counts[k] for k in ("killed", "survived", "equivalent", "not_run")} == \
+        {"killed": 2, "survived": 2, "equivalent": 1, "not_run": 5}
+    assert listed == {("cosmic-ray", "a/x.py", "core/NumberReplacer", 2, "return a + 1")}
+    assert [(u["line"], u["where"], u["text"]) for u in unexplained] == \
+        [(3, "core/AddNot", "b = a * 2")]
+    assert [(n["where"], n["outcome"]) for n in not_run] == [
+        ("core/A", "exception/incompetent"), ("core/B", "normal/incompetent"),
+        ("core/C", "no-test/None"), ("core/D", "abnormal/None"), ("core/E", "no result")]
+    assert not_run[0]["output"] == "Traceback ..." and not_run[0]["line"] == 4
+    assert mr.cosmic_ray_outcome(None) == "not run"
+    assert mr.cosmic_ray_outcome(jobs[0][1]) == "skipped"
+
+
+def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys, tmp_path):
+    """main() reports a mutant not run (NOT RUN, its outcome, the JSON's not_run) and
+    exits 1 even with no survivor; the tools are faked, nothing is mutated."""
+    spec = "experiments/claims/rules.py"
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: 0)
+    monkeypatch.setattr(mr, "_copy_tree", lambda dest: (dest / "experiments/claims").mkdir(
+        parents=True) or (dest / spec).write_text("X = 1\n"))
+    lines = ["X = 1"]
+
+    def kernels(s, cfg, equivalents, work, log=print):
+        counts = dict(mr._empty_counts(), generated=1)
+        return mr.tally_cosmic_ray(s.path, lines, [_cr_job(1, "core/A", "exception",
+                                                           "incompetent")], [], counts)
+
+    def no_mutmut(*a, **k):
+        raise AssertionError("mutmut must not run: the module has no function")
+
+    monkeypatch.setattr(mr, "cosmic_ray_kernels", kernels)
+    monkeypatch.setattr(mr, "mutmut_modules", no_mutmut)
+    monkeypatch.setattr(mr, "load_equivalents", lambda *a: [])
+    out = tmp_path / "m.json"
+    assert mr.main([spec, "--out", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "0 killed, 0 survived (0 equivalent), 1 not run" in text
+    assert f"NOT RUN [cosmic-ray] {spec}:1 core/A (exception/incompetent)" in text
+    import json
+
+    report = json.loads(out.read_text())
+    assert report["counts"][spec]["cosmic-ray"]["not_run"] == 1 and not report["unexplained"]
+    assert report["not_run"][0]["outcome"] == "exception/incompetent"
+
+
+def test_the_example_at_the_top_of_equivalents_toml_is_accepted_by_the_loader():
+    """The commented example entries (the comment block before the first real entry),
+    uncommented, parse with load_equivalents: one per tool, as documented there."""
+    head = mr.EQUIVALENTS.read_text().split("\n[[equivalent]]", 1)[0]
+    example = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#")
+                        for line in head.splitlines()
+                        if line.startswith("#") and not line.startswith("# --"))
+    body = example[example.index("[[equivalent]]"):]
+    mm, cr = mr.load_equivalents(body)
+    assert (mm.tool, mm.line, mm.where) == ("mutmut", None, "x_order_verdict")
+    assert (cr.tool, cr.line, cr.where) == ("cosmic-ray", 123,
+                                           "core/ReplaceComparisonOperator_Gt_GtE")
+    for eq in (mm, cr):
+        assert eq.module.endswith(".py") and len(eq.reason.split()) >= 3
