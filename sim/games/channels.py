@@ -171,7 +171,15 @@ class ListChannel(Channel):
             raise ValueError(f"r must be a finite rate in bits, got {self.r!r}")
 
     def list_size(self, n: int) -> int:
-        """The integer list size m for n blocks."""
+        """The integer list size m for n blocks: ``m`` if given, else
+        ``max(1, round(n 2^-r))``.
+
+        Python's ``round`` sends an exact tie (n 2^-r halfway between two integers) to
+        the even one: 1.5 -> 2, 2.5 -> 2, 3.5 -> 4, 4.5 -> 4, 12.5 -> 12. So n = 10,
+        r = 2 (n 2^-r = 2.5) gives m = 2 and the exact rate log2 5, about 2.32 bits,
+        not 2. A tie is exact only when the float n 2^-r is (e.g. an integer r); an r
+        computed to aim at a tie rounds whichever way its float lands. Below 1 the
+        result is 1 (0.5 included, though no r <= log2 n gives it)."""
         if self.m is not None:
             return int(self.m)
         return max(1, int(round(n * 2.0 ** (-self.r))))

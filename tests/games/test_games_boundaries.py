@@ -62,6 +62,24 @@ def test_list_size_rounds_to_nearest(n, r, m):
     assert ch.exact_rate_bits(n, 4) == pytest.approx(math.log2(n / m), abs=0)
 
 
+@pytest.mark.parametrize("n,r,m", [
+    (6, 2, 2),      # n 2^-r = 1.5 exactly: to the even neighbour, up
+    (10, 2, 2),     # 2.5: to the even neighbour, down (not 3)
+    (5, 1, 2),      # 2.5 again, from another n and r
+    (14, 2, 4),     # 3.5: up
+    (9, 1, 4),      # 4.5: down (not 5)
+    (100, 3, 12),   # 12.5: down (not 13)
+])
+def test_list_size_sends_an_exact_tie_to_the_even_neighbour(n, r, m):
+    """Python's round (banker's rounding), as ListChannel.list_size documents: pinned
+    so that a change to round-half-up is a visible decision, not a silent shift."""
+    ch = ListChannel(r=r)
+    ch.validate(n)                               # a legal rate for this n
+    assert n * 2.0 ** (-r) % 1 == 0.5 and m % 2 == 0   # an exact tie, sent to even m
+    assert ch.list_size(n) == m
+    assert ch.exact_rate_bits(n, 4) == math.log2(n / m)
+
+
 @pytest.mark.parametrize("n,kappa,sigma", [(2, 4, 1.0), (8, 4, 1.0), (64, 16, 2.0)])
 def test_content_rate_reports_the_quadratures_error(n, kappa, sigma):
     est = rate_bits(n, kappa, Content(sigma))
