@@ -174,8 +174,9 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
               "ess": round(fit.ess(), 2), "fit_seconds": round(result["fit_seconds"], 1),
               "wall_seconds": round(result["seconds"], 1),
               "method": "ABC-SMC (pyabc), adaptive Euclidean distance (MAD scales), "
-              "median epsilon, multivariate normal transition; prior: the world "
-              "table, uniform in each parameter's sampling space; seeded batches "
+              "median epsilon, multivariate normal transition in each parameter's "
+              "logit coordinate; prior: the world table, uniform in each parameter's "
+              "sampling space (standard logistic in the logit); seeded batches "
               "(experiments.claims.posterior.sampler)"}
     paths = [write_csv(out / f"{NAME}.csv", list(prows[0]), prows),
              write_csv(out / f"{PREDICTIVE}.csv", PRED_COLUMNS, qrows)]

@@ -192,3 +192,31 @@ def test_profile_posterior_runs_the_sweep_at_the_medians(tmp_path, monkeypatch):
     cfg = dataclasses.replace(cfg, levels=(8000,), programs=("vista",), budget=8000,
                               families=1, seeds=1, dashboard_tokens=None)
     assert loca_specs(cfg)[0].world.profile.p_index == p.low
+
+
+def test_the_logit_space_is_the_same_prior_without_bounds():
+    """The fit's coordinates (experiments.claims.posterior.fit): to_logit and
+    from_logit are inverses, and the standard logistic prior of a coordinate is the
+    factor uniform in its sampling space (KS against the uniform)."""
+    from scipy import stats
+
+    from experiments.claims.posterior.fit import from_logit, prior, to_logit
+    from experiments.claims.robustness.analysis import natural
+
+    rng = np.random.default_rng(5)
+    u = rng.uniform(size=(400, 2))
+    lo = np.array([f.bounds[0] for f in FACTORS])
+    hi = np.array([f.bounds[1] for f in FACTORS])
+    x = lo + (hi - lo) * u
+    np.testing.assert_allclose(from_logit(FACTORS, to_logit(FACTORS, x)),
+                               natural(FACTORS, x), rtol=1e-12)
+    np.random.seed(11)
+    draws = [prior(FACTORS).rvs() for _ in range(2000)]
+    z = np.array([[d[f.name] for f in FACTORS] for d in draws])
+    v = from_logit(FACTORS, z)
+    assert stats.kstest(v[:, 0], "uniform", args=(0.0, 1.0)).pvalue > 1e-3
+    assert stats.kstest(np.log(v[:, 1]), "uniform",
+                        args=(np.log(0.1), np.log(10.0) - np.log(0.1))).pvalue > 1e-3
+    # a huge coordinate is the bound, never past it
+    edge = from_logit(FACTORS, np.array([[60.0, -60.0]]))[0]
+    assert edge[0] == 1.0 and edge[1] == pytest.approx(0.1)
