@@ -33,6 +33,10 @@ def rng(seed) -> np.random.Generator:
 #: and run by .ci/run's `-m "e2e or signals or long"` line instead: node-id prefix ->
 #: why it is long. Every entry has a faster sibling in the default suite.
 LONG = {
+    "tests/experiments/claims/test_posterior.py::"
+    "test_claims_posterior_writes_its_six_files_and_the_scorecard_column":
+        "a whole claims --posterior at the smallest sizes, over every committed CSV "
+        "(~40-110 s); the fit, the sampler and the predictive check are unit-tested",
     "tests/evolve/test_contextevo_loop.py::test_quick_experiment_writes_its_files":
         "a whole --quick ContextEvo run (~20 s); the loop's stages are unit-tested",
     "tests/experiments/test_sweep_configs.py::test_robustness_design_comes_from_its_config":

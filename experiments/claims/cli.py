@@ -136,6 +136,12 @@ def main(args) -> int:
             args.out = str(out)
             for path in fit_posterior(args):
                 print(path)
+            if out.resolve() != figdir.resolve() and not robust:
+                # the scorecard reads predictive.json beside the CSVs, as it reads
+                # robustness.json: one written elsewhere is not the figures' own
+                print(f"the scorecard reads predictive.json beside the CSVs ({figdir}); "
+                      f"not rewritten (--out {out} is not --figures)")
+                return 0
         return _report(args, results, figdir, out, robust)
 
 

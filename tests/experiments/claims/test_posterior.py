@@ -220,3 +220,34 @@ def test_the_logit_space_is_the_same_prior_without_bounds():
     # a huge coordinate is the bound, never past it
     edge = from_logit(FACTORS, np.array([[60.0, -60.0]]))[0]
     assert edge[0] == 1.0 and edge[1] == pytest.approx(0.1)
+
+
+def test_claims_posterior_writes_its_six_files_and_the_scorecard_column(tmp_path):
+    """End to end at the smallest sizes: ``ctxsim claims --posterior`` writes the
+    posterior and predictive files, predictive.csv holds every simulated fit and
+    predict number once; with --out not --figures the scorecard is not rewritten
+    (it reads predictive.json beside the CSVs: test_claims' column test)."""
+    import json
+
+    from experiments.cli import run_command
+    from experiments.output import read_csv
+
+    figs = tmp_path / "figs"
+    assert run_command(["claims", "--posterior", "--quick", "--population", "4",
+                        "--generations", "1", "--simulations", "8", "--suite-tasks",
+                        "1", "--predict-queries", "1", "--draws", "2", "--no-progress",
+                        "--out", str(figs)]) == 0
+    for name in ("posterior", "predictive"):
+        for ext in ("csv", "json", "png"):
+            assert (figs / f"{name}.{ext}").stat().st_size > 0, (name, ext)
+    rows = read_csv(figs / "predictive.csv")
+    cells = [r["cell"] for r in rows]
+    assert len(cells) == len(set(cells))
+    assert {r["role"] for r in rows} == {"fit", "predict"}
+    assert set(cells) >= set(predict_ids())
+    side = json.loads((figs / "posterior.json").read_text())
+    assert len(side["particles"]) == len(side["weights"]) == 4
+    assert [p["parameter"] for p in side["parameters"]] == \
+        [f.name for f in __import__("experiments.claims.posterior.run",
+                                    fromlist=["factors"]).factors()]
+    assert not (figs / "claims.md").exists()
