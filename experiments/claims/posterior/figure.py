@@ -1,6 +1,6 @@
 """``posterior.png`` and ``predictive.png`` (issue 30, item 4).
 
-``posterior.png``: one row per world parameter, its prior range scaled to [0, 1] in
+``posterior.png``: one row per fitted world parameter, its prior range scaled to [0, 1] in
 the sampling space (grey bar), the posterior's 90% interval (blue) and median
 (dot); pinned parameters (interval at most half the prior's) first and in bold.
 
@@ -26,7 +26,9 @@ def _unit(row: dict, v: float) -> float:
 
 def parameter_figure(rows: list[dict], title: str):
     """The posterior figure (rows of ``experiments.claims.posterior.run.parameter_rows``)."""
-    rows = sorted(rows, key=lambda r: (not r["pinned"], r["width_share"]))
+    # a parameter integrated out has its prior as posterior: nothing to draw
+    rows = sorted((r for r in rows if r.get("fitted", True)),
+                  key=lambda r: (not r["pinned"], r["width_share"]))
     fig, ax = new_figure(figsize=(10, 0.28 * len(rows) + 1.6))
     for i, r in enumerate(rows):
         ax.plot([0, 1], [i, i], color="0.85", lw=6, solid_capstyle="butt")

@@ -34,23 +34,32 @@ class FitModel:
     ``experiments.claims.posterior.sampler.SeededSampler`` seeds per candidate.
 
     Attributes:
-        factors: the parameters (:class:`~experiments.claims.robustness.analysis.Factor`).
+        factors: the fitted parameters
+            (:class:`~experiments.claims.robustness.analysis.Factor`).
         cells: the ``fit`` cell ids simulated.
         tasks: LOCA-like tasks per simulation.
         simulate: ``(cells, values, seed, tasks) -> {cell: value}`` (default:
             ``experiments.claims.posterior.simulate.simulate``); a test passes a
             cheap closed form.
+        nuisance: parameters integrated out: each simulation draws them from their
+            prior (numpy's global stream, seeded per candidate).
     """
 
     factors: Sequence
     cells: Sequence[str]
     tasks: int
     simulate: Callable | None = None
+    nuisance: Sequence = ()
 
     def __call__(self, pars: Mapping[str, float]) -> dict[str, float]:
         z = np.array([[float(pars[f.name]) for f in self.factors]])
         values = dict(zip((f.name for f in self.factors),
                           map(float, from_logit(self.factors, z)[0])))
+        if self.nuisance:   # numpy's global stream: seeded per candidate
+            from experiments.claims.posterior.predictive import prior_draws
+
+            values.update(zip((f.name for f in self.nuisance),
+                              map(float, prior_draws(self.nuisance, 1, np.random)[0])))
         seed = int(np.random.randint(0, 2**32, dtype=np.uint64))
         if self.simulate is None:
             from experiments.claims.posterior.simulate import simulate
@@ -66,7 +75,8 @@ class Fit:
     Attributes:
         names: the parameters, in factor order.
         particles: the last generation's points, values (natural units), shape
-            ``(population, len(names))``.
+            ``(population, len(names))``; a column of a parameter not fitted holds
+            draws from its prior (it was integrated out).
         weights: their normalised importance weights, shape ``(population,)``.
         generations: per generation ``{"t", "epsilon", "simulations",
             "acceptance"}`` (``t = 0`` first; pyabc's calibration sample is counted
@@ -81,6 +91,8 @@ class Fit:
     generations: list[dict] = field(default_factory=list)
     simulations: int = 0
     observed: dict[str, float] = field(default_factory=dict)
+    #: the parameters fitted (the others integrated out); all when empty
+    fitted: list[str] = field(default_factory=list)
 
     def ess(self) -> float:
         """Kish's effective sample size of the weights."""
@@ -121,7 +133,8 @@ def from_logit(factors: Sequence, z: np.ndarray) -> np.ndarray:
 
 def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
         generations: int, simulations: int, tasks: int, seed: int = 0,
-        executor=None, simulate: Callable | None = None) -> Fit:
+        executor=None, simulate: Callable | None = None,
+        fitted: Sequence[str] | None = None) -> Fit:
     """Run ABC-SMC and return the posterior.
 
     Args:
@@ -136,9 +149,13 @@ def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
         seed: the run's seed (every candidate's seed derives from it).
         executor: where simulations run (``None``: in process).
         simulate: a stand-in simulator for ``FitModel`` (tests).
+        fitted: the names of the factors to fit (default: all); the others are
+            integrated out (:class:`FitModel`'s ``nuisance``) and their columns of
+            the result are prior draws.
 
     Raises:
-        ValueError: for no observations or no factors.
+        ValueError: for no observations or no factors, or a ``fitted`` name that
+            is not a factor.
     """
     import logging
 
@@ -153,10 +170,17 @@ def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
     for name in ("ABC", "ABC.Sampler", "ABC.Distance", "ABC.Epsilon",
                  "ABC.Population", "ABC.Adaptation", "ABC.History", "ABC.Transition"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    names = [f.name for f in factors]
+    fitted = list(names if fitted is None else fitted)
+    unknown = sorted(set(fitted) - set(names))
+    if unknown or not fitted:
+        raise ValueError(f"fitted must name some of the factors {names}, got {fitted}")
+    fit_fs = [f for f in factors if f.name in fitted]
+    rest = [f for f in factors if f.name not in fitted]
     cells = list(observed)
-    model = FitModel(list(factors), cells, tasks, simulate)
+    model = FitModel(fit_fs, cells, tasks, simulate, rest)
     np.random.seed(np.random.SeedSequence([seed, 7]).generate_state(1)[0])
-    abc = pyabc.ABCSMC(model, prior(factors),
+    abc = pyabc.ABCSMC(model, prior(fit_fs),
                        pyabc.AdaptivePNormDistance(p=2),
                        population_size=population,
                        sampler=seeded_sampler(seed, executor))
@@ -168,12 +192,19 @@ def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
         df, w = history.get_distribution(m=0, t=history.max_t)
         pops = history.get_all_populations()
         total = int(history.total_nr_simulations)
-    names = [f.name for f in factors]
-    X = from_logit(list(factors), df[names].to_numpy(dtype=float))
+    Xf = from_logit(fit_fs, df[[f.name for f in fit_fs]].to_numpy(dtype=float))
+    X = np.empty((len(Xf), len(names)))
+    X[:, [names.index(f.name) for f in fit_fs]] = Xf
+    if rest:   # integrated out: their posterior is their prior (a seeded draw)
+        from experiments.claims.posterior.predictive import prior_draws
+
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 13]))
+        X[:, [names.index(f.name) for f in rest]] = prior_draws(rest, len(X), rng)
     gens = []
     for _, r in pops[pops.t >= 0].iterrows():
         sims = int(r.samples)
         gens.append({"t": int(r.t), "epsilon": float(r.epsilon), "simulations": sims,
                      "acceptance": round(population / sims, 4) if sims else None})
     w = np.asarray(w, dtype=float)
-    return Fit(names, X, w / w.sum(), gens, total, dict(observed))
+    return Fit(names, X, w / w.sum(), gens, total, dict(observed),
+               [f.name for f in fit_fs])

@@ -39,9 +39,11 @@ def resample(particles: np.ndarray, weights: np.ndarray, n: int,
     return np.asarray(particles)[np.minimum(idx, len(particles) - 1)]
 
 
-def prior_draws(factors: Sequence, n: int, rng: np.random.Generator) -> np.ndarray:
+def prior_draws(factors: Sequence, n: int, rng) -> np.ndarray:
     """``n`` points from the prior (uniform in each factor's sampling space), values
-    in natural units, shape ``(n, len(factors))``."""
+    in natural units, shape ``(n, len(factors))``; ``rng`` a
+    ``numpy.random.Generator`` or anything with its ``uniform(size=...)`` (the
+    ``numpy.random`` module: its global stream)."""
     from experiments.claims.robustness.analysis import natural
 
     lo = np.array([f.bounds[0] for f in factors])

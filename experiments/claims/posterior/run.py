@@ -68,14 +68,16 @@ def compute(cfg, executor=None, progress: bool = False) -> dict:
     from experiments.claims.posterior.observed import observed
     from experiments.claims.posterior.predictive import (prediction, prior_draws,
                                                          resample, simulate_points)
+    from experiments.claims.posterior.screen import fitted_names, screen_table
     from experiments.claims.registry import REGISTRY
 
     fs = factors()
     obs = observed(REGISTRY)
+    table = screen_table(fs, list(obs), seed=cfg.seed)
     t0 = time.perf_counter()
     post = fit(fs, obs, population=cfg.population, generations=cfg.generations,
                simulations=cfg.simulations, tasks=cfg.suite_tasks, seed=cfg.seed,
-               executor=executor)
+               executor=executor, fitted=fitted_names(fs, table))
     t1 = time.perf_counter()
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
     names = post.names
@@ -100,22 +102,28 @@ def compute(cfg, executor=None, progress: bool = False) -> dict:
                          if role == "predict" else None)}
         out.append(row)
     return {"fit": post, "factors": fs, "predictions": out, "draws": sims,
-            "fit_seconds": t1 - t0, "seconds": time.perf_counter() - t0}
+            "screen": table, "fit_seconds": t1 - t0,
+            "seconds": time.perf_counter() - t0}
 
 
 def parameter_rows(fit, fs) -> list[dict]:
-    """``posterior.csv``: per parameter the prior range, the weighted posterior
-    median and 90% interval, and the interval's width as a share of the prior's
-    (both in the sampling space)."""
+    """``posterior.csv``: per parameter the prior range, whether it was fitted (else
+    integrated out: its posterior is its prior, given exactly), the weighted
+    posterior median and 90% interval, and the interval's width as a share of the
+    prior's (both in the sampling space)."""
     rows = []
+    fitted = set(fit.fitted or fit.names)
     for j, f in enumerate(fs):
-        x = f.to_sampling(fit.particles[:, j])
-        q = weighted_quantiles(x, fit.weights, [0.05, 0.5, 0.95])
         lo, hi = f.bounds
+        if f.name in fitted:
+            x = f.to_sampling(fit.particles[:, j])
+            q = weighted_quantiles(x, fit.weights, [0.05, 0.5, 0.95])
+        else:
+            q = lo + (hi - lo) * np.array([0.05, 0.5, 0.95])
         share = float((q[2] - q[0]) / (0.9 * (hi - lo)))
         back = np.exp(q) if f.log else q
         rows.append({"parameter": f.name, "prior_low": f.low, "prior_high": f.high,
-                     "log": f.log, "median": _r(back[1]), "lo": _r(back[0]),
+                     "log": f.log, "fitted": f.name in fitted, "median": _r(back[1]), "lo": _r(back[0]),
                      "hi": _r(back[2]), "width_share": round(share, 4),
                      "pinned": share <= PINNED})
     return rows
@@ -180,12 +188,21 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
               "(experiments.claims.posterior.sampler)"}
     paths = [write_csv(out / f"{NAME}.csv", list(prows[0]), prows),
              write_csv(out / f"{PREDICTIVE}.csv", PRED_COLUMNS, qrows)]
+    rest = len(fs) - len(fit.fitted or fit.names)
     title = (f"Posterior of the world given the baselines' numbers ({', '.join(fit.observed)}): "
-             f"ABC-SMC, {fit.simulations} simulations of {cfg.suite_tasks} tasks, "
+             f"ABC-SMC of {len(fit.fitted or fit.names)} parameters the screen finds "
+             f"informed ({rest} others integrated out, their prior), "
+             f"{fit.simulations} simulations of {cfg.suite_tasks} tasks, "
              f"{len(fit.generations)} generations, ESS {fit.ess():.0f}")
     paths.append(save_figure(parameter_figure(prows, title), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         **common, "pinned_when": f"posterior 90% width <= {PINNED} x the prior's",
+        "fitted": fit.fitted or fit.names,
+        "screen": {"method": "Morris mu* of each fit number over the Morris points "
+                   "of robustness_points.csv, divided by its spread; fitted when "
+                   "above the largest mu* of a parameter the number's episodes never "
+                   "read (experiments.claims.posterior.screen)",
+                   "cells": result["screen"]},
         "parameters": prows,
         # the last generation's weighted particles (natural units, columns in the
         # order of "parameters"): the posterior itself, for draws beyond the medians

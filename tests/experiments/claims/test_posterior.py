@@ -251,3 +251,48 @@ def test_claims_posterior_writes_its_six_files_and_the_scorecard_column(tmp_path
         [f.name for f in __import__("experiments.claims.posterior.run",
                                     fromlist=["factors"]).factors()]
     assert not (figs / "claims.md").exists()
+
+
+def test_screen_fits_what_moves_a_number_above_the_null_of_unread_parameters(tmp_path):
+    """A number that moves with agent.a alone, with noise: agent.a is fitted; agent.c
+    (no effect) and the browse.* null are not; a missing column is named."""
+    from experiments.claims.posterior.screen import fitted_names, screen_table
+    from experiments.claims.robustness.analysis import morris_design, natural
+    from experiments.output import write_csv
+
+    fs = [Factor("agent.a", 0.0, 1.0), Factor("agent.c", 0.0, 1.0),
+          Factor("browse.b", 0.0, 1.0), Factor("browse.d", 1.0, 100.0, log=True)]
+    X = natural(fs, morris_design(fs, 8, seed=1))
+    rng = np.random.default_rng(2)
+    y = 5 * X[:, 0] + rng.normal(0, 0.3, len(X))
+    rows = [{"stage": "morris", "point": i, **{f.name: x[j] for j, f in enumerate(fs)},
+             "stat:FIG4:react_8k": y[i]} for i, x in enumerate(X)]
+    rows.append({"stage": "default", "point": 0, **{f.name: 0.5 for f in fs[:3]},
+                 "browse.d": 10.0, "stat:FIG4:react_8k": 99.0})
+    path = tmp_path / "points.csv"
+    write_csv(path, list(rows[0]), rows)
+    table = screen_table(fs, ["FIG4:react_8k"], path)
+    e = table["FIG4:react_8k"]
+    assert e["null_prefix"] == "browse." and e["fitted"] == ["agent.a"]
+    assert e["mu_star"]["agent.a"] > 5 * e["null"]
+    assert fitted_names(fs, table) == ["agent.a"]
+    with pytest.raises(ValueError, match="stat:FIG4:react_128k"):
+        screen_table(fs, ["FIG4:react_128k"], path)
+    with pytest.raises(FileNotFoundError, match="claims --robustness"):
+        screen_table(fs, ["FIG4:react_8k"], tmp_path / "none.csv")
+
+
+def test_a_parameter_not_fitted_is_integrated_out_and_keeps_its_prior():
+    """fit(fitted=["a"]): b is drawn from its prior in every simulation, its column is
+    prior draws; a is still recovered; an unknown name is refused."""
+    post = fit(FACTORS, {"y": 0.3, "z": 4.0}, population=40, generations=3,
+               simulations=1000, tasks=1, seed=4, simulate=_toy, fitted=["a"])
+    assert post.fitted == ["a"]
+    a = np.sum(post.weights * post.particles[:, 0])
+    assert abs(a - 0.3) < 0.1
+    b = post.particles[:, 1]
+    assert np.all((b >= 0.1) & (b <= 10.0))
+    assert np.std(np.log(b)) > 0.5 * np.log(100) / np.sqrt(12)   # the prior's spread
+    with pytest.raises(ValueError, match="fitted must name"):
+        fit(FACTORS, {"y": 0.3}, population=4, generations=1, simulations=8, tasks=1,
+            simulate=_toy, fitted=["zzz"])

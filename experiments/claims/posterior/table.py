@@ -1,0 +1,58 @@
+"""The README's table of what the fitted world predicts (issue 30, item 4: "the
+README states, per claim, whether the paper's number follows from its baselines"):
+``python3 -m experiments.claims.posterior.table [FIGDIR]`` prints it from
+``predictive.csv``, and ``tests/test_readme_predictive.py`` checks that the README's
+copy is the current file's.
+
+One row per simulated paper number: where the paper reports it, its role (``fit``:
+the posterior was conditioned on it, so its row checks the fit; ``predict``: a VISTA
+number the fit never read), the paper's value, the posterior predictive mean and
+90% interval, the two-sided predictive p and the verdict (``predicted`` when p >=
+0.10).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+#: the lines around the table in README.md
+START, END = "<!-- predictive:start -->", "<!-- predictive:end -->"
+
+
+def _g(x) -> str:
+    return f"{float(x):.3g}"
+
+
+def markdown(figdir: Path) -> str:
+    """The table (Markdown, one row per row of ``figdir/predictive.csv``), with the
+    registry's ``where`` of each cell.
+
+    Raises:
+        FileNotFoundError: when there is no ``predictive.csv`` in ``figdir``.
+    """
+    from experiments.claims.registry import REGISTRY
+    from experiments.output import read_csv
+
+    path = Path(figdir) / "predictive.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"no {path}; run `ctxsim claims --posterior` first")
+    where = {c.id: c.where for c in REGISTRY.cells()}
+    lines = ["| paper number | where | role | paper | predictive mean [90%] | p | "
+             "verdict |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in read_csv(path):
+        lines.append(f"| `{r['cell']}` | {where.get(r['cell'], '?')} | {r['role']} | "
+                     f"{_g(r['paper'])} | {_g(r['mean'])} [{_g(r['lo'])}, "
+                     f"{_g(r['hi'])}] | {float(r['p']):.2f} | {r['verdict']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    figdir = Path(argv[0]) if argv else Path(__file__).resolve().parents[3] / "figures"
+    sys.stdout.write(markdown(figdir))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
