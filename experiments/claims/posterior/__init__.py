@@ -6,6 +6,9 @@
   alone: the fit never sees a ``predict`` number);
 * ``experiments.claims.posterior.simulate``: the paper numbers simulated at one
   world point (the episodes each needs, the value in the paper's unit);
+* ``experiments.claims.posterior.screen``: which parameters the ``fit`` numbers
+  inform (a Morris screen over the robustness reference table against a null of
+  parameters their episodes never read); the others are integrated out;
 * ``experiments.claims.posterior.sampler``: a pyabc sampler whose generations are
   the same on one process, ``--jobs N`` and a Dask cluster (a seed per candidate);
 * ``experiments.claims.posterior.fit``: ABC-SMC (pyabc) of the world's
@@ -14,7 +17,9 @@
   draws of every simulated paper number, the 90% interval and the predictive p of
   the paper's number;
 * ``experiments.claims.posterior.figure``, ``experiments.claims.posterior.run``:
-  the figures, the options and the files.
+  the figures, the options and the files; ``experiments.claims.posterior.profile``:
+  ``--profile posterior`` on the sweeps; ``experiments.claims.posterior.table``:
+  the README's table.
 
 Why pyabc (measured on this problem, December 2026): one fit simulation plays 75
 LOCA-like tasks x 3 episodes (ReAct at 8K and 128K growth, Active Context
@@ -28,11 +33,12 @@ completion order with worker seeds from the operating system, so a rerun differs
 ``experiments.claims.posterior.sampler.SeededSampler`` evaluates candidates in
 fixed batches with a seed each and keeps them in index order.
 
-Cost (``experiments/configs/posterior.toml``): the fit runs at most ``simulations``
-simulations (default 480 x 225 episodes = 108,000 episodes, about 2,500 CPU s);
-the predictive check plays ``draws`` posterior draws (the fit's programs and VISTA's
+Cost (``experiments/configs/posterior.toml``): the fit runs its generations until
+one reaches ``simulations`` simulations (default 480; pyabc's calibration sample of
+one population comes on top: 555 in the committed run, x 225 episodes); the
+predictive check plays ``draws`` posterior draws (the fit's programs and VISTA's
 four: 75 x 7 + 20 queries = 545 episodes) and ``draws`` prior draws (VISTA's only:
-320 episodes), 30 each: about 26,000 episodes, 600 CPU s. About 26 minutes on 2
-idle cores. ``--quick``: population 12, 2 generations, at most 48 simulations of 6
-tasks, 4 draws each way: about 4,000 episodes, under 2 minutes.
+320 episodes), 30 each. Measured (README): 904 s wall, 1,767 s user CPU on the
+2-core machine, 673 s of it the fit. ``--quick``: population 12, 2 generations, at
+most 48 simulations of 6 tasks, 4 draws each way: 22.5 s wall.
 """
