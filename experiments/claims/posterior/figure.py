@@ -12,6 +12,8 @@ mean (blue; red where the paper's number is outside it), the prior predictive on
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from experiments.output import new_figure
@@ -29,7 +31,8 @@ def parameter_figure(rows: list[dict], title: str):
     # a parameter integrated out has its prior as posterior: nothing to draw
     rows = sorted((r for r in rows if r.get("fitted", True)),
                   key=lambda r: (not r["pinned"], r["width_share"]))
-    fig, ax = new_figure(figsize=(10, 0.28 * len(rows) + 1.6))
+    lines = textwrap.wrap(title, 120)   # a long title would widen the saved figure
+    fig, ax = new_figure(figsize=(10, 0.28 * len(rows) + 1.6 + 0.15 * len(lines)))
     for i, r in enumerate(rows):
         ax.plot([0, 1], [i, i], color="0.85", lw=6, solid_capstyle="butt")
         ax.plot([_unit(r, r["lo"]), _unit(r, r["hi"])], [i, i], color="tab:blue", lw=3)
@@ -43,10 +46,10 @@ def parameter_figure(rows: list[dict], title: str):
             lab.set_fontweight("bold")
     ax.invert_yaxis()
     ax.set_xlim(-0.02, 1.12)
-    ax.set_xlabel("position in the prior range (sampling space: ln for log-uniform); "
+    ax.set_xlabel("position in the prior range (sampling space: ln for log-uniform)\n"
                   "grey: prior, blue: posterior 90% interval and median; right: "
-                  "posterior width / prior width")
-    ax.set_title(title, fontsize=8)
+                  "posterior width / prior width", fontsize=8)
+    ax.set_title("\n".join(lines), fontsize=8)
     return fig
 
 
