@@ -137,10 +137,13 @@ def figure_dir() -> pathlib.Path:
 
 
 #: figures whose maker is not named like them: the file name -> the ``ctxsim run``
-#: experiment (calibration) or the command and the module that make it (robustness)
-OTHER_MAKERS = {"calibration": "calibrate", "robustness": "claims --robustness"}
+#: experiment (calibration) or the command and the module that make it (robustness,
+#: posterior and predictive)
+OTHER_MAKERS = {"calibration": "calibrate", "robustness": "claims --robustness",
+                "posterior": "claims --posterior", "predictive": "claims --posterior"}
 #: makers that are not ``ctxsim run`` experiments -> their module
-MAKER_MODULES = {"claims --robustness": "experiments.claims.robustness.run"}
+MAKER_MODULES = {"claims --robustness": "experiments.claims.robustness.run",
+                 "claims --posterior": "experiments.claims.posterior.run"}
 
 
 def experiment_of(name: str, sidecar: dict | None) -> str | None:

@@ -127,3 +127,8 @@ def test_figures_made_by_other_commands_have_their_makers_and_closures():
     deps = F.dependencies("claims --robustness")
     assert any(d.startswith("experiments/claims/robustness/") for d in deps)
     assert "experiments/sweep.py" in deps   # it plays the sweeps at every world point
+    for name in ("posterior", "predictive"):   # one run writes both
+        assert F.experiment_of(name, None) == "claims --posterior"
+    deps = F.dependencies("claims --posterior")
+    assert "experiments/claims/posterior/fit.py" in deps
+    assert "experiments/claims/posterior/screen.py" in deps
