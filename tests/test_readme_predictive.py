@@ -36,3 +36,17 @@ def test_table_rows_come_from_the_csv(tmp_path):
     assert "| `NOPE:x` | ? | fit |" in rows[3]   # a cell the registry lacks
     with pytest.raises(FileNotFoundError, match="claims --posterior"):
         markdown(tmp_path / "none")
+
+
+def test_table_command_says_one_line_and_exits_2(tmp_path, capsys):
+    from experiments.claims.posterior.table import main
+    from experiments.output import write_csv
+
+    assert main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no " in err and "predictive.csv" in err and err.count("\n") == 1
+    write_csv(tmp_path / "predictive.csv", ["cell", "role"], [{"cell": "x", "role": "fit"}])
+    assert main([str(tmp_path)]) == 2
+    assert "no column paper" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["a", "b"])   # one directory at most

@@ -104,7 +104,8 @@ def main(args) -> int:
     Raises:
         UsageError: for a ``--figures`` that is not a directory, an ``--out`` that
             cannot be a directory (:class:`~experiments.output.OutDirError`),
-            robustness options without ``--robustness``, or a CSV there that cannot
+            robustness options without ``--robustness``, ``--robustness`` with
+            ``--posterior``, or a CSV there that cannot
             be read as the claims need it (:class:`~experiments.claims.data.BadData`:
             not a CSV, empty, a missing column, a cell that is not a number); exit 2,
             nothing written.
@@ -120,6 +121,11 @@ def main(args) -> int:
         raise UsageError("--out is empty; give a directory for claims.md/claims.json")
     robust = getattr(args, "robustness", False)
     posterior = getattr(args, "posterior", False)
+    if robust and posterior:
+        # each is a long run with its own --quick sizes: one at a time
+        raise UsageError("--robustness and --posterior are two analyses; run one "
+                         "(the posterior reads the robustness reference table, so "
+                         "run --robustness first when both are wanted)")
     if robust:
         select(args)   # an unknown --claims or --params id, before any work
     no_data = None if robust or posterior else no_data_line(figdir)

@@ -78,8 +78,10 @@ def _g(x) -> str:
 
 def predictive_cell(claim, cells: dict[str, dict] | None) -> str:
     """One claim's "predicted from the baselines" text: per paper number of the claim
-    that the predictive check simulated, ``label paper in [lo, hi] (p, verdict)`` for
-    a ``predict`` number and ``label fitted`` for a ``fit`` one."""
+    that the predictive check simulated, ``label paper vs [lo, hi] (p P, verdict)``
+    for a ``predict`` number; for a ``fit`` one the same with ``fitted`` and
+    ``reached`` or ``not reached`` (the posterior was conditioned on it: a miss says
+    the world cannot produce it)."""
     if cells is None:
         return NOT_RUN
     parts = []
@@ -87,11 +89,12 @@ def predictive_cell(claim, cells: dict[str, dict] | None) -> str:
         e = cells.get(cell.id)
         if e is None:
             continue
+        where = f"{label} {_g(e['paper'])} vs [{_g(e['lo'])}, {_g(e['hi'])}]"
         if e.get("role") == "fit":
-            parts.append(f"{label} {_g(e['paper'])} fitted")
+            reached = "reached" if e.get("verdict") == "predicted" else "not reached"
+            parts.append(f"{where} (fitted, p {float(e['p']):.2f}, {reached})")
             continue
-        parts.append(f"{label} {_g(e['paper'])} vs [{_g(e['lo'])}, {_g(e['hi'])}] "
-                     f"(p {float(e['p']):.2f}, {e.get('verdict', '?')})")
+        parts.append(f"{where} (p {float(e['p']):.2f}, {e.get('verdict', '?')})")
     return "; ".join(parts) if parts else "not simulated"
 
 

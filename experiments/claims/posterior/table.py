@@ -13,6 +13,7 @@ number the fit never read), the paper's value, the posterior predictive mean and
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -37,10 +38,16 @@ def markdown(figdir: Path) -> str:
     path = Path(figdir) / "predictive.csv"
     if not path.is_file():
         raise FileNotFoundError(f"no {path}; run `ctxsim claims --posterior` first")
+    rows = read_csv(path)
+    need = ["cell", "role", "paper", "mean", "lo", "hi", "p", "verdict"]
+    lacking = [c for c in need if rows and c not in rows[0]]
+    if lacking:
+        raise ValueError(f"{path}: no column {', '.join(lacking)} (expected the "
+                         "predictive.csv of `ctxsim claims --posterior`)")
     where = {c.id: c.where for c in REGISTRY.cells()}
     lines = ["| paper number | where | role | paper | predictive mean [90%] | p | "
              "verdict |", "| --- | --- | --- | --- | --- | --- | --- |"]
-    for r in read_csv(path):
+    for r in rows:
         lines.append(f"| `{r['cell']}` | {where.get(r['cell'], '?')} | {r['role']} | "
                      f"{_g(r['paper'])} | {_g(r['mean'])} [{_g(r['lo'])}, "
                      f"{_g(r['hi'])}] | {float(r['p']):.2f} | {r['verdict']} |")
@@ -48,9 +55,22 @@ def markdown(figdir: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    figdir = Path(argv[0]) if argv else Path(__file__).resolve().parents[3] / "figures"
-    sys.stdout.write(markdown(figdir))
+    """Print the table; exit 2 with one line for a directory without a readable
+    predictive.csv."""
+    parser = argparse.ArgumentParser(
+        prog="python3 -m experiments.claims.posterior.table",
+        description="print the README's table of what the fitted world predicts, "
+                    "from FIGDIR/predictive.csv")
+    parser.add_argument("figdir", nargs="?", type=Path,
+                        default=Path(__file__).resolve().parents[3] / "figures",
+                        help="directory holding predictive.csv (default: this "
+                             "checkout's figures)")
+    args = parser.parse_args(argv)
+    try:
+        sys.stdout.write(markdown(args.figdir))
+    except (OSError, ValueError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -425,6 +425,7 @@ def test_predicted_from_the_baselines_column(tmp_path):
     entries = {c.id: {"role": c.role.value, "paper": c.value, "mean": 50.0, "lo": 41.25,
                       "hi": 58.0, "p": 0.034, "verdict": "not predicted"}
                for c in cells.values()}
+    entries[cells["react"].id].update(p=0.5, verdict="predicted")
     (tmp_path / "predictive.json").write_text(json.dumps({"cells": entries}))
     md, js = write(results, tmp_path, tmp_path)
     got = {r["id"]: r["predicted"] for r in json.loads(js.read_text())}
@@ -433,12 +434,28 @@ def test_predicted_from_the_baselines_column(tmp_path):
     paper = {label: f"{c.value:.3g}" for label, c in cells.items()}
     assert got["CE-cross"] == "not simulated"
     assert sorted(got["Fig4-128K"].split("; ")) == sorted([
-        f"{fit} {paper[fit]} fitted",
+        f"{fit} {paper[fit]} vs [41.2, 58] (fitted, p 0.50, reached)",
         f"{pred} {paper[pred]} vs [41.2, 58] (p 0.03, not predicted)"])
     assert "| predicted from the baselines |" in md.read_text()
+    entries[cells["react"].id].update(p=0.0, verdict="not predicted")   # a fit missed
+    (tmp_path / "predictive.json").write_text(json.dumps({"cells": entries}))
+    _, js = write(results, tmp_path, tmp_path)
+    got = {r["id"]: r["predicted"] for r in json.loads(js.read_text())}
+    assert f"{fit} {paper[fit]} vs [41.2, 58] (fitted, p 0.00, not reached)" in \
+        got["Fig4-128K"]
     (tmp_path / "predictive.json").write_text(json.dumps({"cells": [1]}))
     with pytest.raises(ValueError, match="predictive.json"):
         write(results, tmp_path, tmp_path)
+
+
+def test_robustness_and_posterior_are_refused_together(tmp_path):
+    from experiments.arguments import UsageError
+    from experiments.cli import run_command
+
+    with pytest.raises(UsageError, match="--robustness and --posterior"):
+        run_command(["claims", "--robustness", "--posterior", "--quick",
+                     "--out", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()
 
 
 def test_command_defaults_and_empty_out(tmp_path, monkeypatch):
