@@ -45,8 +45,8 @@ def screen_table(factors: Sequence, cells: Sequence[str],
     points, divided by the cell's spread over those points, and the null's largest.
 
     Returns:
-        ``{cell: {"mu_star": {name: value}, "null": value, "null_prefix": prefix,
-        "fitted": [names]}}``.
+        per cell a dict with ``mu_star`` (parameter name -> normalised mu*),
+        ``null`` (the null's largest), ``null_prefix`` and ``fitted`` (names).
 
     Raises:
         FileNotFoundError: with no reference table at ``path``.
