@@ -72,7 +72,9 @@ def read_predictive(figdir: Path) -> dict[str, dict] | None:
                         "paper, lo, hi and p")
 
 
-def _g(x) -> str:
+def g3(x) -> str:
+    """A number as the scorecard and the README's tables print it: 3 significant
+    digits (``format(x, ".3g")``)."""
     return f"{float(x):.3g}"
 
 
@@ -89,7 +91,7 @@ def predictive_cell(claim, cells: dict[str, dict] | None) -> str:
         e = cells.get(cell.id)
         if e is None:
             continue
-        where = f"{label} {_g(e['paper'])} vs [{_g(e['lo'])}, {_g(e['hi'])}]"
+        where = f"{label} {g3(e['paper'])} vs [{g3(e['lo'])}, {g3(e['hi'])}]"
         if e.get("role") == "fit":
             reached = "reached" if e.get("verdict") == "predicted" else "not reached"
             parts.append(f"{where} (fitted, p {float(e['p']):.2f}, {reached})")

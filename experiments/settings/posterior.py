@@ -30,10 +30,15 @@ keys of [default]; command-line options win over both, and over a --config FILE.
     generations: int = setting(4, k.COUNT, "ABC-SMC generations at most ({default})",
                                quick=2, metavar="G", parse=positive_int,
                                note="ABC-SMC generations at most")
-    simulations: int = setting(480, k.COUNT, "fit simulations at most, over all "
-                               "generations (the run stops after the generation that "
-                               "reaches it; {default})", quick=48, metavar="S",
-                               parse=positive_int, note="fit simulations at most")
+    # a budget, not a cap: pyabc checks it between generations, and its calibration
+    # population (``population`` simulations) comes on top (480 ran 555)
+    simulations: int = setting(480, k.COUNT, "the fit's simulation budget over its "
+                               "generations: the run stops after the generation that "
+                               "reaches it, so it makes somewhat more, plus one "
+                               "calibration population ({default})", quick=48,
+                               metavar="S", parse=positive_int,
+                               note="fit simulation budget (the last generation may "
+                               "pass it; calibration on top)")
     # 75: LOCA-Bench's suite size, on which the paper measured the baselines: a
     # simulation at the paper's sample size carries the paper's sampling noise, so
     # ABC's acceptance compares like with like (fewer tasks would widen the posterior)
@@ -70,6 +75,14 @@ keys of [default]; command-line options win over both, and over a --config FILE.
 
     @classmethod
     def finish(cls, values: dict, args) -> dict:
+        """``--quick`` from the parser; the executor chosen once.
+
+        Raises:
+            UsageError: ``--jobs`` other than 1 with ``--scheduler`` (exit 2).
+        """
+        from experiments.settings.robustness import one_executor
+
+        one_executor(values, cls.default_of("jobs"))
         values["quick"] = bool(getattr(args, "quick", False))
         return values
 

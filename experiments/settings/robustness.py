@@ -25,6 +25,22 @@ _SAMPLES = Check("a power of two >= 2", lambda v: isinstance(v, int)
                  parse=_power_of_two)
 
 
+def one_executor(values: dict, default_jobs: int) -> None:
+    """Refuse ``--jobs`` other than its default together with ``--scheduler``: both
+    choose where the jobs run (the robustness and posterior analyses, which share the
+    executor options).
+
+    Raises:
+        UsageError: naming both values (exit 2).
+    """
+    from experiments.arguments import UsageError
+
+    if values["scheduler"] and values["jobs"] != default_jobs:
+        raise UsageError(f"--jobs {values['jobs']} and --scheduler "
+                         f"{values['scheduler']!r} both choose where the jobs run; "
+                         "give one")
+
+
 @register
 @dataclass(frozen=True)
 class RobustnessSettings(Settings):
@@ -99,6 +115,12 @@ keys of [default]; command-line options win over both, and over a --config FILE.
 
     @classmethod
     def finish(cls, values: dict, args) -> dict:
+        """``--quick`` from the parser; the executor chosen once.
+
+        Raises:
+            UsageError: ``--jobs`` other than 1 with ``--scheduler`` (exit 2).
+        """
+        one_executor(values, cls.default_of("jobs"))
         values["quick"] = bool(getattr(args, "quick", False))
         return values
 

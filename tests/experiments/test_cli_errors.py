@@ -151,6 +151,11 @@ def _exit_2_line(argv, capsys) -> str:
     (["--robustness", "--claims", "NOPE"], "--claims NOPE: not agent-level claims"),
     (["--robustness", "--params", "agent.nope"], "--params agent.nope: not world"),
     (["--robustness", "--samples", "1"], "'1' is not a power of two >= 2"),
+    # both choose the executor; refused before a cluster is dialled
+    (["--robustness", "--jobs", "2", "--scheduler", "tcp://h:1"],
+     "--jobs 2 and --scheduler 'tcp://h:1' both choose where the jobs run"),
+    (["--posterior", "--jobs", "2", "--scheduler", "tcp://h:1"],
+     "--jobs 2 and --scheduler 'tcp://h:1' both choose where the jobs run"),
 ])
 def test_claims_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkeypatch):
     monkeypatch.delenv("CTXSIM_DEBUG", raising=False)

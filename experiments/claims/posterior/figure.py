@@ -62,7 +62,7 @@ def predictive_figure(rows: list[dict], title: str):
         if r["prior_lo"] != "":
             ax.plot([r["prior_lo"] / p, r["prior_hi"] / p], [i + 0.18] * 2,
                     color="0.6", lw=2)
-        colour = "tab:blue" if r["inside"] else "tab:red"
+        colour = "tab:blue" if r["verdict"] == "predicted" else "tab:red"
         ax.plot([r["lo"] / p, r["hi"] / p], [i, i], color=colour, lw=3)
         ax.plot(r["mean"] / p, i, "o", color=colour, ms=4)
         ax.text(1.01, i, f"p = {r['p']:.2f}", va="center", fontsize=7,
@@ -72,8 +72,8 @@ def predictive_figure(rows: list[dict], title: str):
     ax.set_yticklabels([f"{r['cell']} ({r['role']}; paper {r['paper']:g})"
                         for r in rows], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("simulated / paper's number; blue: posterior predictive "
-                  "90% interval and mean (red: paper outside it); grey: prior "
-                  "predictive")
+    ax.set_xlabel("simulated / paper's number: posterior predictive 90% interval "
+                  "and mean, blue where predicted (p >= 0.10), red where not; grey: "
+                  "prior predictive")
     ax.set_title(title, fontsize=8)
     return fig

@@ -78,6 +78,8 @@ class Fit:
             ``(population, len(names))``; a column of a parameter not fitted holds
             draws from its prior (it was integrated out).
         weights: their normalised importance weights, shape ``(population,)``.
+        fitted: the parameters fitted, in factor order (the others were integrated
+            out: their columns of ``particles`` are prior draws).
         generations: per generation ``{"t", "epsilon", "simulations",
             "acceptance"}`` (``t = 0`` first; pyabc's calibration sample is counted
             in ``simulations`` of the first).
@@ -88,11 +90,10 @@ class Fit:
     names: list[str]
     particles: np.ndarray
     weights: np.ndarray
+    fitted: list[str]
     generations: list[dict] = field(default_factory=list)
     simulations: int = 0
     observed: dict[str, float] = field(default_factory=dict)
-    #: the parameters fitted (the others integrated out); all when empty
-    fitted: list[str] = field(default_factory=list)
 
     def ess(self) -> float:
         """Kish's effective sample size of the weights."""
@@ -206,5 +207,5 @@ def fit(factors: Sequence, observed: Mapping[str, float], *, population: int,
         gens.append({"t": int(r.t), "epsilon": float(r.epsilon), "simulations": sims,
                      "acceptance": round(population / sims, 4) if sims else None})
     w = np.asarray(w, dtype=float)
-    return Fit(names, X, w / w.sum(), gens, total, dict(observed),
-               [f.name for f in fit_fs])
+    return Fit(names, X, w / w.sum(), [f.name for f in fit_fs], gens, total,
+               dict(observed))

@@ -75,15 +75,10 @@ class Prediction:
     p: float
     n: int
 
-    @property
-    def inside(self) -> bool:
-        """Whether the paper's number lies in the central :data:`LEVEL` interval."""
-        return self.lo <= self.paper <= self.hi
-
     def as_dict(self, nd: int = 4) -> dict:
         return {"cell": self.cell, "paper": self.paper, "mean": round(self.mean, nd),
                 "lo": round(self.lo, nd), "hi": round(self.hi, nd),
-                "p": round(self.p, 4), "n": self.n, "inside": self.inside}
+                "p": round(self.p, 4), "n": self.n}
 
 
 def prediction(cell: str, paper: float, draws: Sequence[float],

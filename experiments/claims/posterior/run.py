@@ -112,7 +112,7 @@ def parameter_rows(fit, fs) -> list[dict]:
     posterior median and 90% interval, and the interval's width as a share of the
     prior's (both in the sampling space)."""
     rows = []
-    fitted = set(fit.fitted or fit.names)
+    fitted = set(fit.fitted)
     for j, f in enumerate(fs):
         lo, hi = f.bounds
         if f.name in fitted:
@@ -143,13 +143,15 @@ def _r(v) -> float:
     return float(f"{float(v):.6g}")
 
 
-PRED_COLUMNS = ["cell", "role", "paper", "mean", "lo", "hi", "p", "n", "inside",
-                "verdict", "prior_mean", "prior_lo", "prior_hi", "prior_p"]
+PRED_COLUMNS = ["cell", "role", "paper", "mean", "lo", "hi", "p", "n", "verdict",
+                "prior_mean", "prior_lo", "prior_hi", "prior_p"]
 
 
 def verdict(p: float) -> str:
     """``"predicted"`` when the predictive p is at least :data:`ALPHA`, else
-    ``"not predicted"``."""
+    ``"not predicted"``: the one rule the table, the scorecard and the figure's
+    colours follow (the 90% interval interpolates between the draws, so a paper
+    number at its edge can fall just outside it with p = 0.10)."""
     return "predicted" if p >= ALPHA else "not predicted"
 
 
@@ -188,16 +190,16 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
               "(experiments.claims.posterior.sampler)"}
     paths = [write_csv(out / f"{NAME}.csv", list(prows[0]), prows),
              write_csv(out / f"{PREDICTIVE}.csv", PRED_COLUMNS, qrows)]
-    rest = len(fs) - len(fit.fitted or fit.names)
+    rest = len(fs) - len(fit.fitted)
     title = (f"Posterior of the world given the baselines' numbers ({', '.join(fit.observed)}): "
-             f"ABC-SMC of {len(fit.fitted or fit.names)} parameters the screen finds "
+             f"ABC-SMC of {len(fit.fitted)} parameters the screen finds "
              f"informed ({rest} others integrated out, their prior), "
              f"{fit.simulations} simulations of {cfg.suite_tasks} tasks, "
              f"{len(fit.generations)} generations, ESS {fit.ess():.0f}")
     paths.append(save_figure(parameter_figure(prows, title), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {
         **common, "pinned_when": f"posterior 90% width <= {PINNED} x the prior's",
-        "fitted": fit.fitted or fit.names,
+        "fitted": fit.fitted,
         "screen": {"method": "Morris mu* of each fit number over the Morris points "
                    "of robustness_points.csv, divided by its spread; fitted when "
                    "above the largest mu* of a parameter the number's episodes never "

@@ -21,10 +21,6 @@ from pathlib import Path
 START, END = "<!-- predictive:start -->", "<!-- predictive:end -->"
 
 
-def _g(x) -> str:
-    return f"{float(x):.3g}"
-
-
 def markdown(figdir: Path) -> str:
     """The table (Markdown, one row per row of ``figdir/predictive.csv``), with the
     registry's ``where`` of each cell.
@@ -33,6 +29,7 @@ def markdown(figdir: Path) -> str:
         FileNotFoundError: when there is no ``predictive.csv`` in ``figdir``.
     """
     from experiments.claims.registry import REGISTRY
+    from experiments.claims.report import g3
     from experiments.output import read_csv
 
     path = Path(figdir) / "predictive.csv"
@@ -49,8 +46,8 @@ def markdown(figdir: Path) -> str:
              "verdict |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| `{r['cell']}` | {where.get(r['cell'], '?')} | {r['role']} | "
-                     f"{_g(r['paper'])} | {_g(r['mean'])} [{_g(r['lo'])}, "
-                     f"{_g(r['hi'])}] | {float(r['p']):.2f} | {r['verdict']} |")
+                     f"{g3(r['paper'])} | {g3(r['mean'])} [{g3(r['lo'])}, "
+                     f"{g3(r['hi'])}] | {float(r['p']):.2f} | {r['verdict']} |")
     return "\n".join(lines) + "\n"
 
 
