@@ -438,7 +438,14 @@ def verify(name: str, directory: pathlib.Path) -> int:
             compared += 1
             differ += _csv_differences(committed, fresh, close)
     if differ:
-        print(f"ctxsim figures: {name} differs from its rerun at HEAD:", *differ,
+        # say what moved since it was made (a plugin's own code, or the package's),
+        # so a difference is not read as the package's when a plugin changed
+        st = status(figure)
+        since = "" if st.current else (
+            f" ({st.state} since it was made: {', '.join(st.changed[:3])}"
+            f"{' ...' if len(st.changed) > 3 else ''})" if st.changed
+            else f" ({st.state} since it was made)")
+        print(f"ctxsim figures: {name} differs from its rerun at HEAD{since}:", *differ,
               sep="\n  ")
         return 1
     if compared == 0:

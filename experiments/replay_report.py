@@ -77,6 +77,11 @@ class Report:
     recoveries: int
     program_edits: int
     deletes: int
+    #: the largest request, and how many requests were over ``budget`` (tokens): a
+    #: budget below what the pinned task and the program's fixed parts take cannot
+    #: be held, and the report says so rather than pass it as a valid episode
+    max_request: int = 0
+    over_budget: int = 0
 
     @property
     def correct(self) -> int:
@@ -96,8 +101,11 @@ class Report:
                f"program     {self.program}   agent {self.agent}   budget "
                f"{self.budget:,}   seed {self.seed}",
                f"episode     {self.requests} requests, mean request {self.mean_active:,.0f} "
-               f"tokens, {self.program_edits} program edits, {self.deletes} deletes, "
-               f"{self.recoveries} recoveries"]
+               f"tokens, largest {self.max_request:,} ({self.over_budget} over the "
+               f"budget), {self.program_edits} program edits, {self.deletes} deletes, "
+               f"{self.recoveries} recoveries",
+               "blocks      ids are this run's workspace's (the task's system prompt, "
+               "statement, calls and results), not the plain replay's numbering"]
         for i, q in enumerate(self.questions, 1):
             mark = "correct" if q.correct else "WRONG"
             out += [f"Q{i} {mark:<8}{q.key}",
@@ -201,7 +209,8 @@ def play(path: str | pathlib.Path, program: str, budget: int, *, seed: int = 0,
     return Report(str(path), program, agent, budget, seed, len(task.steps) - 1,
                   task.observation_tokens, qs, result.solved, result.requests,
                   round(result.mean_active, 1), result.recoveries, result.program_edits,
-                  result.deletes)
+                  result.deletes, max(result.active_tokens, default=0),
+                  sum(t > budget for t in result.active_tokens))
 
 
 def _question(task, key, view, action, prog, watcher, profile) -> Question:

@@ -17,7 +17,9 @@ agent (or ``--agent``) and prints, per question, what was asked, the answer, wha
 was answered, where the evidence was (in view, archived, lost) and why a wrong
 answer was wrong (:mod:`experiments.replay_report`); ``--json`` prints the same as
 JSON. Exit 0 with a report, 2 for a bad input (an unreadable file, a budget below
-the program's fixed overhead, a trajectory with no unambiguous question).
+the program's fixed overhead, a trajectory with no unambiguous question), 3 when some
+request was over the budget (the pinned task and the program's fixed parts did not
+fit; ``--soft``: exit 0), after the report.
 
 ``ctxsim workspace check DIR`` verifies every payload against its sha256 and the
 journal without writing, lists quarantined files and exits 1 on damage;
@@ -107,7 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     metavar="NAME",
                     help=f"token counter, one of {', '.join(TOKENIZERS)} (bpe: another "
                          "name of cl100k_base; default: cl100k_base)")
-    rp.add_argument("--format", choices=sorted(READERS), default=None,
+    # lower-cased first, so `--format OpenAI` is openai rather than an error
+    rp.add_argument("--format", choices=sorted(READERS), default=None, type=str.lower,
                     help="trajectory format (default: detected, and the reason printed; "
                          "an ambiguous file is an error listing the candidates): "
                          + formats)
@@ -138,7 +141,7 @@ PROGRAM_ONLY = {"seed": "--seed", "questions": "--questions", "agent": "--agent"
                 "profile": "--profile", "json": "--json"}
 MESSAGES_ONLY = {"policy": "--policy", "dashboard": "--dashboard",
                  "dashboard_tokens": "--dashboard-tokens", "dir": "--dir", "top": "--top",
-                 "soft": "--soft", "tokenizer": "--tokenizer"}
+                 "tokenizer": "--tokenizer"}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -197,6 +200,12 @@ def _replay_program(args: argparse.Namespace) -> int:
         print(json.dumps(report.as_dict(), indent=2))
     else:
         print("\n".join(report.lines()))
+    if report.over_budget and not args.soft:
+        print(f"ctxsim workspace: {report.over_budget} of {report.requests} requests were "
+              f"over the budget {args.budget:,} (largest {report.max_request:,} tokens): "
+              "the pinned task and the program's fixed parts do not fit; raise --budget "
+              "(--soft: exit 0)", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -184,6 +184,15 @@ def test_an_outside_plugin_runs_beside_vista_and_verifies(plugin_dir, tmp_path):
     (plugin_dir / "byo_plugin.py").write_text(PLUGIN + "\n# edited\n")
     listing = _ctxsim(["figures", "--dir", str(out)], env)
     assert "plugin changed" in listing.stdout
+    # a change of behaviour: the rerun differs, and --verify names the plugin as what
+    # changed since (not the package's code)
+    (plugin_dir / "byo_plugin.py").write_text(PLUGIN.replace(
+        "return ctx.used() > 0.8 * ctx.budget", "return True").replace(
+        '{"keep": 4}', '{"keep": 0}'))
+    moved = _ctxsim(["figures", "--dir", str(out), "--verify", "pressure"], env)
+    assert moved.returncode == 1, moved.stderr
+    assert ("pressure differs from its rerun at HEAD (plugin changed since it was made: "
+            "byo_plugin:KeepLast, file byo_plugin.py)") in moved.stdout
     sys.modules.pop("byo_plugin", None)     # this process imported the old source
     plugins.forget_module("byo_plugin")
     assert plugins.changed(rec) is True

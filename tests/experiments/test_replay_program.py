@@ -160,3 +160,28 @@ def test_a_field_read_elsewhere_after_a_space_is_not_asked():
     texts = [o for _, _, o in alone] + [a for _, a, _ in alone]
     assert [c[2] for c in _candidates(alone, texts, 2)["field"] if c[1] == "status"] \
         == ["clean"]
+
+
+def test_a_budget_the_pinned_task_does_not_fit_exits_3_after_the_report(capsys):
+    """500 tokens passes the fixed-overhead check (system prompt, tools, empty
+    dashboard) but not the pinned task statement: every request is over it, which the
+    report counts and the exit status says (``--soft``: 0); at 2,500 none is."""
+    argv = ["workspace", "replay", str(MARSHMALLOW), "--program", "vista", "--budget"]
+    assert cli.main([*argv, "500"]) == 3
+    captured = capsys.readouterr()
+    episode = next(l for l in captured.out.splitlines() if l.startswith("episode"))
+    requests = int(episode.split()[1])
+    assert f"({requests} over the budget)" in episode
+    assert f"{requests} of {requests} requests were over the budget 500" in captured.err
+    assert cli.main([*argv, "500", "--soft", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["over_budget"] == data["requests"] and data["max_request"] > 500
+    assert cli.main([*argv, "2500", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["over_budget"] == 0 and 0 < data["max_request"] <= 2500
+
+
+def test_format_names_are_read_in_any_case(capsys):
+    assert cli.main(["workspace", "replay", str(MARSHMALLOW), "--format", "SWEAgent",
+                     "--budget", "128k"]) == 0
+    assert "format      sweagent" in capsys.readouterr().out
