@@ -19,10 +19,9 @@ tolerance).
 A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
 ``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
 loads here with the source hash recorded (else ``plugin changed`` or ``plugin
-missing``). ``--verify`` reruns it when every plugin imports here (the rerun is given
-each plugin's directory on ``PYTHONPATH``); when one does not, it says in one line what is missing (the spec, its
-module and the recorded sha256) and exits 2: the rerun cannot be started here,
-which is not a difference.
+missing``). ``--verify`` reruns it when every plugin imports here (given each
+plugin's directory on ``PYTHONPATH``), and a difference names what changed since; when
+one does not import, one line names the spec, module and recorded sha256 (exit 2).
 """
 
 from __future__ import annotations
@@ -438,13 +437,10 @@ def verify(name: str, directory: pathlib.Path) -> int:
             compared += 1
             differ += _csv_differences(committed, fresh, close)
     if differ:
-        # say what moved since it was made (a plugin's own code, or the package's),
-        # so a difference is not read as the package's when a plugin changed
-        st = status(figure)
-        since = "" if st.current else (
-            f" ({st.state} since it was made: {', '.join(st.changed[:3])}"
-            f"{' ...' if len(st.changed) > 3 else ''})" if st.changed
-            else f" ({st.state} since it was made)")
+        st = status(figure)   # what moved since it was made: a plugin, or the package
+        since = "" if st.current else f" ({st.state} since it was made" + (
+            f": {', '.join(st.changed[:3])}{' ...' * (len(st.changed) > 3)})"
+            if st.changed else ")")
         print(f"ctxsim figures: {name} differs from its rerun at HEAD{since}:", *differ,
               sep="\n  ")
         return 1
