@@ -126,8 +126,17 @@ def main(args) -> int:
         raise UsageError("--robustness and --posterior are two analyses; run one "
                          "(the posterior reads the robustness reference table, so "
                          "run --robustness first when both are wanted)")
+    # the analysis's settings (an unknown --claims or --params id, --jobs with
+    # --scheduler, a bad --config) are checked before the scorecard's judging
     if robust:
-        select(args)   # an unknown --claims or --params id, before any work
+        from experiments.claims.robustness.run import config as robustness_config
+
+        select(args)
+        robustness_config(args)
+    if posterior:
+        from experiments.claims.posterior.run import config as posterior_config
+
+        posterior_config(args)
     no_data = None if robust or posterior else no_data_line(figdir)
     if no_data:
         print(no_data, file=sys.stderr)
