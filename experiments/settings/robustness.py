@@ -20,8 +20,8 @@ def _power_of_two(text):
     return power_of_two(text)
 
 
-_SAMPLES = Check("a power of two >= 2", lambda v: isinstance(v, int)
-                 and not isinstance(v, bool) and v >= 2 and not v & (v - 1),
+_SAMPLES = Check("0 or a power of two >= 2", lambda v: isinstance(v, int)
+                 and not isinstance(v, bool) and v != 1 and v >= 0 and not v & (v - 1),
                  parse=_power_of_two)
 
 
@@ -52,17 +52,28 @@ Designs of `ctxsim claims --robustness` (issue 18): the sizes and their cost are
 experiments/claims/robustness/__init__.py. [quick] (used with --quick) overrides some
 keys of [default]; command-line options win over both, and over a --config FILE."""
 
-    samples: int = setting(32, _SAMPLES, "Sobol' base sample, a power of two: N x "
-                           "(screened + 3) world points ({default})", quick=8,
-                           metavar="N", note="Sobol' base sample N (a power of two): "
-                           "N x (screen + 3) points")
-    trajectories: int = setting(6, k.COUNT, "Morris trajectories: R x (parameters + 1) "
+    # 0 (issue 30): the Sobol' indices come from each effect's metamodel, fitted to
+    # the Morris points (robustness.metamodel.sobol_indices), so no episode is
+    # played for them; a simulated Sobol' stage of N = 32 cost 192 of the 445
+    # points (43% of the run) and gave ST intervals of +-0.2-0.35
+    samples: int = setting(0, _SAMPLES, "Sobol' stage: 0 (none: the indices come "
+                           "from each effect's metamodel) or a base sample N, a power "
+                           "of two: N x (screened + 3) more world points ({default})",
+                           quick=0, metavar="N", note="Sobol' stage: 0 (indices from the "
+                           "metamodel) or a base sample N (a power of two): N x "
+                           "(screen + 3) points")
+    # 3 (issue 30): measured at this commit's episode core on the 2-core machine,
+    # a world point of the default design costs 9.9 s of wall with --jobs 2 (43
+    # points, R = 1: 511 s, 85 s of it the 20 metamodels); R = 3 is 127 points,
+    # about 21 min of episodes and 3-4 of metamodels, inside the 30-minute budget;
+    # R = 4 (169 points) would be about 31 min
+    trajectories: int = setting(3, k.COUNT, "Morris trajectories: R x (parameters + 1) "
                                 "world points ({default})", quick=2, metavar="R",
                                 parse=positive_int, note="Morris trajectories R: "
                                 "R x (parameters + 1) world points")
-    screen: int = setting(3, k.COUNT, "parameters kept for the Sobol' stage ({default})",
-                          metavar="M", parse=positive_int,
-                          note="parameters kept for the Sobol' stage")
+    screen: int = setting(3, k.COUNT, "parameters kept for a Sobol' stage (with "
+                          "--samples N; {default})", metavar="M", parse=positive_int,
+                          note="parameters kept for a Sobol' stage (--samples N)")
     # 45 (issue 30): at the defaults the per-point SE of the accuracy effects is
     # 4.3-6.2 points at 45 tasks (measured with robustness.effects on one design
     # seed: Fig4-128K 4.3, Fig8a-no-dashboard 4.5, Fig8a-fixed-archive 6.2), a

@@ -150,7 +150,7 @@ def _exit_2_line(argv, capsys) -> str:
     (["--config", "x.toml"], "--config only applies with --robustness"),
     (["--robustness", "--claims", "NOPE"], "--claims NOPE: not agent-level claims"),
     (["--robustness", "--params", "agent.nope"], "--params agent.nope: not world"),
-    (["--robustness", "--samples", "1"], "'1' is not a power of two >= 2"),
+    (["--robustness", "--samples", "1"], "'1' is neither 0 (no Sobol' stage) nor a power of two >= 2"),
     # both choose the executor; refused before a cluster is dialled
     (["--robustness", "--jobs", "2", "--scheduler", "tcp://h:1"],
      "--jobs 2 and --scheduler 'tcp://h:1' both choose where the jobs run"),

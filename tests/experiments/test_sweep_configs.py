@@ -216,7 +216,8 @@ def test_robustness_design_comes_from_its_config(tmp_path, capsys):
         args.__dict__.setdefault(k, None)
     args.jobs = 1
     cfg = robustness_config(args)
-    assert (cfg.tasks, cfg.windows, cfg.samples) == (3, (8_000,), 8)
+    # the file's keys, then --quick's (no Sobol' stage, 2 Morris trajectories)
+    assert (cfg.tasks, cfg.windows, cfg.samples, cfg.trajectories) == (3, (8_000,), 0, 2)
     path.write_text("famlies = 3\n")
     assert main(["claims", "--robustness", "--config", str(path), "--out",
                  str(tmp_path / "o")]) == 2

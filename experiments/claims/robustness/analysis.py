@@ -242,6 +242,21 @@ class SobolRow:
     S1_conf: float
     ST: float
     ST_conf: float
+    #: an interval that is not symmetric (a metamodel's, from its draws; the
+    #: ``_conf`` half-widths are then the larger side): ``(lo, hi)`` per index
+    S1_interval: tuple[float, float] | None = None
+    ST_interval: tuple[float, float] | None = None
+
+    @classmethod
+    def from_interval(cls, S1: tuple[float, float, float],
+                      ST: tuple[float, float, float]) -> "SobolRow":
+        """From ``(value, lo, hi)`` of each index; each ``_conf`` is the larger
+        distance from the value to an end, so ``value +- conf`` holds the interval
+        (what :func:`~experiments.claims.robustness.summary.flagged` tests)."""
+        def half(v, lo, hi):
+            return max(v - lo, hi - v)
+
+        return cls(S1[0], half(*S1), ST[0], half(*ST), (S1[1], S1[2]), (ST[1], ST[2]))
 
 
 def sobol_indices(factors: Sequence[Factor], groups: Sequence[str], y: np.ndarray,
@@ -301,7 +316,8 @@ class Analysis:
         sobol: output -> group -> :class:`SobolRow` (``None``: the output did not
             vary).
         holding: output -> (fraction, lo, hi) over the Sobol' base points (0/1
-            outputs only).
+            outputs only; over the Morris points when there is no Sobol' stage,
+            whose interval then treats the points of a trajectory as independent).
         samples, trajectories, seed, levels: the design.
     """
 
@@ -339,8 +355,9 @@ def _values(out: Mapping[str, np.ndarray], n: int, stage: str) -> dict[str, np.n
 
 def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
             samples: int, keep: int, seed: int, levels: int = LEVELS) -> Analysis:
-    """Morris screening of every factor, then Sobol' indices of the ``keep`` most
-    influential (the rest as one group) and the holding fraction of every output.
+    """Morris screening of every factor, then (unless ``samples`` is 0) Sobol'
+    indices of the ``keep`` most influential (the rest as one group) and the
+    holding fraction of every output.
 
     Args:
         factors: the parameters and their prior ranges (uniform priors).
@@ -348,7 +365,8 @@ def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
             returns ``{output: one value per row of X}``.
         trajectories: Morris trajectories (``trajectories * (k + 1)`` points).
         samples: Sobol' base sample (a power of two; ``samples * (groups + 2)``
-            points).
+            points), or 0: no Sobol' stage (``sobol`` stays empty for the caller
+            to fill from a metamodel; ``holding`` counts the Morris points).
         keep: parameters kept for the Sobol' stage.
         seed: seeds both designs and SALib's bootstrap intervals.
 
@@ -364,6 +382,14 @@ def analyse(factors: Sequence[Factor], evaluate: Evaluate, trajectories: int,
     outputs = list(mY)
     mor = {o: morris_indices(factors, mX, mY[o], seed, levels)
            for o in outputs if np.isfinite(mY[o]).all()}
+    if samples == 0:
+        # no Sobol' stage: the indices come from a metamodel of each output fitted
+        # to these points (experiments.claims.robustness.metamodel.sobol_indices),
+        # every parameter its own group; the holding fraction counts every point
+        hold = {o: holding(mY[o]) for o in outputs if np.isin(mY[o], (0.0, 1.0)).all()}
+        return Analysis(factors, outputs, mX, mY, mor, [], list(names),
+                        np.empty((0, len(factors))), {o: np.empty(0) for o in outputs},
+                        {}, hold, 0, trajectories, seed, levels)
     spread = {o: float(np.std(mY[o])) for o in mor}
     screened = screen(mor, names, min(keep, len(names)), spread)
     groups = groups_for(names, screened)

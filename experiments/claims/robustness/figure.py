@@ -1,8 +1,10 @@
 """``robustness.png``: claims (rows) by world parameters (columns), each cell shaded
 by the parameter's total Sobol' index ST of the claim's *effect* and printing that
 same number, in grey italics where its interval leaves [0, 1] (flagged: not a
-finding); no ST: a grey dash where the Morris stage screened the parameter out,
-"const" where the effect did not vary (or was undefined somewhere). Beside each
+finding); no ST: a grey dash where the Morris stage screened the parameter out (only
+with a simulated Sobol' stage; by default every parameter's ST comes from the
+effect's metamodel), "const" where the effect did not vary (or was undefined
+somewhere). Beside each
 claim: the share of the prior where the expected effect has the claimed sign, with
 its 95% metamodel interval, over the power of the design's study (grey: the share
 of points where its verdict is "reproduced"). An ST above 1 is drawn at 1 and
@@ -14,6 +16,7 @@ import numpy as np
 
 from experiments.output import new_figure
 from experiments.claims.robustness.analysis import OTHERS, Analysis
+from experiments.claims.robustness.metamodel import EVIDENCE_MIN
 
 
 def figure(an: Analysis, entries: dict[str, dict], title: str):
@@ -42,11 +45,14 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
                 # no ST: the verdict never varied over the Sobol' points, or the
                 # parameter was screened out by Morris
                 const = entries[claims[i]]["sobol"] is None
-                ax.text(j, i, "const" if const else "–", ha="center", va="center",
+                ev = entries[claims[i]]["effect"].get("evidence")
+                word = "n.i." if ev is not None and ev < EVIDENCE_MIN else "const"
+                ax.text(j, i, word if const else "–", ha="center", va="center",
                         fontsize=8 if const else 12, color="0.5")
                 continue
             clipped |= v > 1
-            flag = entries[claims[i]]["sobol"][cols[j]].get("flagged", False)
+            cell = entries[claims[i]]["sobol"][cols[j]]
+            flag = cell.get("ST_flagged", cell.get("flagged", False))
             ax.text(j, i, ">1" if v > 1 else f"{max(v, 0.0):.2f}", ha="center",
                     va="center", fontsize=8, color="0.45" if flag else "white"
                     if shown[i, j] > 0.6 else "black", fontstyle="italic" if flag
@@ -63,13 +69,17 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     ax.set_yticks(range(len(claims)), claims, fontsize=10)
     note = ("; >1: an ST estimate above 1, drawn at 1 (Sobol' total-index estimates can "
             "exceed 1 from sampling error at small N)" if clipped else "")
-    ax.set_xlabel("world parameter (bold: screened into the Sobol' stage)", fontsize=9)
+    ax.set_xlabel("world parameter" + (" (bold: screened into the Sobol' stage)"
+                                       if an.screened else ""), fontsize=9)
     fig.supxlabel("Cell shade and number: total Sobol' index ST of the claim's effect "
                   "(grey italics: its interval leaves [0, 1], flagged, not a finding); "
-                  "grey 'const': the effect did not vary (or was undefined) over the "
-                  "Sobol' points, no ST; "
-                  "grey dash: screened out by Morris, no ST (the effect's Morris mu* "
-                  "in the CSV); red "
+                  "grey 'const': the effect did not vary (or was undefined), no ST; "
+                  "grey 'n.i.': the points do not show it to vary over the prior "
+                  f"(metamodel evidence below {EVIDENCE_MIN:g}), no ST; "
+                  + ("grey dash: screened out by Morris, no ST (the effect's Morris "
+                     "mu* in the CSV); " if an.screened else "ST from the effect's "
+                     "metamodel (posterior mean over its draws); ")
+                  + "red "
                   "box: decides the claim alone, S1 >= 0.5 and the largest" + note + ".",
                   fontsize=9, wrap=True)
     cb = fig.colorbar(im, ax=ax, location="top", fraction=0.025, pad=0.01, aspect=60)
@@ -83,7 +93,10 @@ def figure(an: Analysis, entries: dict[str, dict], title: str):
     tasks = entries[claims[0]]["power"]["tasks"] if claims else 0
     bx.barh(y, p, color="0.85", label=f"power: a {tasks}-task study says reproduced")
     bx.plot(f, y, "o", color="C0", label="expected effect has the claimed sign")
-    bx.errorbar(f, y, xerr=[f - lo, hi - f], fmt="none", ecolor="C0", capsize=2, lw=1)
+    # the value is the posterior mean, which a skewed posterior can put just outside
+    # its own quantile interval (0.996 with both ends at 1.0): no negative bar
+    bx.errorbar(f, y, xerr=[np.clip(f - lo, 0, None), np.clip(hi - f, 0, None)],
+                fmt="none", ecolor="C0", capsize=2, lw=1)
     for i in y:
         bx.text(1.02, i, "n/a" if np.isnan(f[i]) else f"{f[i]:.2f}", va="center",
                 fontsize=9)

@@ -61,6 +61,32 @@ NEGLIGIBLE = 0.01
 #: 60 steps reached a log marginal likelihood within 0.15 of the converged fit's
 #: (-103.24 vs -103.09; -141.98 vs -141.98) at a third of the time (measured)
 MAXITER = 60
+#: the shortest length scale (unit cube) by default. The robustness analysis
+#: passes its Morris grid's spacing instead (1/3: its points sit on 4 levels of
+#: each prior, and say nothing about variation between them): at 0.05 the fits on
+#: the committed run's 445 points put 15-21 of the 41 length scales of the Fig. 8a
+#: claims at that bound, an f that is noise between the points, whose Sobol'
+#: indices were then ~0.88 for a dozen parameters at once
+LENGTH_MIN = 0.05
+#: the evidence (log marginal likelihood over an offset-only GP's, the same points)
+#: below which the data do not show the effect to vary over the prior: its Sobol'
+#: indices are not reported (they would be the kernel's prior's; on pure noise at
+#: 127 points x 41 parameters every parameter got ST 0.24 [0.19, 0.30]). 3 is
+#: "strong" on Kass & Raftery's (1995) scale for a Bayes factor; this is a ratio of
+#: fitted (type-II maximum) likelihoods, which favours the larger model, so 3 is a
+#: floor, not a test
+EVIDENCE_MIN = 3.0
+#: Sobol' indices on the metamodel (:func:`sobol_indices`): Saltelli base sample
+#: per design, independent designs, posterior draws per design, random Fourier
+#: features of a prior draw. Measured at 253 points x 41 parameters (a known
+#: function of 3 of them, small noise): base 256 took 4.8 s a claim with the
+#: design's Monte Carlo error the larger part of the interval (ST of an
+#: interacting parameter [0.22, 0.39]), base 1,024 16 s ([0.28, 0.32]); 512 is
+#: between, about 9 s
+SOBOL_BASE = 512
+SOBOL_BLOCKS = 8
+SOBOL_DRAWS = 50
+FEATURES = 1024
 
 
 @dataclass(frozen=True)
@@ -86,7 +112,8 @@ class Metamodel:
     """
 
     def __init__(self, X, y, se, seed: int = 0, restarts: int = 0,
-                 fit_points: int = FIT_POINTS, maxiter: int = MAXITER):
+                 fit_points: int = FIT_POINTS, maxiter: int = MAXITER,
+                 length_min: float = LENGTH_MIN):
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
@@ -113,7 +140,7 @@ class Metamodel:
         # measured on the quick run: Fig8a-no-dashboard, 97 of 115 points at 0 and
         # SE 0.17, read as -0.024 +- 0.002 everywhere, sign share 1.00 [1.00, 1.00])
         kernel = ((ConstantKernel(1.0, "fixed")
-                   + ConstantKernel(1.0, (1e-3, 1e2)) * RBF(np.full(d, 0.5), (0.05, 1e3)))
+                   + ConstantKernel(1.0, (1e-3, 1e2)) * RBF(np.full(d, max(0.5, length_min)), (length_min, 1e3)))
                   + WhiteKernel(0.05, (1e-6, 1.0)))
         def optimizer(obj, x0, bounds):
             from scipy.optimize import minimize
@@ -137,6 +164,19 @@ class Metamodel:
             gp.fit(self.X[sub], self.y[sub])
         self.kernel = gp.kernel_
         self.signal = gp.kernel_.k1          # offset + constant x RBF: the latent f
+        # the evidence that f varies at all: the fitted kernel's log marginal
+        # likelihood over that of an offset alone (plus the white term), on the
+        # same points (sobol_indices reports no indices of an f the data do not
+        # show to vary: their shares would be those of the kernel's prior)
+        null = GaussianProcessRegressor(ConstantKernel(1.0, "fixed")
+                                        + WhiteKernel(0.05, (1e-6, 1.0)),
+                                        alpha=self.noise[sub] + 1e-8,
+                                        optimizer=optimizer, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=ConvergenceWarning)
+            null.fit(self.X[sub], self.y[sub])
+        self.evidence = float(gp.log_marginal_likelihood_value_
+                              - null.log_marginal_likelihood_value_)
         self.white = float(gp.kernel_.k2.noise_level)
         K = self.signal(self.X) + np.diag(self.noise + self.white + 1e-8)
         self._chol = _cholesky(K)
@@ -162,6 +202,105 @@ class Metamodel:
         L = _cholesky(C, jitter=1e-10 * max(float(np.mean(np.diag(C))), 1e-300))
         return mu + rng.standard_normal((n, len(mu))) @ L.T
 
+
+    def pathwise(self, n: int, rng: np.random.Generator, features: int = FEATURES):
+        """``n`` draws of the latent ``f`` as functions (standardised units, the
+        offset ``mean``/``scale`` not applied): a callable ``Z (m, d) -> (m, n)``,
+        one column a draw, evaluated at as many points as wanted at a cost linear
+        in them.
+
+        Pathwise conditioning (Wilson et al. 2020, "Efficiently sampling functions
+        from Gaussian process posteriors", eq. 6): a prior draw ``f0`` of the fitted
+        signal kernel, approximated by ``features`` random Fourier features of its
+        RBF part (Rahimi & Recht 2007; its offset exactly), is moved by the exact
+        update ``k(., X) (K + S)^-1 (y - f0(X) - e)``, ``e ~ N(0, S)``, ``S`` each
+        point's noise plus the white term: the draws have the posterior's mean
+        exactly and its covariance up to the features' approximation of the prior
+        (tests/experiments/claims/test_robustness_metamodel.py compares them with
+        :meth:`posterior`). A joint draw at ``m`` points by :meth:`draws` costs a
+        Cholesky of ``m x m``; a Sobol' design needs ``m`` in the tens of thousands.
+        """
+        offset = float(self.signal.k1.constant_value)
+        amp = float(self.signal.k2.k1.constant_value)
+        length = np.broadcast_to(np.asarray(self.signal.k2.k2.length_scale, float),
+                                 (self.X.shape[1],))
+        omega = rng.standard_normal((features, len(length))) / length
+        phase = rng.uniform(0.0, 2.0 * np.pi, features)
+        w = rng.standard_normal((features, n)) * math.sqrt(2.0 * amp / features)
+        z0 = rng.standard_normal(n) * math.sqrt(offset)
+
+        def prior(Z):
+            return z0 + np.cos(Z @ omega.T + phase) @ w
+
+        noise = self.noise + self.white + 1e-8
+        e = rng.standard_normal((len(self.y), n)) * np.sqrt(noise)[:, None]
+        v = _solve(self._chol, self.y[:, None] - prior(self.X) - e)
+
+        def f(Z):
+            Z = np.asarray(Z, float)
+            return prior(Z) + self.signal(Z, self.X) @ v
+
+        return f
+
+
+@dataclass(frozen=True)
+class Indices:
+    """One parameter's Sobol' indices of the expected effect (shares of its variance
+    over the prior), each the posterior mean over the metamodel's draws with its
+    95% interval."""
+
+    S1: Estimate
+    ST: Estimate
+
+
+def sobol_indices(model: Metamodel, rng: np.random.Generator, base: int = SOBOL_BASE,
+                  blocks: int = SOBOL_BLOCKS, draws: int = SOBOL_DRAWS,
+                  features: int = FEATURES, level: float = LEVEL
+                  ) -> list[Indices] | None:
+    """First-order and total Sobol' indices of the expected effect ``f`` for every
+    parameter (one :class:`Indices` per column of the points, in order), with
+    intervals that carry both the metamodel's uncertainty about ``f`` and the
+    Monte Carlo error of the design; ``None`` when the effects did not vary (no
+    variance to share out).
+
+    Method (Marrel et al. 2009, "Calculations of Sobol indices for the Gaussian
+    process metamodel", RESS 94): Saltelli's estimators (SALib's ``first_order``
+    and ``total_order``, Saltelli et al. 2010) applied to each posterior draw of
+    ``f`` (:meth:`Metamodel.pathwise`) on SALib's scrambled Sobol' design of
+    ``base x (d + 2)`` points; ``blocks`` independent designs of ``draws`` draws
+    each, so the spread over draws includes the design's own sampling error. No
+    episode is played: the indices come from the points the metamodel was fitted
+    to, whatever design placed them.
+
+    Raises:
+        ValueError: for a base that is not a power of two, or fewer than one block
+            or draw.
+    """
+    from SALib.analyze.sobol import first_order, total_order
+    from SALib.sample import sobol
+
+    if base < 2 or base & (base - 1):
+        raise ValueError(f"the Sobol' base sample must be a power of two >= 2, "
+                         f"got {base}")
+    if blocks < 1 or draws < 1:
+        raise ValueError(f"need at least one block and one draw, got {blocks} and "
+                         f"{draws}")
+    if np.ptp(model.y) == 0:
+        return None
+    d = model.X.shape[1]
+    prob = {"num_vars": d, "names": [f"x{j}" for j in range(d)],
+            "bounds": [[0.0, 1.0]] * d}
+    s1, st = [], []
+    for _ in range(blocks):
+        seed = int(rng.integers(1, 2**31))
+        Z = sobol.sample(prob, base, calc_second_order=False, scramble=True, seed=seed)
+        Y = model.pathwise(draws, rng, features)(Z).reshape(base, d + 2, draws)
+        A, B = Y[:, 0], Y[:, d + 1]
+        s1.append(np.stack([first_order(A, Y[:, 1 + j], B) for j in range(d)], 1))
+        st.append(np.stack([total_order(A, Y[:, 1 + j], B) for j in range(d)], 1))
+    S1, ST = np.concatenate(s1), np.concatenate(st)
+    return [Indices(_interval(S1[:, j], level), _interval(ST[:, j], level))
+            for j in range(d)]
 
 def _cholesky(K, jitter: float = 0.0):
     from scipy.linalg import cholesky
@@ -231,12 +370,15 @@ class Summary:
     points: int
     white: float
     kernel: str
+    indices: list[Indices] | None = None
+    evidence: float = math.nan
 
 
 def summarise(X, y, se, low: float, high: float, paper: float | None = None,
               tolerance: float | None = None, seed: int = 0,
               prior_points: int = PRIOR_POINTS, draws: int = DRAWS,
-              level: float = LEVEL, folds: int = FOLDS) -> Summary:
+              level: float = LEVEL, folds: int = FOLDS, indices: bool = False,
+              length_min: float = LENGTH_MIN) -> Summary:
     """Fit a :class:`Metamodel` and summarise the expected effect over a uniform
     prior on the unit cube (the world's priors, scaled).
 
@@ -247,9 +389,14 @@ def summarise(X, y, se, low: float, high: float, paper: float | None = None,
             from zero (an effect indistinguishable from zero has no sign).
         paper, tolerance: the paper's number and the half-width around it.
         seed: seeds the fit's restarts, the prior draws and the posterior draws.
+        indices: also the Sobol' indices of the expected effect per parameter
+            (:func:`sobol_indices`, on a generator of their own), when the data show
+            it to vary (``evidence`` at least :data:`EVIDENCE_MIN`; else ``None``).
+        length_min: the shortest length scale the kernel may take (unit cube):
+            the resolution of the design that placed the points.
     """
     rng = np.random.default_rng(np.random.SeedSequence([seed, 30]))
-    model = Metamodel(X, y, se, seed=seed)
+    model = Metamodel(X, y, se, seed=seed, length_min=length_min)
     margin = NEGLIGIBLE * float(np.sqrt(np.mean(np.square(y))))
     # a sign (one side of zero) starts past the negligible margin; a band stays
     low = margin if low == 0 and high == math.inf else low
@@ -259,10 +406,14 @@ def summarise(X, y, se, low: float, high: float, paper: float | None = None,
     tol = None
     if paper is not None and tolerance is not None:
         tol = _interval(share_draws(F, paper - tolerance, paper + tolerance), level)
+    ix = None
+    if indices and model.evidence >= EVIDENCE_MIN:
+        ix = sobol_indices(model, np.random.default_rng(np.random.SeedSequence(
+            [seed, 30, 1])), level=level)
     return Summary(_interval(share_draws(F, low, high), level), tol,
                    _interval(F.mean(axis=1), level), _interval(F.std(axis=1), level),
                    cross_validate(model, folds, level, seed), len(model.y), model.white,
-                   str(model.kernel))
+                   str(model.kernel), ix, model.evidence)
 
 
 def cross_validate(model: Metamodel, folds: int = FOLDS, level: float = LEVEL,

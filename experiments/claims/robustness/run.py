@@ -25,13 +25,17 @@ NOT_INCLUDED = ("ContextEvo and Evo-Harness claims: an evolution loop per world 
 
 
 def power_of_two(text: str) -> int:
-    """An argparse ``type``: a power of two >= 2 (a balanced Sobol' sample)."""
+    """An argparse ``type``: 0 (no Sobol' stage) or a power of two >= 2 (a balanced
+    Sobol' sample)."""
     import argparse
 
-    n = positive_int(text)
-    if n < 2 or n & (n - 1):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a power of two >= 2 (a "
-                                         "Sobol' base sample must be)")
+    from experiments.arguments import nonnegative_int
+
+    n = nonnegative_int(text)
+    if n == 1 or n & (n - 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is neither 0 (no Sobol' stage) nor "
+                                         "a power of two >= 2 (a Sobol' base sample "
+                                         "must be)")
     return n
 
 
@@ -169,18 +173,23 @@ def effect_points(model, an) -> tuple:
     at_default = [[float(f.to_sampling(default[f.name])) for f in an.factors]]
     X = np.vstack([at_default, an.morris_X, an.sobol_X])
     effects = (model.effects["default"] + model.effects["morris"]
-               + model.effects["sobol"])
+               + model.effects.get("sobol", []))
     return np.clip((X - lo) / width, 0, 1), effects
 
 
-def effect_summary(U, effects: list, seed: int) -> dict:
+def effect_summary(U, effects: list, seed: int, names=None,
+                   length_min: float | None = None) -> dict:
     """One claim's effect over the prior: the metamodel
     (:func:`~experiments.claims.robustness.metamodel.summarise`) fitted to its
     paired effect at every point played (``U``: the points in the unit cube;
     ``effects``: its :class:`~experiments.claims.robustness.effects.Effect` there,
     the defaults first, ``None`` where the data missed; a point where the effect is
     undefined is dropped and counted), each point's SE as its noise; the claimed
-    set, the paper's number and the effect at the defaults."""
+    set, the paper's number and the effect at the defaults. With ``names`` (one
+    per column of ``U``) also each parameter's Sobol' indices of the expected
+    effect on the metamodel, ``"indices": {name: {"S1": {value, lo, hi}, "ST":
+    ...}}`` (``None``: the effect did not vary, or the points do not show it to);
+    ``length_min``: the kernel's shortest length scale (default the metamodel's)."""
     import numpy as np
 
     from experiments.claims.robustness.metamodel import summarise
@@ -197,12 +206,18 @@ def effect_summary(U, effects: list, seed: int) -> dict:
            "points": len(ok), "dropped": len(e) - len(ok)}
     if len(ok) < 3:
         return {**out, "sign_share": None, "tolerance_share": None, "mean": None,
-                "spread": None, "cv": None}
+                "spread": None, "cv": None, "indices": None, "evidence": None}
     s = summarise(U[ok], np.array([e[i].value for i in ok]),
                   np.array([e[i].se for i in ok]), ref.low, ref.high, ref.paper,
-                  ref.tolerance, seed=seed)
+                  ref.tolerance, seed=seed, indices=names is not None,
+                  **({} if length_min is None else {"length_min": length_min}))
     nd = 6
-    return {**out, "sign_share": s.sign_share.as_dict(),
+    indices = None
+    if s.indices is not None and names is not None:
+        indices = {n: {"S1": ix.S1.as_dict(), "ST": ix.ST.as_dict()}
+                   for n, ix in zip(names, s.indices)}
+    return {**out, "indices": indices, "evidence": round(s.evidence, 3),
+            "sign_share": s.sign_share.as_dict(),
             "tolerance_share": s.tolerance_share.as_dict() if s.tolerance_share else None,
             "mean": s.mean.as_dict(nd), "spread": s.spread.as_dict(nd), "cv": s.cv,
             "white_noise": round(s.white, 6), "kernel": s.kernel}
@@ -214,12 +229,37 @@ def _effect_job(job) -> dict:
 
 def effect_summaries(model, an, claim_ids, seed: int, executor=None) -> dict:
     """:func:`effect_summary` of every claim, on ``executor`` when given (one job a
-    claim), in claim order whatever the executor."""
+    claim), in claim order whatever the executor; with the metamodel's Sobol'
+    indices when the analysis played no Sobol' stage (``an.samples == 0``)."""
     from experiments.executors import ordered_map
 
     U, effects = effect_points(model, an)
-    jobs = [(U, [x[c] for x in effects], seed) for c in claim_ids]
+    names = None if an.samples else [f.name for f in an.factors]
+    # without a Sobol' stage every point but the defaults sits on the Morris grid:
+    # the kernel resolves nothing finer than its spacing, 1 / (levels - 1)
+    grid = None if an.samples else 1 / (an.levels - 1)
+    jobs = [(U, [x[c] for x in effects], seed, names, grid) for c in claim_ids]
     return dict(zip(claim_ids, ordered_map(_effect_job, jobs, executor)))
+
+
+def metamodel_sobol(an, summaries: dict) -> None:
+    """Fill ``an.sobol`` (effect output -> parameter ->
+    :class:`~experiments.claims.robustness.analysis.SobolRow`) from the metamodel
+    indices of :func:`effect_summaries`, for an analysis without a Sobol' stage:
+    the claims' deciding parameters then come from them (``None``: the effect did
+    not vary)."""
+    from experiments.claims.robustness.analysis import SobolRow
+    from experiments.claims.robustness.model import effect_output
+
+    def triple(e):
+        return (e["value"], e["lo"], e["hi"])
+
+    for claim, s in summaries.items():
+        # kept once, in the entry's "sobol", not again in its "effect"
+        ix = s.pop("indices", None)
+        an.sobol[effect_output(claim)] = None if ix is None else {
+            n: SobolRow.from_interval(triple(v["S1"]), triple(v["ST"]))
+            for n, v in ix.items()}
 
 
 def point_rows(model, an) -> tuple[list[str], list[dict]]:
@@ -301,7 +341,10 @@ def compute(cfg, claims=None, params=None, executor=None, progress: bool = False
                  cfg.seed)
     t1 = time.perf_counter()
     summaries = effect_summaries(model, an, [c.id for c in claims], cfg.seed, executor)
-    entries = {c.id: claim_entry(an, c.id, model.verdicts["sobol"], reference[c.id],
+    if not an.samples:
+        metamodel_sobol(an, summaries)
+    power_stage = "sobol" if an.samples else "morris"
+    entries = {c.id: claim_entry(an, c.id, model.verdicts[power_stage], reference[c.id],
                                  summaries[c.id], cfg.tasks)
                for c in claims}
     wall = time.perf_counter() - t0
@@ -325,10 +368,12 @@ def write(result: dict, cfg, out: Path) -> list[Path]:
     workers = cfg.jobs if not cfg.scheduler else None
     paths = [write_csv(out / f"{NAME}.csv", CSV_COLUMNS, csv_rows(an, entries, items)),
              write_csv(out / f"{NAME}_points.csv", *point_rows(result["model"], an))]
+    how = (f"Sobol' (N = {an.samples}) on {len(an.screened)} screened parameters"
+           if an.samples else f"Sobol' indices of each effect on its metamodel "
+           f"({len(an.factors)} parameters)")
     title = (f"Robustness of the agent-level claims over the world's priors: Morris "
-             f"({an.trajectories} trajectories) then Sobol' (N = {an.samples}) on "
-             f"{len(an.screened)} screened parameters; {design.tasks} LOCA-like tasks and "
-             f"{design.queries} queries x {len(design.windows)} windows per point, "
+             f"({an.trajectories} trajectories), {how}; {design.tasks} LOCA-like tasks "
+             f"and {design.queries} queries x {len(design.windows)} windows per point, "
              f"{points} points, {episodes:,} episodes")
     paths.append(save_figure(figure(an, entries, title), out / f"{NAME}.png"))
     paths.append(write_sidecar(out / f"{NAME}.json", cfg.record(), {

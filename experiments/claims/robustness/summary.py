@@ -2,13 +2,23 @@
 its *expected effect* has the claimed sign (a metamodel of the per-point paired
 effects, :mod:`experiments.claims.robustness.metamodel`), the share within the
 stated tolerance of the paper's number, the mean effect and its spread over the
-prior, and the parameters that decide the effect, from SALib's indices of the
+prior, and the parameters that decide the effect, from Sobol' indices of the
 effect itself; as rows for ``robustness.csv`` and entries for ``robustness.json``
 (the schema :func:`experiments.claims.report.read_robustness` reads).
 
-Deciding parameters of a claim, strongest first: a screened parameter whose total
-Sobol' index ``ST`` of the effect is at least :data:`ST_MIN` and whose interval
-``ST +- ST_conf`` lies inside [0, 1]. An index whose interval leaves [0, 1] is
+The indices: by default those of the effect's metamodel, every parameter its own
+group, each with the interval of its posterior draws
+(:func:`~experiments.claims.robustness.metamodel.sobol_indices`; no episode is
+played for them); with a Sobol' stage (``--samples N``), SALib's on the screened
+parameters' simulated points, each with its bootstrap half-width.
+
+Deciding parameters of a claim, strongest first: a parameter whose total
+Sobol' index ``ST`` of the effect is at least :data:`ST_MIN`, whose interval
+``ST +- ST_conf`` lies inside [0, 1] and above that of every parameter the claim's
+episodes never read (:func:`null_prefix`: the BrowseComp-like parameters for a
+LOCA-like claim, the LOCA-like task parameters for a window claim; their indices
+are what sampling and the metamodel give an irrelevant parameter, so a decider must
+beat them). An index whose interval leaves [0, 1] is
 *flagged* (:func:`flagged`): its estimate is sampling error as much as signal, and
 it is never named as deciding (the issue's Sobol' index of 1.18 +- 0.91 was one).
 
@@ -16,7 +26,8 @@ One parameter decides a claim when its first-order index ``S1`` is at least
 :data:`S1_ALONE`, unflagged, and above every other group's.
 
 The old verdict count stays, named for what it is: ``power``, the share of the
-Sobol' base points where a study of the design's size (``tasks`` LOCA-like tasks)
+points (the Sobol' base points, or every Morris point without a Sobol' stage)
+where a study of the design's size (``tasks`` LOCA-like tasks)
 calls the claim "reproduced", with its Wilson interval; it measures statistical
 power at each point as much as the claim (issue 30).
 """
@@ -58,29 +69,60 @@ def flagged(value: float | None, conf: float | None) -> bool:
     return value - conf < 0 or value + conf > 1
 
 
-def deciding(an: Analysis, output: str) -> list[dict]:
+def null_prefix(claim: str) -> str | None:
+    """The parameter family whose episodes ``claim``'s check never reads: the
+    LOCA-like task parameters (``"task."``) for a window claim (BrowseComp-like
+    queries), the BrowseComp-like ones (``"browse."``) for every other (the
+    posterior's screen uses the same null, :mod:`experiments.claims.posterior.screen`);
+    ``None`` for an id the registry does not hold (a model of the caller's own)."""
+    from experiments.claims.registry import REGISTRY
+
+    try:
+        c = REGISTRY[claim]
+    except KeyError:
+        return None
+    return "task." if c.csv.startswith("window") else "browse."
+
+
+def null_floor(sob: dict, prefix: str | None) -> float:
+    """The largest upper end ``ST + ST_conf`` among the groups named ``prefix*``
+    (parameters the effect cannot depend on: what sampling and the metamodel give an
+    index of an irrelevant parameter); 0 when there are none."""
+    return max((r.ST + r.ST_conf for g, r in sob.items()
+                if prefix and g.startswith(prefix)), default=0.0)
+
+
+def deciding(an: Analysis, output: str, null: str | None = None) -> list[dict]:
     """The parameters that decide the effect ``output`` (see the module docstring),
-    strongest first, each ``{"name", "S1", "S1_conf", "ST", "ST_conf"}``."""
+    strongest first, each ``{"name", "S1", "S1_conf", "ST", "ST_conf"}``. With
+    ``null`` (a :func:`null_prefix`), a parameter decides only when its ``ST``
+    interval lies above every null parameter's (:func:`null_floor`), and no null
+    parameter is named."""
     sob = an.sobol.get(output)
     if sob is None:
         return []
+    floor = null_floor(sob, null)
     out = [{"name": g, "S1": _r(sob[g].S1), "S1_conf": _r(sob[g].S1_conf),
             "ST": _r(sob[g].ST), "ST_conf": _r(sob[g].ST_conf)}
            for g in group_names(an.groups)
-           if g != OTHERS and sob[g].ST >= ST_MIN and not flagged(sob[g].ST,
-                                                                  sob[g].ST_conf)]
+           if g != OTHERS and not (null and g.startswith(null))
+           and sob[g].ST >= ST_MIN and not flagged(sob[g].ST, sob[g].ST_conf)
+           and sob[g].ST - sob[g].ST_conf > floor]
     return sorted(out, key=lambda d: -d["ST"])
 
 
-def decided_by(an: Analysis, output: str) -> str | None:
+def decided_by(an: Analysis, output: str, null: str | None = None) -> str | None:
     """The one parameter whose unflagged ``S1`` is at least :data:`S1_ALONE` and
-    above every other group's, else ``None``."""
+    above every other group's, and which is one of :func:`deciding`'s, else
+    ``None``."""
     sob = an.sobol.get(output)
     if sob is None:
         return None
     best = max((g for g in sob if g != OTHERS), key=lambda g: sob[g].S1, default=None)
     if best is None or sob[best].S1 < S1_ALONE or flagged(sob[best].S1,
                                                           sob[best].S1_conf):
+        return None
+    if best not in {d["name"] for d in deciding(an, output, null)}:
         return None
     return best if all(sob[g].S1 < sob[best].S1 for g in sob if g != best) else None
 
@@ -91,7 +133,8 @@ def claim_entry(an: Analysis, claim: str, verdicts: list[dict[str, str]],
 
     Args:
         verdicts: the verdict words at every Sobol' point (the base points are
-            counted for ``power``).
+            counted for ``power``), or at every Morris point when the analysis had
+            no Sobol' stage (all are counted).
         at_default: the verdict at the world's defaults with the same design.
         effect: the effect's summary (:func:`experiments.claims.robustness.run.
             effect_summary`: the metamodel's shares, the claimed set, the paper's
@@ -101,11 +144,13 @@ def claim_entry(an: Analysis, claim: str, verdicts: list[dict[str, str]],
     from experiments.claims.robustness.model import effect_output
 
     f, lo, hi = an.holding[claim]
-    base = base_rows(an.samples, len(group_names(an.groups)))
+    base = (base_rows(an.samples, len(group_names(an.groups))) if an.samples
+            else range(len(verdicts)))
     words = [verdicts[i][claim] for i in base]
     counts = Counter(words)
     out = effect_output(claim)
     sob = an.sobol.get(out)
+    null = null_prefix(claim)
     return {
         "effect": effect,
         "power": {"value": _r(f), "lo": _r(lo), "hi": _r(hi), "tasks": tasks,
@@ -115,13 +160,20 @@ def claim_entry(an: Analysis, claim: str, verdicts: list[dict[str, str]],
         "points": len(words),
         "verdicts": {w: counts[w] for w in sorted(counts)},
         "verdict_at_default": at_default,
-        "deciding_parameters": deciding(an, out),
-        "decided_by": decided_by(an, out),
+        "deciding_parameters": deciding(an, out, null),
+        "decided_by": decided_by(an, out, null),
+        "null": {"prefix": null, "floor": None if sob is None else
+                 _r(null_floor(sob, null))},
         "varies": sob is not None,
         "sobol": None if sob is None else {
             g: {"S1": _r(s.S1), "S1_conf": _r(s.S1_conf), "ST": _r(s.ST),
                 "ST_conf": _r(s.ST_conf),
-                "flagged": flagged(s.S1, s.S1_conf) or flagged(s.ST, s.ST_conf)}
+                **({} if s.S1_interval is None else
+                   {"S1_lo": _r(s.S1_interval[0]), "S1_hi": _r(s.S1_interval[1])}),
+                **({} if s.ST_interval is None else
+                   {"ST_lo": _r(s.ST_interval[0]), "ST_hi": _r(s.ST_interval[1])}),
+                "flagged": flagged(s.S1, s.S1_conf) or flagged(s.ST, s.ST_conf),
+                "ST_flagged": flagged(s.ST, s.ST_conf)}
             for g, s in sob.items()},
         "morris": {n: {"mu_star": _r(m.mu_star, 6), "mu_star_conf": _r(m.mu_star_conf, 6),
                        "sigma": _r(m.sigma, 6)}

@@ -164,3 +164,122 @@ def test_an_effect_that_is_exactly_zero_has_no_sign():
         hits += s.sign_share.lo <= 0.6 <= s.sign_share.hi
         assert s.sign_share.hi < 0.7
     assert hits >= 3
+
+
+# --- Sobol' indices on the metamodel (issue 30: the deciding parameters come from
+# the effect's own indices, with intervals) ---
+
+def _known_indices():
+    """S1 and ST of f over the uniform prior, by sympy's exact integrals (an
+    independent route: no sampling, no estimator)."""
+    import sympy as sp
+
+    x = sp.symbols("x1:5")
+    g = sp.Rational(4, 5) * (x[0] - sp.Rational(3, 5)) + 2 * (x[1] - sp.Rational(1, 2)) \
+        * (x[2] - sp.Rational(1, 2))
+
+    def mean(h, over):
+        for v in over:
+            h = sp.integrate(h, (v, 0, 1))
+        return h
+
+    V = mean(g**2, x) - mean(g, x) ** 2
+    s1, st = [], []
+    for v in x:
+        rest = [u for u in x if u != v]
+        cond = mean(g, rest)  # E[f | x_v]
+        s1.append(float((mean(cond**2, [v]) - mean(g, x) ** 2) / V))
+        # ST_v = E[Var(f | x_~v)] / V
+        st.append(float(mean(mean(g**2, [v]) - mean(g, [v]) ** 2, rest) / V))
+    return s1, st
+
+
+def _indices_run(seed, n=100):
+    from experiments.claims.robustness.metamodel import sobol_indices
+
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, D))
+    se = rng.uniform(0.02, 0.08, n)
+    y = f(X) + se * rng.standard_normal(n)
+    return sobol_indices(Metamodel(X, y, se, seed=seed), np.random.default_rng(seed),
+                         base=256, blocks=4, draws=50)
+
+
+def test_pathwise_draws_have_the_posteriors_mean_and_covariance():
+    rng = np.random.default_rng(1)
+    X = rng.random((100, D))
+    se = rng.uniform(0.02, 0.08, 100)
+    m = Metamodel(X, f(X) + se * rng.standard_normal(100), se, seed=0)
+    Z = rng.random((6, D))
+    mu, C = m.posterior(Z)
+    n = 20_000
+    F = m.mean + m.scale * m.pathwise(n, np.random.default_rng(2), features=4096)(Z)
+    sd = np.sqrt(np.diag(C))
+    # the mean is exact in expectation: within 4 Monte Carlo SEs
+    assert np.all(np.abs(F.mean(axis=1) - mu) < 4 * sd / np.sqrt(n))
+    # the covariance up to the features' approximation of the prior
+    Fs = F.std(axis=1)
+    assert np.allclose(Fs, sd, rtol=0.1), (Fs, sd)
+    R = C / np.outer(sd, sd)
+    assert np.abs(np.corrcoef(F) - R).max() < 0.1
+
+
+def test_sobol_indices_on_the_metamodel_cover_the_exact_ones():
+    s1, st = _known_indices()
+    # the closed form: x1 a main effect only, x2 and x3 an interaction only
+    assert s1[0] == pytest.approx(st[0]) and s1[1] == pytest.approx(0, abs=1e-12)
+    assert st[1] == pytest.approx(st[2]) and st[3] == 0
+    ix = _indices_run(7)
+    # one run: each estimate within its interval's full width of the truth (about
+    # 4 SDs: 10 intervals, each a 95% one, all cover only about 60% of the time;
+    # their rate is the next test's)
+    for j in range(D):
+        for est, true in ((ix[j].ST, st[j]), (ix[j].S1, s1[j])):
+            assert abs(est.value - true) <= est.hi - est.lo + 1e-4, (j, est, true)
+    assert ix[3].ST.hi < 0.01  # the parameter f ignores
+    assert ix[0].ST.lo > 0.5 and ix[1].ST.lo > 0.2  # informative, not [0, 1]
+
+
+@pytest.mark.long
+def test_sobol_intervals_cover_the_exact_indices_at_their_rate():
+    _, st = _known_indices()
+    reps = 20
+    hits = sum(ix[j].ST.lo <= st[j] <= ix[j].ST.hi
+               for r in range(reps) for ix in [_indices_run(100 + r, n=60)]
+               for j in (0, 1))
+    assert hits >= _lowest_acceptable(2 * reps), (hits, 2 * reps)
+    print(f"ST intervals covering the exact index: {hits} of {2 * reps}")
+
+
+def test_sobol_indices_of_a_constant_effect_are_none_and_bad_sizes_are_named():
+    from experiments.claims.robustness.metamodel import sobol_indices
+
+    X = np.random.default_rng(0).random((10, 2))
+    m = Metamodel(X, np.ones(10), np.full(10, 0.1))
+    assert sobol_indices(m, np.random.default_rng(0), base=8, blocks=1, draws=2) is None
+    for kw, match in (({"base": 12}, "power of two >= 2, got 12"),
+                      ({"base": 1}, "got 1"),
+                      ({"blocks": 0}, "at least one block and one draw, got 0 and")):
+        with pytest.raises(ValueError, match=match):
+            sobol_indices(m, np.random.default_rng(0), **kw)
+
+
+def test_indices_are_reported_only_when_the_points_show_the_effect_to_vary():
+    """On pure noise (no parameter matters) every one of 41 parameters got ST 0.24
+    [0.19, 0.30] from the kernel's prior alone; the evidence gate reports none. The
+    known function, at the same noise, passes it."""
+    from experiments.claims.robustness.metamodel import EVIDENCE_MIN
+
+    rng = np.random.default_rng(0)
+    n, d = 127, 41
+    X = rng.integers(0, 4, (n, d)) / 3  # a Morris-like 4-level grid
+    se = rng.uniform(0.04, 0.06, n)
+    noise = summarise(X, 0.1 + se * rng.standard_normal(n), se, 0, np.inf,
+                      prior_points=200, draws=50, indices=True, length_min=1 / 3)
+    assert noise.evidence < EVIDENCE_MIN and noise.indices is None
+    X = rng.random((100, D))
+    se = rng.uniform(0.02, 0.08, 100)
+    real = summarise(X, f(X) + se * rng.standard_normal(100), se, 0, np.inf,
+                     prior_points=200, draws=50, indices=True)
+    assert real.evidence > 10 * EVIDENCE_MIN and len(real.indices) == D
+    assert max(range(D), key=lambda j: real.indices[j].ST.value) == 0

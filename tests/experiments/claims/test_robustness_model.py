@@ -14,14 +14,18 @@ import pytest
 from experiments import cli
 from experiments.claims.registry import REGISTRY
 from experiments.claims.robustness import model
+from experiments.claims.robustness.metamodel import EVIDENCE_MIN
 from experiments.claims.robustness.model import (SWEEP_OF, Design, agent_claims,
                                                 point_specs, split_rows, write_csvs)
 
-#: a tiny analysis: two window claims (one of them varies over these parameters)
+#: a tiny analysis: two window claims (one of them varies over these parameters);
+#: by default no Sobol' stage (the indices come from the metamodel)
 TINY = ["--robustness", "--claims", "Fig6-peak", "Fig6-12K",
         "--params", "agent.p_index", "agent.base_error", "agent.p_confabulate",
-        "--trajectories", "1", "--samples", "2", "--screen", "1", "--tasks", "1",
-        "--queries", "1", "--quick", "--no-progress"]
+        "--trajectories", "1", "--tasks", "1", "--queries", "1", "--quick",
+        "--no-progress"]
+#: the same with a simulated Sobol' stage
+TINY_SOBOL = [*TINY, "--samples", "2", "--screen", "1"]
 
 
 def test_agent_claims_are_those_of_the_four_sweeps():
@@ -114,11 +118,76 @@ def in_process(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def with_sobol_stage(tmp_path_factory):
+    out = tmp_path_factory.mktemp("robust_sobol")
+    assert cli.main(["claims", *TINY_SOBOL, "--figures", str(out)]) == 0
+    return out
+
+
 def _claims_part(path):
     return json.loads((path / "robustness.json").read_text())["claims"]
 
 
-def test_tiny_analysis_writes_its_files_and_the_robustness_column(in_process):
+def test_by_default_the_indices_come_from_the_metamodel_and_no_sobol_stage_is_played(
+        in_process):
+    js = json.loads((in_process / "robustness.json").read_text())
+    assert js["points"] == 1 + 4  # default, Morris 1 x (3 + 1); no Sobol' stage
+    assert js["config"]["samples"] == 0 and js["screened"] == []
+    for e in js["claims"].values():
+        # the power counts every Morris point's verdict
+        assert sum(e["verdicts"].values()) == e["points"] == 4
+        assert e["verdicts"].get("reproduced", 0) / 4 == e["power"]["value"]
+        assert "indices" not in e["effect"]  # kept once, as "sobol"
+        if e["sobol"] is None:
+            # the effect did not vary, or 5 points do not show it to (the evidence
+            # gate of robustness.metamodel): no variance to share out
+            ev = e["effect"]["evidence"]
+            assert ev is None or ev < EVIDENCE_MIN
+            assert e["deciding_parameters"] == [] and e["decided_by"] is None
+            continue
+        assert set(e["sobol"]) == {"agent.p_index", "agent.base_error",
+                                   "agent.p_confabulate"}  # every parameter, no group
+        for ix in e["sobol"].values():
+            assert ix["ST_lo"] <= ix["ST"] <= ix["ST_hi"]
+            assert ix["S1_lo"] <= ix["S1"] <= ix["S1_hi"]
+            # the symmetric half-width holds the interval: what flagging tests
+            assert ix["ST"] - ix["ST_conf"] <= ix["ST_lo"] + 1e-4
+            assert ix["ST"] + ix["ST_conf"] >= ix["ST_hi"] - 1e-4
+        for d in e["deciding_parameters"]:
+            assert not e["sobol"][d["name"]]["ST_flagged"]
+    rows = (in_process / "robustness.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * 3  # per claim: its 3 parameters, no others group
+    import csv
+    with open(in_process / "robustness_points.csv") as fh:
+        assert {p["stage"] for p in csv.DictReader(fh)} == {"default", "morris"}
+
+
+def test_metamodel_indices_become_the_analysis_sobol_rows():
+    """run.metamodel_sobol: each claim's metamodel indices (value, lo, hi) become
+    SobolRows whose symmetric half-width holds the interval; a claim without
+    indices gets None; the indices leave the effect summary (kept once)."""
+    import types
+
+    from experiments.claims.robustness.run import metamodel_sobol
+
+    an = types.SimpleNamespace(sobol={})
+    summaries = {
+        "Fig4-128K": {"indices": {"agent.p_index": {
+            "S1": {"value": 0.2, "lo": 0.1, "hi": 0.5},
+            "ST": {"value": 0.6, "lo": 0.55, "hi": 0.62}}}},
+        "Fig6-12K": {"indices": None}}
+    metamodel_sobol(an, summaries)
+    row = an.sobol[model.effect_output("Fig4-128K")]["agent.p_index"]
+    assert (row.S1, row.S1_conf, row.S1_interval) == (0.2, pytest.approx(0.3), (0.1, 0.5))
+    assert (row.ST, row.ST_conf, row.ST_interval) == (0.6, pytest.approx(0.05),
+                                                      (0.55, 0.62))
+    assert an.sobol[model.effect_output("Fig6-12K")] is None
+    assert all("indices" not in s for s in summaries.values())
+
+
+def test_tiny_analysis_writes_its_files_and_the_robustness_column(with_sobol_stage):
+    in_process = with_sobol_stage
     js = json.loads((in_process / "robustness.json").read_text())
     assert set(js["claims"]) == {"Fig6-peak", "Fig6-12K"}
     assert js["points"] == 1 + 4 + 2 * 4  # default, Morris 1 x (3 + 1), Sobol' 2 x (2 + 2)
@@ -188,7 +257,12 @@ def test_robustness_options_need_robustness_and_bad_values_are_named(tmp_path, c
     assert "agent.nope: not world parameters" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["claims", "--robustness", "--samples", "12"])
-    assert "not a power of two" in capsys.readouterr().err
+    assert "'12' is neither 0 (no Sobol' stage) nor a power of two" in \
+        capsys.readouterr().err
+    # 1 is a power of two but no Sobol' design (its estimators need two points)
+    with pytest.raises(SystemExit):
+        cli.main(["claims", "--robustness", "--samples", "1"])
+    assert "'1' is neither 0" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 

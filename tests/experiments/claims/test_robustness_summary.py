@@ -118,3 +118,25 @@ def test_csv_rows_give_every_parameter_the_others_group_and_the_shares():
     assert (r["tolerance_share"], r["mean_effect"], r["power_reproduced"],
             r["power_tasks"]) == (0.3, 0.12, 0.5, 45)
     assert all(r["item"] == "VISTA Fig. 4" for r in rows)
+
+
+def test_a_decider_must_beat_every_parameter_the_claims_episodes_never_read():
+    from experiments.claims.robustness.summary import null_floor, null_prefix
+
+    # a LOCA-like claim's null is the BrowseComp-like family, a window claim's the
+    # LOCA-like task family; an id the registry lacks has none
+    assert null_prefix("Fig4-128K") == "browse." and null_prefix("Fig6-12K") == "task."
+    assert null_prefix("not-a-claim") is None
+    sob = {"a": sobol_row(0.3, 0.5, 0.1), "b": sobol_row(0.1, 0.3, 0.05),
+           "browse.x": sobol_row(0.1, 0.25, 0.05), OTHERS: sobol_row(0.0, 0.0, 0.0)}
+    an = analysis(sob)
+    an.groups[:] = ["a", "b", "browse.x", OTHERS]
+    assert null_floor(sob, "browse.") == pytest.approx(0.30)
+    assert null_floor(sob, None) == 0.0
+    # b's interval [0.25, 0.35] does not clear the null's 0.30; a's [0.4, 0.6] does;
+    # the null parameter itself is never named
+    assert [d["name"] for d in deciding(an, EFFECT, "browse.")] == ["a"]
+    assert [d["name"] for d in deciding(an, EFFECT)] == ["a", "b", "browse.x"]
+    # at equality the decider does not beat the null
+    sob["b"] = sobol_row(0.1, 0.35, 0.05)
+    assert [d["name"] for d in deciding(analysis(sob), EFFECT, "browse.")] == ["a"]
