@@ -14,8 +14,15 @@ processes and on a Dask cluster.
 from __future__ import annotations
 
 import random
+import threading
 
 import numpy as np
+
+# pyabc's proposals draw from numpy's global generator, so candidates evaluated by
+# two threads of one process (a Dask worker with --nthreads 2) would interleave their
+# draws from it: one candidate at a time per process keeps each candidate's draws its
+# own seed's (tests/experiments/claims/test_posterior_executors.py)
+_GLOBAL_RNG = threading.Lock()
 
 
 def candidate_seed(seed: int, t: int, i: int) -> int:
@@ -30,9 +37,10 @@ def _evaluate(job):
     import cloudpickle
 
     simulate_one, seed = job
-    np.random.seed(seed)   # pyabc's proposals and our model draw from these
-    random.seed(seed)
-    return cloudpickle.loads(simulate_one)()
+    with _GLOBAL_RNG:
+        np.random.seed(seed)   # pyabc's proposals and our model draw from these
+        random.seed(seed)
+        return cloudpickle.loads(simulate_one)()
 
 
 def seeded_sampler(seed: int = 0, executor=None, batch: int | None = None):
