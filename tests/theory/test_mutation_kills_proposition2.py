@@ -14,27 +14,23 @@ from theory import proposition2 as p2
 from theory.proof import ProofError
 
 
+def _batch_se(vals):
+    """The batch-means SE of ``vals``, one batch at a time with ``statistics``."""
+    size = len(vals) // p2._BATCHES
+    means = [math.fsum(vals[i * size:(i + 1) * size]) / size for i in range(p2._BATCHES)]
+    return statistics.stdev(means) / math.sqrt(p2._BATCHES)
+
+
 def _plain_z(vals, se):
-    """The Wilson-Hilferty z of ``se`` against the batch-means SE, one batch at a
-    time with ``statistics`` (the reference the module's numpy code is held to)."""
-    batches = p2._BATCHES
-    size = len(vals) // batches
-    means = [math.fsum(vals[i * size:(i + 1) * size]) / size for i in range(batches)]
-    se_batch = statistics.stdev(means) / math.sqrt(batches)
-    df = batches - 1
-    x = (se_batch / se) ** 2
+    """The Wilson-Hilferty z of ``se`` against :func:`_batch_se` (the reference the
+    module's numpy code is held to)."""
+    df = p2._BATCHES - 1
+    x = (_batch_se(vals) / se) ** 2
     return (x ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
 
 
 def _draws(seed, size=5000):
     return np.random.default_rng(seed).standard_normal(size).tolist()
-
-
-def _batch_se(vals):
-    """The batch-means SE of ``vals`` (plain)."""
-    size = len(vals) // p2._BATCHES
-    means = [math.fsum(vals[i * size:(i + 1) * size]) / size for i in range(p2._BATCHES)]
-    return statistics.stdev(means) / math.sqrt(p2._BATCHES)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
