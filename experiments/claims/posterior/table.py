@@ -51,24 +51,30 @@ def markdown(figdir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the table; exit 2 with one line for a directory without a readable
-    predictive.csv."""
-    parser = argparse.ArgumentParser(
-        prog="python3 -m experiments.claims.posterior.table",
-        description="print the README's table of what the fitted world predicts, "
-                    "from FIGDIR/predictive.csv")
+def run_table(prog: str, description: str, name: str, table, argv=None) -> int:
+    """A README table's command: print ``table(FIGDIR)`` (FIGDIR: the one optional
+    argument, default this checkout's figures); exit 2 with one line when FIGDIR
+    has no readable ``name``."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("figdir", nargs="?", type=Path,
                         default=Path(__file__).resolve().parents[3] / "figures",
-                        help="directory holding predictive.csv (default: this "
-                             "checkout's figures)")
+                        help=f"directory holding {name} (default: this checkout's "
+                             "figures)")
     args = parser.parse_args(argv)
     try:
-        sys.stdout.write(markdown(args.figdir))
+        sys.stdout.write(table(args.figdir))
     except (OSError, ValueError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table; exit 2 with one line for a directory without a readable
+    predictive.csv."""
+    return run_table("python3 -m experiments.claims.posterior.table",
+                     "print the README's table of what the fitted world predicts, "
+                     "from FIGDIR/predictive.csv", "predictive.csv", markdown, argv)
 
 
 if __name__ == "__main__":
