@@ -77,7 +77,13 @@ def test_cap_holds_and_totals_are_exact_on_random_ledgers(rows, cap, budget, ove
                 assert TOK.count(row_line(h, turn - h.turn)) > \
                     TOK.count(row_line(s, turn - s.turn))
     for line in out.text.splitlines():
-        assert not line.endswith(" ")  # no padding
+        if line.startswith("overhead ~"):
+            # the one padding there is: when the stated total's digits oscillate,
+            # _fixed_point (sim/workspace/dashboard.py) pads this header line, by
+            # fewer than 64 spaces, until the count meets the total stated above
+            assert len(line) - len(line.rstrip(" ")) < 64
+        else:
+            assert not line.endswith(" ")  # no padding
 
 
 def test_largest_archivable_blocks_are_listed_first():
