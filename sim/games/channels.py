@@ -35,8 +35,9 @@ def validate_kappa(kappa) -> int:
     Raises:
         ValueError: naming ``kappa``.
     """
-    if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) or kappa != int(kappa) \
-            or kappa < 2:
+    # finiteness before int(): int(nan) and int(inf) raise errors that name nothing
+    if isinstance(kappa, bool) or not isinstance(kappa, numbers.Real) \
+            or not math.isfinite(kappa) or kappa != int(kappa) or kappa < 2:
         raise ValueError(f"kappa must be an integer >= 2 (kappa = L / l), got {kappa!r}")
     return int(kappa)
 
@@ -54,7 +55,8 @@ def validate_game(n, kappa) -> tuple[int, int]:
             if it is not an integer or ``n <= kappa``.
     """
     kappa = validate_kappa(kappa)
-    if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != int(n):
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or not math.isfinite(n) \
+            or n != int(n):
         raise ValueError(f"n must be an integer number of blocks, got {n!r}")
     if n <= kappa:
         raise ValueError(f"n must exceed kappa (n > kappa = {kappa}), got n = {n!r}")
