@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sim import pcg64
 from sim.games.channels import Blind, Content, Ledger, ListChannel, WindowedLedger
 from sim.games.content_burden import content_EZ
-from sim.games.eviction import play, seed_chunks
+from sim.games.eviction import Z_moments, play, play_exact_many, seed_chunks
 from sim.games.kernels import brute_tau_discrete, censored_binomial
 from sim.games.information import rate_bits
 from sim.games.reference import (bayes_order_tau, exact_content_tau_python,
@@ -256,3 +256,27 @@ def test_bad_parameters_raise_value_error_naming_them(kwargs, name):
 def test_bad_sigma_is_rejected(sigma):
     with pytest.raises(ValueError, match="sigma"):
         Content(sigma)
+
+
+@pytest.mark.parametrize("trials", [1, 2, 3, 4096, 20000])
+def test_Z_moments_equal_each_results_EZ_and_sample_se_bit_for_bit(trials):
+    """The batch's E[Z] and plug-in SE (one pass over reused buffers) are exactly
+    the per-result properties (ndarray.mean and .std(ddof=1) of Z) at every kappa,
+    with constant rows (the ledger) and for one trial (SE inf); and on draws above
+    the censoring point kappa + 1, Z = min(tau - 1, kappa) as the property has it."""
+    games = [(n, kappa, ch) for n, kappa in ((16, 2), (64, 4), (2**20, 16), (40, 39))
+             for ch in (Ledger(), Blind(), Content(0.5), Content(4.0),
+                        ListChannel(m=n // 4), WindowedLedger(w=n // 2))]
+    results = play_exact_many(games, list(range(len(games))), trials=trials)
+    tau = np.stack([r.tau for r in results])
+    ez, se = Z_moments(tau, [kappa for _, kappa, _ in games])
+    assert ez.tolist() == [r.EZ for r in results]
+    assert se.tolist() == [r.EZ_se_sample for r in results]
+    assert trials < 4096 or len(set(ez.tolist())) > 5      # not a degenerate batch
+    raw = np.random.default_rng(trials).integers(1, 60, size=(3, trials))
+    kappas = np.array([2, 8, 16])
+    Z = np.minimum(raw - 1, kappas[:, None])
+    ez, se = Z_moments(raw, kappas)
+    assert ez.tolist() == [float(z.mean()) for z in Z]
+    assert se.tolist() == [float(z.std(ddof=1)) / math.sqrt(trials) if trials > 1
+                           else math.inf for z in Z]
