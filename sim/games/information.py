@@ -52,10 +52,13 @@ def control_variate_mean(samples: np.ndarray, control: np.ndarray) -> tuple[floa
     the residuals ``x - b c``.
 
     Args:
-        samples, control: float arrays of the same shape (trials,), trials >= 3.
+        samples, control: arrays of the same shape (trials,), trials >= 3, of real
+            numbers (array-likes of ints or Fractions are read as float64).
 
     Returns:
-        ``(mean, standard error)``.
+        ``(mean, standard error)``, floats. A constant control carries no
+        information: then ``b = 0`` and the result is the plain mean, its standard
+        error still with ``trials - 2`` degrees of freedom.
 
     Raises:
         ValueError: if the shapes differ or fewer than 3 samples are given.
