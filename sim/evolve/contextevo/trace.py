@@ -16,9 +16,13 @@ actions it takes. It returns two things kept apart by construction:
     placeholder, a summary or a knowledge block that lost it);
   - ``budget_overflow``: the value was archived recoverably but its recovery was
     refused because it would not fit, or its result was offloaded on entry;
-  - ``agent_error``: the value was within reach (visible or recoverable) and the agent
-    still got it wrong, or the task failed for reasons unrelated to context
-    (the profile's base error).
+  - ``context_degradation``: the value was in the request (its newest record in view
+    showed the right value) and the agent misused it: the long-context degradation
+    draw (``Profile.p_use`` of the request's length), the only way the synthetic
+    agent misuses a value it can read;
+  - ``agent_error``: the value was within reach but not read (recoverable and not
+    recovered, or a stale record newest in view) and the agent got it wrong, or the
+    task failed for reasons unrelated to context (the profile's base error).
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ import copy
 from dataclasses import dataclass, field
 
 from sim.agents.protocol import ANSWER, ARCHIVE, DELETE, RECOVER, TASK
+from sim.agents.synthetic import find_value
 
-CAUSES = ("evidence_removed", "budget_overflow", "agent_error")
+CAUSES = ("evidence_removed", "budget_overflow", "context_degradation", "agent_error")
 _GONE = ("archived", "offloaded_placeholder")
 
 
@@ -249,6 +254,11 @@ class RecordingAgent:
                                          for e in view.entries)
             if not reachable:
                 return "evidence_removed"
+        for k in wrong:
+            # the agent read the right value and wrote another: its use of a value in
+            # view failed the degradation draw (SyntheticAgent._use)
+            if find_value(view.entries, task.facts[k]) == task.facts[k].value:
+                return "context_degradation"
         return "agent_error"
 
 
