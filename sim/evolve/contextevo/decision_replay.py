@@ -2,10 +2,18 @@
 
 A recorded model-visible request (a :class:`~sim.agents.protocol.View`) is copied at one
 decision point and one treatment is applied: remove a category of earlier content,
-keep only the recent k tool results, or append a bounded recovery note. The original
-and the treated request are each sampled at most :data:`MAX_SAMPLES` = 5 times from
-copies of the acting agent's state at that point (the same fixed model). The result
-measures local decision sensitivity, not a task outcome.
+keep only the recent k tool results, append a bounded recovery note, put back blocks
+earlier requests showed (``restore``), or cut older content to its evidence lines
+(``fold``: a shorter request that still holds what the older results said). The
+treated request's token count is recomputed from what remains, so a treatment that
+shortens the request changes what the agent's long-context degradation reads exactly
+as a shorter real request would. :func:`hypothesis_view` derives the treatment from a
+hypothesis: a removal is tested by restoring what the blamed point took away, a
+long request (``context_degradation``) by shortening it the way the blamed point
+would. The original and the treated request are each sampled at most
+:data:`MAX_SAMPLES` = 5 times from copies of the acting agent's state at that point
+(the same fixed model). The result measures local decision sensitivity, not a task
+outcome.
 
 Each sample is graded as the episode's grader grades a written value (every value the
 recorded action wrote equals the task's value): the same check the reward uses, so
@@ -27,7 +35,19 @@ from sim.agents.protocol import Entry
 MAX_SAMPLES = 5
 #: characters of a recovery note
 NOTE_CHARS = 1_000
-TREATMENTS = ("remove_category", "keep_recent", "recovery_note", "restore")
+TREATMENTS = ("remove_category", "keep_recent", "recovery_note", "restore", "fold")
+#: an evidence line in a tool result, ``key: value`` (the reviewer's notes read the
+#: same lines, :mod:`sim.evolve.contextevo.backends`)
+EVIDENCE = re.compile(r"^([^:\n=]{3,80}): (\S[^\n]*)$", re.M)
+#: tool results a fold treatment leaves whole, the newest (ours): the work in
+#: progress; the folding program returns every finished branch as its summary, so
+#: everything older folds
+FOLD_KEEP = 1
+#: how each blamed point would shorten a long request (the treatment that tests a
+#: ``context_degradation`` hypothesis there): a trim keeps only the newest results;
+#: every other point shortens by folding or compacting older content, which
+#: :func:`treat`'s ``fold`` stands for
+SHORTEN = {"request_assembly": "keep_recent"}
 #: what a request showed in place of a block, by the point that put it there
 #: (read from the request itself: no text, a handle, or the placeholder's words)
 KIND_OF_SURFACE = {"request_assembly": ("gone",), "representation_update": ("hidden",),
@@ -58,6 +78,68 @@ def restore_kinds(pathology: str, surface: str) -> tuple[str, ...]:
     return KIND_OF_SURFACE.get(surface, ())
 
 
+def hypothesis_view(decision, pathology: str, surface: str):
+    """The treated request that tests a hypothesis at ``decision`` (a
+    :class:`~sim.evolve.contextevo.trace.DecisionPoint`): for ``context_degradation``
+    the request shortened as the blamed ``surface`` would shorten it
+    (:data:`SHORTEN`, default ``fold``); for a removal or overflow the blocks the
+    blamed point took away restored (:func:`restore_kinds`). A wrong surface gets the
+    wrong treatment, and the step still fails (ContextEvo App. B.2, "Decision-point
+    replay": the treatment follows the hypothesis)."""
+    if pathology == "context_degradation":
+        return treat(decision.view, SHORTEN.get(surface, "fold"), k=FOLD_KEEP)
+    return treat(decision.view, "restore", earlier=decision.earlier,
+                 kinds=restore_kinds(pathology, surface))
+
+
+def _tokens_of(text: str) -> int:
+    """Tokens of text a treatment writes, cuts or puts back: about four characters a
+    token (the treatments' size estimate), at least 1."""
+    return max(1, len(text) // 4)
+
+
+def _visible(block_id: str, kind: str, text: str) -> Entry:
+    """A visible entry for text a treatment writes or puts back."""
+    return Entry(block_id, kind, "visible", text, _tokens_of(text))
+
+
+def evidence_lines(text: str) -> str:
+    """The ``key: value`` lines of ``text`` (:data:`EVIDENCE`), in order, one a line
+    ("" when it has none)."""
+    return "".join(m.group(0) + "\n" for m in EVIDENCE.finditer(text))
+
+
+def _fold(entries: list, k: int) -> list:
+    """``entries`` with every visible entry older than the newest ``k`` visible tool
+    results cut to its evidence lines (:func:`evidence_lines`) in place, and one
+    with none left out; pinned entries, placeholders (a handle is a recovery path;
+    a placeholder is short already) and the newest results stay as they are.
+    Unchanged with ``k`` or fewer results.
+
+    In place, not merged into one summary: a later record (or the agent's own
+    restatement) still supersedes an earlier one exactly as in the original request
+    (the newest value in view is the one used), so each key's newest value in view
+    is the one the original request showed: the treatment changes the request's
+    length, not which value there is to read. It keeps every evidence line:
+    an upper bound on what a fold's notes keep (the folding program's notes are the
+    agent's, each fact kept with ``p_knowledge``); content in no ``key: value`` form
+    is lost."""
+    results = [i for i, e in enumerate(entries)
+               if e.type == "tool_result" and e.status == "visible"]
+    if len(results) <= k:
+        return entries
+    last = results[-(k + 1)]
+    out = []
+    for i, e in enumerate(entries):
+        if i <= last and e.status == "visible":
+            text = evidence_lines(e.text)
+            if not text:
+                continue
+            e = replace(e, text=text, tokens=_tokens_of(text))
+        out.append(e)
+    return out
+
+
 def _order(block_id: str) -> float:
     """A block's place in the stream from its id (``B<n>``: the n-th block); other
     ids (groups, notes) sort last."""
@@ -77,13 +159,19 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
         treatment: one of :data:`TREATMENTS`.
         category: for ``remove_category``, an entry type or ``"placeholder"``
             (every non-visible entry).
-        k: for ``keep_recent``, tool results kept (the newest).
+        k: for ``keep_recent`` and ``fold``, tool results kept whole (the newest).
         note: for ``recovery_note``, the note text (cut to :data:`NOTE_CHARS`).
         earlier, kinds: for ``restore``, the texts earlier requests showed for blocks
             (id -> text) and the :func:`shown_kind` kinds to put back: each such
             placeholder becomes its earlier text again, and with ``"gone"`` in
             ``kinds`` (or a restored knowledge/fold group) every block missing from
             the request comes back in its place in the stream (by block number).
+
+    ``fold`` cuts the visible content older than the newest ``k`` tool results to
+    its evidence lines, in place (:func:`_fold`): pinned entries, placeholders and
+    the newest results stay. Every treatment's ``used_tokens`` (when
+    the view shows one) is the sum of the remaining entries' tokens, the length the
+    agent's degradation reads (:meth:`sim.agents.synthetic.SyntheticAgent.request_tokens`).
 
     Raises:
         ValueError: naming an unknown treatment.
@@ -110,7 +198,7 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
                 continue
             if e.id in earlier and e.status != "visible" and shown_kind(e) in kinds:
                 text = earlier[e.id]
-                e = Entry(e.id, e.type, "visible", text, max(1, len(text) // 4))
+                e = _visible(e.id, e.type, text)
             out.append(e)
         if "gone" in kinds or folded:
             for b, t in earlier.items():
@@ -119,12 +207,13 @@ def treat(view, treatment: str, *, category: str = "placeholder", k: int = 3,
                     # read as the newer one (the newest value in view is the one used)
                     at = next((i for i, e in enumerate(out)
                                if _order(e.id) > _order(b)), len(out))
-                    out.insert(at, Entry(b, "tool_result", "visible", t,
-                                         max(1, len(t) // 4)))
+                    out.insert(at, _visible(b, "tool_result", t))
         entries = out
+    elif treatment == "fold":
+        entries = _fold(entries, k)
     elif treatment == "recovery_note":
         text = note[:NOTE_CHARS]
-        entries.append(Entry("N0", "note", "visible", text, max(1, len(text) // 4)))
+        entries.append(_visible("N0", "note", text))
     else:
         raise ValueError(f"unknown treatment {treatment!r}; known: {TREATMENTS}")
     return replace(view, entries=tuple(entries), used_tokens=None if view.used_tokens

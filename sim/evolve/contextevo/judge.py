@@ -2,8 +2,9 @@
 (ContextEvo §4.2, App. B.2 "Evidence record and screening").
 
 Candidate hypotheses are the ``(pathology, surface, direction)`` triples the case
-reports give for failed cases (``evidence_removed`` / ``budget_overflow``;
-``agent_error`` is not a context attribution). Rewards are graded (the share of
+reports give for failed cases (:data:`CONTEXT_CAUSES`: ``evidence_removed``,
+``budget_overflow``, ``context_degradation``; ``agent_error`` is not a context
+attribution). Rewards are graded (the share of
 needed values written exactly, :attr:`CaseCard.score`): the low-reward group is the
 cases below the corpus median score, the high group the rest (when the median is
 the lowest score, the cases at it are low and those above it high; when every case
@@ -28,10 +29,13 @@ paper states no such count (its screens are contrasts); this one is ours, so tha
 single report cannot move the policy.
 
 With replay on, a screened hypothesis is replayed at up to three anchor cases (their
-first wrong decision). The treatment is derived from the hypothesis: the blocks the
-blamed point took away come back as the request showed them earlier
-(:func:`sim.evolve.contextevo.decision_replay.restore_kinds`); a wrong surface restores the
-wrong blocks (or none) and the step still fails. It is kept when most replays
+first wrong decision). The treatment is derived from the hypothesis
+(:func:`sim.evolve.contextevo.decision_replay.hypothesis_view`): for a removal or an
+overflow the blocks the blamed point took away come back as the request showed them
+earlier; for ``context_degradation`` the request is shortened as the blamed point
+would shorten it (older content cut to its evidence lines, or, a trim blamed, only
+the newest results kept). A wrong surface restores the wrong blocks (or none), or
+shortens the request by dropping what the step needed, and the step still fails. It is kept when most replays
 support it; replay compares success rates over samples (the agent's copies may write
 different wrong values), and a replay whose original request succeeds in any sample
 is never support (variation under unchanged context). Each hypothesis records the stage that rejected it
@@ -46,12 +50,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.evolve.contextevo.decision_replay import replay, restore_kinds, treat
+from sim.evolve.contextevo.decision_replay import hypothesis_view, replay
 from sim.evolve.contextevo.trace import CAUSES
 
-CONTEXT_CAUSES = ("evidence_removed", "budget_overflow")
-#: the card metric each pathology's raw screen compares
-METRIC = {"evidence_removed": "removed_blocks", "budget_overflow": "notices"}
+CONTEXT_CAUSES = ("evidence_removed", "budget_overflow", "context_degradation")
+#: the card metric each pathology's raw screen compares (a long request: the last
+#: request's tokens, the one the final answer was written on)
+METRIC = {"evidence_removed": "removed_blocks", "budget_overflow": "notices",
+          "context_degradation": "final_context_tokens"}
 REL = 0.25
 STRAT_GAP, STRAT_MIN_CASES, STRAT_MIN_HIGH_WORK = 0.4, 8, 6
 #: failed cases that must report a hypothesis (ours; the paper gives no count)
@@ -201,15 +207,15 @@ def judge(cards, reports, trajectories=None, *, aggregate: bool = True,
 
 def _replay_check(h: Hypothesis, trajs: dict) -> None:
     """Replay ``h`` at up to :data:`ANCHORS` of its cases' recorded decision points
-    (treatment: restore what the hypothesis says the blamed point took away); keep
-    it only if most replays support it. No recorded decision point: the verdict
-    stands."""
+    (treatment: what the hypothesis says would have changed the decision, restored
+    blocks or a shorter request,
+    :func:`~sim.evolve.contextevo.decision_replay.hypothesis_view`); keep it only if
+    most replays support it. No recorded decision point: the verdict stands."""
     anchors = [trajs[t] for t in h.support if t in trajs
                and trajs[t].decision is not None][:ANCHORS]
-    kinds = restore_kinds(h.pathology, h.surface)
     for tr in anchors:
         d = tr.decision
-        res = replay(d, treat(d.view, "restore", earlier=d.earlier, kinds=kinds))
+        res = replay(d, hypothesis_view(d, h.pathology, h.surface))
         h.replays.append({"task_id": tr.task_id, "consistent": res.consistent,
                           "changed": res.changed, "supports": res.supports,
                           "samples": len(res.original),
