@@ -25,7 +25,10 @@ and the same for both back-ends.
   and that evidence's result had left the request before the write: a loss read from
   what the requests showed against what the step needed, never from an answer marker
   (an abstention or a wrong value looks the same whatever its cause) nor from the
-  simulator;
+  simulator. A written value that differs from its newest evidence while that
+  evidence's result was still in the request is *misused* (the agent could read it),
+  and *misused at length* when the request it was written on held at least
+  :data:`LONG_REQUEST_TOKENS` tokens (the size the page's call header shows);
 * its report applies one rule to those notes, for every case (a solved case too, so
   both reward groups carry annotations): a refusal or offload -> ``budget_overflow``
   at maintenance_planning, direction ``trigger_later`` when most shrinks were early,
@@ -34,10 +37,14 @@ and the same for both back-ends.
   values' removals (gone: request_assembly, direction ``trim_less``; hidden:
   representation_update, notes: memory_update, direction ``keep_more``, or
   maintenance_planning ``trigger_later`` when most shrinks were early; fold:
-  child_to_parent); otherwise ``agent_error`` (failed: the evidence was in the request
-  or recoverable) or ``none`` (solved);
+  child_to_parent); a value misused at length -> ``context_degradation`` (the
+  request was long enough to degrade the agent's use of what it showed), blaming the
+  point that would shorten it: child_to_parent (fold finished work) when the pages
+  show no fold summary, else representation_update, direction ``keep_fewer`` (the
+  request was long even with folds); otherwise ``agent_error`` (failed: the evidence
+  was in the request at a shorter length, or recoverable) or ``none`` (solved);
 * then it mislabels failed cases at rate ``mislabel`` (default 0.2): the label becomes
-  one of the other two causes, uniformly, with a uniformly random point blamed and no
+  one of the other causes, uniformly, with a uniformly random point blamed and no
   direction; the draw is keyed by (seed, task id, round), so it is reproducible and
   independent of order;
 * from the card alone it cannot see removals' kinds or handles: a self-reported loss
@@ -63,6 +70,7 @@ import zlib
 import numpy as np
 
 from sim.agents.answer_cache import AnswerCache
+from sim.evolve.contextevo.decision_replay import EVIDENCE as _EVIDENCE
 from sim.evolve.contextevo.editor import interleave, moves
 from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
 from sim.evolve.contextevo.spec import POINTS
@@ -71,16 +79,20 @@ from sim.evolve.contextevo.trace import CAUSES
 _CTX = re.compile(r"^  context: \S+ \((?:result of call (\d+), )?[\d,]+ tokens\) "
                   r"(no longer in the request|replaced in the request by \[(.*)\]"
                   r"( with a handle)?)$", re.M)
-_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)  \(request ",
-                    re.M)
+_WRITE = re.compile(r"^\[call (\d+)\] (?:task|answer): [^\n(]*\(([^\n]*)\)  \(request "
+                    r"([\d,]+)", re.M)
 _HEADER = re.compile(r"^\[call \d+\] [^\n]*\(request ([\d,]+) of ([\d,]+) tokens\)\n"
                      r"((?:  context: [^\n]*\n)+)", re.M)
 _CALL = re.compile(r"^\[call (\d+)\] ", re.M)
-#: an evidence line in a tool result: ``key: value``
-_EVIDENCE = re.compile(r"^([^:\n=]{3,80}): (\S[^\n]*)$", re.M)
 KINDS = ("gone", "hidden", "notes", "fold", "recoverable", "refused", "offloaded",
          "loss", "early", "late", "lost_gone", "lost_hidden", "lost_notes", "lost_fold",
-         "lost_recoverable")
+         "lost_recoverable", "misused", "misused_long")
+#: a request at least this long (tokens) is a long one: a value misused on it is read
+#: as long-context degradation. A guess, measured by nothing here: it is the longest
+#: length NoLiMa tests and lies above every half-point of the 12 models fitted to it
+#: (4.2K-28K; sim.agents.profiles.LONG_CONTEXT_SOURCE); the reviewer does not know
+#: the agent's curve
+LONG_REQUEST_TOKENS = 32_000
 #: a shrink at a request under this share of the budget counts as an early one (our
 #: threshold: a maintenance trigger at the default 0.8 B never fires this low)
 EARLY_FILL = 0.6
@@ -152,7 +164,8 @@ class SyntheticBackend:
             c["early" if fill < EARLY_FILL else "late"] += 1
         c["refused"] += page.count("notice: recovery refused")
         c["offloaded"] += len(re.findall(r"notice: result \S+ offloaded", page))
-        writes = {int(n): args for n, args in _WRITE.findall(page)}
+        writes = {int(n): (args, int(tok.replace(",", "")))
+                  for n, args, tok in _WRITE.findall(page)}
         starts = [(int(m.group(1)), m.start()) for m in _CALL.finditer(page)]
         for n, (call, at) in enumerate(starts):
             block = page[at: starts[n + 1][1] if n + 1 < len(starts) else len(page)]
@@ -164,14 +177,24 @@ class SyntheticBackend:
             if call in writes:
                 # a written value whose newest evidence had left the request: the
                 # request lacked what the step needed (read from the pages only)
-                for key, val in re.findall(r"(?:^|, )([^=,]+)=([^,]*)", writes[call]):
+                args, tokens = writes[call]
+                for key, val in re.findall(r"(?:^|, )([^=,]+)=([^,]*)", args):
                     src, shown = seen.get(key.strip(), (None, None))
                     # a value equal to its newest evidence was carried, not lost
-                    if src is not None and src in left and val.strip() != shown:
+                    if src is None or val.strip() == shown:
+                        continue
+                    if src in left:
                         c["loss"] += 1
                         c["lost_" + left[src]] += 1
                         events.append(f"call {call}: wrote {key.strip()[:60]} after the "
                                       f"result of call {src} left the request ({left[src]})")
+                        continue
+                    # the evidence was still in the request: the agent could read it
+                    c["misused"] += 1
+                    if tokens >= LONG_REQUEST_TOKENS:
+                        c["misused_long"] += 1
+                        events.append(f"call {call}: wrote {key.strip()[:60]} against "
+                                      f"call {src}'s result, in a {tokens:,}-token request")
             res = block.find("  result")
             if res >= 0:
                 for key, val in _EVIDENCE.findall(block[res:]):
@@ -225,6 +248,15 @@ class SyntheticBackend:
                                       else (surface, "keep_more"))
             return self._finish(card, "evidence_removed", surface,
                                 f"values written after their evidence left {lost}", pages,
+                                direction)
+        if c["misused_long"]:
+            # the request is what to shorten: fold finished work, or, with folds
+            # already shown, keep less of what stays visible
+            surface, direction = (("child_to_parent", "") if not c["fold"]
+                                  else ("representation_update", "keep_fewer"))
+            return self._finish(card, "context_degradation", surface,
+                                f"{c['misused_long']} values written against evidence in "
+                                f"a request of >= {LONG_REQUEST_TOKENS:,} tokens", pages,
                                 direction)
         if card.reward == 1:
             return CaseReport(card.task_id, "none", "", "solved", pages)
@@ -341,8 +373,11 @@ class LLMBackend:
             ans = self._ask(
                 "Classify why this failed agent run failed: evidence_removed (a needed "
                 "value was irreversibly removed from context before use), budget_overflow "
-                "(a recovery or result did not fit the budget), agent_error (the value "
-                "was reachable), or none. Name the context intervention point to blame.",
+                "(a recovery or result did not fit the budget), context_degradation (the "
+                "value was in the request but the request was long and the agent "
+                "misused it: a shorter request would fix it), agent_error (the value "
+                "was reachable in a short request), or none. Name the context "
+                "intervention point to blame.",
                 text, schema, max_tokens=240)  # room for the evidence string
             label = ans["label"] if ans.get("label") in LABELS else "none"
             surface = ans["surface"] if ans.get("surface") in POINTS else ""

@@ -18,7 +18,8 @@ from sim.evolve.contextevo.cards import chunk_bounds
 
 PAGE_CHARS = 90_000
 NOTES_CHARS = 3_000
-LABELS = ("evidence_removed", "budget_overflow", "agent_error", "none")
+LABELS = ("evidence_removed", "budget_overflow", "context_degradation", "agent_error",
+          "none")
 
 
 @dataclass(frozen=True)
