@@ -18,7 +18,8 @@ sense in which the blamed surface is wrong:
 * ``keep_more`` / ``keep_fewer``: the representation or memory update keeps too
   little / too much (``keep``, ``window``, ``keep_last``, ``archive_oldest.to``,
   ``stub_chars``, ``max_lines`` up / down);
-* ``trim_less``: the request trim cuts too hard (``trim_to`` up);
+* ``trim_less`` / ``trim_more``: the request trim cuts too hard / too little
+  (``trim_to`` up / down);
 * ``""``: no direction (every knob move on the surface, both ways).
 
 :func:`guided_moves` ranks: knob moves on the blamed surface in the stated direction
@@ -26,7 +27,11 @@ sense in which the blamed surface is wrong:
 (a representation update's trigger and vice versa), then mechanism swaps at the
 blamed surface (a trim blamed: representation-update swaps too, since the trim is
 the last resort; for an irreversible removal the reversible ones first: archiving
-with handles and recovery, then ``make_recoverable``), then ``make_recoverable``. Nothing here reads a simulator cause.
+with handles and recovery, then ``make_recoverable``), then ``make_recoverable``.
+For ``context_degradation`` (the request was too long) every swap that would compact
+nothing (to ``none`` or ``all``) is left out, and the moves that shorten the request
+follow the blamed surface's (:func:`shortening_moves`). Nothing here reads a
+simulator cause.
 """
 
 from __future__ import annotations
@@ -34,7 +39,12 @@ from __future__ import annotations
 from sim.evolve.contextevo.spec import (DASHBOARDS, KNOB_TYPES, MECHANISMS, POINTS, TOOLS,
                                         Mechanism, ProgramSpec, SpecError, diff)
 
-DIRECTIONS = ("trigger_later", "trigger_earlier", "keep_more", "keep_fewer", "trim_less", "")
+DIRECTIONS = ("trigger_later", "trigger_earlier", "keep_more", "keep_fewer", "trim_less",
+              "trim_more", "")
+#: the pathologies the editor has moves for (the judge's context causes)
+PATHOLOGIES = ("evidence_removed", "budget_overflow", "context_degradation")
+#: mechanisms that compact nothing: a swap to one never shortens a request
+_NO_COMPACTION = ("none", "all")
 #: knob -> the direction that moves it *up*; the opposite direction moves it down
 _UP = {"at": "trigger_later", "window": "keep_more", "keep": "keep_more",
        "keep_last": "keep_more", "to": "keep_more", "stub_chars": "keep_more",
@@ -44,7 +54,8 @@ _UP = {"at": "trigger_later", "window": "keep_more", "keep": "keep_more",
 #: maintenance fires, not how much an update keeps
 _UP_AT = {("maintenance_planning", "window"): "trigger_later"}
 _OPPOSITE = {"trigger_later": "trigger_earlier", "trigger_earlier": "trigger_later",
-             "keep_more": "keep_fewer", "keep_fewer": "keep_more", "trim_less": ""}
+             "keep_more": "keep_fewer", "keep_fewer": "keep_more", "trim_less": "trim_more",
+             "trim_more": "trim_less"}
 #: a surface whose knob changes pair with the blamed one (the trigger that fires a
 #: representation update, and the update a trigger fires)
 _COUPLED = {"request_assembly": "representation_update",
@@ -212,6 +223,31 @@ def grammar_moves(spec: ProgramSpec, surfaces=None) -> list[tuple[str, ProgramSp
     return _unique(spec, cands)
 
 
+def shortening_moves(spec: ProgramSpec) -> list[tuple[str, ProgramSpec]]:
+    """The grammar's moves that shorten requests, in this order: folding finished
+    work (child_to_parent), a representation update (masking, clearing, skeleton,
+    summaries, archiving), agent notes (memory_update), then knob steps: maintenance
+    fires earlier, updates keep fewer, and last the trim cuts more (it drops
+    evidence: an irreversible removal). Swaps to a mechanism that compacts nothing
+    are left out."""
+    cands = []
+    for point in ("child_to_parent", "representation_update", "memory_update"):
+        cands += _compacting(spec, point)
+    for point, direction in (("maintenance_planning", "trigger_earlier"),
+                             ("representation_update", "keep_fewer"),
+                             ("memory_update", "keep_fewer"),
+                             ("request_assembly", "trim_more")):
+        cands += knob_moves(spec, point, direction)
+    return cands
+
+
+def _compacting(spec: ProgramSpec, surface: str) -> list[tuple[str, ProgramSpec]]:
+    """:func:`swap_moves` at ``surface`` less the swaps to a mechanism that compacts
+    nothing (:data:`_NO_COMPACTION`)."""
+    return [(label, s) for label, s in swap_moves(spec, surface)
+            if surface not in POINTS or getattr(s, surface).name not in _NO_COMPACTION]
+
+
 def guided_moves(spec: ProgramSpec, pathology: str, surface: str,
                  direction: str = "") -> list[tuple[str, ProgramSpec]]:
     """The grammar's moves ranked by a hypothesis's localisation (module docstring);
@@ -222,18 +258,20 @@ def guided_moves(spec: ProgramSpec, pathology: str, surface: str,
     """
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; known: {DIRECTIONS}")
-    if pathology not in ("evidence_removed", "budget_overflow"):
+    if pathology not in PATHOLOGIES:
         return []
+    # a request too long: a swap that compacts nothing lengthens it
+    swapper = _compacting if pathology == "context_degradation" else swap_moves
     cands = []
     if surface:
         cands += knob_moves(spec, surface, direction)
         coupled = _COUPLED.get(surface)
         if coupled:
             cands += knob_moves(spec, coupled, direction)
-        swaps = swap_moves(spec, surface)
+        swaps = swapper(spec, surface)
         if surface == "request_assembly":
             # the trim is the last resort: what keeps a request under it is an update
-            swaps += swap_moves(spec, "representation_update")
+            swaps += swapper(spec, "representation_update")
         if pathology == "evidence_removed":
             # the pathology is an irreversible removal: the reversible swap (archive
             # with handles and recovery) goes first, then the rest in grammar order
@@ -242,6 +280,8 @@ def guided_moves(spec: ProgramSpec, pathology: str, surface: str,
                    and spec.representation_update.name != "archive_oldest"]
             swaps = rev + [("make_recoverable", make_recoverable(spec))] + swaps
         cands += swaps
+    if pathology == "context_degradation":
+        cands += shortening_moves(spec)
     cands.append(("make_recoverable", make_recoverable(spec)))
     if not surface:
         cands += grammar_moves(spec)
