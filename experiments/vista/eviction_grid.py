@@ -1,8 +1,9 @@
 """The eviction-game grid that ``ctxsim run theorem1`` and ``ctxsim run proposition2``
 share (VISTA §2.6, Appendices B-E; THEORY.md §2-§3): the channels at each n, one
-seed stream per point, the simulation of one point into a CSV row (E[Z] with its
-exact standard error, the rate in bits, the bounds, the theory value), a per-stage
-timer and the command-line options.
+seed stream per point, the simulation of the points into CSV rows (E[Z] with its
+exact standard error, the rate in bits, the bounds, the theory value; the closed
+forms and bounds evaluated once on arrays, not once per point: issue 35), a
+per-stage timer and the command-line options.
 
 Both experiments import this module; neither imports the other's internals
 (:mod:`experiments.vista.theorem1` calls :func:`experiments.vista.proposition2.write`).
