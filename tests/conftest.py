@@ -74,8 +74,6 @@ LONG = {
         "the claims command once per malformed file (~3 s each)",
     "tests/experiments/test_sweep_configs.py::test_proposition1_run_uses_the_config_file":
         "a whole proposition1 run from a config file (~4 s); the config's unit tests stay",
-    "tests/evolve/test_evoharness.py::test_verify_skill_removes_a_verification_slip_at_the_stated_rate":
-        "a rate measured over many episodes (~3 s)",
     "tests/experiments/claims/test_robustness_metamodel.py::test_the_interval_covers_the_known_share_at_its_rate_many_runs":
         "100 fits of the effect metamodel (~2 min); the 10-run coverage test stays",
     "tests/experiments/claims/test_robustness_effects.py::test_effects_at_the_defaults_agree_with_a_600_task_measurement":

@@ -3,7 +3,7 @@ against context-policy evolution (Evo-Harness Tables 2-4, Fig. 5; ContextEvo §6
 
 ``ctxsim run evoharness`` plays LOCA-like tasks (growth ``growth`` tokens, budget
 ``budget``, context program ``--program``) with
-:class:`~sim.evolve.evoharness.skill_effects.SkillAwareAgent` s, skills selected from
+:class:`~sim.evolve.evoharness.lesson_agent.SkillAwareAgent` s, skills selected from
 the current harness (``b`` per task, a pinned block charged in every request). The
 arms (:func:`experiments.evoharness.arms.arms`), each scored on the same held-out tasks
 of :func:`sim.evolve.split.split_tasks` with common random numbers over ``reps``
@@ -46,7 +46,7 @@ from experiments.evoharness.table import (COLUMNS, PAIRS_COLUMNS, budget_decisio
 from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
 from experiments.settings.evoharness import GridConfig
 from sim.evolve.evoharness.propose import EVOLVER_PRIOR, Evolver
-from sim.evolve.evoharness.skill_effects import SKILL_USE_PRIOR, SkillUse
+from sim.evolve.evoharness.uptake import SKILL_USE_PRIOR, SkillUse
 from sim.evolve.evoharness.skill_harness import HarnessCaps, SkillHarness
 
 NAME = "evoharness"

@@ -1,5 +1,5 @@
 """Evo-Harness loop: train-split isolation, feedback levels, proposal filters, curation
-rules, Select, and the skill-effect model against its stated probabilities."""
+rules and Select (the lessons an agent plays: tests/evolve/test_evoharness_lessons.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sim.evolve.evoharness.online import (StreamConfig, StreamParts, TaskRecord,
 from sim.evolve.evoharness.propose import (ENHANCE, NEW, NONE, Evolver, Execution, evaluate,
                                 filter_reason, propose)
 from sim.evolve.evoharness.select import select, skill_block
-from sim.evolve.evoharness.skill_effects import SkillAwareAgent, SkillUse
+from sim.evolve.evoharness.lesson_agent import SkillAwareAgent
 from sim.evolve.evoharness.skill_harness import UNBOUNDED, HarnessCaps, SkillHarness
 from sim.evolve.evoharness.skills import Skill
 from sim.harness import run_episode
@@ -110,81 +110,6 @@ def _verify_block():
                               "do: verify\n- re-read each value from its evidence line\n")])
 
 
-def _slipping_seeds(task, kind, n):
-    out, s = [], 0
-    while len(out) < n and s < 5000:
-        a = SkillAwareAgent("weak")
-        a.reset(task, s)
-        if a.slip == kind:
-            out.append(s)
-        s += 1
-    return out
-
-
-def _slip_free(**changes):
-    """The weak agent without its context-free failure (``base_error`` 0) that never
-    reads a skill: what a followed fix of the slip must reproduce exactly, since every
-    other draw (index, notes, use of a value in a long request) is keyed the same."""
-    from sim.agents.profiles import get_profile
-    return SkillAwareAgent(get_profile("weak").with_(base_error=0.0, **changes),
-                           SkillUse(read_max=0.0))
-
-
-def _run(task, agent, seed, block=None):
-    return run_episode(task, make_program("vista"), agent, budget=32000, seed=seed,
-                       pinned=(block,) if block else ()).solved
-
-
-def test_verify_skill_removes_a_verification_slip_at_the_stated_rate():
-    """Monte Carlo against the model: P(read) = read_max (pressure_drop 0), follow 1.
-    The new world has other failures (a lossy index, long-context misses), so the
-    slip is removed only where the slip-free counterfactual solves, and there at the
-    rate read_max within 4 standard errors; it never solves what the counterfactual
-    fails, and an unread skill fixes nothing."""
-    task = loca_task(0, 0, 8000)
-    seeds = _slipping_seeds(task, "verify", 120)
-    use = SkillUse(read_max=0.5, pressure_drop=0.0, follow=1.0)
-    fixed = clean = 0
-    for s in seeds:
-        r = _run(task, SkillAwareAgent("weak", use), s, _verify_block())
-        cf = _run(task, _slip_free(), s, _verify_block())
-        assert cf or not r
-        fixed, clean = fixed + r, clean + cf
-    p = 0.5
-    assert clean >= 40, clean                       # enough slip-free solves to test
-    assert abs(fixed / clean - p) <= 4 * math.sqrt(p * (1 - p) / clean)
-    # never read: nothing fixed
-    assert not any(_run(task, SkillAwareAgent("weak", SkillUse(read_max=0.0)), s,
-                        _verify_block()) for s in seeds[:20])
-
-
-def test_topic_rule_fixes_its_own_topic_and_a_wrong_topic_can_hurt():
-    """Read and followed with certainty, the own-topic rule turns every rule-slip
-    episode into its slip-free counterfactual (paired, seed by seed), which solves in
-    a share of them; without it none solves. A wrong-topic rule misapplied (misapply
-    1) fails episodes that the same block with misapply 0 solves."""
-    task = loca_task(0, 0, 8000)        # canvas_grades
-    use = SkillUse(read_max=1.0, pressure_drop=0.0, follow=1.0, misapply=1.0)
-    own = skill_block([Skill("t-canvas_grades", "topic", "canvas_grades", "canvas",
-                             "do: rule canvas_grades\n- x\n")])
-    other = skill_block([Skill("t-lab_results", "topic", "lab_results", "lab",
-                               "do: rule lab_results\n- x\n")])
-    seeds = _slipping_seeds(task, "rule", 30)
-    fixed = 0
-    for s in seeds:
-        assert not _run(task, SkillAwareAgent("weak"), s)
-        r = _run(task, SkillAwareAgent("weak", use), s, own)
-        assert r == _run(task, _slip_free(), s, own)
-        fixed += r
-    assert fixed >= len(seeds) // 4, (fixed, len(seeds))
-    harmless = SkillUse(read_max=1.0, pressure_drop=0.0, follow=1.0, misapply=0.0)
-    clean = [s for s in range(80) if _run(task, SkillAwareAgent("weak", harmless), s,
-                                          other)][:8]
-    assert len(clean) == 8
-    for s in clean:
-        assert not _run(task, SkillAwareAgent("weak", use), s, other)
-
-
 def test_skill_block_costs_context_tokens():
     task = loca_task(2, 0, 8000)
     blk = _verify_block()
@@ -197,34 +122,39 @@ def test_skill_block_costs_context_tokens():
 def _ex(**kw):
     base = dict(task_id="loca/lab_results/s0/8000", topic="lab_results",
                 statement="Task (lab_results): look up record LAB-1234 total",
-                solved=False, believes_solved=True, slip="rule", answer={"k": "1.5?"},
-                values=("1.5",), signals={"archives": 0, "recoveries": 0}, seed=1)
+                solved=False, believes_solved=True, answer={"k": "1.6"},
+                expected={"k": "1.5"}, signals={"archives": 0, "recoveries": 0}, seed=1)
     base.update(kw)
     return Execution(**base)
 
 
 def test_feedback_levels_and_proposals():
+    """Standard feedback is the verdict plus the failing check's output (the value
+    given and the one expected); minimal is the bit; a value checked wrong with its
+    evidence in view is drafted as a re-check, general and for its topic."""
+    from sim.evolve.evoharness.propose import Check
     ex = _ex()
-    assert evaluate(ex, "standard").causes == ("rule",)
-    assert evaluate(ex, "minimal").verdict is False and evaluate(ex, "minimal").causes == ()
+    assert evaluate(ex, "standard").checks == (Check("k", "1.6", "1.5"),)
+    assert evaluate(ex, "minimal").verdict is False and evaluate(ex, "minimal").checks == ()
     ps = propose(ex, evaluate(ex, "standard"), [], Evolver(replay_rate=0.0))
-    assert [(p.op, p.name, p.level) for p in ps] == [(NEW, "t-lab_results", "topic")]
+    assert [(p.op, p.name, p.level, p.directive) for p in ps] == [
+        (NEW, "g-verify", "general", "verify"), (NEW, "t-lab_results", "topic", "verify")]
     ps = propose(ex, evaluate(ex, "standard"), ["t-lab_results"], Evolver(replay_rate=0.0))
-    assert ps[0].op == ENHANCE
+    assert ps[1].op == ENHANCE
     # a replay of the task (its exact value) is filtered to NONE
     ps = propose(ex, evaluate(ex, "standard"), [], Evolver(replay_rate=1.0))
-    assert ps[0].op == NONE and ps[0].reason == "replay of one task"
+    assert ps[1].op == NONE and ps[1].reason == "replay of one task"
     # nothing is learned from a run judged solved, at any level
-    ok = _ex(solved=True, slip="", answer={"k": "1.5"})
+    ok = _ex(solved=True, answer={"k": "1.5"})
     for level in ("self", "minimal", "standard"):
         ev = evaluate(ok, level, Evolver(self_error=0.0))
         assert ev.verdict and propose(ok, ev, [])[0].op == NONE
     # a self-judge that errs reads the success as a failure: a lesson drawn from
-    # the trace (values given, none unknown: a guessed slip), not a shortcut
+    # the trace (values given, all in view: a re-check), not a shortcut
     ev = evaluate(ok, "self", Evolver(self_error=1.0))
     assert ev.verdict is False
     sp = propose(ok, ev, [], Evolver(generic_rate=0.0, replay_rate=0.0))
-    assert sp[0].op == NEW and sp[0].directive in ("verify", "rule")
+    assert sp[0].op == NEW and sp[0].directive == "verify"
     with pytest.raises(ValueError, match="unknown feedback level 'loud'"):
         evaluate(ex, "loud")
 
@@ -278,26 +208,26 @@ def test_proposal_rules_never_branch_on_the_feedback_level():
             if isinstance(node, ast.Attribute) and node.attr == "feedback":
                 raise AssertionError(f"{fn.name} reads Evaluation.feedback")
     assert checked >= 6                      # issues, draft, filter_reason, propose, ...
-    assert set(mod.GENERAL) == {"verify", "recover", "keep", "notes"}
+    assert set(mod.GENERAL) == {"verify", "recover", "keep", "notes", "shorten"}
     assert "skip" not in inspect.getsource(mod)
 
 
-@pytest.mark.parametrize("solved, believes, slip, answer, signals", [
-    (False, True, "rule", {"k": "1.5?"}, {"archives": 0, "recoveries": 0}),
-    (False, False, "", {"k": "unknown"}, {"archives": 2, "recoveries": 1}),
-    (False, False, "", {"k": "unknown"}, {"archives": 2, "recoveries": 0}),
-    (True, True, "", {"k": "1.5"}, {"archives": 1, "recoveries": 1}),
+@pytest.mark.parametrize("solved, believes, answer, signals", [
+    (False, True, {"k": "1.6"}, {"archives": 0, "recoveries": 0}),
+    (False, False, {"k": "unknown"}, {"archives": 2, "recoveries": 1}),
+    (False, False, {"k": "unknown"}, {"archives": 2, "recoveries": 0}),
+    (True, True, {"k": "1.5"}, {"archives": 1, "recoveries": 1}),
 ])
-def test_same_evaluation_gives_the_same_lessons_at_every_level(solved, believes, slip,
+def test_same_evaluation_gives_the_same_lessons_at_every_level(solved, believes,
                                                                answer, signals):
-    """The rules see the verdict and the diagnostics, never the level's name: one
+    """The rules see the verdict and the checks, never the level's name: one
     evaluation content relabelled with each level yields identical proposals."""
     from sim.evolve.evoharness.propose import Evaluation
-    ex = _ex(solved=solved, believes_solved=believes, slip=slip, answer=answer,
-             signals=signals)
-    for verdict, causes in ((solved, ()), (solved, evaluate(ex, "standard").causes),
+    ex = _ex(solved=solved, believes_solved=believes, answer=answer, signals=signals,
+             unseen=("k",) if signals["archives"] else ())
+    for verdict, checks in ((solved, ()), (solved, evaluate(ex, "standard").checks),
                             (not solved, ())):
-        got = {lv: propose(ex, Evaluation(lv, verdict, causes), ["g-recover"])
+        got = {lv: propose(ex, Evaluation(lv, verdict, checks), ["g-recover"])
                for lv in ("self", "minimal", "standard")}
         assert got["self"] == got["minimal"] == got["standard"]
 
@@ -311,28 +241,27 @@ def test_self_feedback_differs_from_minimal_only_through_the_judge():
                                         (False, {"k": "unknown"}, {"archives": 1}),
                                         (False, {"k": "unknown"}, {})]):
         ex = _ex(task_id=f"loca/lab_results/s{i}/8000", solved=ok, believes_solved=ok,
-                 answer=ans, signals=sig, slip="")
+                 answer=ans, signals=sig)
         assert propose(ex, evaluate(ex, "self", ev0), []) == \
             propose(ex, evaluate(ex, "minimal", ev0), [])
 
 
 def test_compressed_trajectory_round_trips_and_no_propose_skips_the_filter():
     from sim.evolve.evoharness.propose import read_trace
-    ex = _ex(answer={"a": "unknown", "b": "7"}, signals={"requests": 9, "archives": 3,
-                                                        "recoveries": 2, "failed_reads": 1},
-             unseen=("b", "zz"))                 # "zz" was not answered: not counted
+    ex = _ex(answer={"a": "unknown", "b": "7"}, expected={"a": "1", "b": "7"},
+             signals={"requests": 9, "archives": 3, "recoveries": 2, "failed_reads": 1},
+             unseen=("b", "zz"), answer_tokens=4321)   # "zz" was not answered
     t = read_trace(ex.compressed())
     assert (t.requests, t.archives, t.recoveries, t.failed, t.given, t.unknown,
-            t.unseen) == (9, 3, 2, 1, 1, 1, 1)
+            t.unseen, t.tokens) == (9, 3, 2, 1, 1, 1, 1, 4321)
     with pytest.raises(ValueError, match="not a compressed trajectory"):
         read_trace("garbage")
-    # No-Propose: no diagnostics read, no E.1 filter (a replay draft gets through)
+    # No-Propose: no checks read, no E.1 filter (a replay draft gets through)
     ex = _ex()
     ev = evaluate(ex, "standard")
     full = propose(ex, ev, [], Evolver(replay_rate=1.0))
-    nop = propose(ex, ev, [], Evolver(replay_rate=1.0, generic_rate=0.0, rule_guess=1.0),
-                  reflect=False)
-    assert full[0].op == NONE and nop[0].op == NEW and "the answer here was" in nop[0].body
+    nop = propose(ex, ev, [], Evolver(replay_rate=1.0, generic_rate=0.0), reflect=False)
+    assert full[1].op == NONE and nop[1].op == NEW and "the answer here was" in nop[1].body
 
 
 OPPOSITE = [("restart the service", "do not restart the service"),
@@ -371,34 +300,6 @@ def test_opposite_directives_never_merge(a, b):
 def test_compatible_directives_are_not_opposites(a, b):
     from sim.evolve.evoharness.skills import opposes
     assert not opposes(a, b)
-
-
-def test_merged_skill_keeps_every_directive_and_the_agent_acts_on_all():
-    from sim.evolve.evoharness.skill_effects import parse_block
-    from sim.evolve.evoharness.skills import combine
-    v = Skill("g-verify", "general", "", "before the final answer",
-              "do: verify\n- re-read each value\n")
-    r = Skill("g-notes", "general", "", "before the final answer",
-              "do: notes\n- restate values\n")
-    m = combine(v, r)
-    assert set(m.directives) == {"verify", "notes"}
-    assert parse_block(skill_block([m])) == [("g-verify", "", (("notes", ""),
-                                                               ("verify", "")))]
-    # read and followed with certainty: the merged skill removes a verification slip
-    # (its second directive) and sets note-taking (its first) in the same episode
-    task = loca_task(0, 0, 8000)
-    use = SkillUse(read_max=1.0, pressure_drop=0.0, follow=1.0)
-    # other failures of the new world stay: each episode is exactly its slip-free,
-    # note-taking counterfactual (paired by seed), and a share of them solve
-    blk, solved, seeds = skill_block([m]), 0, _slipping_seeds(task, "verify", 20)
-    for s in seeds:
-        a = SkillAwareAgent("weak", use)
-        res = _run(task, a, s, blk)
-        assert set(a.followed) == {"verify", "notes"}
-        assert res == _run(task, _slip_free(p_note=1.0), s, blk)
-        assert not _run(task, SkillAwareAgent("weak"), s)
-        solved += res
-    assert solved >= len(seeds) // 4, (solved, len(seeds))
 
 
 def test_merging_is_commutative_and_reabsorbing_counts_nothing_twice():
@@ -445,11 +346,11 @@ def test_caps_from_the_lesson_catalogue():
     from sim.evolve.evoharness.budget import lesson_catalogue, proportional_caps
     topics = ["canvas_grades", "lab_results"]
     cat = lesson_catalogue(topics)
-    assert len(cat) == 6 and {s.level for s in cat} == {"general", "topic"}
+    assert len(cat) == 7 and {s.level for s in cat} == {"general", "topic"}
     caps = proportional_caps(topics, fraction=0.5)
-    assert caps.max_skills == 3
+    assert caps.max_skills == 4
     assert caps.max_total_tokens == math.ceil(0.5 * sum(s.tokens for s in cat))
-    assert proportional_caps(topics, ("general",), 0.25).max_skills == 1
+    assert proportional_caps(topics, ("general",), 0.25).max_skills == 2
     with pytest.raises(ValueError, match="cap fraction must be in"):
         proportional_caps(topics, fraction=0.0)
 
@@ -521,7 +422,8 @@ def test_llm_skill_agent_puts_the_skill_block_in_the_prompt():
                     pinned=(_verify_block(),))
     assert "## skill g-verify" in seen[0][1]["content"]
     assert agent.skills_shown == ["g-verify"] and not r.solved
-    assert agent.believes_solved and agent.slip == "verify"
+    assert agent.believes_solved and agent.answer == {k: "wrong" for k in task.facts}
+    assert agent.answer_tokens > 0
 
 
 def test_experiment_table_pairs_tasks_and_counts_budget_decisions():
@@ -587,24 +489,27 @@ def test_paired_runs_pairs_any_column_and_refuses_different_tasks():
 
 def test_lost_evidence_is_read_from_the_final_request_not_from_the_answer_form():
     """In the new world "unknown" and a one-digit-off value come from any cause, so
-    the rules read where the evidence was (the final request), never the answer's
-    form: an "unknown" with its evidence in view is a slip; a plausible wrong value
-    whose evidence was out of view is lost evidence, placed by the trace."""
+    the rules read where the evidence was (the final request) and what the checks
+    say, never the answer's form: an "unknown" with its evidence in view is a
+    re-check; a wrong value whose evidence was out of view is lost evidence, placed
+    by the trace; a failed answer on a long request adds a shortening lesson."""
+    from sim.evolve.contextevo.backends import LONG_REQUEST_TOKENS
     from sim.evolve.evoharness.propose import issues
     sig = {"requests": 9, "archives": 2, "recoveries": 1, "failed_reads": 1}
-    seen_unknown = _ex(slip="", answer={"k": "unknown"}, signals=sig, wrong=("k",))
-    for s in range(20):            # the guess is a keyed draw: never lost evidence
-        ex = _ex(slip="", answer={"k": "unknown"}, signals=sig, wrong=("k",), seed=s)
-        assert issues(ex, evaluate(ex, "minimal"), Evolver(generic_rate=0.0)) in (
-            ("verify",), ("rule",))
-    assert evaluate(seen_unknown, "standard").causes == ("verify",)
-    lost_wrong = _ex(slip="", answer={"k": "1.6"}, signals=sig, unseen=("k",),
-                     wrong=("k",))
+    for s in range(20):
+        ex = _ex(answer={"k": "unknown"}, signals=sig, seed=s)
+        assert issues(ex, evaluate(ex, "minimal"), Evolver(generic_rate=0.0)) == \
+            ("verify",)
+        assert issues(ex, evaluate(ex, "standard")) == ("verify",)
+    lost_wrong = _ex(answer={"k": "1.6"}, signals=sig, unseen=("k",))
     assert issues(lost_wrong, evaluate(lost_wrong, "minimal")) == ("recover",)
-    assert evaluate(lost_wrong, "standard").causes == ("recover",)
-    both = _ex(slip="verify", answer={"k": "1.6", "j": "unknown"},
-               signals={"archives": 1}, unseen=("j",), wrong=("k", "j"))
-    assert evaluate(both, "standard").causes == ("keep", "verify")
+    assert issues(lost_wrong, evaluate(lost_wrong, "standard")) == ("recover",)
+    both = _ex(answer={"k": "1.6", "j": "unknown"}, expected={"k": "1.5", "j": "2"},
+               signals={"archives": 1}, unseen=("j",),
+               answer_tokens=LONG_REQUEST_TOKENS)
+    assert issues(both, evaluate(both, "standard")) == ("keep", "verify", "shorten")
+    # minimal sees a value out of view but not which value failed: lost evidence only
+    assert issues(both, evaluate(both, "minimal")) == ("keep",)
 
 
 def test_the_agents_unseen_keys_are_values_it_could_not_have_known():

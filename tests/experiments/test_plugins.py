@@ -392,7 +392,7 @@ def test_evoharness_program_takes_a_plugin_and_refuses_a_broken_one(plugin_dir, 
 
 def test_an_evoharness_episode_names_the_task_a_plugin_broke_on(plugin_dir):
     from sim.evolve.evoharness.online import play
-    from sim.evolve.evoharness.skill_effects import SkillAwareAgent
+    from sim.evolve.evoharness.lesson_agent import SkillAwareAgent
     from sim.harness import run_episode
     from sim.plugin_spec import PluginRuntimeError
     from sim.tasks.loca import loca_task

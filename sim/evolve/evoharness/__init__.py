@@ -5,6 +5,6 @@ Skills and the capped harness file (:mod:`.skills`, :mod:`.skill_harness`), caps
 the lesson catalogue (:mod:`.budget`), the measured similarity (:mod:`.similarity`),
 retrieval (:mod:`.select`), proposal from executions by level-free rules
 (:mod:`.propose`), curation under the caps (:mod:`.curate`), the skill-following agents
-(:mod:`.skill_effects`, :mod:`.llm_skills`) and the online / train-split streams
+(:mod:`.lessons`, :mod:`.lesson_agent`, :mod:`.uptake`, :mod:`.llm_skills`) and the online / train-split streams
 (:mod:`.online`).
 """

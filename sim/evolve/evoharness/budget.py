@@ -2,38 +2,39 @@
 budget").
 
 The paper's curator works under a budget but the text we have does not give its
-numbers (Appendix F is not in it), so the caps are set relative to the volume of
-guidance the proposal rules can produce for a stream: the *lesson catalogue*
-(:func:`lesson_catalogue`), one fully grown skill per general cause and per topic of
-the stream (every bullet variant merged in). :func:`proportional_caps` holds a
-fraction of it: ``ceil(fraction * n)`` skills, ``ceil(fraction * tokens)`` total
-tokens, and a per-skill cap of ``ceil((1 + fraction) * largest)`` tokens (room for a
-consolidated skill). ``fraction`` is a named parameter with prior range
-:data:`FRACTION_PRIOR` (our assumption). A stream of about a hundred tasks proposes only
-3-5 distinct lessons per arm (failures are 10-25% of tasks and most share a cause), so
-the default 0.25 (3 skills, 199 tokens for the full harness; 1 skill, 63 tokens
-general-only; 2 skills, 137 tokens topic-only) with the default streams of 240 tasks
-(about 105 held-in, 135 held-out) is what makes the caps bind in the evolving arms; at
-0.5 they bound in none but ADD-only (101-task streams, medium profile). Whatever the budget decides is therefore an input of this
-assumption, not a finding.
+numbers (Appendix F is not in it), so the default is a **guess**: the caps are set
+relative to the volume of guidance the proposal rules can produce for a stream, the
+*lesson catalogue* (:func:`lesson_catalogue`): one fully grown skill per grammar verb
+(general, every bullet variant merged in) and per topic of the stream (its procedure
+holding every verb). :func:`proportional_caps` holds a fraction of it:
+``ceil(fraction * n)`` skills, ``ceil(fraction * tokens)`` total tokens, and a
+per-skill cap of ``ceil((1 + fraction) * largest)`` tokens (room for a consolidated
+skill). ``fraction`` (:data:`FRACTION`, a guess) has the wide prior range
+:data:`FRACTION_PRIOR`; it is chosen so that the caps bind in the evolving arms of the
+default grid (a stream proposes a few distinct lessons, so a cap near the whole
+catalogue would never bind and the budget would decide nothing). Whatever the budget
+decides is therefore an input of this guess, not a finding; ``ctxsim run evoharness
+--cap-fraction`` reruns the grid at another point of the range (the robustness check).
 """
 
 from __future__ import annotations
 
 import math
 
-from sim.evolve.evoharness.propose import GENERAL, TOPIC_BULLETS
+from sim.evolve.evoharness.propose import GENERAL, TOPIC_BULLET
 from sim.evolve.evoharness.skill_harness import HarnessCaps
 from sim.evolve.evoharness.skills import Skill
 
-#: default share of the lesson catalogue the caps hold, and its prior range
+#: default share of the lesson catalogue the caps hold (guess: no source gives the
+#: paper's caps), and its wide prior range
 FRACTION = 0.25
 FRACTION_PRIOR = (0.15, 0.6)
 
 
 def lesson_catalogue(topics, levels=("general", "topic")) -> list[Skill]:
-    """One fully grown skill per general cause (``general`` in ``levels``) and per
-    topic of ``topics`` (``topic`` in ``levels``), as the proposal rules draft them."""
+    """One fully grown skill per grammar verb (``general`` in ``levels``) and per
+    topic of ``topics`` (``topic`` in ``levels``, every verb), as the proposal rules
+    draft them."""
     out = []
     if "general" in levels:
         for cause, (trigger, bullets) in GENERAL.items():
@@ -45,8 +46,9 @@ def lesson_catalogue(topics, levels=("general", "topic")) -> list[Skill]:
             out.append(Skill(f"t-{t}", "topic", t,
                              f"Task ({t}): work through the {h} workflow; look up its "
                              f"record values and report them exactly",
-                             f"do: rule {t}\n" + "".join(
-                                 f"- {b.format(t=h)}\n" for b in TOPIC_BULLETS)))
+                             "".join(f"do: {v}\n" for v in GENERAL) + "".join(
+                                 f"- {TOPIC_BULLET.format(t=h, b=bs[0])}\n"
+                                 for bs in (b for _, b in GENERAL.values()))))
     return out
 
 

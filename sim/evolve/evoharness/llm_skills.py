@@ -1,8 +1,8 @@
 """The real model under Evo-Harness: the skill text is simply in its prompt.
 
 :class:`LLMSkillAgent` is :class:`sim.agents.llm.LLMAgent` plus the bookkeeping the
-loop reads after an episode (skills shown, the answer given, its own verdict, and the
-verifier's diagnosis of a wrong value). The pinned ``<skills>`` block, which the base
+loop reads after an episode (skills shown, the answer given, the tokens of the request
+it was given on, and its own verdict). The pinned ``<skills>`` block, which the base
 agent leaves out of its stream with the other pinned user messages, is appended to the
 task statement message, so the model reads it every turn and pays its tokens.
 """
@@ -12,14 +12,15 @@ from __future__ import annotations
 from sim.agents.llm import LLMAgent
 from sim.agents.protocol import ANSWER, Action, View
 from sim.evolve.evoharness.select import BLOCK_OPEN
-from sim.evolve.evoharness.skill_effects import parse_block, unseen_keys
+from sim.evolve.evoharness.lesson_agent import unseen_keys
+from sim.evolve.evoharness.lessons import parse_block
 
 
 class LLMSkillAgent(LLMAgent):
     """An :class:`LLMAgent` that shows the skill block; after an episode:
     ``skills_shown``, ``skills_read`` (= shown: a model's reading is not observed),
-    ``answer``, ``unseen`` (as :class:`SkillAwareAgent`), ``slip`` (``"verify"`` when it reported a value other than the
-    evidence's, the verifier's diagnosis) and :attr:`believes_solved`."""
+    ``answer``, ``unseen`` and ``answer_tokens`` (as :class:`SkillAwareAgent`) and
+    :attr:`believes_solved`."""
 
     def reset(self, task, seed: int) -> None:
         super().reset(task, seed)
@@ -27,7 +28,7 @@ class LLMSkillAgent(LLMAgent):
         self.skills_read: list[str] = []
         self.answer: dict[str, str] = {}
         self.unseen: tuple[str, ...] = ()
-        self.slip = ""
+        self.answer_tokens = 0
         self._block = None
 
     def messages_for(self, view: View, tools: list[dict]) -> list[dict]:
@@ -46,9 +47,7 @@ class LLMSkillAgent(LLMAgent):
         if action.kind == ANSWER:
             self.answer = dict(action.values)
             self.unseen = unseen_keys(self.task, view, self.answer)
-            wrong = [k for k, v in self.answer.items()
-                     if v not in ("", "unknown") and v != self.task.facts[k].value]
-            self.slip = "verify" if wrong else ""
+            self.answer_tokens = sum(e.tokens for e in view.entries)
         return action
 
     @property

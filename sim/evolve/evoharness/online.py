@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from sim.evolve.evoharness.propose import Evolver, Execution, check_level, evaluate, propose
 from sim.evolve.evoharness.select import check_b, select, skill_block
-from sim.evolve.evoharness.skill_effects import SkillAwareAgent
+from sim.evolve.evoharness.lesson_agent import SkillAwareAgent
 from sim.evolve.evoharness.skill_harness import SkillHarness
 from sim.evolve.split import split_tasks
 from sim.plugin_spec import PluginRuntimeError
@@ -175,14 +175,14 @@ def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: in
     signals = {"requests": res.requests, "archives": res.agent_archives,
                "recoveries": res.recoveries, "failed_reads": res.failed_reads,
                "offloaded": res.offloaded}
+    # what a verifier and the trajectory show: the answer, the expected values, the
+    # final request; never the simulator's own account of why a run failed
     ex = Execution(task_id=task.task_id, topic=task.family, statement=task.statement,
                    solved=bool(res.solved), believes_solved=agent.believes_solved,
-                   slip=agent.slip, answer=dict(agent.answer),
-                   values=tuple(f.value for f in task.facts.values()), signals=signals,
-                   skills_shown=tuple(agent.skills_shown), seed=es,
-                   unseen=tuple(agent.unseen),
-                   wrong=tuple(k for k, v in agent.answer.items()
-                               if v != task.facts[k].value))
+                   answer=dict(agent.answer),
+                   expected={k: f.value for k, f in task.facts.items()},
+                   signals=signals, skills_shown=tuple(agent.skills_shown), seed=es,
+                   unseen=tuple(agent.unseen), answer_tokens=agent.answer_tokens)
     return res, ex
 
 

@@ -5,39 +5,43 @@ After a task the evolver reads (i) the evaluation result at the chosen feedback 
 (:func:`evaluate`), (ii) the compressed trajectory (:meth:`Execution.compressed`, one
 line of counts, parsed back by :func:`read_trace`) and (iii) the answer's shape, and
 proposes, per distinct issue, NEW, ENHANCE (of a named skill) or NONE
-(:func:`propose`). Drafts that are generic advice or a replay of one task (they carry
-the task's exact values or record ids) are filtered to NONE (E.1 "filter
-aggressively").
+(:func:`propose`). Each issue is drafted twice (:func:`draft`): as a general lesson
+and as its topic's procedure (the same edit confined to the task's type); the curator
+decides which survive. Drafts that are generic advice or a replay of one task (they
+carry the task's exact values or record ids) are filtered to NONE (E.1 "filter
+aggressively"). A lesson is a line of the lesson grammar
+(:mod:`sim.evolve.evoharness.lessons`); what it does is played, never looked up.
 
-The feedback level decides only what the evaluation says, never which lesson is
-written (a test reads this module's source to hold that):
+The feedback levels are what a real verifier shows (issue 32), never the simulator's
+own labels (a test reads this module's source to hold that the rules do not branch
+on the level):
 
 * ``self``: the solver's own verdict: it judges a run solved when it found a value
   for everything it answered (:attr:`Execution.believes_solved`), and that judgement
-  is flipped at rate :attr:`Evolver.self_error` (the self-judge's errors); no
-  diagnostics;
-* ``minimal``: the environment's solved bit only; no diagnostics;
-* ``standard``: the solved bit and the verifier's diagnosis (:func:`true_causes`).
+  is flipped at rate :attr:`Evolver.self_error` (the self-judge's errors); no checks;
+* ``minimal``: the environment's solved bit only;
+* ``standard``: the solved bit and each failing check's own output: which answered
+  value was wrong, what it was and what was expected (:class:`Check`).
 
-The proposal rules are the same for every level (:func:`issues`): nothing is learned
-from a run the evaluation calls solved; for a run it calls failed, the diagnosed
-causes when the evaluation has them, else the cause the trace shows. An answer alone
-never names its cause: a value the agent could not use is answered "unknown" or
-one digit off, whether it was out of view, missed in a long request or spoiled by a
-context-free failure. What a trace does show is whether each answered value's
-evidence line was in the final request: values answered without it are lost
-evidence, and where (after recovery reads that missed, after the agent archived, or
-never noted); a failure with every value's evidence in view is a verification or
-rule slip, which the trace cannot tell apart, so a keyed draw at
-:attr:`Evolver.rule_guess`; nothing readable at all: generic advice, which the
-filter drops. Self feedback can
-therefore only differ from minimal through the self-judge: it misses failures whose
-values look complete (no lesson) and reads a misjudged success as a failure (a lesson
-drawn from a run that needed none).
+The proposal rules are the same for every level (:func:`issues`) and read only
+trajectory features and check output: nothing is learned from a run judged solved;
+for a run judged failed, a value checked wrong whose evidence line was not in the
+final request is lost evidence (``recover`` after recovery reads, ``keep`` after the
+agent archived, else ``notes``: where the trace places it); a value checked wrong
+with its evidence in view was read wrong (``verify``: re-read it); a failed answer
+given on a long request (at least
+:data:`sim.evolve.contextevo.backends.LONG_REQUEST_TOKENS`) adds ``shorten``. Without
+checks (minimal, self) the trace alone decides: values answered without their
+evidence in view are lost evidence; otherwise every value was in view and one was
+read wrong (``verify``), unless the drafting model writes platitudes (rate
+:attr:`Evolver.generic_rate`), which the filter drops. Self feedback can therefore
+only differ from minimal through the self-judge: it misses failures whose values
+look complete (no lesson) and reads a misjudged success as a failure (a lesson drawn
+from a run that needed none).
 
 ``reflect=False`` is the No-Propose ablation (Table 3): no solver-side proposal, the
-evolver compiles from the verdict and the compressed trajectory alone (no diagnostics,
-no E.1 filter).
+evolver compiles from the verdict and the compressed trajectory alone (no checks, no
+E.1 filter).
 """
 
 from __future__ import annotations
@@ -48,17 +52,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.evolve.contextevo.backends import LONG_REQUEST_TOKENS
+
 FEEDBACK_LEVELS = ("self", "minimal", "standard")
 NEW, ENHANCE, NONE = "NEW", "ENHANCE", "NONE"
 
-#: cause -> (trigger, bullet variants) of the general lesson that addresses it. Bullets
-#: vary by task so merging two proposals really combines content.
+#: verb -> (trigger, bullet variants) of the general lesson drafted for it. The first
+#: line of a draft is ``do: <verb>`` (the grammar); bullets are prose that vary by task
+#: so merging two proposals really combines content.
 GENERAL = {
     "verify": ("Before the final answer of a workflow task: look up record values, "
                "later steps write them, report them exactly",
                ["re-read each value from its evidence line, not from memory",
                 "compare every reported value character by character with the source",
-                "drop stray punctuation or suffixes from copied values"]),
+                "re-read a value again where the request is long"]),
     "recover": ("When a workflow task must report looked up record values "
                 "exactly but a value is no longer visible",
                 ["recover archived results named in your archive index before answering",
@@ -72,16 +79,19 @@ GENERAL = {
               "and report them exactly",
               ["restate each needed record value in your reasoning when you see it",
                "write found values into your notes before they scroll away"]),
+    "shorten": ("While a workflow task's requests grow long: look up record values "
+                "and report them exactly",
+                ["archive bulky results early so the request stays short",
+                 "free context before the request passes half the budget"]),
 }
-TOPIC_BULLETS = ["check the {t} field conventions before writing a value",
-                 "{t}: the value to report is the record's own field, not a derived one",
-                 "{t}: confirm the record id matches the one the task names"]
+#: the topic procedure's opening bullet ({t}: the task type in words)
+TOPIC_BULLET = "in {t} tasks: {b}"
 _GENERIC = re.compile(r"\b(be careful|think step by step|double-check your work|"
                       r"do your best|pay attention)\b", re.I)
 _TRACE = re.compile(r"^(?P<task>\S+): (?P<requests>\d+) requests, (?P<archives>\d+) "
                     r"archives, (?P<recoveries>\d+) recoveries \((?P<failed>\d+) failed\), "
                     r"(?P<given>\d+) values given, (?P<unknown>\d+) values unknown, "
-                    r"(?P<unseen>\d+) not in view$")
+                    r"(?P<unseen>\d+) not in view, answered at (?P<tokens>\d+) tokens$")
 
 
 # keyword-only: thirteen fields, several of one type, are too many to pass by position
@@ -93,16 +103,16 @@ class Execution:
         task_id, topic, statement: the task (topic = task family).
         solved: the environment's outcome (the truth).
         believes_solved: the solver's own judgement.
-        slip: simulator diagnosis of a context-free failure (``""``/``verify``/``rule``).
         answer: final values given (key -> value; ``"unknown"`` when not found).
-        values: the task's exact values (for the replay filter).
+        expected: the task's exact values by key (what the verifier checks against;
+            only :func:`evaluate` at the standard level reads it, and the replay
+            filter).
         signals: trajectory signals (counts: archives, recoveries, failed_reads, ...).
         skills_shown: names of the skills in its pinned block.
         seed: episode seed (keys the evolver's draws).
         unseen: answered keys whose evidence line was not in the final request (what
             the trajectory shows: the answer's own context).
-        wrong: answered keys the environment's checker marks wrong (per value; the
-            standard verifier reads them).
+        answer_tokens: tokens of the request the final answer was given on.
     """
 
     task_id: str
@@ -110,26 +120,32 @@ class Execution:
     statement: str
     solved: bool
     believes_solved: bool
-    slip: str
     answer: dict
-    values: tuple[str, ...]
+    expected: dict
     signals: dict
     skills_shown: tuple[str, ...] = ()
     seed: int = 0
     unseen: tuple[str, ...] = ()
-    wrong: tuple[str, ...] = ()
+    answer_tokens: int = 0
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The task's exact values (for the replay filter)."""
+        return tuple(self.expected.values())
 
     def compressed(self) -> str:
         """The compressed trajectory E.1 gives the proposer: one line of counts
         (requests, archives, recoveries and how many missed, values given, answered
-        unknown, and answered without their evidence line in the final request)."""
+        unknown, answered without their evidence line in the final request, and the
+        final request's tokens)."""
         s = self.signals
         unknown = sum(v == "unknown" for v in self.answer.values())
         return (f"{self.task_id}: {s.get('requests', 0)} requests, "
                 f"{s.get('archives', 0)} archives, {s.get('recoveries', 0)} recoveries "
                 f"({s.get('failed_reads', 0)} failed), "
                 f"{len(self.answer) - unknown} values given, {unknown} values unknown, "
-                f"{len(set(self.unseen) & set(self.answer))} not in view")
+                f"{len(set(self.unseen) & set(self.answer))} not in view, "
+                f"answered at {self.answer_tokens} tokens")
 
 
 @dataclass(frozen=True)
@@ -143,6 +159,7 @@ class Trace:
     given: int
     unknown: int
     unseen: int
+    tokens: int
 
 
 def read_trace(line: str) -> Trace:
@@ -151,16 +168,28 @@ def read_trace(line: str) -> Trace:
     if not m:
         raise ValueError(f"not a compressed trajectory: {line!r}")
     return Trace(*(int(m.group(k)) for k in ("requests", "archives", "recoveries",
-                                             "failed", "given", "unknown", "unseen")))
+                                             "failed", "given", "unknown", "unseen",
+                                             "tokens")))
+
+
+@dataclass(frozen=True)
+class Check:
+    """One failing check's own output: the answered ``key``, the value ``given`` and
+    the value ``expected`` (what a real verifier prints)."""
+
+    key: str
+    given: str
+    expected: str
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What the evolver is told: the feedback level, a verdict and diagnostics."""
+    """What the evolver is told: the feedback level, a verdict and the failing checks
+    (standard feedback only)."""
 
     feedback: str
     verdict: bool
-    causes: tuple[str, ...] = ()
+    checks: tuple[Check, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,7 +197,7 @@ class Proposal:
     """One reflection output (E.1): op NEW/ENHANCE/NONE, the skill draft and provenance.
 
     ``name`` is the skill a NEW proposal would create or the one ENHANCE targets;
-    ``directive`` its ``do:`` word; ``reason`` why NONE when filtered."""
+    ``directive`` its ``do:`` verb; ``reason`` why NONE when filtered."""
 
     op: str
     name: str = ""
@@ -187,13 +216,10 @@ EVOLVER_PRIOR = {
     # MT-Bench), and self-verification without external feedback is unreliable
     # (Huang et al. 2024, "LLMs cannot self-correct reasoning yet")
     "self_error": (0.1, 0.35),
-    # our assumption: a drafting model pastes task specifics into a fraction of drafts
+    # guess: a drafting model pastes task specifics into a fraction of drafts
     "replay_rate": (0.1, 0.4),
-    # our assumption: with nothing readable, a drafting model often writes platitudes
+    # guess: with nothing readable, a drafting model often writes platitudes
     "generic_rate": (0.1, 0.5),
-    # a wrong exact value reads the same whether a check or a task-type rule was
-    # missed: an uninformed guess (symmetric prior)
-    "rule_guess": (0.3, 0.7),
 }
 
 
@@ -204,21 +230,18 @@ class Evolver:
 
     Attributes:
         self_error: P(the self-generated verdict is wrong).
-        replay_rate: P(a rule lesson is drafted with the task's exact values, a replay
-            the filter drops).
+        replay_rate: P(a topic lesson is drafted with the task's exact values, a
+            replay the filter drops).
         generic_rate: P(a failure the trace does not explain is drafted as generic
-            advice rather than a guessed slip).
-        rule_guess: P(a wrong value without diagnostics is read as a rule slip rather
-            than a verification slip).
+            advice rather than a re-check).
     """
 
     self_error: float = 0.2
     replay_rate: float = 0.25
     generic_rate: float = 0.3
-    rule_guess: float = 0.5
 
     def __post_init__(self):
-        for f in ("self_error", "replay_rate", "generic_rate", "rule_guess"):
+        for f in ("self_error", "replay_rate", "generic_rate"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
                 raise ValueError(f"Evolver.{f} must be in [0, 1], got {v!r}")
@@ -243,24 +266,11 @@ def _lost(t: Trace) -> str:
     return "recover" if t.recoveries else "keep" if t.archives else "notes"
 
 
-def true_causes(ex: Execution) -> tuple[str, ...]:
-    """The verifier's diagnosis of a failure: the directives that address it. A value
-    checked wrong whose evidence was not in the final request is lost evidence
-    (``recover``/``keep``/``notes``, where from the trace); the verifier's slip
-    diagnosis (``verify``/``rule``) when it has one; else a value checked wrong with
-    its evidence in view is a verification failure. Never the form of the answer
-    ("unknown" or a wrong value: any cause gives either)."""
-    if ex.solved:
-        return ()
-    causes = []
-    wrong = set(ex.wrong)
-    if wrong & set(ex.unseen):
-        causes.append(_lost(read_trace(ex.compressed())))
-    if ex.slip:
-        causes.append(ex.slip)
-    elif wrong - set(ex.unseen):
-        causes.append("verify")
-    return tuple(causes)
+def failing_checks(ex: Execution) -> tuple[Check, ...]:
+    """The verifier's output: one :class:`Check` per answered value that is not the
+    expected one (a real checker's diff; it knows nothing of why)."""
+    return tuple(Check(k, v, ex.expected[k]) for k, v in ex.answer.items()
+                 if v != ex.expected[k])
 
 
 def evaluate(ex: Execution, level: str, evolver: Evolver = Evolver()) -> Evaluation:
@@ -275,54 +285,57 @@ def evaluate(ex: Execution, level: str, evolver: Evolver = Evolver()) -> Evaluat
         return Evaluation(level, ex.believes_solved != wrong)
     if level == "minimal":
         return Evaluation(level, ex.solved)
-    return Evaluation(level, ex.solved, true_causes(ex))
+    return Evaluation(level, ex.solved, () if ex.solved else failing_checks(ex))
 
 
 def issues(ex: Execution, ev: Evaluation, evolver: Evolver = Evolver(),
            diagnostics: bool = True) -> tuple[str, ...]:
-    """The distinct issues to learn from (module docstring): ``()`` for a run judged
-    solved; the evaluation's causes when it has some (and ``diagnostics``); else the
-    cause the compressed trajectory shows."""
+    """The distinct issues (grammar verbs) to learn from (module docstring): ``()``
+    for a run judged solved; else from the failing checks (when the evaluation has
+    them and ``diagnostics``) or the compressed trajectory alone."""
     if ev.verdict:
         return ()
-    if diagnostics and ev.causes:
-        return tuple(dict.fromkeys(ev.causes))
     t = read_trace(ex.compressed())
+    long = ("shorten",) if t.tokens >= LONG_REQUEST_TOKENS else ()
+    if diagnostics and ev.checks:
+        wrong = {c.key for c in ev.checks}
+        lost = (_lost(t),) if wrong & set(ex.unseen) else ()
+        misread = ("verify",) if wrong - set(ex.unseen) else ()
+        return lost + misread + (long if misread else ())
     if t.unseen:
         return (_lost(t),)
     if (t.given or t.unknown) and _u(ex.seed, "generic", ex.task_id) >= evolver.generic_rate:
-        return ("rule" if _u(ex.seed, "guess", ex.task_id) < evolver.rule_guess
-                else "verify",)
+        return ("verify",) + long
     return ("generic",)
 
 
-def draft(ex: Execution, cause: str, evolver: Evolver = Evolver()) -> Proposal:
-    """The lesson draft for one issue: the general lesson for a general cause, the
-    task type's rule for a rule slip, platitudes for ``generic``."""
+def draft(ex: Execution, cause: str, evolver: Evolver = Evolver()) -> list[Proposal]:
+    """The lesson drafts for one issue: the general lesson and the task type's
+    procedure (the same verb confined to the topic), or platitudes for ``generic``."""
     j = zlib.crc32(ex.task_id.encode())
     if cause == "generic":
-        return Proposal(NEW, "g-advice", "general", ex.topic,
-                        "For any task", "do: advice\n- be careful and double-check your "
-                        "work\n", "advice", ex.task_id)
-    if cause == "rule":
-        t = ex.topic
-        bullet = TOPIC_BULLETS[j % len(TOPIC_BULLETS)].format(t=t.replace("_", " "))
-        if _u(ex.seed, "replay", ex.task_id) < evolver.replay_rate and ex.values:
-            bullet = f"the answer here was {ex.values[0]}"
-        return Proposal(NEW, f"t-{t}", "topic", t,
-                        f"Task ({t}): work through the {t.replace('_', ' ')} workflow; "
-                        f"look up its record values and report them exactly",
-                        f"do: rule {t}\n- {bullet}\n", "rule", ex.task_id)
+        return [Proposal(NEW, "g-advice", "general", ex.topic, "For any task",
+                         "do: advice\n- be careful and double-check your work\n",
+                         "advice", ex.task_id)]
     trigger, bullets = GENERAL[cause]
-    return Proposal(NEW, f"g-{cause}", "general", ex.topic, trigger,
-                    f"do: {cause}\n- {bullets[j % len(bullets)]}\n", cause, ex.task_id)
+    bullet = bullets[j % len(bullets)]
+    t, words = ex.topic, ex.topic.replace("_", " ")
+    topic_bullet = TOPIC_BULLET.format(t=words, b=bullet)
+    if _u(ex.seed, "replay", ex.task_id, cause) < evolver.replay_rate and ex.values:
+        topic_bullet = f"the answer here was {ex.values[0]}"
+    return [Proposal(NEW, f"g-{cause}", "general", t, trigger,
+                     f"do: {cause}\n- {bullet}\n", cause, ex.task_id),
+            Proposal(NEW, f"t-{t}", "topic", t,
+                     f"Task ({t}): work through the {words} workflow; look up its "
+                     f"record values and report them exactly",
+                     f"do: {cause}\n- {topic_bullet}\n", cause, ex.task_id)]
 
 
 def filter_reason(p: Proposal, ex: Execution) -> str:
     """Why E.1's filter drops draft ``p`` (``""``: keep it): generic advice, no
-    actionable directive, or a replay of one task (its exact values or record ids)."""
+    actionable instruction, or a replay of one task (its exact values or record ids)."""
     text = f"{p.trigger}\n{p.body}"
-    if _GENERIC.search(text) or p.directive not in GENERAL and p.directive != "rule":
+    if _GENERIC.search(text) or p.directive not in GENERAL:
         return "generic advice"
     ids = re.findall(r"\b[A-Z]{3}-\d{4,5}\b", ex.statement)
     if any(v and v in text for v in ex.values) or any(i in text for i in ids):
@@ -350,8 +363,7 @@ def propose(ex: Execution, ev: Evaluation, names, evolver: Evolver = Evolver(),
     if not found:
         return [Proposal(NONE, task_id=ex.task_id, reason="judged solved")]
     out = []
-    for cause in found:
-        p = draft(ex, cause, evolver)
+    for p in (d for cause in found for d in draft(ex, cause, evolver)):
         why = filter_reason(p, ex) if reflect else ""
         if why:
             out.append(Proposal(NONE, task_id=ex.task_id, reason=why))

@@ -11,8 +11,8 @@ with, so the harness caps and the context budget are in the same unit.
 
 Every ``do: <directive>`` line of the body is one operational directive; a merged skill
 keeps all of them (:func:`combine`) and a reader acts on every one. Two skills whose
-directives oppose (:func:`opposes`: "restart the service" / "do not restart the
-service") are never combined: :func:`combine` raises :class:`MergeConflictError`.
+instructions oppose (:func:`opposes`: "restart the service" / "do not restart the
+service"), in a ``do:`` line or a bullet (:func:`instruction_lines`), are never combined: :func:`combine` raises :class:`MergeConflictError`.
 """
 
 from __future__ import annotations
@@ -182,6 +182,24 @@ def directives_of(body: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def instruction_lines(body: str) -> tuple[str, ...]:
+    """Every instruction of ``body``: each ``do:`` line's directive and each bullet
+    (``- ...``/``* ...``) line's text, in body order. A bullet is an instruction too
+    (issue 32): "never answer unknown" in one skill's bullets opposes "answer unknown"
+    in another's."""
+    out = []
+    for line in body.splitlines():
+        line = line.strip()
+        if line[:1] in "-*" and line[1:].strip():
+            line = line[1:].strip()
+            if not line.startswith("do:"):
+                out.append(line)
+                continue
+        if line.startswith("do:") and line[3:].strip():
+            out.append(line[3:].strip())
+    return tuple(out)
+
+
 def _normal(directive: str) -> str:
     text = re.sub(r"[^a-z0-9' ]+", " ", directive.lower().replace("-", " "))
     return " ".join(text.split())
@@ -211,9 +229,10 @@ def opposes(a: str, b: str) -> bool:
 
 
 def conflict(a: Skill, b: Skill) -> tuple[str, str] | None:
-    """The first pair of opposing directives of ``a`` and ``b``, or None."""
-    for x in a.directives:
-        for y in b.directives:
+    """The first pair of opposing instructions of ``a`` and ``b`` (every ``do:`` line
+    and every bullet, :func:`instruction_lines`), or None."""
+    for x in instruction_lines(a.body):
+        for y in instruction_lines(b.body):
             if opposes(x, y):
                 return x, y
     return None
@@ -236,12 +255,13 @@ def combine(keep: Skill, other: Skill) -> Skill:
     fields do not depend on the order, so merging is commutative up to the name.
 
     Raises:
-        MergeConflictError: when a directive of one opposes one of the other.
+        MergeConflictError: when an instruction (``do:`` line or bullet) of one opposes
+            one of the other.
     """
     bad = conflict(keep, other)
     if bad:
         raise MergeConflictError(f"cannot merge {other.name!r} into {keep.name!r}: "
-                                 f"directive {bad[0]!r} opposes {bad[1]!r}")
+                                 f"instruction {bad[0]!r} opposes {bad[1]!r}")
     trig = min((keep, other), key=lambda s: (-len(s.support), s.trigger)).trigger
     return keep.with_(trigger=trig, body=_canonical_body(keep.body, other.body),
                       support=keep.support + other.support,
