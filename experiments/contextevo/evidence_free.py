@@ -28,8 +28,8 @@ from experiments.intervals import LEVEL
 BASELINES = {"moves": "ef_moves", "steps": "ef_steps", "best_of_n": "best_of_n",
              "single_move": "single_move"}
 SEED_COLUMNS = ("setting", "start", "seed", "variant", "baseline", "n_held_out",
-                "heldout_accuracy", "heldout_gain_vs_start", "step_surfaces",
-                "candidates_evaluated")
+                "held_out_families", "heldout_accuracy", "heldout_gain_vs_start",
+                "step_surfaces", "candidates_evaluated")
 
 
 def median_changeset(res) -> int:
@@ -106,6 +106,9 @@ def run_seeds(make_sets, start, seeds, make_backend, config_kw: dict, progress=p
                 rows.append({"setting": ts.name, "start": start.name, "seed": seed,
                              "variant": variant, "baseline": base,
                              "n_held_out": len(res.held_out),
+                             # the seed's split: families held out whole (";"-joined;
+                             # empty under the per-task split)
+                             "held_out_families": ";".join(res.held_out_families),
                              "heldout_accuracy": round(acc, 4),
                              "heldout_gain_vs_start": round(
                                  acc - _held_out_acc(res, "start"), 4),

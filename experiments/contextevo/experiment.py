@@ -48,8 +48,8 @@ from experiments.contextevo.figure import figure
 from experiments.contextevo.loops import run_all
 from experiments.contextevo.paper import PAPER
 from experiments.contextevo.rows import COLUMNS, last_stage, rows_of
-from experiments.contextevo.setup import (exposed, progress_printer, settings_of,
-                                          split_options, starts, tasksets)
+from experiments.contextevo.setup import (check_splits, exposed, progress_printer,
+                                          settings_of, split_record, starts, tasksets)
 from experiments.settings.contextevo import ContextEvoSettings
 
 
@@ -80,22 +80,15 @@ def _spec_record(start, res) -> dict:
 
 def run(args) -> list:
     """Run the experiment and write CSV, PNG, JSON and the spec JSON."""
-    from experiments.arguments import UsageError
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.evolve.contextevo.spec import ProgramSpec
-    from sim.evolve.split import split_tasks
 
     cs = settings_of(args)  # bad options and --config fail before any work
-    out = prepare_out(args.out)
     starts(cs)  # a bad --start / --spec fails before any work
-    for ts in tasksets(cs):
-        try:
-            split_tasks(ts.names, **split_options(cs))
-        except ValueError as exc:
-            # a fraction that leaves a task set with no held-in or no held-out task
-            # cannot run: a usage error (exit 2), reported before any work
-            raise UsageError(f"--held-in-fraction {cs.held_in_fraction!r} cannot split "
-                             f"the {len(ts.names)} tasks: {exc}") from None
+    # a split that cannot run (a side without a task or family, too few held-in
+    # tasks, a family no task set has) is a usage error (exit 2), before any work
+    check_splits(cs, tasksets(cs))
+    out = prepare_out(args.out)
     suffix = "" if cs.backend == "synthetic" else "_llm"
     t0 = time.perf_counter()
     record: dict = {}
@@ -138,6 +131,13 @@ def run(args) -> list:
     if raw["seed_rows"]:
         paths.append(write_csv(out / f"{NAME}{suffix}_seeds.csv", SEED_COLUMNS,
                                raw["seed_rows"]))
+    for name, sp in raw["splits"].items():
+        # printed beside the held-out numbers: which tasks "held out" means here
+        fams = (f"; held out whole: {len(sp.held_out_families)} families "
+                f"({', '.join(sp.held_out_families)})" if sp.held_out_families
+                else "; tasks split, not families (held-in and held-out share families)")
+        print(f"[contextevo] split {name}: {len(sp.held_in)} held-in, "
+              f"{len(sp.held_out)} held-out tasks{fams}")
     for setting, per in raw["comparison"].items():
         for base, c in per.items():
             print(f"[contextevo] {setting}: ContextEvo minus evidence-free {base}, held-out,"
@@ -159,7 +159,7 @@ def run(args) -> list:
            "mislabel": cs.mislabel, "starts": [s.name for s in raw["starts"]],
            "settings": [{"name": ts.name, "budget": ts.budget, "tasks": len(ts.tasks)}
                         for ts in raw["sets"]],
-           "split": "split_tasks(sorted names, held_in_fraction=76/174, seed=15)",
+           "split": split_record(cs, raw["splits"]),
            "spec_file": cs.spec, "surfaces": list(exposed(cs)),
            "held_in_fraction": cs.held_in_fraction or 76 / 174,
            "ef_seeds": cs.ef_seeds}

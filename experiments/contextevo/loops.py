@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 
 from experiments.contextevo.evidence_free import BASELINES
-from experiments.contextevo.setup import (evolve_config, exposed, make_backend,
-                                          split_options, starts, tasksets, with_seed)
+from experiments.contextevo.setup import (check_splits, evolve_config, exposed,
+                                          make_backend, split_options, starts, tasksets,
+                                          with_seed)
 
 #: variant -> the loop's stage switches it turns off (ContextEvo Table 5)
 ABLATIONS = {"full": {}, "no_review": {"review": False},
@@ -23,12 +24,10 @@ def run_all(cs, client=None, progress=print) -> dict:
     results (for :func:`experiments.contextevo.experiment.run`)."""
     from experiments.contextevo.evidence_free import median_changeset, run_seeds
     from sim.evolve.contextevo.loop import Runner, evolve
-    from sim.evolve.split import split_tasks
 
     sts = starts(cs)
     sets = tasksets(cs)
-    for ts in sets:  # a bad split fails before any episode runs
-        split_tasks(ts.names, **split_options(cs))
+    splits = check_splits(cs, sets)  # a bad split fails before any episode runs
     results, ablations, ledgers, baselines = [], {}, [], {}
     for si, ts in enumerate(sets):
         runner = Runner(ts)
@@ -82,5 +81,5 @@ def run_all(cs, client=None, progress=print) -> dict:
         seed_rows, comparison = run_seeds(make_sets, sts[0], seeds, backend_of, kw,
                                           progress, done)
     return {"results": results, "ablations": ablations, "ledgers": ledgers,
-            "sets": sets, "starts": sts, "baselines": baselines,
+            "sets": sets, "starts": sts, "baselines": baselines, "splits": splits,
             "seed_rows": seed_rows, "comparison": comparison}

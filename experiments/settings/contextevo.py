@@ -5,6 +5,7 @@ declared once here with its default (no default is left in argparse).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -52,6 +53,38 @@ def _surfaces_help() -> str:
             "discarded and counted (default: all): " + ", ".join(_surfaces()))
 
 
+#: how a --held-out-families value may be written, for its message
+_FAMILIES_WANTED = ("0 (the per-task split), a count >= 1, a share in (0, 1) or "
+                    "distinct family names a,b,...")
+_FAMILY_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _held_out_families(text: str):
+    """The argparse ``type`` of ``--held-out-families``: ``"0"`` -> 0 (the per-task
+    split), ``"3"`` -> 3 families, ``"0.25"`` -> a share, ``"crm_dedupe,q3"`` -> a
+    tuple of names (:func:`sim.evolve.split.split_families`' ``held_out``)."""
+    import argparse
+
+    bad = argparse.ArgumentTypeError(f"expected {_FAMILIES_WANTED}, got {text!r}")
+    if re.fullmatch(r"[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"[0-9]*\.[0-9]+", text):
+        if not 0.0 < float(text) < 1.0:
+            raise bad
+        return float(text)
+    names = tuple(text.split(","))
+    # a name is a family's identifier (LOCA-like ``crm_dedupe``, BrowseComp-like ``q3``)
+    if not all(_FAMILY_NAME.fullmatch(n) and not n.isdigit() for n in names) \
+            or len(set(names)) != len(names):
+        raise bad
+    return names
+
+
+def _plain_families(value) -> str:
+    """A ``--held-out-families`` value as it is written on the command line."""
+    return ",".join(value) if isinstance(value, (list, tuple)) else str(value)
+
+
 def _opt(default, help: str, **kw):
     """A command-line-only setting (no TOML key)."""
     return setting(default, None, help, toml=False, **kw)
@@ -60,7 +93,14 @@ def _opt(default, help: str, **kw):
 @register
 @dataclass(frozen=True)
 class ContextEvoSettings(Settings):
-    """``ctxsim run contextevo``: the task sets and the evolution loop's options."""
+    """``ctxsim run contextevo``: the task sets and the evolution loop's options.
+
+    The split: ContextEvo App. A shuffles the sorted task names with
+    ``random.Random(15)`` and holds in 76 of 174 (``held_in_fraction``); holding out
+    whole families by default (``held_out_families``, the same rule applied to the
+    families, :func:`sim.evolve.split.split_families`) is this project's choice
+    (issue 32), not the paper's, so that held-out tasks come from families evolution
+    never saw; ``--held-out-families 0`` is the paper's per-task split."""
 
     NAME: ClassVar[str] = "contextevo"
     HEADER: ClassVar[str] = """\
@@ -107,9 +147,21 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
                            "candidates come from, per iteration, before untried grammar "
                            "moves (ours, a guess; {default})", parse=positive_int)
     held_in_fraction: float | None = _opt(
-        None, "share of tasks held in (default: 76/174, the paper's split)",
+        None, "share held in: of each task set's families (the default split), or of "
+        "its tasks under --held-out-families 0 (default: 76/174, the paper's split)",
         metavar="F", parse=float_in(0.0, 1.0, lo_open=True, hi_open=True),
         source="ContextEvo §4: 76 of 174 tasks held in")
+    # whole families out, so "held out" means unseen families (issue 32); ours: the
+    # paper's split (App. A) shuffles tasks, so its held-out tasks share families
+    held_out_families: int | float | tuple[str, ...] | None = _opt(
+        None, "families held out whole, drawn by random.Random(15) from the sorted "
+        "families of each task set (LOCA-like: the 15 families; BrowseComp-like: the "
+        "queries), every other family held in (ours, issue 32; the paper splits tasks): "
+        "a count N, a share F in (0, 1), or names a,b (each task set holds out those it "
+        "has); 0: the paper's per-task split (App. A), whose two sides share families; "
+        "default: whole families, 1 - --held-in-fraction of them (98/174: 8 of 15 "
+        "LOCA-like families held out)", metavar="N|F|NAMES",
+        parse=_held_out_families, source="ours (issue 32); ContextEvo App. A splits tasks")
     mislabel: float = _opt(0.2, "synthetic back-end mislabel rate ({default})",
                            parse=fraction)
     no_ablations: bool = _opt(False, "skip the ablations and baselines (the llm back-end "
@@ -140,7 +192,9 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
 
     @classmethod
     def finish(cls, values: dict, args) -> dict:
-        """Refuses ``--spec`` with ``--start`` and ``--ef-seeds 1`` (exit 2)."""
+        """Refuses ``--spec`` with ``--start``, ``--ef-seeds 1``, and
+        ``--held-in-fraction`` with a count, share or names of ``--held-out-families``
+        (which then set the sizes alone) (exit 2)."""
         from experiments.arguments import UsageError
 
         if values["spec"] and values["start"]:
@@ -149,4 +203,9 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
         if values["ef_seeds"] == 1:
             raise UsageError("--ef-seeds must be 0 or at least 2 (an interval over seeds "
                              "needs two), got 1")
+        fams = values["held_out_families"]
+        if values["held_in_fraction"] is not None and fams not in (None, 0):
+            raise UsageError(f"--held-in-fraction {values['held_in_fraction']!r} and "
+                             f"--held-out-families {_plain_families(fams)} both set the "
+                             "split's sizes; give one")
         return values

@@ -171,6 +171,9 @@ def test_quick_experiment_writes_its_files(tmp_path):
     assert set(specs) == {"loca128k/react", "browse16k/react"}
     side = json.loads((tmp_path / "contextevo.json").read_text())
     assert side["logs"]["loca128k/react"][0]["attribution"]["all"]["true"] >= 0
+    # the default split holds out whole families (issue 32)
+    for rec in side["config"]["split"]["by_setting"].values():
+        assert rec["held_out_families"] and rec["families_on_both_sides"] == []
     comp = side["evidence_free_comparison"]["by_setting"]
     assert set(comp) == {"loca128k", "browse16k"}
     for per in comp.values():

@@ -169,6 +169,16 @@ def test_claims_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkey
                                   "number in (0, 1), got '0'"),
     (["--held-in-fraction", "1.5"], "got '1.5'"),
     (["--held-in-fraction", "0.999"], "--held-in-fraction 0.999 cannot split"),
+    # issue 32: how the split is made, refused naming the value and what was expected
+    (["--held-out-families", "-1"], "argument --held-out-families: expected 0 (the "
+     "per-task split), a count >= 1, a share in (0, 1) or distinct family names "
+     "a,b,..., got '-1'"),
+    (["--held-out-families", "1.5"], "got '1.5'"),
+    (["--held-out-families", "crm_dedupe,,q3"], "got 'crm_dedupe,,q3'"),
+    (["--held-out-families", "q3,q3"], "got 'q3,q3'"),
+    (["--held-out-families", "nope"], "--held-out-families nope: ['nope'] name no family"),
+    (["--held-out-families", "3", "--held-in-fraction", "0.5"],
+     "--held-in-fraction 0.5 and --held-out-families 3 both set the split's sizes"),
 ])
 def test_contextevo_usage_errors_exit_2_naming_the_value(argv, named, capsys, monkeypatch):
     monkeypatch.delenv("CTXSIM_DEBUG", raising=False)

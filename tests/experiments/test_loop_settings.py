@@ -90,3 +90,134 @@ def test_evoharness_settings_reach_the_stream(monkeypatch, tmp_path):
     d = eh.SETTINGS.from_args(_parser(eh).parse_args([]))
     assert (d.b, d.batch, d.reps, d.seeds, d.program) == (3, 1, 2, 40,
                                                           "vista_no_dashboard")
+
+
+def _families(names):
+    from sim.tasks.families import family_of
+
+    return {family_of(n) for n in names}
+
+
+def test_contextevo_default_split_holds_out_whole_families_on_both_task_sets():
+    # issue 32: by default no family (LOCA-like family, BrowseComp-like query) has
+    # tasks on both sides
+    from experiments.contextevo.setup import check_splits, evolve_config, tasksets
+
+    for argv in (["--quick"], []):
+        s = _contextevo(argv)
+        assert s.held_out_families is None and evolve_config(s).held_out_families is None
+        sets = tasksets(s)
+        splits = check_splits(s, sets)
+        assert set(splits) == {"loca128k", "browse16k"}
+        for ts in sets:
+            sp = splits[ts.name]
+            assert not _families(sp.held_in) & _families(sp.held_out), (argv, ts.name)
+            assert set(sp.held_out_families) == _families(sp.held_out)
+            assert set(sp.held_in) | set(sp.held_out) == set(ts.names)
+
+
+def test_contextevo_per_task_split_is_still_reachable():
+    from experiments.contextevo.setup import check_splits, evolve_config, tasksets
+    from sim.evolve.split import split_tasks
+
+    s = _contextevo(["--quick", "--held-out-families", "0"])
+    assert evolve_config(s).held_out_families == 0
+    (loca, _) = sets = tasksets(s)
+    sp = check_splits(s, sets)["loca128k"]
+    assert sp == split_tasks(loca.names)   # the paper's split, as before issue 32
+    s = _contextevo(["--quick", "--held-out-families", "0", "--held-in-fraction", "0.5"])
+    assert check_splits(s, sets)["loca128k"] == split_tasks(loca.names, 0.5)
+
+
+def test_contextevo_held_out_families_count_share_and_names_reach_the_loop():
+    from experiments.contextevo.setup import check_splits, evolve_config, tasksets
+
+    assert evolve_config(_contextevo(["--held-out-families", "3"])).held_out_families == 3
+    assert _contextevo(["--held-out-families", "0.25"]).held_out_families == 0.25
+    s = _contextevo(["--quick", "--held-out-families", "crm_dedupe,q3"])
+    assert evolve_config(s).held_out_families == ("crm_dedupe", "q3")
+    splits = check_splits(s, tasksets(s))
+    assert splits["loca128k"].held_out_families == ("crm_dedupe",)
+    assert splits["browse16k"].held_out_families == ("q3",)
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--held-in-fraction", "0.5", "--held-out-families", "3"],
+     "--held-in-fraction 0.5 and --held-out-families 3 both set the split's sizes"),
+    (["--held-out-families", "crm_dedupe,nope"],
+     "--held-out-families crm_dedupe,nope: ['nope'] name no family of the task sets"),
+    (["--held-out-families", "crm_dedupe"],
+     "--held-out-families crm_dedupe cannot split the 15 tasks of browse16k"),
+    # 14 of 15 BrowseComp-like queries out (one instance each under --quick): one
+    # held-in task, fewer than a hypothesis needs
+    (["--held-out-families", "14"],
+     "--held-out-families 14 leaves 1 held-in task(s) of browse16k; the loop needs at "
+     "least 2"),
+    (["--held-out-families", "15"], "--held-out-families 15 cannot split the 30 tasks"),
+])
+def test_contextevo_refuses_a_split_that_cannot_run_naming_it(argv, named):
+    from experiments.arguments import UsageError
+    from experiments.contextevo.setup import check_splits, tasksets
+
+    with pytest.raises(UsageError) as err:
+        s = _contextevo(["--quick", *argv])
+        check_splits(s, tasksets(s))
+    assert named in str(err.value)
+
+
+def test_contextevo_split_record_names_the_held_out_families():
+    from experiments.contextevo.setup import check_splits, split_record, tasksets
+
+    s = _contextevo(["--quick"])
+    rec = split_record(s, check_splits(s, tasksets(s)))
+    assert rec["unit"] == "families" and rec["seed"] == 15
+    loca = rec["by_setting"]["loca128k"]
+    assert (loca["held_in"], loca["held_out"], loca["families_held_out"]) == (14, 16, 8)
+    assert len(loca["held_out_families"]) == 8 and loca["families_on_both_sides"] == []
+    s = _contextevo(["--quick", "--held-out-families", "0"])
+    rec = split_record(s, check_splits(s, tasksets(s)))
+    assert rec["unit"] == "tasks" and rec["by_setting"]["loca128k"]["held_out_families"] == []
+    assert rec["by_setting"]["loca128k"]["families_on_both_sides"]
+
+
+def test_contextevo_sidecar_and_seeds_csv_record_the_held_out_families(tmp_path, capsys):
+    import csv
+    import json
+
+    from experiments.cli import main
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text("loca_growth = 8000\nloca_budget = 6000\nfamilies = 3\nseeds = 2\n"
+                   "queries = 4\nbrowse_seeds = 1\n")
+    out = tmp_path / "out"
+    assert main(["run", "contextevo", "--config", str(cfg), "--start", "react",
+                 "--no-ablations", "--ef-seeds", "0", "--iterations", "1",
+                 "--candidates", "1", "--out", str(out), "--no-progress"]) in (0, None)
+    assert "[contextevo] split loca8k: 2 held-in, 4 held-out tasks; held out whole: 2 " \
+           "families" in capsys.readouterr().out
+    split = json.loads((out / "contextevo.json").read_text())["config"]["split"]
+    assert split["unit"] == "families"
+    for name, n_fam in (("loca8k", 3), ("browse16k", 4)):
+        rec = split["by_setting"][name]
+        assert rec["families_on_both_sides"] == []
+        assert len(rec["held_out_families"]) == rec["families_held_out"]
+        assert rec["families_held_in"] + rec["families_held_out"] == n_fam
+    rows = list(csv.DictReader(open(out / "contextevo.csv")))
+    assert {int(r["n"]) for r in rows if r["setting"] == "loca8k"
+            and r["split"] == "held_out"} == {split["by_setting"]["loca8k"]["held_out"]}
+
+
+def test_contextevo_seed_rows_name_the_held_out_families():
+    from experiments.contextevo.evidence_free import SEED_COLUMNS, run_seeds
+    from sim.evolve.contextevo.backends import SyntheticBackend
+    from sim.evolve.contextevo.compile import spec_of
+    from sim.evolve.contextevo.loop import loca_taskset
+
+    rows, _ = run_seeds(lambda seed: [loca_taskset(8_000, 6_000, 3, 2, seed)],
+                        spec_of("react"), [0, 1], SyntheticBackend,
+                        {"iterations": 1, "candidates": 1, "held_out_families": 1},
+                        progress=lambda line: None)
+    assert "held_out_families" in SEED_COLUMNS
+    assert len({r["held_out_families"] for r in rows}) == 1   # one split for every seed
+    (fams,) = {r["held_out_families"] for r in rows}
+    assert len(fams.split(";")) == 1 and all(r["n_held_out"] == 2 for r in rows)

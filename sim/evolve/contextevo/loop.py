@@ -1,6 +1,7 @@
 """The ContextEvo loop (ContextEvo §4, App. B.2 "Evolution data boundary").
 
-Split the task names (:func:`sim.evolve.split.split_tasks`); then per iteration, on
+Split the task names (:func:`sim.evolve.split.split_families`: per task by default,
+whole families with ``held_out_families``); then per iteration, on
 held-in tasks only: run the current spec (:func:`sim.evolve.contextevo.trace.run_traced`), card
 (Stage 1a), review (1b), judge (2), edit (3: the back-end proposes changesets, each
 applied by :func:`sim.evolve.contextevo.editor.apply_changeset`; what the judge's accepted
@@ -55,7 +56,7 @@ from sim.evolve.contextevo.budget import (MAX_DRAWS, NO_EVIDENCE, candidate_stre
 from sim.evolve.contextevo.budget import unnamed as _unnamed
 from sim.evolve.contextevo.editor import apply_changeset, random_changeset, random_spec_change
 from sim.evolve.contextevo.spec import SURFACES, ProgramSpec, diff
-from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, split_tasks
+from sim.evolve.split import PAPER_HELD_IN_FRACTION, PAPER_SEED, PER_TASK, split_families
 from sim.evolve.contextevo.trace import run_traced
 
 # the stage functions (module-level so an instrumented test can wrap them)
@@ -207,8 +208,10 @@ class EvolveConfig:
     ours, a guess: as many as candidates, so each candidate can come from its own
     hypothesis), the four stages (``review``: paginated review, ``aggregate``:
     cross-case aggregation, ``replay``, ``update``: policy update), ``mode``
-    (:data:`MODES`), ``exposed`` surfaces, split ``held_in_fraction`` and
-    ``split_seed``, and ``seed``.
+    (:data:`MODES`), ``exposed`` surfaces, split ``held_in_fraction``,
+    ``held_out_families`` (:func:`sim.evolve.split.split_families`; default
+    :data:`~sim.evolve.split.PER_TASK`, the paper's per-task split, which Evo-Harness's
+    streams also use) and ``split_seed``, and ``seed``.
 
     Raises:
         ValueError: naming a bad ``mode``, ``iterations``, ``candidates``,
@@ -225,6 +228,7 @@ class EvolveConfig:
     mode: str = "contextevo"
     exposed: tuple[str, ...] = SURFACES
     held_in_fraction: float = PAPER_HELD_IN_FRACTION
+    held_out_families: int | float | tuple[str, ...] | None = PER_TASK
     split_seed: int = PAPER_SEED
     seed: int = 0
     #: surfaces an ``ef_steps`` changeset changes (the editor's typical size)
@@ -264,6 +268,8 @@ class EvolveResult:
     #: candidate specs scored on held-in (the budget spent: ``iterations x
     #: candidates`` for every arm, :mod:`sim.evolve.contextevo.budget`)
     evaluations: int = 0
+    #: the families held out whole (:attr:`sim.evolve.split.Split.held_out_families`)
+    held_out_families: tuple[str, ...] = ()
 
 
 def select_candidate(current: tuple[str, ProgramSpec], scored: list[tuple[str, ProgramSpec, float]],
@@ -304,10 +310,11 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
 
     Raises:
         ValueError: for an empty task set or a split leaving a side empty (from
-            :func:`split_tasks`, naming the value).
+            :func:`split_families`, naming the value).
     """
     cfg = config or EvolveConfig()
-    split = split_tasks(taskset.names, cfg.held_in_fraction, cfg.split_seed)
+    split = split_families(taskset.names, cfg.held_out_families, cfg.held_in_fraction,
+                           cfg.split_seed)
     held_in = list(split.held_in)
     runner = runner or Runner(taskset)
     played = runner.episodes
@@ -363,7 +370,7 @@ def evolve(start: ProgramSpec, taskset: TaskSet, backend, config: EvolveConfig |
                          if r.get("error")]
     return EvolveResult(specs, log, split.held_in, split.held_out, solved,
                         runner.episodes - played, errors,
-                        sum(e.get("evaluated", 0) for e in log))
+                        sum(e.get("evaluated", 0) for e in log), split.held_out_families)
 
 
 def select_rows(runner: Runner, spec: ProgramSpec, held_in) -> list[dict]:
