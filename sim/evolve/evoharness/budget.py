@@ -13,8 +13,12 @@ skill). ``fraction`` (:data:`FRACTION`, a guess) has the wide prior range
 :data:`FRACTION_PRIOR`; it is chosen so that the caps bind in the evolving arms of the
 default grid (a stream proposes a few distinct lessons, so a cap near the whole
 catalogue would never bind and the budget would decide nothing). Whatever the budget
-decides is therefore an input of this guess, not a finding; ``ctxsim run evoharness
---cap-fraction`` reruns the grid at another point of the range (the robustness check).
+decides is therefore an input of this guess, not a finding. Robustness (quick grid,
+medium profile, ``GridConfig.cap_fraction`` at 0.15 / 0.25 / 0.5; the setting has no
+command-line option or TOML key yet): topic-only below full and minimal / standard
+feedback above no-evolve hold at all three; ADD-only below the budgeted curator holds
+at 0.15 and 0.25 and vanishes at 0.5 (its caps no longer bind); self feedback and
+No-Propose above no-evolve lose their resolution at 0.15.
 """
 
 from __future__ import annotations
