@@ -113,6 +113,17 @@ def test_mc_rate_without_control_is_the_plain_mean_and_its_se():
     assert (est.trials, est.method) == (trials, "monte-carlo")
 
 
+def test_mc_rate_chunks_its_trials_by_the_work_of_one_trial():
+    # n draws a trial: at n = 1024 a chunk holds 2^19 / 1024 = 512 trials, so 600
+    # trials take two streams (a layout that ignored n would take one of 4096)
+    n, kappa, sigma, trials = 1024, 4, 1.0, 600
+    est = content_rate_mc(n, kappa, sigma, trials=trials, seed=5, control_variate=False)
+    seeds, chunk, _ = seed_chunks(5, trials, n)
+    assert (len(seeds), chunk) == (2, 512)
+    rate, _ = _draws(n, kappa, sigma, trials, 5)
+    assert est.bits == pytest.approx(float(np.mean(rate)), rel=1e-13)
+
+
 def test_mc_rate_with_control_regresses_on_the_noise_of_j_star():
     n, kappa, sigma, trials = 16, 4, 1.0, 400
     est = content_rate_mc(n, kappa, sigma, trials=trials, seed=3)
