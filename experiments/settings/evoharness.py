@@ -12,7 +12,7 @@ from typing import ClassVar
 from experiments.arguments import base_url, nonnegative_int, positive_int
 from experiments.settings import ListOf, Settings, register, setting
 from experiments.settings import kinds as k
-from sim.evolve.evoharness.budget import FRACTION
+from sim.evolve.evoharness.budget import FRACTION, FRACTION_PRIOR
 
 
 def _profiles():
@@ -95,9 +95,14 @@ and over a --config FILE."""
                            "context program of the grid: a built-in name or a plugin "
                            "MODULE:CLASS on PYTHONPATH (docs: Plugins; {default})",
                            note="context program of the grid")
-    cap_fraction: float = setting(FRACTION, None, "share of the lesson catalogue the "
-                                  "caps hold", toml=False, option=None,
-                                  source="sim.evolve.evoharness.budget.FRACTION")
+    cap_fraction: float = setting(
+        FRACTION, k.number_in(0.0, 1.0, "a share in (0, 1]", lo_open=True),
+        "share of the lesson catalogue the harness caps hold, in (0, 1] ({default}; "
+        "a guess, prior %g-%g; robustness: python -m experiments.evoharness.caps)"
+        % FRACTION_PRIOR,
+        note="share of the lesson catalogue the caps hold (a guess)",
+        source="guess: sim.evolve.evoharness.budget.FRACTION (Evo-Harness App. F, "
+               "which gives the paper's budget, is not in our text)")
     seed: int = _opt(0, "base seed of tasks and agent draws ({default})",
                      parse=nonnegative_int)
     backend: str = _opt("synthetic", "solver backend ({default})",

@@ -208,7 +208,9 @@ def test_proposal_rules_never_branch_on_the_feedback_level():
             if isinstance(node, ast.Attribute) and node.attr == "feedback":
                 raise AssertionError(f"{fn.name} reads Evaluation.feedback")
     assert checked >= 6                      # issues, draft, filter_reason, propose, ...
-    assert set(mod.GENERAL) == {"verify", "recover", "keep", "notes", "shorten"}
+    # the five behaviour verbs and the program lesson "archive" (issue 32)
+    assert set(mod.GENERAL) == {"verify", "recover", "keep", "notes", "shorten",
+                                "archive"}
     assert "skip" not in inspect.getsource(mod)
 
 
@@ -346,7 +348,8 @@ def test_caps_from_the_lesson_catalogue():
     from sim.evolve.evoharness.budget import lesson_catalogue, proportional_caps
     topics = ["canvas_grades", "lab_results"]
     cat = lesson_catalogue(topics)
-    assert len(cat) == 7 and {s.level for s in cat} == {"general", "topic"}
+    # six general lessons (five verbs and the program lesson "archive") + 2 topics
+    assert len(cat) == 8 and {s.level for s in cat} == {"general", "topic"}
     caps = proportional_caps(topics, fraction=0.5)
     assert caps.max_skills == 4
     assert caps.max_total_tokens == math.ceil(0.5 * sum(s.tokens for s in cat))

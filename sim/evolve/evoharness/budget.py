@@ -13,19 +13,18 @@ skill). ``fraction`` (:data:`FRACTION`, a guess) has the wide prior range
 :data:`FRACTION_PRIOR`; it is chosen so that the caps bind in the evolving arms of the
 default grid (a stream proposes a few distinct lessons, so a cap near the whole
 catalogue would never bind and the budget would decide nothing). Whatever the budget
-decides is therefore an input of this guess, not a finding. Robustness (quick grid,
-medium profile, ``GridConfig.cap_fraction`` at 0.15 / 0.25 / 0.5; the setting has no
-command-line option or TOML key yet): topic-only below full and minimal / standard
-feedback above no-evolve hold at all three; ADD-only below the budgeted curator holds
-at 0.15 and 0.25 and vanishes at 0.5 (its caps no longer bind); self feedback and
-No-Propose above no-evolve lose their resolution at 0.15.
+decides is therefore an input of this guess, not a finding. It is the setting
+``cap_fraction`` of ``ctxsim run evoharness`` (``--cap-fraction``, TOML key; recorded in
+the sidecar's config); ``python -m experiments.evoharness.caps --out DIR`` reruns the
+quick grid at 0.15 / 0.25 / 0.5 and writes which orderings hold at each
+(``evoharness_caps.csv``; the README quotes it).
 """
 
 from __future__ import annotations
 
 import math
 
-from sim.evolve.evoharness.propose import GENERAL, TOPIC_BULLET
+from sim.evolve.evoharness.propose import GENERAL, do_line
 from sim.evolve.evoharness.skill_harness import HarnessCaps
 from sim.evolve.evoharness.skills import Skill
 
@@ -43,16 +42,15 @@ def lesson_catalogue(topics, levels=("general", "topic")) -> list[Skill]:
     if "general" in levels:
         for cause, (trigger, bullets) in GENERAL.items():
             out.append(Skill(f"g-{cause}", "general", "", trigger,
-                             f"do: {cause}\n" + "".join(f"- {b}\n" for b in bullets)))
+                             f"{do_line(cause)}\n" + "".join(f"- {b}\n" for b in bullets)))
     if "topic" in levels:
         for t in sorted(set(topics)):
             h = t.replace("_", " ")
             out.append(Skill(f"t-{t}", "topic", t,
                              f"Task ({t}): work through the {h} workflow; look up its "
                              f"record values and report them exactly",
-                             "".join(f"do: {v}\n" for v in GENERAL) + "".join(
-                                 f"- {TOPIC_BULLET.format(t=h, b=bs[0])}\n"
-                                 for bs in (b for _, b in GENERAL.values()))))
+                             "".join(f"{do_line(v)}\n" for v in GENERAL) + "".join(
+                                 f"- {bs[0]}\n" for _, bs in GENERAL.values())))
     return out
 
 

@@ -18,7 +18,10 @@ the skill name and the decision point; parameters: :class:`SkillUse`):
 3. **Playing**. A followed edit changes what the agent does in this episode (the
    grammar's table of behaviours, :mod:`sim.evolve.evoharness.lessons`): its note
    rate, its recovery search, what it archives and when, or a re-read of each
-   answered value against its evidence line. A re-read needs the evidence in the
+   answered value against its evidence line, or (``program``) an edit of the context
+   program played from then on (:meth:`SkillAwareAgent.bind_program`: the episode's
+   :class:`~sim.evolve.evoharness.lesson_program.LessonProgram`; unbound, a program
+   lesson changes nothing). A re-read needs the evidence in the
    final request and succeeds with the agent's own ``Profile.p_use`` at that
    request's length (the world's degradation curve), so a re-check repairs a value
    missed in view only where the world lets it; a context-free failure
@@ -68,7 +71,8 @@ class SkillAwareAgent(SyntheticAgent):
     whose value a re-read replaced), ``answer`` (the final values given), ``unseen``
     (answered keys whose evidence line was not in the final request),
     ``answer_tokens`` (the tokens of that request) and
-    ``believes_solved`` (its own view: every value found, none answered unknown).
+    ``believes_solved`` (its own view: every value found, none answered unknown),
+    ``program_played`` (the program edits that changed the bound program).
     """
 
     def __init__(self, profile="medium", use: SkillUse | None = None,
@@ -76,6 +80,13 @@ class SkillAwareAgent(SyntheticAgent):
         super().__init__(profile, channel)
         self.use = use or SkillUse()
         self.base_profile = self.profile
+        self._program = None
+
+    def bind_program(self, program) -> None:
+        """The :class:`~sim.evolve.evoharness.lesson_program.LessonProgram` the next
+        episode plays (None: unbound); followed program lessons edit it. Kept across
+        :meth:`reset` (bind before the episode starts)."""
+        self._program = program
 
     def reset(self, task, seed: int) -> None:
         self.profile = self.base_profile
@@ -92,6 +103,7 @@ class SkillAwareAgent(SyntheticAgent):
         self.answer: dict[str, str] = {}
         self.unseen: tuple[str, ...] = ()
         self.answer_tokens = 0
+        self.program_played: list = []
 
     # -- reading the block -------------------------------------------------------------
     def _pressure(self, view: View) -> float:
@@ -111,10 +123,10 @@ class SkillAwareAgent(SyntheticAgent):
             mine = [e for e in edits if e.when == when and e.applies(self.topic)]
             if not mine or not self._reads(view, name, when):
                 continue
-            # the follow draw is keyed by the verb, so a merged skill's instructions
-            # are followed independently
+            # the follow draw is keyed by the instruction (a verb, or a program
+            # edit's text), so a merged skill's instructions are followed independently
             out += [e for e in mine
-                    if self._u("skill-follow", name, f"{when}:{e.verb}") < self.use.follow]
+                    if self._u("skill-follow", name, f"{when}:{e.key}") < self.use.follow]
         self.followed += [e.verb for e in out]
         return out
 
@@ -122,7 +134,11 @@ class SkillAwareAgent(SyntheticAgent):
         self._skills = parse_block(block_text(view))
         self.skills_shown = [s[0] for s in self._skills]
         p, use = self.profile, self.use
-        for verb in dict.fromkeys(e.verb for e in self._taken_up(view, "start")):
+        taken = self._taken_up(view, "start")
+        program = [e.program for e in taken if e.program is not None]
+        if program and self._program is not None:
+            self.program_played = self._program.follow(program)
+        for verb in dict.fromkeys(e.verb for e in taken):
             if verb == "notes":
                 p = p.with_(p_note=1.0)             # "restate every evidence line"
             elif verb == "recover":

@@ -28,6 +28,11 @@ Grammar (one instruction per ``do:`` line of a skill body; bullets are prose)::
              (a re-read succeeds with the agent's ``p_use`` at the
              request's length; a successful re-read that differs
              replaces the value)
+    program  an edit of the context program through ContextEvo's     start
+             spec grammar: ``program POINT.KNOB = VALUE`` or
+             ``program POINT = MECHANISM`` (the grammar, what it refuses
+             and how it is played: :mod:`sim.evolve.evoharness.program_lessons`;
+             a refused line is inert)
 
 ``extra_reads`` and ``shorten_factor`` are the agent's uptake parameters
 (:class:`sim.evolve.evoharness.uptake.SkillUse`: named, with priors). A negated line
@@ -42,11 +47,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sim.evolve.evoharness.program_lessons import (ProgramEdit, ProgramLessonError,
+                                                   is_program_line, parse_program)
 from sim.evolve.evoharness.skills import directives_of, polarity
 
 #: verb -> when the agent acts on it: at its first view ("start") or at the answer
 VERBS = {"notes": "start", "keep": "start", "recover": "start", "shorten": "start",
-         "verify": "final"}
+         "verify": "final", "program": "start"}
 #: free-text cue words of each verb (a line naming exactly one verb's cues is parsed
 #: to it; the reflector's free text reaches the grammar this way)
 CUES = {"notes": ("restate", "note", "notes", "write"),
@@ -59,11 +66,18 @@ _HEAD = re.compile(r"^## skill (\S+) \((general|topic (\S+))\)$")
 
 @dataclass(frozen=True)
 class Edit:
-    """One parsed instruction: ``verb`` (a key of :data:`VERBS`) and ``scope``: the
-    topic it is confined to (``""``: every task)."""
+    """One parsed instruction: ``verb`` (a key of :data:`VERBS`), ``scope``: the
+    topic it is confined to (``""``: every task), and for ``program`` the
+    :class:`ProgramEdit`."""
 
     verb: str
     scope: str = ""
+    program: ProgramEdit | None = None
+
+    @property
+    def key(self) -> str:
+        """What names the instruction (the verb, or a program edit's own text)."""
+        return self.program.text() if self.program else self.verb
 
     @property
     def when(self) -> str:
@@ -79,23 +93,38 @@ def parse_instruction(text: str) -> str | None:
     """The verb ``text`` (one ``do:`` line's instruction) names, or None (inert).
 
     A leading verb word wins; else the verb whose cue words (:data:`CUES`) the text
-    holds, when exactly one verb's do; a negated instruction is inert."""
+    holds, when exactly one verb's do; a negated instruction is inert. A program
+    lesson names ``program`` (its edit: :func:`edit_of`)."""
     negated, core = polarity(text)
     if negated or not core:
         return None
+    if is_program_line(text):
+        return "program"
     words = core.split()
-    if words[0] in VERBS:
+    if words[0] in VERBS and words[0] != "program":
         return words[0]
     raw = set(re.findall(r"[a-z][a-z\-]*", text.lower()))
     hits = [v for v, cues in CUES.items() if raw & set(cues)]
     return hits[0] if len(hits) == 1 else None
 
 
+def edit_of(text: str, topic: str = "") -> Edit | None:
+    """The :class:`Edit` one instruction makes, scoped to ``topic``; None when it is
+    inert (no verb, negated, or a program line the grammar refuses)."""
+    verb = parse_instruction(text)
+    if verb != "program":
+        return None if verb is None else Edit(verb, topic)
+    try:
+        return Edit(verb, topic, parse_program(text))
+    except ProgramLessonError:
+        return None
+
+
 def edits_of(body: str, topic: str = "") -> tuple[Edit, ...]:
     """The edits of a skill body's ``do:`` lines (inert lines dropped), each scoped
     to ``topic`` (``""`` for a general skill)."""
-    verbs = (parse_instruction(t) for t in directives_of(body))
-    return tuple(Edit(v, topic) for v in verbs if v is not None)
+    edits = (edit_of(t, topic) for t in directives_of(body))
+    return tuple(e for e in edits if e is not None)
 
 
 def parse_block(text: str) -> list[tuple[str, str, tuple[Edit, ...]]]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from sim.evolve.evoharness.propose import Evolver, Execution, check_level, evaluate, propose
 from sim.evolve.evoharness.select import check_b, select, skill_block
 from sim.evolve.evoharness.lesson_agent import SkillAwareAgent
+from sim.evolve.evoharness.lesson_program import LessonProgram, spec_for
 from sim.evolve.evoharness.skill_harness import SkillHarness
 from sim.evolve.split import split_tasks
 from sim.plugin_spec import PluginRuntimeError
@@ -161,13 +162,21 @@ class StreamResult:
 
 def play(task, harness, *, program_factory, agent, budget: int, b: int, seed: int,
          run_episode):
-    """Run one task with the skills ``Select(statement, harness; b)`` pinned.
+    """Run one task with the skills ``Select(statement, harness; b)`` pinned; a
+    program with a spec form plays as a :class:`LessonProgram` bound to the agent
+    (program lessons edit it; without one it plays unchanged).
     Returns ``(EpisodeResult, Execution)``."""
     chosen = select(task.statement, harness.skills, b) if harness is not None else []
     block = skill_block(chosen)
     es = episode_seed(seed, task.task_id)
+    program = program_factory()
+    spec = spec_for(program)
+    if spec is not None:
+        program = LessonProgram(program, spec)
+    if hasattr(agent, "bind_program"):
+        agent.bind_program(program if spec is not None else None)
     try:  # a plugin (guarded) that raises or breaks its protocol: name the task
-        res = run_episode(task, program_factory(), agent, budget=budget, seed=es,
+        res = run_episode(task, program, agent, budget=budget, seed=es,
                           pinned=(block,) if block else ())
     except PluginRuntimeError as exc:
         raise PluginRuntimeError(f"{exc} on task {task.task_id} (Evo-Harness replicate "

@@ -27,7 +27,9 @@ The proposal rules are the same for every level (:func:`issues`) and read only
 trajectory features and check output: nothing is learned from a run judged solved;
 for a run judged failed, a value checked wrong whose evidence line was not in the
 final request is lost evidence (``recover`` after recovery reads, ``keep`` after the
-agent archived, else ``notes``: where the trace places it); a value checked wrong
+agent archived, else ``notes`` and the program lesson ``archive``, ``do: program
+maintenance_planning = trigger``: with no archive and no recovery the harness's trim
+is what removed it, so the program should archive, recoverably, first); a value checked wrong
 with its evidence in view was read wrong (``verify``: re-read it); a failed answer
 given on a long request (at least
 :data:`sim.evolve.contextevo.backends.LONG_REQUEST_TOKENS`) adds ``shorten``. Without
@@ -83,9 +85,26 @@ GENERAL = {
                 "and report them exactly",
                 ["archive bulky results early so the request stays short",
                  "free context before the request passes half the budget"]),
+    "archive": ("When a workflow task's record values drop out of view though nothing "
+                "was archived: look up record values and report them exactly",
+                ["let the program archive old results before the request must be trimmed",
+                 "prefer a recoverable archive to results dropped by the trim"]),
 }
-#: the topic procedure's opening bullet ({t}: the task type in words)
-TOPIC_BULLET = "in {t} tasks: {b}"
+#: cause -> its ``do:`` instruction where that is not the cause's own verb: a program
+#: lesson (:mod:`sim.evolve.evoharness.program_lessons`). ``archive``: maintenance
+#: fires at the spec grammar's default trigger, so the program's representation
+#: update (archiving, recoverably, in the archive programs) acts before the
+#: harness's last-resort trim drops results irreversibly
+PROGRAM_LESSONS = {"archive": "program maintenance_planning = trigger"}
+
+
+def do_line(cause: str) -> str:
+    """The ``do:`` line of a lesson drafted for ``cause`` (a verb or a program edit)."""
+    return f"do: {PROGRAM_LESSONS.get(cause, cause)}"
+#: A topic procedure's bullets carry no "in <topic> tasks:" prefix: its heading
+#: ("## skill t-x (topic x)") and its trigger already scope it, and a prefix on every
+#: draft is repeated once per absorbed bullet when drafts merge (issue 32,
+#: EH-curator-budget: a merged procedure named its topic in every line).
 _GENERIC = re.compile(r"\b(be careful|think step by step|double-check your work|"
                       r"do your best|pay attention)\b", re.I)
 _TRACE = re.compile(r"^(?P<task>\S+): (?P<requests>\d+) requests, (?P<archives>\d+) "
@@ -260,10 +279,12 @@ def _u(seed: int, *items) -> float:
     return float(np.random.default_rng(key).random())
 
 
-def _lost(t: Trace) -> str:
+def _lost(t: Trace) -> tuple[str, ...]:
     """Where lost evidence went, from the trace: recovery reads that missed, results
-    the agent archived, or values it never noted."""
-    return "recover" if t.recoveries else "keep" if t.archives else "notes"
+    the agent archived, or, with neither, values it never noted and the trim (the
+    only remover left) dropped: a program lesson to archive before trimming."""
+    return ("recover",) if t.recoveries else ("keep",) if t.archives else \
+        ("notes", "archive")
 
 
 def failing_checks(ex: Execution) -> tuple[Check, ...]:
@@ -299,11 +320,11 @@ def issues(ex: Execution, ev: Evaluation, evolver: Evolver = Evolver(),
     long = ("shorten",) if t.tokens >= LONG_REQUEST_TOKENS else ()
     if diagnostics and ev.checks:
         wrong = {c.key for c in ev.checks}
-        lost = (_lost(t),) if wrong & set(ex.unseen) else ()
+        lost = _lost(t) if wrong & set(ex.unseen) else ()
         misread = ("verify",) if wrong - set(ex.unseen) else ()
         return lost + misread + (long if misread else ())
     if t.unseen:
-        return (_lost(t),)
+        return _lost(t)
     if (t.given or t.unknown) and _u(ex.seed, "generic", ex.task_id) >= evolver.generic_rate:
         return ("verify",) + long
     return ("generic",)
@@ -320,15 +341,15 @@ def draft(ex: Execution, cause: str, evolver: Evolver = Evolver()) -> list[Propo
     trigger, bullets = GENERAL[cause]
     bullet = bullets[j % len(bullets)]
     t, words = ex.topic, ex.topic.replace("_", " ")
-    topic_bullet = TOPIC_BULLET.format(t=words, b=bullet)
+    topic_bullet = bullet
     if _u(ex.seed, "replay", ex.task_id, cause) < evolver.replay_rate and ex.values:
         topic_bullet = f"the answer here was {ex.values[0]}"
     return [Proposal(NEW, f"g-{cause}", "general", t, trigger,
-                     f"do: {cause}\n- {bullet}\n", cause, ex.task_id),
+                     f"{do_line(cause)}\n- {bullet}\n", cause, ex.task_id),
             Proposal(NEW, f"t-{t}", "topic", t,
                      f"Task ({t}): work through the {words} workflow; look up its "
                      f"record values and report them exactly",
-                     f"do: {cause}\n- {topic_bullet}\n", cause, ex.task_id)]
+                     f"{do_line(cause)}\n- {topic_bullet}\n", cause, ex.task_id)]
 
 
 def filter_reason(p: Proposal, ex: Execution) -> str:

@@ -219,10 +219,19 @@ def polarity(directive: str) -> tuple[bool, str]:
     return neg, text
 
 
+#: a program lesson's setting: ``program TARGET = VALUE``
+#: (:mod:`sim.evolve.evoharness.program_lessons`)
+_SETTING = re.compile(r"^program\s+(\S+?)\s*=\s*(\S.*?)\s*$")
+
+
 def opposes(a: str, b: str) -> bool:
     """Whether directives ``a`` and ``b`` prescribe opposite actions: the same action
     with opposite polarity ("recover" / "skip-recover", "restart the service" / "do not
-    restart the service")."""
+    restart the service"), or two program lessons setting one target to different
+    values ("program request_assembly.trim_to = 0.6" / "... = 0.9")."""
+    sa, sb = _SETTING.match(a.strip()), _SETTING.match(b.strip())
+    if sa and sb:
+        return sa.group(1) == sb.group(1) and sa.group(2) != sb.group(2)
     na, ca = polarity(a)
     nb, cb = polarity(b)
     return bool(ca) and ca == cb and na != nb
