@@ -1,6 +1,7 @@
-"""Robustness of the Evo-Harness orderings to the harness caps (issue 32: the cap
-fraction is a guess, :data:`sim.evolve.evoharness.budget.FRACTION`; Evo-Harness App.
-E.2, whose budget numbers, App. F, are not in our text).
+"""Robustness of the Evo-Harness orderings to the harness caps.
+
+The cap fraction is a guess (issue 32; :data:`sim.evolve.evoharness.budget.FRACTION`;
+Evo-Harness App. E.2, whose budget numbers, App. F, are not in our text).
 
 ``python -m experiments.evoharness.caps --out DIR [--fractions 0.15,0.25,0.5]
 [--workers N] [--full]`` reruns the grid's arms (the quick grid unless ``--full``) at
@@ -16,14 +17,13 @@ harness caps).
 from __future__ import annotations
 
 import argparse
-import pathlib
 import sys
 
 from experiments.arguments import float_in, positive_int
 from experiments.evoharness.arms import arms
 from experiments.evoharness.grid import run_grid
 from experiments.evoharness.table import comparisons
-from experiments.output import write_csv
+from experiments.output import OutDirError, out_dir, write_csv
 from experiments.settings.evoharness import GridConfig
 
 #: the fractions of the default sweep: the prior's low end, the default, and twice it
@@ -59,15 +59,29 @@ def sweep(cfg: GridConfig, fractions=FRACTIONS) -> list[dict]:
 
 
 def _fractions(text: str) -> tuple[float, ...]:
+    """Comma-separated cap fractions in (0, 1], at least one, none repeated.
+
+    Raises:
+        argparse.ArgumentTypeError: naming the bad item, or an empty or repeated list.
+    """
     share = float_in(0.0, 1.0, lo_open=True)
-    return tuple(share(x) for x in text.split(",") if x.strip())
+    out = tuple(share(x) for x in text.split(",") if x.strip())
+    if not out:
+        raise argparse.ArgumentTypeError(f"no cap fraction in {text!r}; expected e.g. "
+                                         "0.15,0.25,0.5")
+    repeated = sorted({x for x in out if out.count(x) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"cap fraction {repeated[0]:g} given twice in "
+                                         f"{text!r}")
+    return out
 
 
 def main(argv=None) -> int:
     """The command (module docstring); returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m experiments.evoharness.caps",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, type=pathlib.Path, help="output folder")
+                                 description=__doc__.split("\n\n")[0].replace("\n", " "))
+    # a str, not a Path: Path("") would be the current directory, which out_dir refuses
+    ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--fractions", type=_fractions, default=FRACTIONS,
                     help="comma-separated cap fractions in (0, 1] (default: "
                          f"{','.join(map(str, FRACTIONS))})")
@@ -81,9 +95,14 @@ def main(argv=None) -> int:
     opts = ["--out", str(a.out)] + ([] if a.full else ["--quick"]) + (
         ["--workers", str(a.workers)] if a.workers else [])
     cfg = GridConfig.from_args(grid.parse_args(opts))
-    rows = sweep(cfg, a.fractions)
-    a.out.mkdir(parents=True, exist_ok=True)
-    path = write_csv(a.out / "evoharness_caps.csv", COLUMNS, rows)
+    try:
+        # checked and created before minutes of grids, removed again if they fail
+        with out_dir(a.out) as out:
+            rows = sweep(cfg, a.fractions)
+            path = write_csv(out / "evoharness_caps.csv", COLUMNS, rows)
+    except OutDirError as exc:
+        print(f"{ap.prog}: error: {exc}", file=sys.stderr)
+        return 2
     for r in rows:
         print(f"{r['cap_fraction']:<5} {r['arm']} - {r['reference']} ({r['profile']}): "
               f"{r['diff']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}] stated {r['stated'] or '-'}"

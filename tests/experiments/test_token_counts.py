@@ -102,7 +102,8 @@ OPTIONS = list(_options())
 TOKEN_OPTIONS = [(p, a) for p, a in OPTIONS if a.metavar == "TOKENS"]
 #: options whose names suggest a token count but which count something else
 NOT_TOKENS = {("run", "sorted_window", "--windows"): "listed rows w, a block count",
-              ("claims", "--tasks"): "a task count"}
+              ("claims", "--tasks"): "a task count",
+              ("run", "evoharness", "--cap-fraction"): "a share of the lesson catalogue"}
 
 
 def test_every_token_looking_option_is_a_token_option():
