@@ -131,11 +131,16 @@ def run(args) -> list:
     if raw["seed_rows"]:
         paths.append(write_csv(out / f"{NAME}{suffix}_seeds.csv", SEED_COLUMNS,
                                raw["seed_rows"]))
+    from experiments.contextevo.setup import shared_families
+
     for name, sp in raw["splits"].items():
-        # printed beside the held-out numbers: which tasks "held out" means here
+        # printed beside the held-out numbers: which tasks "held out" means here (a
+        # per-task split shares families only where a family has several tasks)
+        shared = shared_families(sp)
         fams = (f"; held out whole: {len(sp.held_out_families)} families "
                 f"({', '.join(sp.held_out_families)})" if sp.held_out_families
-                else "; tasks split, not families (held-in and held-out share families)")
+                else f"; tasks split, not families: {len(shared)} families on both "
+                     f"sides" if shared else "; tasks split, no family on both sides")
         print(f"[contextevo] split {name}: {len(sp.held_in)} held-in, "
               f"{len(sp.held_out)} held-out tasks{fams}")
     for setting, per in raw["comparison"].items():

@@ -138,6 +138,15 @@ def check_splits(s, sets) -> dict:
     return out
 
 
+def shared_families(split) -> list[str]:
+    """The families with tasks on both sides of ``split`` (a
+    :class:`sim.evolve.split.Split`), sorted."""
+    from sim.tasks.families import family_of
+
+    return sorted({family_of(n) for n in split.held_in}
+                  & {family_of(n) for n in split.held_out})
+
+
 def split_record(s, splits: dict) -> dict:
     """The sidecar's record of the split: the rule, the options and, per task set,
     the families held out whole and the tasks and families on each side."""
@@ -151,7 +160,7 @@ def split_record(s, splits: dict) -> dict:
         by[name] = {"held_in": len(sp.held_in), "held_out": len(sp.held_out),
                     "held_out_families": list(sp.held_out_families),
                     "families_held_in": len(fam_in), "families_held_out": len(fam_out),
-                    "families_on_both_sides": sorted(set(fam_in) & set(fam_out))}
+                    "families_on_both_sides": shared_families(sp)}
     per_task = s.held_out_families == 0
     return {"rule": ("split_tasks: sorted task names shuffled by random.Random(15), the "
                      "first round(held_in_fraction * tasks) held in (ContextEvo App. A)"

@@ -134,3 +134,14 @@ def test_bad_family_hold_out_names_the_value(held_out, match):
         split_families(_loca_names(), held_out)
     with pytest.raises(ValueError, match="held_in_fraction=0.999 with 15 families"):
         split_families(_loca_names(), None, 0.999)
+
+
+def test_shared_families_lists_only_families_with_tasks_on_both_sides():
+    from experiments.contextevo.setup import shared_families
+    from sim.evolve.split import Split
+
+    one_each = Split(("browse/q1/s0", "browse/q2/s0"), ("browse/q3/s0",), 15)
+    assert shared_families(one_each) == []     # a per-task split of one task a query
+    mixed = Split(("loca/a/s0/8000", "loca/b/s0/8000"),
+                  ("loca/a/s1/8000", "loca/c/s0/8000"), 15)
+    assert shared_families(mixed) == ["a"]
