@@ -234,3 +234,9 @@ def test_a_guess_of_the_wrong_length_is_refused_naming_it():
 def test_bits_read_as_other_dtypes_become_uint8():
     assert rs._as_bits([1, 0, 1], "x").dtype == np.uint8
     assert rs._as_bits(np.array([True, False]), "x").tolist() == [1, 0]
+
+
+def test_max_bits_is_the_longest_representation_written():
+    # keep_blocks writes floor(B / k) whole blocks: floor(7 / 3) * 3 = 6 bits a trial
+    assert evaluate(KeepWholeBlocks(), 6, 3, 7, trials=3, seed=0).max_bits == 6
+    assert evaluate(KeepPrefixes(), 4, 5, 9, trials=3, seed=0).max_bits == 8
