@@ -96,3 +96,17 @@ def test_one_table_serves_every_sigma():
     info = content_burden._table.cache_info()
     assert (info.misses, info.hits) == (1, 4)
     assert np.all(np.isfinite(content_burden._table(2**16, 8)[1]))
+
+
+def test_quadrature_error_exactly_at_the_limit_is_accepted_and_above_refused(monkeypatch):
+    # issue 38: the documented rule is "refused when the estimate exceeds" the limit
+    from sim.games import content_burden as cb
+
+    m1, m2, err = cb.content_Z_moments_with_error(4096, 4, 0.5)
+    assert 0.0 < err < 1e-10
+    monkeypatch.setattr(cb, "_MAX_ERROR", err)
+    assert cb.content_Z_moments_with_error(4096, 4, 0.5) == (m1, m2, err)
+    monkeypatch.setattr(cb, "_MAX_ERROR", err * (1 - 1e-9))
+    with pytest.raises(RuntimeError, match=r"content-channel E\[Z\] quadrature error .* "
+                                           r"too large for n=4096, kappa=4, sigma=0.5"):
+        cb.content_Z_moments_with_error(4096, 4, 0.5)
