@@ -59,3 +59,25 @@ def test_psi_and_its_complement_match_adaptive_quadrature_far_into_the_tails(c):
                                  epsabs=0.0, epsrel=1e-12)
         assert o == pytest.approx(want, rel=1e-8)
         assert p == pytest.approx(1.0 - want, rel=1e-8, abs=1e-15)
+
+
+def test_fine_and_coarse_sums_are_the_trapezoid_rules_at_h_and_2h():
+    # a plain reference: numpy's trapezoid over the documented eps grid and every
+    # other point of it (the coarse rule that gives the error estimate)
+    c, step = 2.77, cr._EPS_STEP / 2.77
+    xs = np.array([-30.0, -2.0, 0.5, 20.0])
+    psi, omega, psi_c, omega_c = cr._psi_on_grid(xs, c, step)
+    k = 2 * math.ceil((c + 2 * cr._EPS_TAIL) / (2 * step))
+    eps = -cr._EPS_TAIL + step * np.arange(k + 1)
+    pdf = np.exp(-0.5 * eps**2) / math.sqrt(2 * math.pi)
+    for i, x in enumerate(xs):
+        t = np.exp(x + c * eps)
+        for got, vals, grid in [(psi[i], np.exp(-t), slice(None)),
+                                (omega[i], -np.expm1(-t), slice(None)),
+                                (psi_c[i], np.exp(-t), slice(None, None, 2)),
+                                (omega_c[i], -np.expm1(-t), slice(None, None, 2))]:
+            want = np.trapezoid((pdf * vals)[grid], eps[grid])
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-300)
+    # where psi is ~1e-12 the two rules differ by ~3e-11 relative: the check can tell
+    # the fine sum from the coarse one
+    assert abs(psi[3] - psi_c[3]) > 1e-12 * psi[3]
