@@ -29,6 +29,13 @@ def test_a_batch_draws_every_game_as_play_does():
         assert (got.seed, got.method, got.order) == (alone.seed, "exact", "bayes")
 
 
+def test_a_batch_of_games_with_several_chunks_each_draws_as_play_does():
+    # 5,000 trials: two chunks of 4,096 and 904 per game, laid out game after game
+    batch = play_exact_many(GAMES[:2], [5, 6], trials=5000)
+    for (n, kappa, ch), seed, got in zip(GAMES[:2], [5, 6], batch):
+        assert np.array_equal(got.tau, play(n, kappa, ch, seed=seed, trials=5000).tau)
+
+
 def test_results_are_views_of_the_given_buffer():
     out = np.zeros(4 * 300 + 5, dtype=np.int64)
     res = play_exact_many(GAMES, [1, 2, 3, 4], trials=300, out=out)
