@@ -81,3 +81,16 @@ def test_fine_and_coarse_sums_are_the_trapezoid_rules_at_h_and_2h():
     # where psi is ~1e-12 the two rules differ by ~3e-11 relative: the check can tell
     # the fine sum from the coarse one
     assert abs(psi[3] - psi_c[3]) > 1e-12 * psi[3]
+
+
+def test_loss_takes_psi_equal_to_zero_without_a_warning():
+    # far right 1 - psi may round to exactly 1 (psi = 0): ln 0 = -inf and psi^(n-1)
+    # = 0 there, by design, so the integrand is psi(x + c^2) and no warning escapes
+    x = np.array([0.0, 0.1, 0.2])
+    omega = np.array([0.5, 1.0, 1.0])
+    shifted = np.array([0.25, 0.5, 0.75])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = cr._loss_nats(8, x, omega, shifted)
+    want = 0.1 * ((1 - 0.5**7) * 0.25 + 0.5 + 0.75)
+    assert got == pytest.approx(want, rel=1e-14)
