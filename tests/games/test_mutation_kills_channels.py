@@ -81,29 +81,26 @@ def test_list_rate_outside_its_range_is_refused_naming_the_range(n):
             ListChannel(r=r).validate(n)
 
 
-@pytest.mark.parametrize("m", [True, 2.0, "2", 0, 9])
-def test_list_size_must_be_an_integer_between_one_and_n(m):
-    with pytest.raises(ValueError, match=r"m must be an integer list size between 1 and "
-                                         r"n = 8, got m = "):
-        ListChannel(m=m).validate(8)
+# -- list size and window: integers in their range, both ends accepted ----------------
+_SIZED = {"m": (ListChannel, r"m must be an integer list size between 1 and n = 8, "
+                             r"got m = ", (True, 2.0, "2", 0, 9), (1, 8)),
+          "w": (WindowedLedger, r"w must be an integer number of listed rows between 0 "
+                                r"and n = 8, got w = ", (True, 2.0, "2", -1, 9), (0, 8))}
 
 
-@pytest.mark.parametrize("m", [1, 8])
-def test_list_size_ends_are_accepted(m):
-    ListChannel(m=m).validate(8)
+@pytest.mark.parametrize("field,value", [(f, v) for f, spec in _SIZED.items()
+                                         for v in spec[2]])
+def test_a_size_must_be_an_integer_in_its_range(field, value):
+    make, message = _SIZED[field][:2]
+    with pytest.raises(ValueError, match=message):
+        make(**{field: value}).validate(8)
 
 
-# -- the windowed ledger -------------------------------------------------------------
-@pytest.mark.parametrize("w", [True, 2.0, "2", -1, 9])
-def test_window_must_be_an_integer_between_zero_and_n(w):
-    with pytest.raises(ValueError, match=r"w must be an integer number of listed rows "
-                                         r"between 0 and n = 8, got w = "):
-        WindowedLedger(w=w).validate(8)
-
-
-@pytest.mark.parametrize("w", [0, 8])
-def test_window_ends_are_accepted(w):
-    WindowedLedger(w=w).validate(8)
+@pytest.mark.parametrize("field,value", [(f, v) for f, spec in _SIZED.items()
+                                         for v in spec[3]])
+def test_a_size_at_either_end_of_its_range_is_accepted(field, value):
+    make = _SIZED[field][0]
+    make(**{field: value}).validate(8)
 
 
 @pytest.mark.parametrize("sigma", [True, 0.0, -1.0, math.inf, math.nan, "1"])
