@@ -36,6 +36,7 @@ from dataclasses import asdict
 from experiments.evoharness import options
 from experiments.evoharness.arms import arms
 from experiments.evoharness.figure import figure
+from experiments.endpoint import endpoint
 from experiments.evoharness.grid import run_grid, split_stream, tasks
 from experiments.evoharness.llm_run import run_llm
 from experiments.evoharness.paper import PAPER
@@ -68,7 +69,15 @@ def run(args) -> list:
     t0 = time.perf_counter()
     train, test = split_stream(tasks(cfg.families, cfg.seeds, cfg.growth, cfg.seed))
     arm_list = arms(cfg.profiles)
-    results = run_grid(arm_list, cfg)
+    reflection = {}
+    if cfg.reflector == "llm":
+        with endpoint(args) as (settings, record):
+            results = run_grid(arm_list, cfg, settings)
+        reflection = {"endpoint": record, "streams": {
+            f"{a}/{p}/{s.rep}": s.reflection for (a, p), ss in results.items()
+            for s in ss if s.reflection}}
+    else:
+        results = run_grid(arm_list, cfg)
     tab = table(results, arm_list, cfg.seed)
     comps = comparisons(results, cfg.profiles, cfg.seed)
     res = resolution(comps)
@@ -95,6 +104,7 @@ def run(args) -> list:
         "comparisons": comps, "resolution": res,
         "budget_decisions": budget_decisions(results),
         "policy_comparison": pinfo,
+        **({"reflection": reflection} if reflection else {}),
         "harness_trace": {k: {"trace": [asdict(u) for u in t], "caps": c}
                           for k, (t, c) in traces.items()},
         "parameters": {"evolver": Evolver().__dict__, "evolver_prior": EVOLVER_PRIOR,

@@ -1,6 +1,8 @@
 """The real model under Evo-Harness: a small run of no-evolve against online updating
 with standard feedback, the skill text in the model's prompt
-(:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`)."""
+(:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`); with ``--reflector llm``
+the same model also writes the online arm's lessons
+(:class:`sim.evolve.evoharness.reflector.LLMReflector`)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from experiments.output import new_figure, prepare_out, save_figure, write_csv, 
 from sim.agents.llm import LLMResponseError
 from sim.cost import EpisodeResult
 from sim.evolve.evoharness.budget import proportional_caps
+from experiments.evoharness.grid import model_reflector
 from sim.evolve.evoharness.curate import Curator
 from sim.evolve.evoharness.llm_skills import LLMSkillAgent
 from sim.evolve.evoharness.online import StreamConfig, StreamParts, run_stream
@@ -43,7 +46,7 @@ def run_llm(args, cfg: GridConfig) -> list:
     ``evoharness_llm_harness.json``."""
     out = prepare_out(args.out)
     tasks = [loca_task(f, s, LLM_GROWTH, cfg.seed) for f, s in LLM_TASKS]
-    rows, calls, harnesses = [], [], {}
+    rows, calls, harnesses, reflection = [], [], {}, {}
     t0 = time.perf_counter()
     with endpoint(args) as (settings, record):
         for arm, mode in (("no-evolve", "none"), ("online-standard", "online")):
@@ -71,11 +74,15 @@ def run_llm(args, cfg: GridConfig) -> list:
 
             harness = SkillHarness(proportional_caps(
                 sorted({t.family for t in tasks}), fraction=cfg.cap_fraction))
+            reflector = model_reflector(settings, cfg) \
+                if cfg.reflector == "llm" and mode != "none" else None
             run_stream(tasks, StreamConfig(mode, "standard", LLM_BUDGET, cfg.b, cfg.seed),
                        StreamParts(lambda: make_program(LLM_PROGRAM), Curator(), harness,
                                    agent_factory=lambda agent=agent: agent,
-                                   run_episode=runner))
+                                   run_episode=runner, reflector=reflector))
             harnesses[arm] = harness
+            if reflector is not None:
+                reflection[arm] = reflector.ledger()
     wall = time.perf_counter() - t0
     for c in calls:
         rows.append({"arm": c["arm"], "task_id": c["task_id"], "solved": c["solved"],
@@ -94,7 +101,8 @@ def run_llm(args, cfg: GridConfig) -> list:
                                                            "budget": LLM_BUDGET,
                                                            "program": LLM_PROGRAM}, {
         **record, "wall_seconds": round(wall, 1), "call_ledger": calls,
-        "harness_skills": {a: [s.name for s in h.skills] for a, h in harnesses.items()}}))
+        "harness_skills": {a: [s.name for s in h.skills] for a, h in harnesses.items()},
+        "reflection": reflection or {"reflector": "rules"}}))
     return paths
 
 

@@ -43,6 +43,9 @@ class GridConfig(Settings):
         cap_fraction: share of the lesson catalogue the caps hold
             (:func:`sim.evolve.evoharness.budget.proportional_caps`).
         seed: base seed; backend: ``synthetic`` or ``llm``.
+        reflector, reflector_calls: ``rules`` or ``llm``
+            (:class:`sim.evolve.evoharness.reflector.LLMReflector`) and its model-call
+            budget per stream.
         workers: processes for the arms (results do not depend on it).
         base_url, model: the llm back-end's endpoint and model (None: the embedded one).
         quick: the small grid (``--quick``; a run option, not a setting).
@@ -107,12 +110,20 @@ and over a --config FILE."""
                      parse=nonnegative_int)
     backend: str = _opt("synthetic", "solver backend ({default})",
                         choices=("synthetic", "llm"))
+    reflector: str = _opt("rules", "who proposes lessons in the evolving arms: the "
+                          "general rules or a model as reflector, its free text parsed "
+                          "into the lesson grammar (llm: the --base-url endpoint, else "
+                          "the embedded model; {default})", choices=("rules", "llm"))
+    reflector_calls: int = _opt(200, "--reflector llm: model calls per stream, the rest "
+                                "of its failures yield no lesson ({default})",
+                                parse=positive_int)
     workers: int | None = _opt(None, "processes for the arms; results do not depend on "
                                "it (default: min(2, CPUs))", parse=positive_int)
-    base_url: str | None = _opt(None, "--backend llm: OpenAI-compatible endpoint "
-                                "(default: the embedded local model, started for the "
-                                "run)", parse=base_url)
-    model: str | None = _opt(None, "--backend llm: model name (default: the endpoint's)")
+    base_url: str | None = _opt(None, "--backend llm / --reflector llm: OpenAI-compatible "
+                                "endpoint (default: the embedded local model, started "
+                                "for the run)", parse=base_url)
+    model: str | None = _opt(None, "--backend llm / --reflector llm: model name (default: "
+                             "the endpoint's)")
     quick: bool = field(default=False)
 
     @classmethod

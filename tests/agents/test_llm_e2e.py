@@ -108,3 +108,33 @@ def test_tiny_episode_with_the_real_model(server, tmp_path):
     assert agent.ledger.requests >= len(kinds) and agent.ledger.completion > 0
     print(f"actions {kinds}, answer {answer!r}, ledger {agent.ledger.as_dict()}")
     ws.close()
+
+
+def test_the_real_model_as_reflector_writes_a_lesson_that_is_parsed_or_refused(server):
+    """Evo-Harness's ``--reflector llm`` with the embedded model (issue 32): one failed
+    execution at standard feedback is one model call; the answer is a lesson the
+    grammar plays (then the harness line is the model's text) or a counted NONE with
+    the reason; asking again is answered from the cache."""
+    from sim.agents.llm import ChatClient, LLMSettings
+    from sim.evolve.evoharness.lessons import edits_of
+    from sim.evolve.evoharness.propose import NEW, NONE, Execution, evaluate
+    from sim.evolve.evoharness.reflector import LLMReflector
+
+    ex = Execution(task_id="loca/lab_results/s0/8000", topic="lab_results",
+                   statement="Task (lab_results): look up record LAB-1234 total",
+                   solved=False, believes_solved=True, answer={"total": "1.6"},
+                   expected={"total": "1.5"}, signals={"requests": 9, "archives": 3},
+                   unseen=("total",), answer_tokens=5200, seed=1)
+    rf = LLMReflector(ChatClient(LLMSettings(base_url=server.base_url, model=server.model,
+                                             seed=0, max_tokens=96, timeout=300)))
+    [p] = rf(ex, evaluate(ex, "standard"), [])
+    [lesson] = rf.lessons
+    assert isinstance(lesson["lesson"], str) and lesson["scope"] in ("general", "topic")
+    if p.op == NONE:
+        assert p.reason in ("no instruction the lesson grammar plays", "generic advice",
+                            "replay of one task")
+    else:
+        assert p.op == NEW and p.body == f"do: {lesson['lesson']}\n"
+        assert [e.verb for e in edits_of(p.body)] == [lesson["verb"]] == [p.directive]
+    assert rf(ex, evaluate(ex, "standard"), []) == [p]
+    assert (rf.ledger()["model_calls"], rf.ledger()["repeated_questions"]) == (1, 1)

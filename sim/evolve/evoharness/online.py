@@ -94,6 +94,11 @@ class StreamParts:
         run_episode: the episode runner (None: :func:`sim.harness.run_episode`).
         observer: ``observer(stage, task_ids)`` called at ``"propose"`` and
             ``"curate"`` (instrumentation; None: none).
+        reflector: ``reflector(execution, evaluation, skill_names)`` -> proposals,
+            the solver-side proposal in place of the rules
+            (:func:`sim.evolve.evoharness.propose.propose`), e.g. a model
+            (:class:`sim.evolve.evoharness.reflector.LLMReflector`); None: the rules.
+            The No-Propose ablation (``reflect=False``) uses neither.
     """
 
     program_factory: Callable
@@ -102,6 +107,7 @@ class StreamParts:
     agent_factory: Callable | None = None
     run_episode: Callable | None = None
     observer: Callable | None = None
+    reflector: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,11 @@ class _Stream:
             if shown:
                 harness.record([n for n in shown if n in harness], ev.verdict,
                                ex.task_id)
-            proposals += propose(ex, ev, [s.name for s in harness.skills], cfg.evolver,
-                                 reflect=cfg.reflect)
+            names = [s.name for s in harness.skills]
+            if cfg.reflect and self.parts.reflector is not None:
+                proposals += self.parts.reflector(ex, ev, names)
+            else:
+                proposals += propose(ex, ev, names, cfg.evolver, reflect=cfg.reflect)
         if observer:
             observer("curate", ids)
         decisions = self.out.decisions

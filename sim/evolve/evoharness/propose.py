@@ -356,7 +356,9 @@ def filter_reason(p: Proposal, ex: Execution) -> str:
     """Why E.1's filter drops draft ``p`` (``""``: keep it): generic advice, no
     actionable instruction, or a replay of one task (its exact values or record ids)."""
     text = f"{p.trigger}\n{p.body}"
-    if _GENERIC.search(text) or p.directive not in GENERAL:
+    # a model reflector's program edit (sim.evolve.evoharness.reflector) is actionable
+    # though no rule drafts it under that name
+    if _GENERIC.search(text) or (p.directive not in GENERAL and p.directive != "program"):
         return "generic advice"
     ids = re.findall(r"\b[A-Z]{3}-\d{4,5}\b", ex.statement)
     if any(v and v in text for v in ex.values) or any(i in text for i in ids):
