@@ -127,14 +127,15 @@ def test_the_real_model_as_reflector_writes_a_lesson_that_is_parsed_or_refused(s
                    unseen=("total",), answer_tokens=5200, seed=1)
     rf = LLMReflector(ChatClient(LLMSettings(base_url=server.base_url, model=server.model,
                                              seed=0, max_tokens=96, timeout=300)))
-    [p] = rf(ex, evaluate(ex, "standard"), [])
+    out = rf(ex, evaluate(ex, "standard"), [])
     [lesson] = rf.lessons
-    assert isinstance(lesson["lesson"], str) and lesson["scope"] in ("general", "topic")
-    if p.op == NONE:
-        assert p.reason in ("no instruction the lesson grammar plays", "generic advice",
-                            "replay of one task")
-    else:
-        assert p.op == NEW and p.body == f"do: {lesson['lesson']}\n"
-        assert [e.verb for e in edits_of(p.body)] == [lesson["verb"]] == [p.directive]
-    assert rf(ex, evaluate(ex, "standard"), []) == [p]
+    assert isinstance(lesson["lesson"], str) and len(out) in (1, 2)
+    for p in out:
+        if p.op == NONE:
+            assert p.reason in ("no instruction the lesson grammar plays",
+                                "generic advice", "replay of one task")
+        else:
+            assert p.op == NEW and p.body == f"do: {lesson['lesson']}\n"
+            assert [e.verb for e in edits_of(p.body)] == [lesson["verb"]] == [p.directive]
+    assert rf(ex, evaluate(ex, "standard"), []) == out
     assert (rf.ledger()["model_calls"], rf.ledger()["repeated_questions"]) == (1, 1)

@@ -23,8 +23,8 @@ class Stub:
     """Answers every question with ``lesson``/``scope``; records the messages."""
 
     def __init__(self, lesson="re-read each value against its evidence line before "
-                              "answering", scope="general", fail=False):
-        self.lesson, self.scope, self.fail = lesson, scope, fail
+                              "answering", fail=False):
+        self.lesson, self.fail = lesson, fail
         self.asked: list[list[dict]] = []
 
     def ask_json(self, messages, schema, check=None, max_tokens=None):
@@ -32,7 +32,7 @@ class Stub:
         assert schema == SCHEMA and max_tokens == 96
         if self.fail:
             raise ConnectionError("server gone")
-        return {"lesson": self.lesson, "scope": self.scope}
+        return {"lesson": self.lesson}
 
 
 def _ex(**kw):
@@ -54,26 +54,27 @@ def test_the_model_sees_what_the_verifier_shows_and_its_text_becomes_the_lesson(
     assert user == feedback_text(ex, evaluate(ex, "standard"))
     assert "check total: answered '1.6', expected '1.5'" in user
     assert ex.compressed() in user and "Feedback (standard): failed" in user
-    [p] = out
-    assert (p.op, p.name, p.level, p.directive) == (NEW, "g-verify", "general", "verify")
-    assert p.body == f"do: {stub.lesson}\n"
+    # drafted twice, as the rules draft: the general skill and the type's procedure
+    g, t = out
+    assert (g.op, g.name, g.level, g.directive) == (NEW, "g-verify", "general", "verify")
+    assert (t.op, t.name, t.level, t.topic) == (NEW, "t-lab_results", "topic",
+                                                "lab_results")
+    assert t.trigger.startswith("Task (lab_results): work through the lab results")
+    assert g.body == t.body == f"do: {stub.lesson}\n"
     # what the agent plays is the model's line, parsed again
-    assert [e.verb for e in edits_of(p.body)] == ["verify"]
+    assert [e.verb for e in edits_of(g.body)] == ["verify"]
     # minimal feedback shows the bit alone: no check reaches the model
     stub2 = Stub()
     LLMReflector(stub2)(ex, evaluate(ex, "minimal"), [])
     assert "check total" not in stub2.asked[0][1]["content"]
 
 
-def test_scope_and_names_decide_topic_and_enhance():
+def test_a_skill_already_in_the_harness_is_enhanced():
     ex = _ex()
-    [p] = LLMReflector(Stub(scope="topic"))(ex, evaluate(ex, "standard"), ["t-lab_results"])
-    assert (p.op, p.name, p.level, p.topic) == (ENHANCE, "t-lab_results", "topic",
-                                                "lab_results")
-    assert p.trigger.startswith("Task (lab_results): work through the lab results")
-    # an answer whose scope is not one of the two is read as general
-    [q] = LLMReflector(Stub(scope="everything"))(ex, evaluate(ex, "standard"), [])
-    assert q.level == "general" and q.name == "g-verify"
+    g, t = LLMReflector(Stub())(ex, evaluate(ex, "standard"), ["t-lab_results"])
+    assert (g.op, t.op) == (NEW, ENHANCE)
+    g, t = LLMReflector(Stub())(ex, evaluate(ex, "standard"), ["g-verify"])
+    assert (g.op, t.op) == (ENHANCE, NEW)
 
 
 @pytest.mark.parametrize("lesson, reason", [
@@ -89,16 +90,17 @@ def test_scope_and_names_decide_topic_and_enhance():
 def test_a_lesson_the_grammar_cannot_play_or_the_filter_drops_is_none(lesson, reason):
     ex = _ex()
     rf = LLMReflector(Stub(lesson=lesson))
-    [p] = rf(ex, evaluate(ex, "standard"), [])
-    assert (p.op, p.reason) == (NONE, reason)
+    out = rf(ex, evaluate(ex, "standard"), [])
+    assert {(p.op, p.reason) for p in out} == {(NONE, reason)}
     assert rf.lessons[-1]["lesson"] == lesson
 
 
 def test_a_program_edit_the_grammar_takes_passes_the_filter():
     ex = _ex()
-    [p] = LLMReflector(Stub(lesson="program maintenance_planning = trigger"))(
+    p, _ = LLMReflector(Stub(lesson="program maintenance_planning = trigger"))(
         ex, evaluate(ex, "standard"), [])
     assert (p.op, p.directive, p.name) == (NEW, "program", "g-program")
+    assert p.trigger.startswith("When a workflow task's context is managed by its program")
     [e] = edits_of(p.body)
     assert e.program is not None and e.program.text() == "program maintenance_planning = trigger"
 

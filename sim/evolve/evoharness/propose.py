@@ -340,16 +340,20 @@ def draft(ex: Execution, cause: str, evolver: Evolver = Evolver()) -> list[Propo
                          "advice", ex.task_id)]
     trigger, bullets = GENERAL[cause]
     bullet = bullets[j % len(bullets)]
-    t, words = ex.topic, ex.topic.replace("_", " ")
+    t = ex.topic
     topic_bullet = bullet
     if _u(ex.seed, "replay", ex.task_id, cause) < evolver.replay_rate and ex.values:
         topic_bullet = f"the answer here was {ex.values[0]}"
     return [Proposal(NEW, f"g-{cause}", "general", t, trigger,
                      f"{do_line(cause)}\n- {bullet}\n", cause, ex.task_id),
-            Proposal(NEW, f"t-{t}", "topic", t,
-                     f"Task ({t}): work through the {words} workflow; look up its "
-                     f"record values and report them exactly",
+            Proposal(NEW, f"t-{t}", "topic", t, topic_trigger(t),
                      f"{do_line(cause)}\n- {topic_bullet}\n", cause, ex.task_id)]
+
+
+def topic_trigger(topic: str) -> str:
+    """The trigger of task type ``topic``'s procedure (a topic skill)."""
+    return (f"Task ({topic}): work through the {topic.replace('_', ' ')} workflow; "
+            f"look up its record values and report them exactly")
 
 
 def filter_reason(p: Proposal, ex: Execution) -> str:

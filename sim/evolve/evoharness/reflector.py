@@ -11,9 +11,12 @@ for one lesson in its own words. The text is parsed like any ``do:`` line
 (:func:`sim.evolve.evoharness.lessons.edit_of`): a line naming no verb, a negated
 line or a program edit the spec grammar refuses is no lesson (``NONE``, with the
 reason); otherwise the model's text itself becomes the skill's ``do:`` line, so what
-the agent plays is what the model wrote, parsed again at play time. E.1's filter
-(generic advice, a replay of one task's values or record ids) applies as to the
-rules' drafts. Nothing here knows what a lesson does: its effect is played.
+the agent plays is what the model wrote, parsed again at play time. As the rules do
+(:func:`sim.evolve.evoharness.propose.draft`), the lesson is drafted twice, as a
+general skill and as its task type's procedure, and the curator decides which
+survive (the arms that keep one level see the same drafts as the others). E.1's
+filter (generic advice, a replay of one task's values or record ids) applies as to
+the rules' drafts. Nothing here knows what a lesson does: its effect is played.
 
 A run judged solved is not shown to the model (nothing to learn, as in the rules).
 Model calls are counted against ``max_calls``; past it, or when a call fails, the
@@ -29,7 +32,8 @@ from collections.abc import Iterable
 from sim.agents.answer_cache import AnswerCache
 from sim.evolve.evoharness.lessons import edit_of
 from sim.evolve.evoharness.propose import (ENHANCE, GENERAL, NEW, NONE, Evaluation,
-                                           Execution, Proposal, filter_reason)
+                                           Execution, Proposal, filter_reason,
+                                           topic_trigger)
 
 #: the instruction the model answers to; the verbs are the grammar's, in words a
 #: lesson may use (the parser reads the model's text, not a label it picks)
@@ -42,16 +46,15 @@ SYSTEM = (
     "when first seen; keep results that show needed values visible; recover archived "
     "results before answering; shorten the request by archiving bulky results "
     "earlier; verify (re-read) each value against its evidence before answering. "
-    "Say whether it helps any task (general) or only tasks of this type (topic). "
-    "Never copy the task's own values or record ids. Answer JSON "
-    "{\"lesson\": ..., \"scope\": \"general\" | \"topic\"}.")
-SCHEMA = {"type": "object",
-          "properties": {"lesson": {"type": "string"},
-                         "scope": {"enum": ["general", "topic"]}},
-          "required": ["lesson", "scope"]}
+    "Never copy the task's own values or record ids. Answer JSON {\"lesson\": ...}.")
+SCHEMA = {"type": "object", "properties": {"lesson": {"type": "string"}},
+          "required": ["lesson"]}
 #: characters of the task statement and of one lesson kept (the small model's prompt
 #: stays short; a lesson is one line)
 STATEMENT_CHARS, LESSON_CHARS = 600, 240
+#: the general trigger of a model's program edit (the rules draft none under that verb)
+PROGRAM_TRIGGER = ("When a workflow task's context is managed by its program: look up "
+                   "record values and report them exactly")
 #: what :meth:`LLMReflector._ask` returns for a failed call (None: over budget)
 _FAILED = object()
 
@@ -92,7 +95,7 @@ class LLMReflector:
         self._answers = AnswerCache()
         self.calls = self.cache_hits = self.failures = self.skipped = 0
         self.last_error = ""
-        #: every lesson the model wrote: task, text, scope, parsed verb ("" inert)
+        #: every lesson the model wrote: task, text, parsed verb ("" inert)
         self.lessons: list[dict] = []
 
     def _ask(self, user: str):
@@ -126,28 +129,22 @@ class LLMReflector:
             return [Proposal(NONE, task_id=ex.task_id, reason=why)]
         text = " ".join(str(ans.get("lesson", "")).split())[:LESSON_CHARS] \
             if isinstance(ans, dict) else ""
-        scope = ans.get("scope") if isinstance(ans, dict) else None
-        scope = scope if scope in ("general", "topic") else "general"
         edit = edit_of(text) if text else None
-        self.lessons.append({"task_id": ex.task_id, "lesson": text, "scope": scope,
+        self.lessons.append({"task_id": ex.task_id, "lesson": text,
                              "verb": edit.verb if edit else ""})
         if edit is None:
             return [Proposal(NONE, task_id=ex.task_id,
                              reason="no instruction the lesson grammar plays")]
-        t = ex.topic
-        if scope == "general":
-            name = f"g-{edit.verb}"
-            trigger = GENERAL.get(edit.verb, ("When a workflow task's context is "
-                                              "program-managed: look up record values "
-                                              "and report them exactly",))[0]
-        else:
-            name = f"t-{t}"
-            trigger = (f"Task ({t}): work through the {t.replace('_', ' ')} workflow; "
-                       f"look up its record values and report them exactly")
-        p = Proposal(ENHANCE if name in set(names) else NEW, name, scope, t, trigger,
-                     f"do: {text}\n", edit.verb, ex.task_id)
-        why = filter_reason(p, ex)
-        return [Proposal(NONE, task_id=ex.task_id, reason=why)] if why else [p]
+        t, names = ex.topic, set(names)
+        general = GENERAL.get(edit.verb, (PROGRAM_TRIGGER,))[0]
+        out = []
+        for level, name, trigger in (("general", f"g-{edit.verb}", general),
+                                     ("topic", f"t-{t}", topic_trigger(t))):
+            p = Proposal(ENHANCE if name in names else NEW, name, level, t, trigger,
+                         f"do: {text}\n", edit.verb, ex.task_id)
+            why = filter_reason(p, ex)
+            out.append(Proposal(NONE, task_id=ex.task_id, reason=why) if why else p)
+        return out
 
     def ledger(self) -> dict:
         """Calls made, answered from the cache, skipped over budget and failed, the
