@@ -313,7 +313,7 @@ def play_packed(strategy: str, words, target: int, k: int, B: int, c0: float = 1
     N, k, B = validate_game(N, k, B)
     param, addr = _strategy_params(strategy, N, k, B, _check_c0(c0))
     perm = np.arange(N) if perm is None else np.ascontiguousarray(perm, dtype=np.int64)
-    stream = np.zeros(max(1, (B + 63) // 64), np.uint64)
+    stream = np.zeros(max(1, words_per_block(B)), np.uint64)   # B bits, packed as a block is
     store = np.zeros_like(words)
     guess = np.zeros(words.shape[1], np.uint64)
     r = _play(KERNEL_STRATEGIES[strategy], words, int(target), k, B, param, addr, perm,
