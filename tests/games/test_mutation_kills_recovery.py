@@ -106,15 +106,14 @@ def test_play_packed_accepts_a_list_of_words():
 
 
 def test_recoverable_max_N_equals_a_scan_on_a_grid():
-    # the binary search must stop only when lo and hi are adjacent
-    def scan(k, B, c0):
-        fits = [n for n in range(2, 700) if n * handle_bits(n, c0) + k <= B]
-        return max(fits) if fits else 1
-
+    # the binary search must stop only when lo and hi are adjacent; the scan uses
+    # the table cost[n] = n h(n), computed once per c0 with exact integers
     for c0 in (1.0, 1.3, 2.0):
+        cost = {n: n * math.ceil(c0 * (n - 1).bit_length() - 1e-12) for n in range(2, 700)}
         for k in (1, 3, 8):
             for B in range(0, 3000, 7):
-                assert recoverable_max_N(k, B, c0) == scan(k, B, c0), (k, B, c0)
+                fits = [n for n, c in cost.items() if c + k <= B]
+                assert recoverable_max_N(k, B, c0) == (max(fits) if fits else 1), (k, B, c0)
 
 
 def test_recoverable_max_N_at_the_bottom_of_its_ranges():

@@ -3,8 +3,9 @@ their first mutation runs (issue 38) found the statistical comparisons with the
 kernels too loose to see an edit: the branches at q = 0 and q = 1 of the exact
 content samplers (driven by a generator whose normal draw is fixed), the inversion's
 boundary u = CDF, the list channel given by its rate, the degenerate ledger at
-kappa = 2, and the brute-force sampler's batching, counts, dtypes and rates against
-an explicit softmax."""
+kappa = 2, the brute-force sampler's batching, counts, dtypes and rates against
+an explicit softmax, and the adaptive quadrature's default power, its power check and
+its error threshold at equality."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import math
 import numpy as np
 import pytest
 
+from sim.games import reference
 from sim.games.channels import Content, Ledger, ListChannel
-from sim.games.reference import (bayes_order_tau, exact_content_tau_python,
+from sim.games.reference import (bayes_order_tau, content_moment_quad, exact_content_tau_python,
                                  numpy_brute_content, numpy_exact_content_tau)
 
 
@@ -95,3 +97,30 @@ def test_brute_content_batches_counts_and_rates():
                                  want_rate=False)
     np.testing.assert_array_equal(t2, taus)
     assert r2.shape == (trials,) and np.isnan(r2).all()
+
+
+def test_the_quadrature_gives_the_first_moment_by_default():
+    first, second = content_moment_quad(50, 3, 2.0, 1), content_moment_quad(50, 3, 2.0, 2)
+    assert content_moment_quad(50, 3, 2.0) == first and second > first * 1.5
+    for bad in (0, 3, 1.5):
+        with pytest.raises(ValueError) as info:
+            content_moment_quad(50, 3, 2.0, bad)
+        assert str(info.value) == f"power must be 1 or 2, got {bad!r}"
+
+
+@pytest.mark.parametrize("power", [1, 2])
+def test_the_quadrature_refuses_an_error_estimate_above_1e_8_kappa_to_the_power_minus_1(
+        monkeypatch, power):
+    # quad's error estimate is set here, so the threshold is met exactly: at
+    # 1e-8 kappa^(power - 1) the value is returned, one ulp above it is refused
+    kappa = 4
+    limit = 1e-8 * float(kappa) ** (power - 1)
+    for err, refused in ((limit, False), (math.nextafter(limit, 1.0), True)):
+        monkeypatch.setattr(reference.integrate, "quad",
+                            lambda *args, _err=err, **kwargs: (0.25, _err))
+        if refused:
+            with pytest.raises(RuntimeError, match=r"^content_moment_quad error .* too large "
+                                                   r"for n=50, kappa=4, sigma=2.0$"):
+                content_moment_quad(50, kappa, 2.0, power)
+        else:
+            assert content_moment_quad(50, kappa, 2.0, power) == 0.25

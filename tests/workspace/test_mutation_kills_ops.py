@@ -1,0 +1,82 @@
+"""The workspace's operation layer (``sim/workspace/ops.py``) where the first mutmut
+run with its full test map (issue 38) found edits no test saw: the error a delete
+raises when freeing its payload fails (its message, errno, call and ``applied``,
+and which failure it names when several files fail), and the bytes a replayed
+register holds in memory (none, for a deleted block)."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from sim.workspace import errors as wserrors
+from sim.workspace.blocks import BlockStatus
+from sim.workspace.workspace import Workspace
+
+
+def _failing_unlink(monkeypatch, failures):
+    """Make ``os.unlink`` of a payload file fail with EIO, recording each path."""
+    real = os.unlink
+
+    def unlink(path, *args, **kwargs):
+        if "payloads" in str(path):
+            failures.append(str(path))
+            raise OSError(errno.EIO, "Input/output error")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+
+
+def test_a_failed_free_names_the_operation_errno_and_call_and_says_it_took_effect(
+        tmp_path, monkeypatch):
+    ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
+    b = ws.register({"role": "user", "content": "x" * 5000})   # a payload file of its own
+    failures: list[str] = []
+    _failing_unlink(monkeypatch, failures)
+    with pytest.raises(wserrors.WorkspaceIOError) as info:
+        ws.delete(b.id, "gone")
+    err = info.value
+    assert err.applied is True and err.errno == errno.EIO and err.call == "unlink"
+    assert str(err).startswith("the delete took effect (journaled and applied), but "
+                               "freeing its payload failed: ")
+    assert str(err).endswith("; the next writer open moves the file to quarantine")
+    assert len(failures) == 1
+    monkeypatch.undo()
+    ws.close()
+
+
+def test_when_several_frees_fail_every_one_is_tried_and_the_first_is_reported(
+        tmp_path, monkeypatch):
+    ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
+    blocks = [ws.register({"role": "user", "content": c * 5000}) for c in "xyz"]
+    failures: list[str] = []
+    _failing_unlink(monkeypatch, failures)
+    with pytest.raises(wserrors.WorkspaceIOError) as info:
+        ws.delete(",".join(b.id for b in blocks), "gone")
+    # three payloads freed, three unlinks tried in sha order; the error is the first
+    assert len(failures) == 3 and failures == sorted(failures)
+    first_sha = os.path.basename(failures[0])
+    assert first_sha in str(info.value)
+    assert all(ws.blocks[b.id].status is BlockStatus.DELETED for b in blocks)
+    monkeypatch.undo()
+    ws.close()
+
+
+def test_a_deleted_block_holds_no_bytes_live_or_after_reopen(tmp_path):
+    # a reopen replays register lines without their bytes and then reads the bytes
+    # of every live block from the store; a deleted block's bytes were freed and
+    # must stay gone, as they are in the workspace that deleted it
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    kept = ws.register({"role": "user", "content": "keep me"})
+    gone = ws.register({"role": "user", "content": "delete me " * 50})
+    ws.delete(gone.id, "not needed")
+    assert ws.blocks[gone.id].data == b""
+    ws.close()
+    again = Workspace.open(d)
+    assert again.blocks[gone.id].status is BlockStatus.DELETED
+    assert again.blocks[gone.id].data == b""
+    assert again.blocks[kept.id].data == b"keep me"
+    again.close()
