@@ -1,8 +1,9 @@
 """The workspace's operation layer (``sim/workspace/ops.py``) where the first mutmut
 run with its full test map (issue 38) found edits no test saw: the error a delete
 raises when freeing its payload fails (its message, errno, call and ``applied``,
-and which failure it names when several files fail), and the bytes a replayed
-register holds in memory (none, for a deleted block)."""
+and which failure it names when several files fail), the bytes a replayed
+register holds in memory (none, for a deleted block), and a restore line that
+claims payload bytes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ import pytest
 
 from sim.workspace import errors as wserrors
 from sim.workspace.blocks import BlockStatus
+from sim.workspace.errors import JournalError
+from sim.workspace.journal import decode_line, encode_line
+from sim.workspace.repair import repair
 from sim.workspace.workspace import Workspace
 
 
@@ -80,3 +84,54 @@ def test_a_deleted_block_holds_no_bytes_live_or_after_reopen(tmp_path):
     assert again.blocks[gone.id].data == b""
     assert again.blocks[kept.id].data == b"keep me"
     again.close()
+
+
+def test_an_empty_message_is_registered_with_no_bytes(tmp_path):
+    ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
+    b = ws.register({"role": "user", "content": ""})
+    assert ws.blocks[b.id].data == b"" and b.handle.length == 0
+    ws.archive(b.id)
+    assert ws.recover(b.handle).data == b""
+    ws.close()
+
+
+def test_a_full_replay_leaves_a_deleted_block_without_bytes(tmp_path):
+    # without the checkpoint every register line is replayed without its bytes
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    ws.register({"role": "user", "content": "keep me"})
+    gone = ws.register({"role": "user", "content": "delete me"})
+    ws.delete(gone.id, "not needed")
+    ws.close()
+    (d / "checkpoint.bin").unlink()
+    again = Workspace.open(d)
+    assert again.blocks[gone.id].data == b"" and again.blocks["B1"].data == b"keep me"
+    again.close()
+
+
+def test_a_restore_line_that_claims_payload_bytes_is_refused(tmp_path):
+    # repair's restore line carries no payload bytes (every block's inline size is
+    # -1); a line that claims some has none to show and fails the sha256 check
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(30):
+        ws.register({"role": "user", "content": f"block {i} " + "x" * 40})
+    ws.close()
+    journal = d / "journal.jsonl"
+    raw = journal.read_bytes()
+    journal.write_bytes(raw[:raw.index(b"\n", len(raw) // 2) + 1])   # lose the tail
+    repair(d)
+    lines = journal.read_bytes().splitlines(keepends=True)
+    restore = decode_line(lines[1].rstrip(b"\n"))
+    assert restore["op"] == "restore"
+    row = restore["state"]["blocks"][0]
+    assert row[0] == "B1" and row[-1] == -1
+    row[-1] = row[8]                                     # claim a copy of its length
+    lines[1] = encode_line(restore)
+    journal.write_bytes(b"".join(lines))
+    (d / "checkpoint.bin").unlink(missing_ok=True)
+    with pytest.raises(JournalError) as info:
+        Workspace.open(d)
+    assert str(info.value) == (f"journal {str(journal)!r} is invalid at line 2 (byte "
+                               f"{len(lines[0])}): the checkpoint's copy of B1 fails its "
+                               "sha256")
