@@ -158,7 +158,11 @@ def test_strays_are_moved_to_quarantine_each_with_its_reason(tmp_path):
     ws.close()
 
 
-def test_the_payload_of_deleted_blocks_left_behind_names_them(tmp_path, monkeypatch):
+@pytest.mark.parametrize("checkpointed", [True, False])
+def test_the_payload_of_deleted_blocks_left_behind_names_them(tmp_path, monkeypatch,
+                                                              checkpointed):
+    # replaying the delete line (no checkpoint) must not free the file again: a
+    # reopen deletes no byte, it moves what is left to quarantine
     d = tmp_path / "w"
     ws = Workspace(d, tokenizer="char", sync=False)
     same = {"role": "user", "content": "the same bytes " * 400}     # a file of its own
@@ -170,6 +174,8 @@ def test_the_payload_of_deleted_blocks_left_behind_names_them(tmp_path, monkeypa
     monkeypatch.undo()
     path = a.handle.path
     ws.close()
+    if not checkpointed:
+        (d / "checkpoint.bin").unlink()
     again = Workspace.open(d)
     assert [(m[0], m[2]) for m in again.quarantine.moved] == [
         (f"payloads/{path}", f"payload of deleted {a.id}, {b.id} (the delete's unlink was "
