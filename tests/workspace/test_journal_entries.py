@@ -75,6 +75,7 @@ def test_an_entry_that_applies_passes(ws, entry):
 BAD = [
     ({"op": "nope"}, "unknown op 'nope'"),
     ({"op": 7}, "unknown op 7"),
+    ({"op": ["register"]}, "unknown op ['register']"),     # unhashable: still named
     ({"version": 2}, "unknown op None"),
     ({"op": "turn", "turn": -1}, "turn field 'turn' should be a count, got -1"),
     ({"op": "turn", "turn": True}, "turn field 'turn' should be a count, got True"),
