@@ -18,6 +18,7 @@ from sim.workspace import checkpoint
 from sim.workspace import journal as journal_module
 from sim.workspace.errors import JournalError, WorkspaceError
 from sim.workspace.journal import decode_line, encode_line
+from sim.workspace.reopen import reopen
 from sim.workspace.repair import repair
 from sim.workspace.store import PayloadStore
 from sim.workspace.tokenizer import CharTokenizer
@@ -338,3 +339,63 @@ def test_lines_after_the_checkpoint_keep_their_numbers(tmp_path):
     assert str(info.value) == (f"journal {str(d / 'journal.jsonl')!r} is invalid at line 8 "
                                f"(byte {len(raw) + len(turn)}): pin names unknown block or "
                                "group 'B99'")
+
+
+def test_what_an_open_notes_about_the_checkpoint(tmp_path):
+    d = tmp_path / "w"
+    _session(d).close()
+    full = reopen(Workspace, d, None, {}, read_only=True, use_checkpoint=False)
+    assert full.open_notes[0] == "checkpoint: not used" and not full.checkpoint_rejected
+    assert len(full.blocks) == 5
+    (d / "checkpoint.bin").unlink()
+    ws = Workspace.open(d)
+    assert ws.open_notes[0] == "checkpoint: no checkpoint" and not ws.checkpoint_rejected
+    assert ws.quarantine.moved == []
+    ws.close()
+    reader = Workspace.open(d, read_only=True)
+    assert reader.quarantine is None          # a reader moves nothing
+    reader.close()
+
+
+def test_a_journal_whose_first_line_is_not_init_is_named(tmp_path):
+    d = tmp_path / "w"
+    _session(d).close()
+    (d / "checkpoint.bin").unlink()
+    (d / "journal.jsonl").write_bytes(b"".join(_lines(d)[1:]))
+    with pytest.raises(JournalError) as info:
+        Workspace.open(d)
+    assert str(info.value) == (f"journal {str(d / 'journal.jsonl')!r} line 1 (byte 0) is "
+                               "not the init line a journal starts with")
+
+
+def test_a_corrupt_block_and_a_missing_group_payload_say_why(tmp_path, monkeypatch):
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(3):
+        ws.register({"role": "user", "content": f"member {i} " + "m" * 3000})
+    ws.register({"role": "user", "content": "lone"})
+    ws.archive("B1-B3", "three members")
+    group = ws.groups["G1"].handle.path
+    ws.close()
+    (d / "checkpoint.bin").unlink()
+    assert (d / "payloads" / group).is_file()              # a transcript of its own
+    (d / "payloads" / group).unlink()
+    calls = _failing_reads(monkeypatch, Workspace.open(d, read_only=True).blocks[
+        "B4"].handle.sha256, 99)
+    again = Workspace.open(d)
+    assert again.corrupt["G1"] == f"payload {group!r} is missing"
+    assert again.corrupt["B4"] == "[Errno 5] Input/output error" and len(calls) == 1
+    again.close()
+
+
+def test_a_linked_folder_in_the_store_is_not_followed(tmp_path):
+    d = tmp_path / "w"
+    _session(d, 1).close()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ("cd" * 32)).write_bytes(b"not the workspace's")
+    (d / "payloads" / "cd").symlink_to(outside, target_is_directory=True)
+    ws = Workspace.open(d)
+    assert ws.quarantine.moved == []
+    assert (outside / ("cd" * 32)).read_bytes() == b"not the workspace's"
+    ws.close()
