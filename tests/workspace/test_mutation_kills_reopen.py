@@ -8,6 +8,7 @@ reads the journal again, up to five times."""
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 from pathlib import Path
@@ -235,8 +236,16 @@ def test_an_open_restores_the_collector_and_a_failed_one_releases_the_lock(tmp_p
     with pytest.raises(JournalError):
         Workspace.open(d)
     assert gc.isenabled()
+    # the failed open gave the writer lock back: another open file description of
+    # the lock file (as another process would hold) can take it
+    fd = os.open(d / "lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
     (d / "journal.jsonl").write_bytes(b"".join(lines))
-    Workspace.open(d).close()            # the failed open gave the writer lock back
+    Workspace.open(d).close()
 
 
 @pytest.mark.parametrize("given, synced", [({}, True), ({"sync": False}, False),
@@ -386,6 +395,55 @@ def test_a_corrupt_block_and_a_missing_group_payload_say_why(tmp_path, monkeypat
     assert again.corrupt["G1"] == f"payload {group!r} is missing"
     assert again.corrupt["B4"] == "[Errno 5] Input/output error" and len(calls) == 1
     again.close()
+    monkeypatch.undo()
+    reader = Workspace.open(d, read_only=True)     # after five reads of the journal
+    assert reader.corrupt == {"G1": f"payload {group!r} is missing"}
+    reader.close()
+
+
+class _Listing:
+    """Sorted scandir entries behaving as os.scandir's iterator (a context manager)."""
+
+    def __init__(self, entries):
+        self._it = iter(entries)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_store_folder_that_cannot_be_listed_hides_only_its_own_payloads(tmp_path,
+                                                                        monkeypatch):
+    d = tmp_path / "w"
+    ws = Workspace(d, tokenizer="char", sync=False)
+    for i in range(3):
+        ws.register({"role": "user", "content": f"member {i} " + "m" * 3000})
+    ws.archive("B1-B3", "three members")
+    group = ws.groups["G1"].handle.path
+    ws.close()
+    (d / "payloads" / "00").mkdir()               # listed first, and unreadable
+    real = os.scandir
+
+    def scandir(path="."):
+        if str(path).endswith(os.sep + "00"):
+            raise PermissionError(13, "Permission denied")
+        if str(path) == str(d / "payloads"):
+            with real(path) as it:
+                return _Listing(sorted(it, key=lambda e: e.name))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    again = Workspace.open(d, read_only=True)
+    assert (d / "payloads" / group).is_file() and "G1" not in again.corrupt
+    again.close()
 
 
 def test_a_linked_folder_in_the_store_is_not_followed(tmp_path):
@@ -399,3 +457,16 @@ def test_a_linked_folder_in_the_store_is_not_followed(tmp_path):
     assert ws.quarantine.moved == []
     assert (outside / ("cd" * 32)).read_bytes() == b"not the workspace's"
     ws.close()
+
+
+def test_a_reopened_writer_keeps_the_reservation_it_finds(tmp_path):
+    # the ids file is rewritten once per RESERVE registers; a writer that reopens
+    # below the recorded bound issues ids under it without writing it again
+    d = tmp_path / "w"
+    _session(d, 3).close()
+    before = os.stat(d / "ids")
+    ws = Workspace.open(d)
+    ws.register({"role": "user", "content": "after the reopen"})
+    ws.close()
+    after = os.stat(d / "ids")
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
