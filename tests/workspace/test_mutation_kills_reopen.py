@@ -37,6 +37,16 @@ def _lines(d: Path) -> list[bytes]:
     return (d / "journal.jsonl").read_bytes().splitlines(keepends=True)
 
 
+def _refusal(d: Path, lines: list[bytes]) -> str:
+    """The message of the JournalError a writer open raises on a journal of ``lines``
+    (the checkpoint removed, so every line is replayed)."""
+    (d / "checkpoint.bin").unlink(missing_ok=True)
+    (d / "journal.jsonl").write_bytes(b"".join(lines))
+    with pytest.raises(JournalError) as info:
+        Workspace.open(d)
+    return str(info.value)
+
+
 def test_an_empty_folder_is_no_workspace(tmp_path):
     with pytest.raises(WorkspaceError) as info:
         Workspace.open(tmp_path)
@@ -89,27 +99,20 @@ def test_a_bad_head_line_is_refused(tmp_path, head, shown):
     # (a tokenizer that is no string is refused with the version's message)
     d = tmp_path / "w"
     _session(d).close()
-    (d / "checkpoint.bin").unlink()
     lines = _lines(d)
     lines[0] = encode_line({**decode_line(lines[0][:-1]), **head})
-    (d / "journal.jsonl").write_bytes(b"".join(lines))
-    with pytest.raises(JournalError) as info:
-        Workspace.open(d)
-    assert str(info.value) == (f"journal {str(d / 'journal.jsonl')!r} line 1 (byte 0): "
-                               f"version {shown} is not 1 or 2")
+    assert _refusal(d, lines) == (f"journal {str(d / 'journal.jsonl')!r} line 1 (byte 0): "
+                                  f"version {shown} is not 1 or 2")
 
 
 def test_a_second_init_line_is_refused_naming_its_line_and_byte(tmp_path):
     d = tmp_path / "w"
     _session(d).close()
-    (d / "checkpoint.bin").unlink()
     lines = _lines(d)
     lines.insert(3, lines[0])
-    (d / "journal.jsonl").write_bytes(b"".join(lines))
-    with pytest.raises(JournalError) as info:
-        Workspace.open(d)
-    assert str(info.value) == (f"journal {str(d / 'journal.jsonl')!r} is invalid at line "
-                               f"4 (byte {sum(map(len, lines[:3]))}): a second init line")
+    assert _refusal(d, lines) == (f"journal {str(d / 'journal.jsonl')!r} is invalid at "
+                                  f"line 4 (byte {sum(map(len, lines[:3]))}): a second init "
+                                  "line")
 
 
 def test_a_torn_tail_is_kept_in_quarantine_with_its_reason(tmp_path):
@@ -369,12 +372,9 @@ def test_what_an_open_notes_about_the_checkpoint(tmp_path):
 def test_a_journal_whose_first_line_is_not_init_is_named(tmp_path):
     d = tmp_path / "w"
     _session(d).close()
-    (d / "checkpoint.bin").unlink()
-    (d / "journal.jsonl").write_bytes(b"".join(_lines(d)[1:]))
-    with pytest.raises(JournalError) as info:
-        Workspace.open(d)
-    assert str(info.value) == (f"journal {str(d / 'journal.jsonl')!r} line 1 (byte 0) is "
-                               "not the init line a journal starts with")
+    assert _refusal(d, _lines(d)[1:]) == (f"journal {str(d / 'journal.jsonl')!r} line 1 "
+                                          "(byte 0) is not the init line a journal starts "
+                                          "with")
 
 
 def test_a_corrupt_block_and_a_missing_group_payload_say_why(tmp_path, monkeypatch):
