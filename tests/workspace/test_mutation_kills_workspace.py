@@ -1,9 +1,12 @@
-"""The workspace's guard (``Workspace._guard``) at the two equalities the first
-mutmut run over ``sim/workspace/workspace.py`` (issue 38) found untested: a result
-of exactly ``guard_threshold`` tokens is not over it, and a result that brings the
-request to exactly the budget fits (one token more and it is offloaded). Totals are
-measured with the guard bypassed (tests/workspace/test_guard_boundaries.py's
-helpers), an independent route to the decision."""
+"""The workspace facade (``sim/workspace/workspace.py``) where its mutmut runs (issue
+38) found edits no test saw. The guard at its two equalities: a result of exactly
+``guard_threshold`` tokens is not over it, and a result that brings the request to
+exactly the budget fits (one token more and it is offloaded); totals are measured
+with the guard bypassed (tests/workspace/test_guard_boundaries.py's helpers), an
+independent route to the decision. The entry points' refusals with their messages
+and attributes; ``resolve``'s order and its reserved gaps; a call id found by its
+wire form; ``recover``'s reuse of a visible copy, its refusals, and a strict
+recovery over the budget that changes nothing."""
 
 from __future__ import annotations
 
@@ -85,3 +88,86 @@ def test_each_entry_point_names_what_it_refuses(ws):
     assert ws.unpin("B2") == ["B2"] and ws.pin("B1,B2") == ["B1", "B2"]
     assert ws.expand("G2") == ["G1", "B6"]
     _refused(lambda: ws.expand("G2"), BlockStateError, "cannot expand G2: it is expanded")
+
+
+def test_resolve_orders_by_stream_position_and_names_the_first_unknown_id(ws):
+    from sim.workspace.errors import UnknownBlockError
+
+    assert ws.resolve("B6,G2,B1,B1") == ["B1", "G2", "B6"]      # G2 sits at B3
+    _refused(lambda: ws.resolve("B5-B9"), UnknownBlockError,
+             "unknown block B7 in 'B5-B9' (last block is B6)", ident="B7")
+    _refused(lambda: ws.resolve("B9"), UnknownBlockError,
+             "unknown block B9 in 'B9' (last block is B6)", ident="B9")
+
+
+def test_resolve_skips_the_ids_repair_reserved_in_a_range_only(ws):
+    from sim.workspace.errors import UnknownBlockError
+
+    ws.skip_ids(10)                   # B7-B9 were never issued
+    assert ws.register({"role": "user", "content": "after the gap"}).id == "B10"
+    assert ws.resolve("B6-B10") == ["B6", "B10"]
+    _refused(lambda: ws.resolve("B8"), UnknownBlockError, "unknown block B8", ident="B8")
+
+
+@pytest.mark.parametrize("stored, asked", [("c\ud800", "c\\ud800"), ("c\\ud800", "c\ud800"),
+                                           ("c\ud800", "c\ud800"), ("c\\ud800", "c\\ud800"),
+                                           ("plain", "plain")])
+def test_a_call_id_is_found_by_its_wire_form(tmp_path, stored, asked):
+    # a lone surrogate and its typed-out escape are one id on the wire
+    w = Workspace(tmp_path / "w", tokenizer="char", sync=False)
+    b = w.register({"role": "assistant", "content": "", "tool_calls": [
+        {"id": stored, "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+    assert w.call_id_owner(asked) == b.id
+    assert w.call_id_owner("c\\ud801") is None and w.call_id_owner("other") is None
+    w.close()
+
+
+def test_recover_returns_a_visible_copy_and_makes_a_new_one_otherwise(ws):
+    first = ws.recover("B3")
+    assert first.recovered_from == "B3" and first.status is VISIBLE
+    assert first.message == {"role": "user"} and first.data == b"block 3"
+    assert ws.recover("B3").id == first.id               # still visible: the same copy
+    ws.pin(first.id)
+    assert ws.recover("B3").id == first.id               # pinned counts as visible
+    ws.unpin(first.id)
+    ws.archive(first.id)
+    again = ws.recover("B3")
+    assert again.id != first.id and again.recovered_from == "B3"
+    note = ws.recover("G2")
+    assert note.type.value == "note" and note.message == {"role": "user"}
+    assert note.recovered_from == "G2" and ws.recover("G2").id == note.id
+
+
+def test_recover_names_what_it_cannot_bring_back(ws):
+    from sim.workspace.errors import (BlockStateError, CorruptPayloadError,
+                                      DeletedHandleError)
+
+    seven = ws.register({"role": "user", "content": "block 7"})
+    ws.delete("B1", "gone")
+    _refused(lambda: ws.recover("B5"), DeletedHandleError, "block B5 was deleted (no reason)")
+    _refused(lambda: ws.recover("B1"), DeletedHandleError, "block B1 was deleted (gone)")
+    _refused(lambda: ws.recover(seven.id), BlockStateError,
+             "block B7 is visible; nothing to recover")
+    ws.delete("G2", "")
+    _refused(lambda: ws.recover("G2"), DeletedHandleError, "group G2 was deleted")
+    ws.mark_corrupt("B2", "its bytes fail their sha256")
+    _refused(lambda: ws.recover("B2"), CorruptPayloadError,
+             "cannot recover B2: its bytes fail their sha256")
+
+
+@pytest.mark.parametrize("target", ["B1", "G1"])
+def test_a_strict_recovery_over_the_budget_is_refused_and_changes_nothing(tmp_path,
+                                                                          target):
+    from sim.workspace.errors import BudgetExceededError
+
+    w = Workspace(tmp_path / "w", tokenizer="char", sync=False, budget=4000, strict=True)
+    w.register({"role": "user", "content": "b" * 1500})
+    if target == "G1":                   # the same bytes over two blocks, one group
+        w.register({"role": "user", "content": "c"})
+    w.archive("B1" if target == "B1" else "B1-B2", "big")
+    w.register({"role": "user", "content": "f" * 1000})
+    before = (len(w.blocks), w.assemble().total)
+    with pytest.raises(BudgetExceededError):
+        w.recover(target)
+    assert (len(w.blocks), w.assemble().total) == before
+    w.close()
