@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from sim.workspace import BlockStatus, Workspace
+from sim.workspace.journal import decode_line
 
 from .test_guard_boundaries import _call, _guarded, _measured, _result
 
@@ -171,3 +172,57 @@ def test_a_strict_recovery_over_the_budget_is_refused_and_changes_nothing(tmp_pa
         w.recover(target)
     assert (len(w.blocks), w.assemble().total) == before
     w.close()
+
+
+def test_register_archive_and_delete_refuse_bad_arguments_by_name(ws):
+    from sim.workspace.errors import ToolCallError
+
+    _refused(lambda: ws.register(["not", "a", "dict"]), ToolCallError,
+             "a message must be a dict, got ['not', 'a', 'dict']")
+    _refused(lambda: ws.register({"role": "robot", "content": "x"}), ToolCallError,
+             "unknown message role 'robot'")
+    _refused(lambda: ws.archive("B1", 5), ToolCallError, "replacement must be a string, got 5")
+    _refused(lambda: ws.delete("B1", None), ToolCallError, "reason must be a string, got None")
+
+
+def test_defaults_and_encodings_of_what_is_registered(ws, tmp_path):
+    b = ws.register({"role": "user", "content": "a\ud800b"})   # a lone surrogate kept
+    assert b.data == b"a\xed\xa0\x80b"
+    s = ws.register({"role": "user", "content": "short"}, block_type="summary")
+    assert s.type.value == "summary"
+    ws.archive(s.id)                                # no replacement given: none
+    ws.delete(b.id)                                  # no reason given: none
+    assert ws.blocks[b.id].reason == ""
+    tail = [decode_line(x) for x in (ws.directory / "journal.jsonl").read_bytes().splitlines()]
+    archive = [e for e in tail if e["op"] == "archive"][-1]
+    assert archive["items"] == [s.id] and archive["replacement"] == ""
+    assert [x.id for x in ws.live_blocks()] == [x.id for x in ws.blocks.values()
+                                                if x.id not in ("B5", b.id)]
+    assert ws.resolve("G1,B3") == ["B3", "G1"]      # a group sorts after its first block
+    note = ws.reattach(b"orphaned bytes")
+    assert note.message == {"role": "user"} and note.status is OFF
+    assert note.data == b"orphaned bytes"
+
+
+def test_a_budget_warning_points_at_the_caller(tmp_path):
+    from sim.workspace.errors import BudgetWarning
+
+    w = Workspace(tmp_path / "w", tokenizer="char", sync=False, budget=3000)
+    w.register({"role": "user", "content": "z" * 2000})
+    with pytest.warns(BudgetWarning) as record:
+        req = w.assemble(strict=False)
+    assert record[0].filename == __file__
+    assert str(record[0].message).startswith(f"request is {req.total - 3000} tokens over "
+                                             "the budget 3000")
+    w.close()
+
+
+def test_a_workspace_directory_in_use_is_refused_naming_open(tmp_path):
+    from sim.workspace.errors import WorkspaceError
+
+    d = tmp_path / "w"
+    Workspace(d, tokenizer="char", sync=False).close()
+    with pytest.raises(WorkspaceError) as info:
+        Workspace(d, tokenizer="char", sync=False)
+    assert str(info.value) == (f"{str(d)!r} already holds a workspace (journal.jsonl, "
+                               "checkpoint.bin); use Workspace.open")
