@@ -20,20 +20,10 @@ import pytest
 from sim.workspace.errors import JournalError, WorkspaceIOError, WriteFailedError
 from sim.workspace.journal import Journal, decode_line, encode_line
 
+from .harness.faults import fail_os
+
 INIT = {"op": "init", "version": 2, "tokenizer": "char"}
 TURN = [{"op": "turn", "turn": t} for t in range(1, 5)]
-
-
-def _fail(monkeypatch, name, err=errno.ENOSPC, when=lambda *a: True):
-    """``os.<name>`` raises ``err`` on a call for which ``when(*args)`` holds."""
-    real = getattr(os, name)
-
-    def failing(*args, **kwargs):
-        if when(*args):
-            raise OSError(err, os.strerror(err))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(os, name, failing)
 
 
 @pytest.fixture
@@ -52,7 +42,7 @@ def _good(j):
 
 def test_a_failed_write_is_cut_back_and_says_where(journal, monkeypatch):
     good = _good(journal)
-    _fail(monkeypatch, "write")
+    fail_os(monkeypatch, "write", errno.ENOSPC)
     with pytest.raises(WriteFailedError) as info:
         journal.append(TURN[1])
     err = info.value
@@ -72,7 +62,7 @@ def test_the_good_end_grows_with_every_append(journal, monkeypatch):
     journal.append(TURN[1])
     journal.append(TURN[2])
     good = _good(journal) + len(encode_line(TURN[1])) + len(encode_line(TURN[2]))
-    _fail(monkeypatch, "write")
+    fail_os(monkeypatch, "write", errno.ENOSPC)
     with pytest.raises(WriteFailedError, match=f"truncated back to byte {good},"):
         journal.append(TURN[3])
     monkeypatch.undo()
@@ -85,7 +75,7 @@ def test_a_failed_fsync_is_cut_back_too(tmp_path, monkeypatch):
     j.append(TURN[0])
     good = _good(j)
     fd = j._fh
-    _fail(monkeypatch, "fsync", errno.EIO, when=lambda f: f == fd)
+    fail_os(monkeypatch, "fsync", errno.EIO, when=lambda f: f == fd)
     with pytest.raises(WriteFailedError) as info:
         j.append(TURN[1])
     assert str(info.value) == (f"journal {str(j.path)!r}: write failed (Input/output "
@@ -100,8 +90,8 @@ def test_a_failed_fsync_is_cut_back_too(tmp_path, monkeypatch):
 def test_a_failed_cut_back_makes_the_writer_refuse_every_later_append(journal,
                                                                        monkeypatch):
     good = _good(journal)
-    _fail(monkeypatch, "write")
-    _fail(monkeypatch, "ftruncate", errno.EIO)
+    fail_os(monkeypatch, "write", errno.ENOSPC)
+    fail_os(monkeypatch, "ftruncate", errno.EIO)
     with pytest.raises(WriteFailedError) as info:
         journal.append(TURN[1])
     first = str(info.value)
@@ -128,7 +118,7 @@ def test_the_first_line_of_a_new_journal_is_written_whole_and_synced(tmp_path,
     Journal(tmp_path / "b.jsonl", sync=False).append(INIT)
     assert synced == []
     # a failed first write names the journal and leaves no file
-    _fail(monkeypatch, "write")
+    fail_os(monkeypatch, "write", errno.ENOSPC)
     path = tmp_path / "c.jsonl"
     with pytest.raises(WriteFailedError) as info:
         Journal(path, sync=False).append(INIT)
@@ -142,7 +132,7 @@ def test_a_failed_fstat_on_open_names_the_call_and_the_journal(tmp_path, monkeyp
     path = tmp_path / "journal.jsonl"
     Journal(path, sync=False).append(INIT)
     j = Journal(path, sync=False)
-    _fail(monkeypatch, name, errno.EIO, when=lambda fd: isinstance(fd, int))
+    fail_os(monkeypatch, name, errno.EIO, when=lambda fd: isinstance(fd, int))
     with pytest.raises(WorkspaceIOError) as info:
         j.append(TURN[0])
     assert str(info.value) == (f"{call} {str(path)!r} failed (Input/output error); the "
@@ -155,7 +145,7 @@ def test_cutting_a_torn_tail_names_the_failed_call_and_the_journal(tmp_path, mon
                                                                    name, sync):
     path = tmp_path / "journal.jsonl"
     path.write_bytes(encode_line(INIT) + b"0000")          # a torn tail
-    _fail(monkeypatch, name, errno.EIO)
+    fail_os(monkeypatch, name, errno.EIO)
     with pytest.raises(WorkspaceIOError) as info:
         Journal(path, sync=sync).lines()
     assert str(info.value) == (f"{name} {str(path)!r} failed (Input/output error); the "

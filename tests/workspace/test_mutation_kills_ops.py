@@ -19,26 +19,14 @@ from sim.workspace.journal import decode_line, encode_line
 from sim.workspace.repair import repair
 from sim.workspace.workspace import Workspace
 
-
-def _failing_unlink(monkeypatch, failures):
-    """Make ``os.unlink`` of a payload file fail with EIO, recording each path."""
-    real = os.unlink
-
-    def unlink(path, *args, **kwargs):
-        if "payloads" in str(path):
-            failures.append(str(path))
-            raise OSError(errno.EIO, "Input/output error")
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", unlink)
+from .harness.faults import fail_os
 
 
 def test_a_failed_free_names_the_operation_errno_and_call_and_says_it_took_effect(
         tmp_path, monkeypatch):
     ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
     b = ws.register({"role": "user", "content": "x" * 5000})   # a payload file of its own
-    failures: list[str] = []
-    _failing_unlink(monkeypatch, failures)
+    failures = fail_os(monkeypatch, "unlink", when=lambda path, *a: "payloads" in str(path))
     with pytest.raises(wserrors.WorkspaceIOError) as info:
         ws.delete(b.id, "gone")
     err = info.value
@@ -55,8 +43,7 @@ def test_when_several_frees_fail_every_one_is_tried_and_the_first_is_reported(
         tmp_path, monkeypatch):
     ws = Workspace(tmp_path / "w", tokenizer="char", sync=False)
     blocks = [ws.register({"role": "user", "content": c * 5000}) for c in "xyz"]
-    failures: list[str] = []
-    _failing_unlink(monkeypatch, failures)
+    failures = fail_os(monkeypatch, "unlink", when=lambda path, *a: "payloads" in str(path))
     with pytest.raises(wserrors.WorkspaceIOError) as info:
         ws.delete(",".join(b.id for b in blocks), "gone")
     # three payloads freed, three unlinks tried in sha order; the error is the first

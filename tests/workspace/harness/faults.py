@@ -67,3 +67,21 @@ def count_calls(kind: str, scenario) -> int:
     with FailNth(kind, 0) as f:
         scenario()
     return f.seen
+
+
+def fail_os(monkeypatch, name: str, code: int = errno.EIO, when=lambda *args: True
+            ) -> list:
+    """Patch ``os.<name>`` (with pytest's ``monkeypatch``) so a call whose arguments
+    satisfy ``when(*args)`` raises ``OSError(code)``; the others run. Returns the list
+    of first arguments of the calls it failed, in order."""
+    real = getattr(os, name)
+    failed: list = []
+
+    def failing(*args, **kwargs):
+        if when(*args):
+            failed.append(args[0] if args else None)
+            raise OSError(code, os.strerror(code))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, name, failing)
+    return failed
