@@ -73,8 +73,11 @@ import sys, time
 from sim.workspace import Workspace
 ws = Workspace.open(sys.argv[1], sync=False)
 print("locked", flush=True)
-n = int(sys.argv[2])
+n, pause_at = int(sys.argv[2]), int(sys.argv[4])
 for i in range(n):
+    if i == pause_at:  # mid-stream, lock held: the test opens readers, then says go
+        open(sys.argv[5], "w").close()
+        sys.stdin.readline()
     ws.register({"role": "user", "content": f"w{i} " * 40})
     if i % 7 == 6:
         ws.archive(f"B{ws.state.next_block - 3}-B{ws.state.next_block - 1}", "w")
@@ -86,9 +89,15 @@ print("done", flush=True)
 """
 
 
-def _writer(directory: Path, steps: int, hold: float) -> subprocess.Popen:
+def _writer(directory: Path, steps: int, hold: float, pause_at: int = -1,
+            marker: Path | None = None) -> subprocess.Popen:
+    """A writer process holding the lock; with ``pause_at`` >= 0 it stops before that
+    step, creates the file ``marker`` and waits for a line on stdin (a file, not a
+    printed line, so a reader of a buffered pipe cannot miss it)."""
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(directory), str(steps),
-                             str(hold)], stdout=subprocess.PIPE, env=_env(), text=True)
+                             str(hold), str(pause_at), str(marker)],
+                            stdout=subprocess.PIPE,
+                            stdin=subprocess.PIPE, env=_env(), text=True)
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -120,10 +129,13 @@ def test_a_later_writer_in_one_process_fences_the_earlier(tmp_path):
 
 def test_reader_beside_a_live_writer_sees_a_consistent_state(tmp_path):
     build(tmp_path / "w")
-    proc = _writer(tmp_path / "w", 400, 0)
+    paused = tmp_path / "paused"
+    proc = _writer(tmp_path / "w", 400, 0, pause_at=200, marker=paused)
     opened = 0
     listing_before = None
-    while proc.poll() is None or opened == 0:
+
+    def open_and_check():
+        nonlocal opened, listing_before
         ro = Workspace.open(tmp_path / "w", read_only=True)
         assert not ro.corrupt, ro.corrupt
         for b in ro.blocks.values():  # every live block's bytes match its handle
@@ -133,6 +145,18 @@ def test_reader_beside_a_live_writer_sees_a_consistent_state(tmp_path):
             ro.register({"role": "user", "content": "no"})
         opened += 1
         listing_before = listing_before or sorted(os.listdir(tmp_path / "w"))
+
+    # Racing the first half of the stream: how many opens fit depends on the machine.
+    while proc.poll() is None and not paused.exists():
+        open_and_check()
+    assert paused.exists() and proc.poll() is None, "the writer ended before its pause"
+    # Two opens certain to see a live writer (the lock held, a stream half written)...
+    open_and_check()
+    open_and_check()
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    while proc.poll() is None:  # ... and the second half raced again
+        open_and_check()
     assert proc.wait() == 0 and proc.stdout.read().strip() == "done"
     assert opened >= 2
     assert not (tmp_path / "w" / "quarantine").exists()  # the reader moved nothing
