@@ -98,10 +98,15 @@ def _solve(A, r):
     return x, True
 
 
-def _as_bit_matrix(A, name: str) -> np.ndarray:
+def _as_bits(A, name: str, ndim: int) -> np.ndarray:
+    """``A`` as a contiguous uint8 array of ``ndim`` dimensions holding only 0 and 1.
+
+    Raises:
+        ValueError: naming ``name``, for another number of dimensions or another value.
+    """
     A = np.asarray(A)
-    if A.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D 0/1 array, got shape {A.shape}")
+    if A.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D 0/1 array, got shape {A.shape}")
     if A.size and not np.isin(A, (0, 1)).all():
         raise ValueError(f"{name} must contain only 0 and 1")
     return np.ascontiguousarray(A, dtype=np.uint8)
@@ -113,7 +118,7 @@ def gf2_rank(A) -> int:
     Raises:
         ValueError: if ``A`` is not 2-D or holds values other than 0 and 1.
     """
-    A = _as_bit_matrix(A, "A")
+    A = _as_bits(A, "A", 2)
     if A.shape[0] == 0 or A.shape[1] == 0:
         return 0
     return int(_rank(A))
@@ -130,10 +135,11 @@ def gf2_solve(A, r) -> np.ndarray | None:
         ``uint8`` array of shape ``(n,)``, or ``None`` if the system is inconsistent.
 
     Raises:
-        ValueError: on bad shapes or non-binary entries.
+        ValueError: naming ``A`` or ``r``, for a wrong shape (``A`` not 2-D, ``r`` not
+            1-D of length ``m``) or an entry other than 0 and 1.
     """
-    A = _as_bit_matrix(A, "A")
-    r = np.ascontiguousarray(np.asarray(r), dtype=np.uint8).reshape(-1)
+    A = _as_bits(A, "A", 2)
+    r = _as_bits(r, "r", 1)  # a right-hand side of 2 would otherwise read as "no solution"
     if r.shape[0] != A.shape[0]:
         raise ValueError(f"r must have length {A.shape[0]} (rows of A), got {r.shape[0]}")
     if A.shape[1] == 0:
@@ -149,7 +155,7 @@ def gf2_rank_reference(A) -> int:
 
     Independent of :func:`gf2_rank` (no packing, no numba); used as a test oracle.
     """
-    A = _as_bit_matrix(A, "A")
+    A = _as_bits(A, "A", 2)
     basis: dict[int, int] = {}  # leading bit -> basis row
     for row in A:
         v = int("".join("1" if b else "0" for b in row) or "0", 2)
