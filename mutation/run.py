@@ -482,6 +482,10 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
     return counts, unexplained, listed
 
 
+#: the two halves of a run, each over its own part of a module
+TOOLS = ("mutmut", "cosmic-ray")
+
+
 def _positive_int(text: str) -> int:
     try:
         n = int(text)
@@ -502,6 +506,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="print the selection and exit")
     p.add_argument("--jobs", type=_positive_int, metavar="N",
                    help="mutmut workers (default: one per CPU); cosmic-ray runs one")
+    p.add_argument("--tool", choices=TOOLS, help="run only this tool's mutants (mutmut: "
+                   "Python functions; cosmic-ray: @njit kernel bodies); default: both")
     p.add_argument("--out", type=Path, help="write the summary as JSON here")
     p.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)
     return p
@@ -542,20 +548,25 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         _copy_tree(work)
         say = lambda s: print(s, flush=True)  # noqa: E731
-        python = [s for s in specs if mutmut_applicable((work / s.path).read_text())]
+        tools = (args.tool,) if args.tool else TOOLS
+        python = [s for s in specs if "mutmut" in tools and
+                  mutmut_applicable((work / s.path).read_text())]
         counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say,
                                                       jobs=args.jobs)
                                        if python else ({}, [], set()))
         counts.update({s.path: _empty_counts() for s in specs if s not in python})
         not_run = []
         for spec in specs:
-            kc, ku, kl, kn = cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
+            kc, ku, kl, kn = (cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
+                              if "cosmic-ray" in tools else (_empty_counts(), [], set(), []))
             counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}
             unexplained += ku
             listed |= kl
             not_run += kn
     ran = {s.path for s in specs}
-    stale = [e for e in equivalents if e.module in ran and e.key() not in listed]
+    # a listing is stale only where its own tool ran over its module
+    stale = [e for e in equivalents if e.module in ran and e.tool in tools
+             and e.key() not in listed]
     for path, by_tool in counts.items():
         for tool, c in by_tool.items():
             if c["generated"]:

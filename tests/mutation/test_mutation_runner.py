@@ -366,3 +366,41 @@ def test_the_example_at_the_top_of_equivalents_toml_is_accepted_by_the_loader():
                                            "core/ReplaceComparisonOperator_Gt_GtE")
     for eq in (mm, cr):
         assert eq.module.endswith(".py") and len(eq.reason.split()) >= 3
+
+
+@pytest.mark.parametrize("tool", ["mutmut", "cosmic-ray"])
+def test_tool_runs_one_half_and_judges_staleness_by_that_half_only(tool, monkeypatch,
+                                                                    capsys):
+    """--tool runs only the named tool (the other is faked to fail if called); a listing
+    of the other tool is not reported stale (its tool never ran), one of the same tool
+    that no survivor matched is."""
+    spec = "sim/games/recovery_gf2.py"
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: 0)
+    monkeypatch.setattr(mr, "_copy_tree", lambda dest: (dest / "sim/games").mkdir(
+        parents=True) or (dest / spec).write_text("def f():\n    return 1\n"))
+
+    def never(*a, **k):
+        raise AssertionError("the other tool must not run")
+
+    def mutmut_half(specs, equivalents, work, log=print, jobs=None):
+        return {s.path: mr._empty_counts() for s in specs}, [], set()
+
+    def kernel_half(s, cfg, equivalents, work, log=print):
+        return mr._empty_counts(), [], set(), []
+
+    monkeypatch.setattr(mr, "mutmut_modules", mutmut_half if tool == "mutmut" else never)
+    monkeypatch.setattr(mr, "cosmic_ray_kernels", kernel_half if tool == "cosmic-ray"
+                        else never)
+    listings = [mr.Equivalent("mutmut", spec, "x_f", "return 2", "a reason"),
+                mr.Equivalent("cosmic-ray", spec, "core/A", "x = 1", "a reason", line=3)]
+    monkeypatch.setattr(mr, "load_equivalents", lambda *a: listings)
+    assert mr.main([spec, "--tool", tool]) == 1      # the same tool's listing is stale
+    stale = [line for line in capsys.readouterr().out.splitlines() if "STALE" in line]
+    assert len(stale) == 1 and f"('{tool}', '{spec}'" in stale[0]
+
+
+def test_an_unknown_tool_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        mr.main(["sim/games/recovery_gf2.py", "--tool", "mutpy"])
+    assert info.value.code == 2
+    assert "invalid choice: 'mutpy'" in capsys.readouterr().err
