@@ -55,3 +55,12 @@ def test_a_cap_censors_and_a_list_is_uniform_on_its_rows():
     tau = _tau(LIST, ipar=5, trials=20000)
     assert set(np.unique(tau)) == set(range(1, 6))
     assert abs(tau.mean() - 3.0) < 5 * np.sqrt((25 - 1) / 12 / tau.size)
+
+
+def test_the_content_channel_reads_its_shift():
+    """A content shift far above the noise puts the target first in every trial; no
+    shift makes it one more block among n (tau uniform on 1..n by symmetry)."""
+    assert (_tau(CONTENT, shift=40.0) == 1).all()
+    tau = _tau(CONTENT, shift=0.0, trials=20000)
+    se = np.sqrt((N * N - 1) / 12 / tau.size)
+    assert abs(tau.mean() - (N + 1) / 2) < 5 * se

@@ -47,6 +47,7 @@ def test_a_system_with_no_unknowns_or_no_equations():
     np.testing.assert_array_equal(gf2_solve(np.zeros((0, 4), np.uint8), []),
                                   np.zeros(4, np.uint8))
     np.testing.assert_array_equal(gf2_solve(np.array([[1], [1]]), [1, 1]), [1])
+    np.testing.assert_array_equal(gf2_solve(np.array([[0, 1, 1]]), [1]), [0, 1, 0])
     assert gf2_solve(np.array([[1], [1]]), [1, 0]) is None
 
 
