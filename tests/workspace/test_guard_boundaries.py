@@ -34,10 +34,12 @@ def _result(cid: str, chars: int, fill: str = "y") -> dict:
     return {"role": "tool", "tool_call_id": cid, "content": fill * chars}
 
 
-def _build(d: Path, budget: int, cid: str = "c9", archive_call: bool = False):
+def _build(d: Path, budget: int, cid: str = "c9", archive_call: bool = False,
+           cls: type = Workspace):
     """Task, three 200-character results, the call ``cid``; then one exact assembly,
-    so the guard's lower bound (``floor``) is that total. Returns (ws, floor)."""
-    ws = Workspace(d, budget=budget, tokenizer="char", strict=False, sync=False)
+    so the guard's lower bound (``floor``) is that total. ``cls``: the workspace class
+    (e.g. a scratch workspace). Returns (ws, floor)."""
+    ws = cls(d, budget=budget, tokenizer="char", strict=False, sync=False)
     ws.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
     for i in range(3):
         ws.register(_call(f"c{i}"))

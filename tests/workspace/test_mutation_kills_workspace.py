@@ -18,7 +18,8 @@ from sim.workspace import BlockStatus, Workspace
 from sim.workspace import workspace as workspace_module
 from sim.workspace.journal import decode_line
 
-from .test_guard_boundaries import _call, _guarded, _measured, _result
+from .test_durability import all_bytes
+from .test_guard_boundaries import _build, _call, _guarded, _measured, _result
 
 OFF, VISIBLE = BlockStatus.OFFLOADED, BlockStatus.VISIBLE
 
@@ -38,16 +39,22 @@ def test_a_result_of_exactly_the_threshold_is_not_over_it(tmp_path):
     assert _one_result(tmp_path / "below", 900, tokens - 1).status is OFF
 
 
+def _budget_equal_to_its_request(total_at, start: int = 4000) -> int:
+    """The fixed point of ``total_at`` (budget -> the request's total at that budget):
+    the budget's digits are in the request, so iterate from ``start``."""
+    budget = start
+    for _ in range(8):
+        total = total_at(budget)
+        if total == budget:
+            return budget
+        budget = total
+    pytest.fail("no budget equal to its own request")
+
+
 def test_a_result_that_brings_the_request_to_exactly_the_budget_fits(tmp_path):
     chars = 400
-    budget = 4000
-    for k in range(8):      # the budget's digits are in the request: find the fixed point
-        inline = _measured(tmp_path / f"m{k}", budget, chars)["inline"]
-        if inline == budget:
-            break
-        budget = inline
-    else:
-        pytest.fail("no budget equal to its own request")
+    budget = _budget_equal_to_its_request(
+        lambda b: _measured(tmp_path / f"m{b}", b, chars)["inline"])
     b, total, _ = _guarded(tmp_path / "fits", budget, chars)
     assert b.status is VISIBLE and total == budget          # over by 0: fits
     b, total, _ = _guarded(tmp_path / "over", budget - 1, chars)
@@ -255,17 +262,9 @@ def test_an_exact_what_if_measures_the_result_with_its_own_bytes(tmp_path, scrat
     chars = 400
     inline = _measured(tmp_path / "probe", 4000, chars, archive_call=archive_call)["inline"]
     for k, budget in enumerate((inline + 2, inline - 2)):  # fits, then over
-        cls = ScratchWorkspace if scratch else Workspace
-        w = cls(tmp_path / f"w{k}", budget=budget, tokenizer="char", strict=False,
-                sync=False)
-        w.register({"role": "user", "content": "Fix the failing test."}, pinned=True)
-        for i in range(3):
-            w.register(_call(f"c{i}"))
-            w.register(_result(f"c{i}", 200, "x"))
-        w.register(_call("c9"))
-        if archive_call:
-            w.archive(w.call_id_owner("c9"))
-        w.assemble(strict=False)       # an exact total: the bounds leave the guard to measure
+        # ends with an exact total: the bounds leave the guard to measure
+        w, _ = _build(tmp_path / f"w{k}", budget, archive_call=archive_call,
+                      cls=ScratchWorkspace if scratch else Workspace)
         b = w.register(_result("c9", chars, "q"))
         req = w.assemble(strict=False)
         plain = w.assemble(strict=False, incremental=False)
@@ -319,14 +318,7 @@ def test_a_strict_recovery_is_refused_exactly_when_the_request_would_be_over(tmp
         soft.close()
         return total, copy.tokens
 
-    budget = 4000
-    for _ in range(8):  # the budget's digits are in the request: find the fixed point
-        total, _ = soft_total(budget)
-        if total == budget:
-            break
-        budget = total
-    else:
-        pytest.fail("no budget equal to its own request")
+    budget = _budget_equal_to_its_request(lambda b: soft_total(b)[0])
     seen = set()
     for budget in range(budget - 3, budget + 3):
         total, tokens = soft_total(budget)
@@ -509,15 +501,11 @@ def test_a_fenced_writer_writes_no_payload_byte(tmp_path):
     w.register({"role": "user", "content": "first"})
     newer = Workspace.open(tmp_path / "w", sync=False)
 
-    def files():
-        return {p: p.read_bytes() for p in (tmp_path / "w").rglob("*")
-                if p.is_file() and p.name not in ("lock", "ids")}
-
-    before = files()
+    before = all_bytes(tmp_path / "w")
     for content in ("small " * 10, "large " * 2000):   # a packed payload and a file
         with pytest.raises(ReadOnlyError, match="no longer holds the writer lock"):
             w.register({"role": "user", "content": content})
-    assert files() == before
+    assert all_bytes(tmp_path / "w") == before
     newer.close()
 
 
