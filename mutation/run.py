@@ -25,6 +25,14 @@ mutants are filtered before exec (counted as "filtered", never run): operators
 matching ``settings.exclude-operators`` in modules.toml, positions outside an
 ``@njit`` function, and positions inside a type annotation.
 
+A kernel module's cosmic-ray run takes hours on two cores (a fresh compile per
+mutant), longer than one sitting. ``--session DIR`` keeps each module's cosmic-ray
+database in DIR and a later run with the same DIR resumes it: only mutants without a
+result run, and an interrupted run loses at most the mutant in flight. A database is
+resumed only while its fingerprint (the module, the code it may call, its tests and
+their settings: :func:`fingerprint`) is unchanged; otherwise the run stops with exit
+2 and names the files to delete.
+
 A survivor listed in equivalents.toml counts as equivalent; any other survivor, or a
 listing that no mutant of a module that ran matches any more (its code changed), is
 reported and makes the exit status 1. So does a cosmic-ray mutant that could not run
@@ -39,6 +47,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -302,6 +311,61 @@ def _cr_config(spec: ModuleSpec, cfg: Config) -> str:
             "[cosmic-ray.distributor]\nname = \"local\"\n")
 
 
+#: what a kernel session's results depend on besides the module and its mapped tests:
+#: the code a test may call and the test configuration
+FINGERPRINT_GLOBS = ("sim/**/*.py", "theory/**/*.py", "experiments/**/*.py",
+                     "tests/**/conftest.py", "pyproject.toml")
+
+
+def fingerprint(spec: ModuleSpec, cfg: Config, root: Path) -> str:
+    """sha256 (hex) of what one module's cosmic-ray results depend on: every file of
+    :data:`FINGERPRINT_GLOBS` under ``root`` and the module's mapped test files (path
+    and bytes, in sorted order), its test ids and theory filters, the timeout, the
+    excluded operators, and the cosmic-ray and numba versions.
+
+    Raises:
+        FileNotFoundError: a mapped test file is missing under ``root``."""
+    import cosmic_ray
+    import numba
+
+    files = {p.relative_to(root).as_posix() for g in FINGERPRINT_GLOBS for p in root.glob(g)
+             if p.is_file()}
+    files |= {spec.path, *(t.split("::")[0] for t in spec.tests)}
+    h = hashlib.sha256()
+    for name in sorted(files):
+        data = (root / name).read_bytes()
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    h.update(json.dumps([spec.tests, spec.theory, cfg.timeout, cfg.exclude_operators,
+                         getattr(cosmic_ray, "__version__", "?"), numba.__version__]).encode())
+    return h.hexdigest()
+
+
+def session_files(spec: ModuleSpec, cfg: Config, session: Path, root: Path
+                  ) -> tuple[Path, Path, bool]:
+    """(database, metadata, resume?) of ``spec``'s cosmic-ray session in ``session``:
+    resume when the database exists and the metadata's fingerprint is
+    :func:`fingerprint` of ``root``.
+
+    Raises:
+        ConfigError: a database whose metadata is missing or unreadable, or whose
+            fingerprint differs (the code, the tests or their settings changed)."""
+    tag = spec.path.replace("/", "_")
+    db, meta = session / f"{tag}.sqlite", session / f"{tag}.json"
+    if not db.exists():
+        return db, meta, False
+    try:
+        saved = json.loads(meta.read_text())["fingerprint"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{meta}: no readable fingerprint for {db} ({exc}); delete "
+                          f"both files to start {spec.path}'s session afresh") from None
+    if saved != fingerprint(spec, cfg, root):
+        raise ConfigError(f"{db}: made for other code or tests than {spec.path}'s now "
+                          f"(fingerprint {saved[:12]}); delete it and {meta.name} to "
+                          "start afresh")
+    return db, meta, True
+
+
 def _empty_counts() -> dict:
     return dict(generated=0, filtered=0, killed=0, survived=0, equivalent=0, not_run=0,
                 seconds=0.0)
@@ -370,10 +434,16 @@ def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equiva
 
 
 def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivalent],
-                       work: Path, log=print) -> tuple[dict, list[dict], set, list[dict]]:
+                       work: Path, log=print, session: Path | None = None
+                       ) -> tuple[dict, list[dict], set, list[dict]]:
     """Init, filter (only ``@njit`` bodies) and exec one module's cosmic-ray session in
     the copy ``work``: (counts, unexplained survivors, keys of listed survivors,
-    mutants not run: :func:`tally_cosmic_ray`)."""
+    mutants not run: :func:`tally_cosmic_ray`). With ``session`` (a directory) the
+    database lives there and one left by an earlier run is resumed
+    (:func:`session_files`); ``counts["seconds"]`` then sums every run's exec time.
+
+    Raises:
+        ConfigError: a session database that cannot be resumed."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -383,19 +453,26 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     if not kernels:
         return counts, [], set(), []
     tag = spec.path.replace("/", "_")
-    conf, db = work / f".mut-{tag}.toml", work / f".mut-{tag}.sqlite"
+    conf = work / f".mut-{tag}.toml"
+    if session is None:
+        db, meta, resume = work / f".mut-{tag}.sqlite", None, False
+    else:
+        session.mkdir(parents=True, exist_ok=True)
+        db, meta, resume = session_files(spec, cfg, session, work)
     conf.write_text(_cr_config(spec, cfg))
     env = dict(os.environ, PYTHONPATH=str(work))
     t0 = time.monotonic()
-    subprocess.run(["cosmic-ray", "init", str(conf), str(db)], cwd=work, env=env,
-                   check=True, capture_output=True)
+    before = json.loads(meta.read_text()).get("seconds", 0.0) if resume else 0.0
+    if not resume:
+        subprocess.run(["cosmic-ray", "init", str(conf), str(db)], cwd=work, env=env,
+                       check=True, capture_output=True)
     lines = source.splitlines()
     spans = annotation_spans(source)
     excl = re.compile("|".join(f"(?:{p})" for p in cfg.exclude_operators)) \
         if cfg.exclude_operators else None
     with use_db(str(db), WorkDB.Mode.open) as wdb:
         counts["generated"] = wdb.num_work_items
-        for item in list(wdb.pending_work_items):
+        for item in ([] if resume else list(wdb.pending_work_items)):
             m = item.mutations[0]
             why = ("outside the numba kernels (mutmut's)" if not in_spans(m.start_pos, kernels)
                    else "filtered operator" if excl and excl.match(m.operator_name)
@@ -404,12 +481,23 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
                 wdb.set_result(item.job_id, WorkResult(
                     worker_outcome=WorkerOutcome.SKIPPED, output=why))
         to_run = sum(1 for _ in wdb.pending_work_items)
-    counts["filtered"] = counts["generated"] - to_run
+        counts["filtered"] = sum(1 for _, r in wdb.completed_work_items
+                                 if _value(r.worker_outcome) == "skipped")
+    done = counts["generated"] - counts["filtered"] - to_run
     log(f"cosmic-ray {spec.path}: {to_run} kernel mutants to run "
-        f"(of {counts['generated']})")
-    subprocess.run(["cosmic-ray", "exec", str(conf), str(db)], cwd=work, env=env,
-                   check=True, capture_output=True)
-    counts["seconds"] = round(time.monotonic() - t0, 1)
+        f"(of {counts['generated']}" + (f"; {done} run before, resumed from {db})"
+                                       if resume else ")"))
+    if meta is not None:
+        meta.write_text(json.dumps({"module": spec.path, "seconds": before,
+                                    "fingerprint": fingerprint(spec, cfg, work)}) + "\n")
+    try:
+        subprocess.run(["cosmic-ray", "exec", str(conf), str(db)], cwd=work, env=env,
+                       check=True, capture_output=True)
+    finally:  # an interrupted run keeps its time for the next
+        counts["seconds"] = round(before + time.monotonic() - t0, 1)
+        if meta is not None:
+            meta.write_text(json.dumps({"module": spec.path, "seconds": counts["seconds"],
+                                        "fingerprint": fingerprint(spec, cfg, work)}) + "\n")
     with use_db(str(db), WorkDB.Mode.open) as wdb:  # a job still pending: not run
         jobs = [*wdb.completed_work_items, *((item, None) for item in wdb.pending_work_items)]
     return tally_cosmic_ray(spec.path, lines, jobs, equivalents, counts)
@@ -509,6 +597,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", choices=TOOLS, help="run only this tool's mutants (mutmut: "
                    "Python functions; cosmic-ray: @njit kernel bodies); default: both")
     p.add_argument("--out", type=Path, help="write the summary as JSON here")
+    p.add_argument("--session", type=Path, metavar="DIR",
+                   help="keep cosmic-ray's kernel sessions in DIR and resume those an "
+                   "earlier run left there (same code and tests only)")
     p.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)
     return p
 
@@ -535,6 +626,14 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(chosen) if chosen else "no module to mutate")
         return 0
     specs = [cfg.modules[p] for p in chosen]
+    session = args.session.resolve() if args.session is not None else None
+    if session is not None and args.tool != "mutmut":
+        try:  # before anything runs: a session that cannot be resumed is a usage error
+            for spec in specs:
+                session_files(spec, cfg, session, ROOT)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     checked = set()  # modules that share their tests (theory/'s) run them once
     for spec in specs:
         if (spec.tests, spec.theory) in checked:
@@ -557,7 +656,8 @@ def main(argv: list[str] | None = None) -> int:
         counts.update({s.path: _empty_counts() for s in specs if s not in python})
         not_run = []
         for spec in specs:
-            kc, ku, kl, kn = (cosmic_ray_kernels(spec, cfg, equivalents, work, log=say)
+            kc, ku, kl, kn = (cosmic_ray_kernels(spec, cfg, equivalents, work, log=say,
+                                                 session=session)
                               if "cosmic-ray" in tools else (_empty_counts(), [], set(), []))
             counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}
             unexplained += ku

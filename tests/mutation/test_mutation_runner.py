@@ -329,7 +329,7 @@ def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys,
         parents=True) or (dest / spec).write_text("X = 1\n"))
     lines = ["X = 1"]
 
-    def kernels(s, cfg, equivalents, work, log=print):
+    def kernels(s, cfg, equivalents, work, log=print, session=None):
         counts = dict(mr._empty_counts(), generated=1)
         return mr.tally_cosmic_ray(s.path, lines, [_cr_job(1, "core/A", "exception",
                                                            "incompetent")], [], counts)
@@ -385,7 +385,7 @@ def test_tool_runs_one_half_and_judges_staleness_by_that_half_only(tool, monkeyp
     def mutmut_half(specs, equivalents, work, log=print, jobs=None):
         return {s.path: mr._empty_counts() for s in specs}, [], set()
 
-    def kernel_half(s, cfg, equivalents, work, log=print):
+    def kernel_half(s, cfg, equivalents, work, log=print, session=None):
         return mr._empty_counts(), [], set(), []
 
     monkeypatch.setattr(mr, "mutmut_modules", mutmut_half if tool == "mutmut" else never)
@@ -404,3 +404,132 @@ def test_an_unknown_tool_is_a_usage_error(capsys):
         mr.main(["sim/games/recovery_gf2.py", "--tool", "mutpy"])
     assert info.value.code == 2
     assert "invalid choice: 'mutpy'" in capsys.readouterr().err
+
+
+# -- resumable kernel sessions (--session) ---------------------------------------------
+
+KERNEL = "import numba\n\n\n@numba.njit\ndef f(a):\n    b = a + 1\n    return b * 2\n"
+
+
+def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
+    (root / "k").mkdir(parents=True)
+    (root / "k/m.py").write_text(KERNEL)
+    (root / "tests").mkdir()
+    (root / "tests/test_m.py").write_text("def test_f():\n    pass\n")
+    (root / "sim").mkdir()
+    (root / "sim/other.py").write_text("X = 1\n")
+    (root / "README.md").write_text("prose\n")
+    spec = mr.ModuleSpec("k/m.py", ("tests/test_m.py::test_f",))
+    return spec, mr.Config(60, (), {spec.path: spec})
+
+
+@pytest.mark.parametrize("edit, moves", [
+    ("k/m.py", True), ("tests/test_m.py", True), ("sim/other.py", True),
+    ("README.md", False)])
+def test_the_fingerprint_moves_with_the_code_and_tests_only(tmp_path, edit, moves):
+    spec, cfg = _tiny_tree(tmp_path)
+    before = mr.fingerprint(spec, cfg, tmp_path)
+    assert before == mr.fingerprint(spec, cfg, tmp_path)
+    (tmp_path / edit).write_text((tmp_path / edit).read_text() + "# edit\n")
+    assert (mr.fingerprint(spec, cfg, tmp_path) != before) is moves
+    # the settings count too: another timeout is another session
+    assert mr.fingerprint(spec, mr.Config(61, (), cfg.modules), tmp_path) != \
+        mr.fingerprint(spec, cfg, tmp_path)
+
+
+def test_a_session_resumes_only_with_its_own_fingerprint(tmp_path):
+    spec, cfg = _tiny_tree(tmp_path / "tree")
+    root, session = tmp_path / "tree", tmp_path / "s"
+    session.mkdir()
+    db, meta, resume = mr.session_files(spec, cfg, session, root)
+    assert (db.name, meta.name, resume) == ("k_m.py.sqlite", "k_m.py.json", False)
+    db.write_bytes(b"")
+    with pytest.raises(mr.ConfigError, match="no readable fingerprint.*delete both"):
+        mr.session_files(spec, cfg, session, root)
+    meta.write_text(json_dumps({"fingerprint": mr.fingerprint(spec, cfg, root)}))
+    assert mr.session_files(spec, cfg, session, root)[2] is True
+    (root / "k/m.py").write_text(KERNEL.replace("+ 1", "+ 2"))
+    with pytest.raises(mr.ConfigError, match=r"made for other code or tests than k/m.py"):
+        mr.session_files(spec, cfg, session, root)
+
+
+def json_dumps(obj) -> str:
+    import json
+
+    return json.dumps(obj)
+
+
+def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkeypatch):
+    """cosmic-ray init runs for real on a one-kernel module; exec is faked: the first
+    run records one mutant's result and is interrupted, the second (same --session)
+    skips init and filtering, keeps that result, runs the rest and sums both runs'
+    time; a third run after the kernel changed refuses to resume."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    work, session = tmp_path / "work", tmp_path / "session"
+    spec, cfg = _tiny_tree(work)
+    real_run = subprocess.run
+    calls, done = [], []   # done: job ids given a result (the very first one survives)
+
+    def fake_exec(stop_after):
+        def run(cmd, **kw):
+            calls.append(cmd[1])
+            if cmd[1] != "exec":
+                return real_run(cmd, **kw)
+            with use_db(cmd[3], WorkDB.Mode.open) as wdb:
+                for n, item in enumerate(list(wdb.pending_work_items)):
+                    if n == stop_after:
+                        raise KeyboardInterrupt
+                    wdb.set_result(item.job_id, WorkResult(
+                        worker_outcome=WorkerOutcome.NORMAL,
+                        test_outcome=TestOutcome.KILLED if done else TestOutcome.SURVIVED,
+                        diff="-x\n+y"))
+                    done.append(item.job_id)
+            return subprocess.CompletedProcess(cmd, 0)
+        return run
+
+    monkeypatch.setattr(mr.subprocess, "run", fake_exec(stop_after=1))
+    with pytest.raises(KeyboardInterrupt):
+        mr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
+    assert calls == ["init", "exec"]
+    first = __import__("json").loads((session / "k_m.py.json").read_text())
+    assert first["module"] == "k/m.py" and first["seconds"] > 0
+    with use_db(str(session / "k_m.py.sqlite"), WorkDB.Mode.open) as wdb:
+        total, pending = wdb.num_work_items, sum(1 for _ in wdb.pending_work_items)
+    assert total > 2 and pending >= 1
+
+    calls.clear()
+    said = []
+    monkeypatch.setattr(mr.subprocess, "run", fake_exec(stop_after=None))
+    counts, unexplained, listed, not_run = mr.cosmic_ray_kernels(
+        spec, cfg, [], work, log=said.append, session=session)
+    assert calls == ["exec"]                                   # no second init
+    assert f"{pending} kernel mutants to run (of {total};" in said[0]
+    assert "run before, resumed from" in said[0]
+    assert counts["generated"] == total and not not_run
+    assert counts["killed"] + counts["survived"] + counts["filtered"] == total
+    assert counts["survived"] == 1 and len(unexplained) == 1  # the first run's survivor
+    assert counts["seconds"] >= first["seconds"]
+
+    (work / "k/m.py").write_text(KERNEL.replace("* 2", "* 3"))
+    with pytest.raises(mr.ConfigError, match="made for other code"):
+        mr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
+
+
+def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypatch,
+                                                              capsys):
+    spec = mr.load_config(mr.MODULES.read_text()).modules["sim/games/sorted_window_kernels.py"]
+    cfg = mr.load_config(mr.MODULES.read_text())
+    tag = spec.path.replace("/", "_")
+    (tmp_path / f"{tag}.sqlite").write_bytes(b"")
+    (tmp_path / f"{tag}.json").write_text('{"fingerprint": "0000"}')
+
+    def never(*a, **k):
+        raise AssertionError("nothing may run")
+
+    monkeypatch.setattr(mr, "run_tests", never)
+    assert mr.main([spec.path, "--tool", "cosmic-ray", "--session", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "made for other code or tests than sim/games/sorted_window_kernels.py" in err
+    assert cfg.modules[spec.path] == spec
