@@ -5,6 +5,7 @@ command's fresh numba cache."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -345,7 +346,6 @@ def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys,
     text = capsys.readouterr().out
     assert "0 killed, 0 survived (0 equivalent), 1 not run" in text
     assert f"NOT RUN [cosmic-ray] {spec}:1 core/A (exception/incompetent)" in text
-    import json
 
     report = json.loads(out.read_text())
     assert report["counts"][spec]["cosmic-ray"]["not_run"] == 1 and not report["unexplained"]
@@ -446,17 +446,11 @@ def test_a_session_resumes_only_with_its_own_fingerprint(tmp_path):
     db.write_bytes(b"")
     with pytest.raises(mr.ConfigError, match="no readable fingerprint.*delete both"):
         mr.session_files(spec, cfg, session, root)
-    meta.write_text(json_dumps({"fingerprint": mr.fingerprint(spec, cfg, root)}))
+    meta.write_text(json.dumps({"fingerprint": mr.fingerprint(spec, cfg, root)}))
     assert mr.session_files(spec, cfg, session, root)[2] is True
     (root / "k/m.py").write_text(KERNEL.replace("+ 1", "+ 2"))
     with pytest.raises(mr.ConfigError, match=r"made for other code or tests than k/m.py"):
         mr.session_files(spec, cfg, session, root)
-
-
-def json_dumps(obj) -> str:
-    import json
-
-    return json.dumps(obj)
 
 
 def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkeypatch):
@@ -493,7 +487,7 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     with pytest.raises(KeyboardInterrupt):
         mr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
     assert calls == ["init", "exec"]
-    first = __import__("json").loads((session / "k_m.py.json").read_text())
+    first = json.loads((session / "k_m.py.json").read_text())
     assert first["module"] == "k/m.py" and first["seconds"] > 0
     with use_db(str(session / "k_m.py.sqlite"), WorkDB.Mode.open) as wdb:
         total, pending = wdb.num_work_items, sum(1 for _ in wdb.pending_work_items)
@@ -502,7 +496,7 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     calls.clear()
     said = []
     monkeypatch.setattr(mr.subprocess, "run", fake_exec(stop_after=None))
-    counts, unexplained, listed, not_run = mr.cosmic_ray_kernels(
+    counts, unexplained, _, not_run = mr.cosmic_ray_kernels(
         spec, cfg, [], work, log=said.append, session=session)
     assert calls == ["exec"]                                   # no second init
     assert f"{pending} kernel mutants to run (of {total};" in said[0]
