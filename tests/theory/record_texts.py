@@ -8,10 +8,11 @@ either way), and ``ctxsim theory`` prints the text. Each check-running test runs
 the check with :func:`recorded` and compares with ``data/records.json``: title,
 source (which must cite THEORY.md or a paper), statement as sympy prints it, every
 step's description and evidence (the expression it proved, as sympy prints it: an
-edit of a side lemma's expression shows only there), every spot check's name and
-point count, and every numeric check's grid, tolerance and mode (relative or
-absolute) as the check passed them to ``theory.proof``. Left out: the errors
-measured (float round-off). The copy is the same under any PYTHONHASHSEED; a sympy
+edit of a side lemma's expression shows only there), every numeric entry's point
+count and tolerance (a check's own tolerance, as proposition1's ``_record_pairs``
+takes, shows only there), every spot check's name and point count, and every
+numeric check's grid, tolerance and mode (relative or absolute) as the check passed
+them to ``theory.proof``. Left out: the errors measured (float round-off). The copy is the same under any PYTHONHASHSEED; a sympy
 release that prints an expression differently shows as a diff of evidence strings
 only: rewrite the copy then.
 
@@ -85,7 +86,8 @@ def texts(record, calls) -> dict:
     return {"result": record.result, "source": record.source,
             "statement": str(record.statement),
             "steps": [[s.description, s.evidence] for s in record.steps],
-            "numeric": {name: n for name, (n, _, _) in record.numeric.items()},
+            # a numeric entry's point count and tolerance (its error measured is round-off)
+            "numeric": {name: [n, tol] for name, (n, _, tol) in record.numeric.items()},
             "grids": calls}
 
 
