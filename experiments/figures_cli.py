@@ -173,15 +173,15 @@ def committed_figures(directory: pathlib.Path | None = None) -> list[Figure]:
     return figures
 
 
-def _module_file(module: str) -> pathlib.Path | None:
-    base = ROOT.joinpath(*module.split("."))
+def _module_file(module: str, root: pathlib.Path = ROOT) -> pathlib.Path | None:
+    base = root.joinpath(*module.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
 
 
-def _imported(path: pathlib.Path, module: str) -> set[str]:
+def imported_names(path: pathlib.Path, module: str) -> set[str]:
     """Every module name ``path`` (module ``module``) imports, at any depth of the
     code: ``from a import b`` yields ``a`` and ``a.b`` (``b`` may be a module)."""
     tree = ast.parse(path.read_text(), str(path))
@@ -202,30 +202,31 @@ def _imported(path: pathlib.Path, module: str) -> set[str]:
     return names
 
 
-def import_closure(module: str) -> list[str]:
+def import_closure(module: str, root: pathlib.Path = ROOT,
+                   packages: tuple[str, ...] = ("sim", "theory", "experiments")) -> list[str]:
     """The repository files (relative paths) that ``module`` runs: itself, every
-    module of ``sim``/``theory``/``experiments`` it imports transitively, and the
-    ``__init__.py`` of each package on the way. Third-party imports are left out.
+    module of ``packages`` it imports transitively, and the ``__init__.py`` of each
+    package on the way, in the checkout ``root``. Third-party imports are left out.
 
     Raises:
-        UsageError: if ``module`` is not a file of this checkout.
+        UsageError: if ``module`` is not a file of the checkout.
     """
-    if _module_file(module) is None:
-        raise UsageError(f"module {module!r} is not in this checkout ({ROOT})")
+    if _module_file(module, root) is None:
+        raise UsageError(f"module {module!r} is not in this checkout ({root})")
     seen: set[str] = set()
     todo = [module]
     while todo:
         name = todo.pop()
-        if name in seen or name.split(".")[0] not in ("sim", "theory", "experiments"):
+        if name in seen or name.split(".")[0] not in packages:
             continue
-        path = _module_file(name)
+        path = _module_file(name, root)
         if path is None:
             continue
         seen.add(name)
         parts = name.split(".")
         todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # parent packages
-        todo.extend(_imported(path, name))
-    return sorted(str(_module_file(m).relative_to(ROOT)) for m in seen)
+        todo.extend(imported_names(path, name))
+    return sorted(_module_file(m, root).relative_to(root).as_posix() for m in seen)
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:

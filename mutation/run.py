@@ -29,8 +29,9 @@ A kernel module's cosmic-ray run takes hours on two cores (a fresh compile per
 mutant), longer than one sitting. ``--session DIR`` keeps each module's cosmic-ray
 database in DIR and a later run with the same DIR resumes it: only mutants without a
 result run, and an interrupted run loses at most the mutant in flight. A database is
-resumed only while its fingerprint (the module, the code it may call, its tests and
-their settings: :func:`fingerprint`) is unchanged; otherwise the run stops with exit
+resumed only while its fingerprint (the module and its mapped tests with every file
+of the repository they import, the settings and tool versions: :func:`fingerprint`)
+is unchanged; otherwise the run stops with exit
 2 and names the files to delete.
 
 A survivor listed in equivalents.toml counts as equivalent; any other survivor, or a
@@ -311,28 +312,47 @@ def _cr_config(spec: ModuleSpec, cfg: Config) -> str:
             "[cosmic-ray.distributor]\nname = \"local\"\n")
 
 
-#: what a kernel session's results depend on besides the module and its mapped tests:
-#: the code a test may call and the test configuration
-FINGERPRINT_GLOBS = ("sim/**/*.py", "theory/**/*.py", "experiments/**/*.py",
-                     "tests/**/conftest.py", "pyproject.toml")
+def _module_name(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def dependency_files(spec: ModuleSpec, root: Path) -> list[str]:
+    """The files (relative paths under ``root``) one module's mutation results depend
+    on: the module and its mapped test files with everything of the repository they
+    import transitively (``sim``, ``theory``, ``experiments``, ``tests`` helpers and
+    the packages' ``__init__.py``: :func:`experiments.figures_cli.import_closure`),
+    every ``conftest.py`` on a test file's way down from ``tests/``, and
+    pyproject.toml (pytest's settings).
+
+    Raises:
+        experiments.figures_cli.UsageError: the module or a mapped test file is
+            missing under ``root``."""
+    from experiments.figures_cli import import_closure
+
+    paths = [spec.path, *dict.fromkeys(t.split("::")[0] for t in spec.tests)]
+    packages = tuple({"sim", "theory", "experiments", "tests", spec.path.split("/")[0]})
+    files = {"pyproject.toml"} if (root / "pyproject.toml").is_file() else set()
+    for path in paths:
+        files.update(import_closure(_module_name(path), root, packages))
+        for parent in Path(path).parents:
+            if (root / parent / "conftest.py").is_file():
+                files.add((parent / "conftest.py").as_posix())
+    return sorted(files)
 
 
 def fingerprint(spec: ModuleSpec, cfg: Config, root: Path) -> str:
-    """sha256 (hex) of what one module's cosmic-ray results depend on: every file of
-    :data:`FINGERPRINT_GLOBS` under ``root`` and the module's mapped test files (path
-    and bytes, in sorted order), its test ids and theory filters, the timeout, the
-    excluded operators, and the cosmic-ray and numba versions.
+    """sha256 (hex) of what one module's cosmic-ray results depend on: the files of
+    :func:`dependency_files` under ``root`` (path and bytes, in sorted order), the
+    module's test ids and theory filters, the timeout, the excluded operators, and
+    the cosmic-ray and numba versions.
 
     Raises:
-        FileNotFoundError: a mapped test file is missing under ``root``."""
+        experiments.figures_cli.UsageError: as :func:`dependency_files`."""
     import cosmic_ray
     import numba
 
-    files = {p.relative_to(root).as_posix() for g in FINGERPRINT_GLOBS for p in root.glob(g)
-             if p.is_file()}
-    files |= {spec.path, *(t.split("::")[0] for t in spec.tests)}
     h = hashlib.sha256()
-    for name in sorted(files):
+    for name in dependency_files(spec, root):
         data = (root / name).read_bytes()
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)

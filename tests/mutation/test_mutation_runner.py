@@ -415,9 +415,12 @@ def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
     (root / "k").mkdir(parents=True)
     (root / "k/m.py").write_text(KERNEL)
     (root / "tests").mkdir()
-    (root / "tests/test_m.py").write_text("def test_f():\n    pass\n")
+    (root / "tests/test_m.py").write_text("from sim.other import X\n\n\ndef test_f():\n"
+                                          "    assert X == 1\n")
+    (root / "tests/conftest.py").write_text("")
     (root / "sim").mkdir()
     (root / "sim/other.py").write_text("X = 1\n")
+    (root / "sim/unused.py").write_text("Y = 1\n")
     (root / "README.md").write_text("prose\n")
     spec = mr.ModuleSpec("k/m.py", ("tests/test_m.py::test_f",))
     return spec, mr.Config(60, (), {spec.path: spec})
@@ -425,9 +428,13 @@ def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
 
 @pytest.mark.parametrize("edit, moves", [
     ("k/m.py", True), ("tests/test_m.py", True), ("sim/other.py", True),
-    ("README.md", False)])
+    ("tests/conftest.py", True), ("sim/unused.py", False), ("README.md", False)])
 def test_the_fingerprint_moves_with_the_code_and_tests_only(tmp_path, edit, moves):
+    """Only what the module and its tests import (and conftest.py) counts: a session
+    of a sim kernel survives an edit of code its tests never import."""
     spec, cfg = _tiny_tree(tmp_path)
+    assert mr.dependency_files(spec, tmp_path) == [
+        "k/m.py", "sim/other.py", "tests/conftest.py", "tests/test_m.py"]
     before = mr.fingerprint(spec, cfg, tmp_path)
     assert before == mr.fingerprint(spec, cfg, tmp_path)
     (tmp_path / edit).write_text((tmp_path / edit).read_text() + "# edit\n")
