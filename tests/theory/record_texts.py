@@ -11,10 +11,12 @@ step's description and evidence (the expression it proved, as sympy prints it: a
 edit of a side lemma's expression shows only there), every numeric entry's point
 count and tolerance (a check's own tolerance, as proposition1's ``_record_pairs``
 takes, shows only there), every spot check's name and point count, and every
-numeric check's grid, tolerance and mode (relative or absolute) as the check passed
-them to ``theory.proof``. Left out: the errors measured (float round-off). The copy is the same under any PYTHONHASHSEED; a sympy
-release that prints an expression differently shows as a diff of evidence strings
-only: rewrite the copy then.
+numeric check's grid, tolerance, mode (relative or absolute), symbols and
+expressions as the check passed them to ``theory.proof``, and the largest and
+smallest gap of each enumeration a check runs itself (``_record_pairs``). Left out:
+the errors the helpers measure (float round-off). The copy is the same under any
+PYTHONHASHSEED; a sympy release that prints an expression differently shows as a
+diff of evidence and expression strings only: rewrite the copy then.
 
 After an intended change to a check's text, rewrite the copy with
 ``python3 -m tests.theory.record_texts`` and review its diff.
@@ -33,6 +35,14 @@ DATA = Path(__file__).with_name("data") / "records.json"
 #: the numeric checks of theory.proof whose arguments are recorded: (grid argument's
 #: position, its name)
 NUMERIC = {"spot_check": (5, "grid"), "check_inequality_on_grid": (5, "points")}
+#: their sympy arguments, recorded as sympy prints them (an edited side of an
+#: inequality, a renamed symbol or an edited closed form passes the check as well)
+EXPRESSIONS = {"spot_check": ("symbols", "expr"),
+               "check_inequality_on_grid": ("symbols", "lhs", "rhs")}
+#: a check module's own numeric route: lhs - rhs gaps it computed itself (proposition1's
+#: enumerations), recorded as their count, largest and smallest value to 1e-9 (exact
+#: enumeration at a fixed seed: the values are sums of logs, far above round-off)
+GAPS = "_record_pairs"
 
 
 def _points(grid):
@@ -41,16 +51,27 @@ def _points(grid):
     return [[float(v) for v in p] for p in grid]
 
 
+def _text(value) -> str | list[str]:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return str(value)
+
+
 def recorded(check, *args, **kwargs):
     """(record, numeric calls) of ``check(*args, **kwargs)``: each call of a
     :data:`NUMERIC` function by a module of theory/ or experiments.crosschecks, as
-    ``[function, check name, grid, tolerance, relative]``."""
+    ``[function, check name, grid, tolerance, relative, {argument: text}]`` (the
+    :data:`EXPRESSIONS` arguments as sympy prints them), and each call of a module's
+    :data:`GAPS` function as ``[GAPS, check name, count, max gap, min gap, tolerance]``."""
+    import inspect
+
     import theory.proof as proof
 
     calls, patched = [], []
 
     def wrap(fname, real):
         pos, key = NUMERIC[fname]
+        sig = inspect.signature(real)
 
         def recording(*a, **kw):
             a = list(a)
@@ -59,10 +80,19 @@ def recorded(check, *args, **kwargs):
             else:
                 kw[key] = grid = (kw[key] if isinstance(kw[key], Mapping)
                                   else list(kw[key]))
-            calls.append([fname, a[1] if len(a) > 1 else kw["name"], _points(grid),
-                          kw.get("tol", a[6] if len(a) > 6 else None),
-                          kw.get("relative", a[7] if len(a) > 7 else None)])
+            got = sig.bind(*a, **kw).arguments
+            calls.append([fname, got["name"], _points(grid), got.get("tol"),
+                          got.get("relative"),
+                          {arg: _text(got[arg]) for arg in EXPRESSIONS[fname]}])
             return real(*a, **kw)
+        return recording
+
+    def wrap_gaps(real):
+        def recording(record, name, gaps, tol):
+            gaps = [float(g) for g in gaps]
+            calls.append([GAPS, name, len(gaps), round(max(gaps), 9) if gaps else None,
+                          round(min(gaps), 9) if gaps else None, tol])
+            return real(record, name, gaps, tol)
         return recording
 
     reals = {fname: getattr(proof, fname) for fname in NUMERIC}
@@ -74,6 +104,10 @@ def recorded(check, *args, **kwargs):
             if getattr(mod, fname, None) is real:
                 patched.append((mod, fname, real))
                 setattr(mod, fname, wrap(fname, real))
+        if callable(getattr(mod, GAPS, None)):
+            real = getattr(mod, GAPS)
+            patched.append((mod, GAPS, real))
+            setattr(mod, GAPS, wrap_gaps(real))
     try:
         return check(*args, **kwargs), calls
     finally:
