@@ -29,10 +29,11 @@ A kernel module's cosmic-ray run takes hours on two cores (a fresh compile per
 mutant), longer than one sitting. ``--session DIR`` keeps each module's cosmic-ray
 database in DIR and a later run with the same DIR resumes it: only mutants without a
 result run, and an interrupted run loses at most the mutant in flight. A database is
-resumed only while its fingerprint (the module and its mapped tests with every file
-of the repository they import, the settings and tool versions: :func:`fingerprint`)
-is unchanged; otherwise the run stops with exit
-2 and names the files to delete.
+resumed while its state (the module and its mapped tests with every file of the
+repository they import, the settings and tool versions: :func:`session_state`) is
+unchanged; where tests were only added, its survivors run again and its kills stand
+(:func:`resume_mode`); any other change stops the run with exit 2, naming the files
+to delete.
 
 A survivor listed in equivalents.toml counts as equivalent; any other survivor, or a
 listing that no mutant of a module that ran matches any more (its code changed), is
@@ -53,6 +54,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -340,50 +342,77 @@ def dependency_files(spec: ModuleSpec, root: Path) -> list[str]:
     return sorted(files)
 
 
-def fingerprint(spec: ModuleSpec, cfg: Config, root: Path) -> str:
-    """sha256 (hex) of what one module's cosmic-ray results depend on: the files of
-    :func:`dependency_files` under ``root`` (path and bytes, in sorted order), the
-    module's test ids and theory filters, the timeout, the excluded operators, and
-    the cosmic-ray and numba versions.
+def session_state(spec: ModuleSpec, cfg: Config, root: Path) -> dict:
+    """What one module's cosmic-ray results depend on: ``files``, the sha256 (hex) of
+    each file of :func:`dependency_files` under ``root``; ``tests``, the mapped test
+    ids; ``settings``, the sha256 of the theory filters, the timeout, the excluded
+    operators and the cosmic-ray and numba versions.
 
     Raises:
         experiments.figures_cli.UsageError: as :func:`dependency_files`."""
     import cosmic_ray
     import numba
 
-    h = hashlib.sha256()
-    for name in dependency_files(spec, root):
-        data = (root / name).read_bytes()
-        h.update(f"{name}\0{len(data)}\0".encode())
-        h.update(data)
-    h.update(json.dumps([spec.tests, spec.theory, cfg.timeout, cfg.exclude_operators,
-                         getattr(cosmic_ray, "__version__", "?"), numba.__version__]).encode())
-    return h.hexdigest()
+    files = {name: hashlib.sha256((root / name).read_bytes()).hexdigest()
+             for name in dependency_files(spec, root)}
+    settings = json.dumps([spec.theory, cfg.timeout, cfg.exclude_operators,
+                           getattr(cosmic_ray, "__version__", "?"), numba.__version__])
+    return {"files": files, "tests": list(spec.tests),
+            "settings": hashlib.sha256(settings.encode()).hexdigest()}
+
+
+def resume_mode(saved: dict, now: dict) -> str | None:
+    """How a session saved with state ``saved`` (:func:`session_state`) goes on under
+    ``now``: "resume" (nothing changed: every result stands), "rerun survivors"
+    (tests were only added: new test files or helpers under ``tests/``, none of them a
+    conftest.py, every old file and test id unchanged, the same settings; a mutant
+    the old tests killed is still killed, a survivor must meet the new tests), or
+    None (anything else changed: no result can be trusted)."""
+    if saved == now:
+        return "resume"
+    if saved.get("settings") != now["settings"]:
+        return None
+    old, new = saved.get("files", {}), now["files"]
+    if any(new.get(name) != digest for name, digest in old.items()):
+        return None
+    added = set(new) - set(old)
+    if any(not a.startswith("tests/") or a.endswith("conftest.py") for a in added):
+        return None
+    if not set(saved.get("tests", [])) <= set(now["tests"]):
+        return None
+    return "rerun survivors"
 
 
 def session_files(spec: ModuleSpec, cfg: Config, session: Path, root: Path
-                  ) -> tuple[Path, Path, bool]:
-    """(database, metadata, resume?) of ``spec``'s cosmic-ray session in ``session``:
-    resume when the database exists and the metadata's fingerprint is
-    :func:`fingerprint` of ``root``.
+                  ) -> tuple[Path, Path, str]:
+    """(database, metadata, mode) of ``spec``'s cosmic-ray session in ``session``:
+    mode "new" when there is no database, else :func:`resume_mode` of the state the
+    metadata saved against :func:`session_state` of ``root``.
 
     Raises:
         ConfigError: a database whose metadata is missing or unreadable, or whose
-            fingerprint differs (the code, the tests or their settings changed)."""
+            code, tests or settings changed other than by added tests."""
     tag = spec.path.replace("/", "_")
     db, meta = session / f"{tag}.sqlite", session / f"{tag}.json"
     if not db.exists():
-        return db, meta, False
+        return db, meta, "new"
     try:
-        saved = json.loads(meta.read_text())["fingerprint"]
+        saved = json.loads(meta.read_text())["state"]
+        if not isinstance(saved, dict):
+            raise TypeError(f"state is a {type(saved).__name__}")
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{meta}: no readable fingerprint for {db} ({exc}); delete "
+        raise ConfigError(f"{meta}: no readable state for {db} ({exc}); delete "
                           f"both files to start {spec.path}'s session afresh") from None
-    if saved != fingerprint(spec, cfg, root):
+    now = session_state(spec, cfg, root)
+    mode = resume_mode(saved, now)
+    if mode is None:
+        changed = sorted(n for n in {*saved.get("files", {}), *now["files"]}
+                         if saved.get("files", {}).get(n) != now["files"].get(n))
         raise ConfigError(f"{db}: made for other code or tests than {spec.path}'s now "
-                          f"(fingerprint {saved[:12]}); delete it and {meta.name} to "
-                          "start afresh")
-    return db, meta, True
+                          f"(changed: {', '.join(changed[:5]) or 'settings or test ids'}"
+                          f"{' ...' if len(changed) > 5 else ''}); delete it and "
+                          f"{meta.name} to start afresh")
+    return db, meta, mode
 
 
 def _empty_counts() -> dict:
@@ -475,10 +504,17 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     tag = spec.path.replace("/", "_")
     conf = work / f".mut-{tag}.toml"
     if session is None:
-        db, meta, resume = work / f".mut-{tag}.sqlite", None, False
+        db, meta, mode = work / f".mut-{tag}.sqlite", None, "new"
     else:
         session.mkdir(parents=True, exist_ok=True)
-        db, meta, resume = session_files(spec, cfg, session, work)
+        db, meta, mode = session_files(spec, cfg, session, work)
+    resume = mode != "new"
+    if mode == "rerun survivors":  # the added tests may kill them: run them again
+        with sqlite3.connect(db) as con:
+            rerun = con.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' "
+                                "AND test_outcome = 'SURVIVED'").rowcount
+        log(f"cosmic-ray {spec.path}: tests were added since the session began; "
+            f"its {rerun} survivors run again")
     conf.write_text(_cr_config(spec, cfg))
     env = dict(os.environ, PYTHONPATH=str(work))
     t0 = time.monotonic()
@@ -507,9 +543,10 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     log(f"cosmic-ray {spec.path}: {to_run} kernel mutants to run "
         f"(of {counts['generated']}" + (f"; {done} run before, resumed from {db})"
                                        if resume else ")"))
+    state = session_state(spec, cfg, work) if meta is not None else None
     if meta is not None:
         meta.write_text(json.dumps({"module": spec.path, "seconds": before,
-                                    "fingerprint": fingerprint(spec, cfg, work)}) + "\n")
+                                    "state": state}) + "\n")
     try:
         subprocess.run(["cosmic-ray", "exec", str(conf), str(db)], cwd=work, env=env,
                        check=True, capture_output=True)
@@ -517,7 +554,7 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
         counts["seconds"] = round(before + time.monotonic() - t0, 1)
         if meta is not None:
             meta.write_text(json.dumps({"module": spec.path, "seconds": counts["seconds"],
-                                        "fingerprint": fingerprint(spec, cfg, work)}) + "\n")
+                                        "state": state}) + "\n")
     with use_db(str(db), WorkDB.Mode.open) as wdb:  # a job still pending: not run
         jobs = [*wdb.completed_work_items, *((item, None) for item in wdb.pending_work_items)]
     return tally_cosmic_ray(spec.path, lines, jobs, equivalents, counts)

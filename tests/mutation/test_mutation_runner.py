@@ -429,34 +429,57 @@ def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
 @pytest.mark.parametrize("edit, moves", [
     ("k/m.py", True), ("tests/test_m.py", True), ("sim/other.py", True),
     ("tests/conftest.py", True), ("sim/unused.py", False), ("README.md", False)])
-def test_the_fingerprint_moves_with_the_code_and_tests_only(tmp_path, edit, moves):
+def test_the_session_state_moves_with_the_code_and_tests_only(tmp_path, edit, moves):
     """Only what the module and its tests import (and conftest.py) counts: a session
     of a sim kernel survives an edit of code its tests never import."""
     spec, cfg = _tiny_tree(tmp_path)
     assert mr.dependency_files(spec, tmp_path) == [
         "k/m.py", "sim/other.py", "tests/conftest.py", "tests/test_m.py"]
-    before = mr.fingerprint(spec, cfg, tmp_path)
-    assert before == mr.fingerprint(spec, cfg, tmp_path)
+    before = mr.session_state(spec, cfg, tmp_path)
+    assert before == mr.session_state(spec, cfg, tmp_path)
     (tmp_path / edit).write_text((tmp_path / edit).read_text() + "# edit\n")
-    assert (mr.fingerprint(spec, cfg, tmp_path) != before) is moves
+    now = mr.session_state(spec, cfg, tmp_path)
+    assert (now != before) is moves
+    assert mr.resume_mode(before, now) == (None if moves else "resume")
     # the settings count too: another timeout is another session
-    assert mr.fingerprint(spec, mr.Config(61, (), cfg.modules), tmp_path) != \
-        mr.fingerprint(spec, cfg, tmp_path)
+    assert mr.resume_mode(before, mr.session_state(spec, mr.Config(61, (), cfg.modules),
+                                                   tmp_path)) is None
 
 
-def test_a_session_resumes_only_with_its_own_fingerprint(tmp_path):
+def test_added_tests_rerun_the_survivors_and_any_other_change_starts_afresh(tmp_path):
+    spec, cfg = _tiny_tree(tmp_path)
+    before = mr.session_state(spec, cfg, tmp_path)
+    (tmp_path / "tests/test_more.py").write_text("def test_g():\n    pass\n")
+    more = mr.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
+    assert mr.resume_mode(before, mr.session_state(more, cfg, tmp_path)) == \
+        "rerun survivors"
+    fewer = mr.ModuleSpec(spec.path, ("tests/test_more.py",))      # a test id dropped
+    assert mr.resume_mode(before, mr.session_state(fewer, cfg, tmp_path)) is None
+    (tmp_path / "sim/more.py").write_text("Z = 1\n")               # new code, not a test
+    (tmp_path / "tests/test_more.py").write_text("import sim.more\n")
+    assert mr.resume_mode(before, mr.session_state(more, cfg, tmp_path)) is None
+    (tmp_path / "tests/test_more.py").write_text("def test_g():\n    pass\n")
+    (tmp_path / "tests/sub").mkdir()                                 # a new conftest.py
+    (tmp_path / "tests/sub/conftest.py").write_text("")
+    (tmp_path / "tests/sub/test_x.py").write_text("")
+    sub = mr.ModuleSpec(spec.path, (*spec.tests, "tests/sub/test_x.py"))
+    assert mr.resume_mode(before, mr.session_state(sub, cfg, tmp_path)) is None
+
+
+def test_a_session_resumes_only_with_its_own_state(tmp_path):
     spec, cfg = _tiny_tree(tmp_path / "tree")
     root, session = tmp_path / "tree", tmp_path / "s"
     session.mkdir()
-    db, meta, resume = mr.session_files(spec, cfg, session, root)
-    assert (db.name, meta.name, resume) == ("k_m.py.sqlite", "k_m.py.json", False)
+    db, meta, mode = mr.session_files(spec, cfg, session, root)
+    assert (db.name, meta.name, mode) == ("k_m.py.sqlite", "k_m.py.json", "new")
     db.write_bytes(b"")
-    with pytest.raises(mr.ConfigError, match="no readable fingerprint.*delete both"):
+    with pytest.raises(mr.ConfigError, match="no readable state.*delete both"):
         mr.session_files(spec, cfg, session, root)
-    meta.write_text(json.dumps({"fingerprint": mr.fingerprint(spec, cfg, root)}))
-    assert mr.session_files(spec, cfg, session, root)[2] is True
+    meta.write_text(json.dumps({"state": mr.session_state(spec, cfg, root)}))
+    assert mr.session_files(spec, cfg, session, root)[2] == "resume"
     (root / "k/m.py").write_text(KERNEL.replace("+ 1", "+ 2"))
-    with pytest.raises(mr.ConfigError, match=r"made for other code or tests than k/m.py"):
+    with pytest.raises(mr.ConfigError, match=r"made for other code or tests than k/m.py's "
+                                             r"now \(changed: k/m.py\)"):
         mr.session_files(spec, cfg, session, root)
 
 
@@ -513,9 +536,23 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     assert counts["survived"] == 1 and len(unexplained) == 1  # the first run's survivor
     assert counts["seconds"] >= first["seconds"]
 
+    # a test file added: the survivor runs again (and is killed now), kills stand
+    (work / "tests/test_more.py").write_text("def test_g():\n    pass\n")
+    more = mr.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
+    calls.clear()
+    said.clear()
+    counts, unexplained, _, not_run = mr.cosmic_ray_kernels(
+        more, cfg, [], work, log=said.append, session=session)
+    assert calls == ["exec"]
+    assert said[0] == "cosmic-ray k/m.py: tests were added since the session began; its 1 " \
+                      "survivors run again"
+    assert "1 kernel mutants to run" in said[1]
+    assert counts["survived"] == 0 and counts["killed"] == total - counts["filtered"]
+    assert not unexplained and not not_run
+
     (work / "k/m.py").write_text(KERNEL.replace("* 2", "* 3"))
     with pytest.raises(mr.ConfigError, match="made for other code"):
-        mr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
+        mr.cosmic_ray_kernels(more, cfg, [], work, log=lambda s: None, session=session)
 
 
 def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypatch,
@@ -524,7 +561,7 @@ def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypa
     cfg = mr.load_config(mr.MODULES.read_text())
     tag = spec.path.replace("/", "_")
     (tmp_path / f"{tag}.sqlite").write_bytes(b"")
-    (tmp_path / f"{tag}.json").write_text('{"fingerprint": "0000"}')
+    (tmp_path / f"{tag}.json").write_text('{"state": {"files": {}, "tests": [], "settings": "0"}}')
 
     def never(*a, **k):
         raise AssertionError("nothing may run")
