@@ -98,7 +98,10 @@ class Equivalent:
     (``where`` is the function as mutmut names it, e.g. ``x_gap_verdict`` or
     ``xǁTotalBoundǁafter``) or "cosmic-ray" (``where`` is the operator, e.g.
     ``core/NumberReplacer``, and ``line`` the line). ``text``: the mutated line(s) as
-    the mutant reads them, stripped (mutmut) or the clean line (cosmic-ray)."""
+    the mutant reads them, stripped (mutmut) or the clean line (cosmic-ray).
+    ``mutated`` (cosmic-ray only, optional): the line as the mutant reads it, stripped;
+    without it the listing covers every mutant of its operator on its line (one
+    operator can make several there: NumberReplacer moves each number up and down)."""
 
     tool: str
     module: str
@@ -106,9 +109,11 @@ class Equivalent:
     text: str
     reason: str
     line: int | None = None
+    mutated: str | None = None
 
     def key(self) -> tuple:
-        return (self.tool, self.module, self.where, self.line, self.text.strip())
+        return (self.tool, self.module, self.where, self.line, self.text.strip(),
+                None if self.mutated is None else self.mutated.strip())
 
 
 def _strings(value, what: str, empty_ok: bool = True) -> tuple[str, ...]:
@@ -174,8 +179,14 @@ def load_equivalents(text: str, where: str = "equivalents.toml") -> list[Equival
         if not isinstance(e["reason"], str) or len(e["reason"].split()) < 3:
             raise ConfigError(f"{where}: entry {i}: a reason of at least a few words is "
                               f"needed, got {e['reason']!r}")
+        mutated = e.get("mutated")
+        if mutated is not None and (e["tool"] != "cosmic-ray" or not isinstance(mutated, str)
+                                    or not mutated.strip()):
+            raise ConfigError(f"{where}: entry {i}: mutated is for a cosmic-ray entry, the "
+                              f"mutant's line as a non-empty string, got {mutated!r}")
         eq = Equivalent(e["tool"], str(e["module"]), str(e["where"]), str(e["text"]),
-                        e["reason"].strip(), line if e["tool"] == "cosmic-ray" else None)
+                        e["reason"].strip(), line if e["tool"] == "cosmic-ray" else None,
+                        mutated)
         if eq.key() in seen:
             raise ConfigError(f"{where}: entry {i} repeats an earlier one")
         seen.add(eq.key())
@@ -473,12 +484,16 @@ def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equiva
             continue
         counts["survived"] += 1
         key = ("cosmic-ray", path, m.operator_name, line, text)
-        if is_listed(key, equivalents):
+        mutated = mutated_text(result.diff or "") or None
+        entry = (is_listed((*key, mutated), equivalents) if mutated else None) \
+            or is_listed((*key, None), equivalents)
+        if entry:
             counts["equivalent"] += 1
-            listed.add(key)
+            listed.add(entry.key())
             continue
         unexplained.append({"tool": "cosmic-ray", "module": path, "where": m.operator_name,
-                            "line": line, "text": text, "diff": result.diff or ""})
+                            "line": line, "text": text, "mutated": mutated,
+                            "diff": result.diff or ""})
     return counts, unexplained, listed, not_run
 
 
@@ -609,7 +624,7 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
             diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env,
                                   capture_output=True, text=True).stdout
             text = mutated_text(diff)
-            key = ("mutmut", module, func, None, text)
+            key = ("mutmut", module, func, None, text, None)
             if is_listed(key, equivalents):
                 c["equivalent"] += 1
                 listed.add(key)

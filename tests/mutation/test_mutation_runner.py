@@ -149,18 +149,40 @@ reason = "x is 0 on every path that reaches here"
 
 def test_equivalents_are_matched_by_tool_module_place_and_text():
     mm, cr = mr.load_equivalents(EQ)
-    assert mm.key() == ("mutmut", "a/m.py", "x_f", None, "return x * 3")
-    assert cr.key() == ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 2")
-    assert mr.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3"), [mm, cr]) is mm
+    assert mm.key() == ("mutmut", "a/m.py", "x_f", None, "return x * 3", None)
+    assert cr.key() == ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 2",
+                        None)
+    assert mr.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3", None),
+                        [mm, cr]) is mm
     assert mr.is_listed(("cosmic-ray", "a/k.py", "core/NumberReplacer", 3,
-                         "return x * 2"), [mm, cr]) is cr
-    for other in [("mutmut", "a/m.py", "x_f", None, "return x * 4"),     # another mutant
-                  ("mutmut", "a/m.py", "x_g", None, "return x * 3"),     # another function
-                  ("mutmut", "b/m.py", "x_f", None, "return x * 3"),
-                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 4, "return x * 2"),
-                  ("cosmic-ray", "a/k.py", "core/AddNot", 3, "return x * 2"),
-                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 5")]:
+                         "return x * 2", None), [mm, cr]) is cr
+    for other in [("mutmut", "a/m.py", "x_f", None, "return x * 4", None),  # another mutant
+                  ("mutmut", "a/m.py", "x_g", None, "return x * 3", None),  # another function
+                  ("mutmut", "b/m.py", "x_f", None, "return x * 3", None),
+                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 4, "return x * 2", None),
+                  ("cosmic-ray", "a/k.py", "core/AddNot", 3, "return x * 2", None),
+                  ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 5", None)]:
         assert mr.is_listed(other, [mm, cr]) is None, other
+
+
+def test_a_cosmic_ray_listing_with_mutated_covers_that_mutant_only():
+    """NumberReplacer makes two mutants of ``x * 2`` (``x * 3``, ``x * 1``) under one
+    operator and line: a listing that names the mutated line covers that one; the
+    other survives unexplained; a listing without ``mutated`` covers both."""
+    one = mr.load_equivalents(EQ.replace('line = 3\n', 'line = 3\nmutated = "return x * 3"\n'))
+    assert one[1].key()[-1] == "return x * 3"
+    lines = ["def k(x):", "    y = x", "    return x * 2"]
+    jobs = [_cr_job(3, "core/NumberReplacer", "normal", "survived",
+                    diff=f"-    return x * 2\n+    return x * {v}") for v in (3, 1)]
+    counts, unexplained, listed, _ = mr.tally_cosmic_ray("a/k.py", lines, jobs, one)
+    assert (counts["equivalent"], [u["mutated"] for u in unexplained]) == (1, ["return x * 1"])
+    assert listed == {one[1].key()}
+    counts, unexplained, _, _ = mr.tally_cosmic_ray("a/k.py", lines, jobs,
+                                                    mr.load_equivalents(EQ))
+    assert counts["equivalent"] == 2 and not unexplained
+    with pytest.raises(mr.ConfigError, match="mutated is for a cosmic-ray entry"):
+        mr.load_equivalents(EQ.replace('text = "return x * 3"',
+                                       'text = "return x * 3"\nmutated = "y"'))
 
 
 @pytest.mark.parametrize("old,new,match", [
@@ -310,7 +332,8 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
     counts, unexplained, listed, not_run = mr.tally_cosmic_ray("a/x.py", lines, jobs, eq)
     assert {k: counts[k] for k in ("killed", "survived", "equivalent", "not_run")} == \
         {"killed": 2, "survived": 2, "equivalent": 1, "not_run": 5}
-    assert listed == {("cosmic-ray", "a/x.py", "core/NumberReplacer", 2, "return a + 1")}
+    assert listed == {("cosmic-ray", "a/x.py", "core/NumberReplacer", 2, "return a + 1",
+                       None)}
     assert [(u["line"], u["where"], u["text"]) for u in unexplained] == \
         [(3, "core/AddNot", "b = a * 2")]
     assert [(n["where"], n["outcome"]) for n in not_run] == [
