@@ -594,3 +594,29 @@ def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypa
     err = capsys.readouterr().err
     assert "made for other code or tests than sim/games/sorted_window_kernels.py" in err
     assert cfg.modules[spec.path] == spec
+
+
+def test_a_sigterm_unwinds_the_run_and_restores_the_handler(monkeypatch, tmp_path):
+    """Stopped with SIGTERM, a run raises SystemExit(143) where it is, so finally
+    blocks run (a kernel session records its time, the temporary copy goes); the
+    caller's SIGTERM handler is back afterwards."""
+    import os
+    import signal
+
+    spec = "sim/games/recovery_gf2.py"
+    copies = []
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: 0)
+    monkeypatch.setattr(mr, "_copy_tree", lambda dest: copies.append(dest) or (
+        dest / "sim/games").mkdir(parents=True) or (dest / spec).write_text("X = 1\n"))
+
+    def stopped(*a, **k):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("the signal must interrupt before this line")
+
+    monkeypatch.setattr(mr, "cosmic_ray_kernels", stopped)
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as info:
+        mr.main([spec, "--tool", "cosmic-ray"])
+    assert info.value.code == 143
+    assert copies and not copies[0].exists()
+    assert signal.getsignal(signal.SIGTERM) is before
