@@ -376,8 +376,10 @@ def check_fixed_budget() -> ProofRecord:
 
     spot_check(rec, "power-of-two N fits iff N <= N*", [B, k],
                sp.floor(sp.log(sp.re(n_star.subs(c0, 1)), 2)), largest_fitting_exponent,
-               [(Bv, kv) for Bv in (2 ** 12, 2 ** 15, 2 ** 18, 10 ** 6) for kv in (8, 32)],
-               tol=0.0)
+               [(Bv, kv) for Bv in (2 ** 12, 2 ** 15, 2 ** 18, 10 ** 6) for kv in (8, 32)]
+               # no N >= 2 fits (N* = 1.56); B within k of 2^9 9 + k (N* = 511.6) and
+               # between 2^9 9 + k and 2^9 10 + k (N* = 521.6): the scan's each term counts
+               + [(9, 8), (2 ** 9 * 9 + 4, 8), (2 ** 9 * 9 + 108, 8)], tol=0.0)
     return rec
 
 

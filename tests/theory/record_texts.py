@@ -13,10 +13,11 @@ count and tolerance (a check's own tolerance, as proposition1's ``_record_pairs`
 takes, shows only there), every spot check's name and point count, and every
 numeric check's grid, tolerance, mode (relative or absolute), symbols and
 expressions as the check passed them to ``theory.proof``, and the largest and
-smallest gap of each enumeration a check runs itself (``_record_pairs``). Left out:
-the errors the helpers measure (float round-off). The copy is the same under any
-PYTHONHASHSEED; a sympy release that prints an expression differently shows as a
-diff of evidence and expression strings only: rewrite the copy then.
+smallest gap and the gaps' sum of each enumeration a check runs itself
+(``_record_pairs``). Left out: the errors the helpers measure (float round-off).
+The copy is the same under any PYTHONHASHSEED; a sympy release that prints an
+expression differently shows as a diff of evidence and expression strings only:
+rewrite the copy then.
 
 After an intended change to a check's text, rewrite the copy with
 ``python3 -m tests.theory.record_texts`` and review its diff.
@@ -40,8 +41,9 @@ NUMERIC = {"spot_check": (5, "grid"), "check_inequality_on_grid": (5, "points")}
 EXPRESSIONS = {"spot_check": ("symbols", "expr"),
                "check_inequality_on_grid": ("symbols", "lhs", "rhs")}
 #: a check module's own numeric route: lhs - rhs gaps it computed itself (proposition1's
-#: enumerations), recorded as their count, largest and smallest value to 1e-9 (exact
-#: enumeration at a fixed seed: the values are sums of logs, far above round-off)
+#: enumerations), recorded as their count, largest value, smallest value and sum to 1e-9
+#: (exact enumeration at a fixed seed: the values are sums of logs, far above round-off;
+#: the sum sees which random encoders were drawn)
 GAPS = "_record_pairs"
 
 
@@ -62,7 +64,7 @@ def recorded(check, *args, **kwargs):
     :data:`NUMERIC` function by a module of theory/ or experiments.crosschecks, as
     ``[function, check name, grid, tolerance, relative, {argument: text}]`` (the
     :data:`EXPRESSIONS` arguments as sympy prints them), and each call of a module's
-    :data:`GAPS` function as ``[GAPS, check name, count, max gap, min gap, tolerance]``."""
+    :data:`GAPS` function as ``[GAPS, check name, count, max, min, sum, tolerance]``."""
     import inspect
 
     import theory.proof as proof
@@ -91,7 +93,8 @@ def recorded(check, *args, **kwargs):
         def recording(record, name, gaps, tol):
             gaps = [float(g) for g in gaps]
             calls.append([GAPS, name, len(gaps), round(max(gaps), 9) if gaps else None,
-                          round(min(gaps), 9) if gaps else None, tol])
+                          round(min(gaps), 9) if gaps else None,
+                          round(sum(gaps), 9) if gaps else None, tol])
             return real(record, name, gaps, tol)
         return recording
 
