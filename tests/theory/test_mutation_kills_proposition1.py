@@ -102,12 +102,14 @@ def test_record_pairs_stores_count_worst_clamped_at_zero_and_tolerance():
     rec = ProofRecord("R", "S", "x")
     p1._record_pairs(rec, "below", [-3.0, -0.5], 1e-9)
     p1._record_pairs(rec, "inside", [-1.0, 4e-10], 1e-9)
-    assert rec.numeric == {"below": (2, 0.0, 1e-9), "inside": (2, 4e-10, 1e-9)}
+    p1._record_pairs(rec, "at", [1e-9], 1e-9)        # a gap equal to the tolerance passes
+    assert rec.numeric == {"below": (2, 0.0, 1e-9), "inside": (2, 4e-10, 1e-9),
+                           "at": (1, 1e-9, 1e-9)}
     with pytest.raises(ProofError, match=r"^R: 'over' violated: lhs - rhs = 2e-09$"):
         p1._record_pairs(rec, "over", [-1.0, 2e-9], 1e-9)
     with pytest.raises(ProofError, match=r"^R: 'none' has no points$"):
         p1._record_pairs(rec, "none", [], 1e-9)
-    assert set(rec.numeric) == {"below", "inside"}
+    assert set(rec.numeric) == {"below", "inside", "at"}
 
 
 @pytest.mark.parametrize("which", ["keep", "prefix"])
