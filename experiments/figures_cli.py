@@ -209,8 +209,7 @@ def import_closure(module: str, root: pathlib.Path = ROOT,
     package on the way, in the checkout ``root``. Third-party imports are left out.
 
     Raises:
-        UsageError: if ``module`` is not a file of the checkout.
-    """
+        UsageError: if ``module`` is not a file of the checkout."""
     if _module_file(module, root) is None:
         raise UsageError(f"module {module!r} is not in this checkout ({root})")
     seen: set[str] = set()
