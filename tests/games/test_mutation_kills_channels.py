@@ -70,7 +70,11 @@ def test_list_channel_rate_must_be_a_finite_number(r):
 def test_list_rate_is_accepted_on_its_whole_closed_range(n):
     top = math.log2(n)
     for r in (0.0, 0.5, 1.0, top, top + 1e-12, top + 5e-13):
-        ListChannel(r=r).validate(n)      # no error: 0 <= r <= log2 n (+ 1e-12 rounding)
+        channel = ListChannel(r=r)
+        assert channel.validate(n) is None  # no error: 0 <= r <= log2 n (+ 1e-12 rounding)
+        # the list it plays: all n blocks at r = 0, one at the top of the range
+        m = channel.list_size(n)
+        assert 1 <= m <= n and (m == n) == (r == 0.0) and (m == 1) == (r >= top)
 
 
 @pytest.mark.parametrize("n", [8, 1000])
@@ -99,8 +103,9 @@ def test_a_size_must_be_an_integer_in_its_range(field, value):
 @pytest.mark.parametrize("field,value", [(f, v) for f, spec in _SIZED.items()
                                          for v in spec[3]])
 def test_a_size_at_either_end_of_its_range_is_accepted(field, value):
-    make = _SIZED[field][0]
-    make(**{field: value}).validate(8)
+    channel = _SIZED[field][0](**{field: value})
+    assert channel.validate(8) is None
+    assert getattr(channel, field) == value
 
 
 @pytest.mark.parametrize("sigma", [True, 0.0, -1.0, math.inf, math.nan, "1"])

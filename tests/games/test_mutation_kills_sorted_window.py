@@ -23,7 +23,8 @@ from sim.rng import chunk_layout
     {"n": 5, "w": 0, "law": "two_point", "kappa": 2},        # kappa's lower end
     {"n": 5, "w": 0, "law": "two_point", "kappa": 4}])       # kappa = n - 1
 def test_each_range_takes_its_ends(kw):
-    SortedWindowGame(**kw)
+    game = SortedWindowGame(**kw)
+    assert {k: getattr(game, k) for k in kw} == kw
 
 
 @pytest.mark.parametrize("kw, message", [

@@ -1,6 +1,7 @@
 """Real trajectories (sim/data/trajectories) import, replay under a small budget with
 every block's bytes recoverable, and every exported request passes the validator."""
 
+import copy
 import json
 from pathlib import Path
 
@@ -213,9 +214,12 @@ def test_validator_rejects(request_):
 
 
 def test_validator_accepts():
-    validate_chat_request(_req({"role": "system", "content": "s"}, CALL,
-                               {"role": "tool", "tool_call_id": "a", "content": "r"},
-                               {"role": "user", "content": [{"type": "text", "text": "t"}]}))
+    request = _req({"role": "system", "content": "s"}, CALL,
+                   {"role": "tool", "tool_call_id": "a", "content": "r"},
+                   {"role": "user", "content": [{"type": "text", "text": "t"}]})
+    before = copy.deepcopy(request)
+    assert validate_chat_request(request) is None
+    assert request == before                  # validation reads, never rewrites
 
 
 @pytest.mark.parametrize("messages, cid", [
