@@ -396,19 +396,24 @@ def resume_mode(saved: dict, now: dict) -> str | None:
     return "rerun survivors"
 
 
+def _tag(spec: ModuleSpec) -> str:
+    """A file-name stem for ``spec``'s cosmic-ray files (its path, / as _)."""
+    return spec.path.replace("/", "_")
+
+
 def session_files(spec: ModuleSpec, cfg: Config, session: Path, root: Path
-                  ) -> tuple[Path, Path, str]:
-    """(database, metadata, mode) of ``spec``'s cosmic-ray session in ``session``:
-    mode "new" when there is no database, else :func:`resume_mode` of the state the
-    metadata saved against :func:`session_state` of ``root``.
+                  ) -> tuple[Path, Path, str, dict]:
+    """(database, metadata, mode, state) of ``spec``'s cosmic-ray session in
+    ``session``: ``state`` is :func:`session_state` of ``root``; mode "new" when there
+    is no database, else :func:`resume_mode` of the state the metadata saved against it.
 
     Raises:
         ConfigError: a database whose metadata is missing or unreadable, or whose
             code, tests or settings changed other than by added tests."""
-    tag = spec.path.replace("/", "_")
-    db, meta = session / f"{tag}.sqlite", session / f"{tag}.json"
+    db, meta = session / f"{_tag(spec)}.sqlite", session / f"{_tag(spec)}.json"
+    now = session_state(spec, cfg, root)
     if not db.exists():
-        return db, meta, "new"
+        return db, meta, "new", now
     try:
         saved = json.loads(meta.read_text())["state"]
         if not isinstance(saved, dict):
@@ -416,7 +421,6 @@ def session_files(spec: ModuleSpec, cfg: Config, session: Path, root: Path
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{meta}: no readable state for {db} ({exc}); delete "
                           f"both files to start {spec.path}'s session afresh") from None
-    now = session_state(spec, cfg, root)
     mode = resume_mode(saved, now)
     if mode is None:
         changed = sorted(n for n in {*saved.get("files", {}), *now["files"]}
@@ -425,7 +429,7 @@ def session_files(spec: ModuleSpec, cfg: Config, session: Path, root: Path
                           f"(changed: {', '.join(changed[:5]) or 'settings or test ids'}"
                           f"{' ...' if len(changed) > 5 else ''}); delete it and "
                           f"{meta.name} to start afresh")
-    return db, meta, mode
+    return db, meta, mode, now
 
 
 def _empty_counts() -> dict:
@@ -518,13 +522,12 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     kernels = njit_spans(source)
     if not kernels:
         return counts, [], set(), []
-    tag = spec.path.replace("/", "_")
-    conf = work / f".mut-{tag}.toml"
+    conf = work / f".mut-{_tag(spec)}.toml"
     if session is None:
-        db, meta, mode = work / f".mut-{tag}.sqlite", None, "new"
+        db, meta, mode, state = work / f".mut-{_tag(spec)}.sqlite", None, "new", None
     else:
         session.mkdir(parents=True, exist_ok=True)
-        db, meta, mode = session_files(spec, cfg, session, work)
+        db, meta, mode, state = session_files(spec, cfg, session, work)
     resume = mode != "new"
     if mode == "rerun survivors":  # the added tests may kill them: run them again
         with sqlite3.connect(db) as con:
@@ -560,7 +563,6 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     log(f"cosmic-ray {spec.path}: {to_run} kernel mutants to run "
         f"(of {counts['generated']}" + (f"; {done} run before, resumed from {db})"
                                        if resume else ")"))
-    state = session_state(spec, cfg, work) if meta is not None else None
     if meta is not None:
         meta.write_text(json.dumps({"module": spec.path, "seconds": before,
                                     "state": state}) + "\n")

@@ -493,8 +493,9 @@ def test_a_session_resumes_only_with_its_own_state(tmp_path):
     spec, cfg = _tiny_tree(tmp_path / "tree")
     root, session = tmp_path / "tree", tmp_path / "s"
     session.mkdir()
-    db, meta, mode = mr.session_files(spec, cfg, session, root)
+    db, meta, mode, state = mr.session_files(spec, cfg, session, root)
     assert (db.name, meta.name, mode) == ("k_m.py.sqlite", "k_m.py.json", "new")
+    assert state == mr.session_state(spec, cfg, root)
     db.write_bytes(b"")
     with pytest.raises(mr.ConfigError, match="no readable state.*delete both"):
         mr.session_files(spec, cfg, session, root)
