@@ -1,4 +1,4 @@
-"""The mutation runner's own logic (mutation/run.py), without running a mutant:
+"""The mutation runner's own logic (mutation/: run.py and the modules it uses), without running a mutant:
 the configuration's parsing and its consistency with the tree, module selection
 from a diff, the equivalents file, the annotation filter, and the per-mutant test
 command's fresh numba cache."""
@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from mutation import config, sessions, source
 from mutation import run as mr
+from mutation import with_cosmic_ray as wcr
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_configuration_names_real_modules_and_tests():
-    cfg = mr.load_config(mr.MODULES.read_text())
+    cfg = config.load_config(config.MODULES.read_text())
     assert cfg.timeout > 0 and cfg.exclude_operators
     for path, spec in cfg.modules.items():
         assert (ROOT / path).is_file(), path
@@ -34,7 +36,7 @@ def test_the_committed_configuration_names_real_modules_and_tests():
         here = {str(p.relative_to(ROOT)) for p in (ROOT / sub).glob("*.py")
                 if p.name != "__init__.py"}
         assert here <= set(cfg.modules), sorted(here - set(cfg.modules))
-    mr.load_equivalents(mr.EQUIVALENTS.read_text())      # parses
+    config.load_equivalents(config.EQUIVALENTS.read_text())      # parses
 
 
 def test_every_equivalent_listing_points_at_code_that_exists():
@@ -42,7 +44,7 @@ def test_every_equivalent_listing_points_at_code_that_exists():
     defined in its module (the runner itself reports a listing no survivor matches)."""
     import ast
 
-    for eq in mr.load_equivalents(mr.EQUIVALENTS.read_text()):
+    for eq in config.load_equivalents(config.EQUIVALENTS.read_text()):
         source = (ROOT / eq.module).read_text()
         if eq.tool == "cosmic-ray":
             lines = source.splitlines()
@@ -60,7 +62,7 @@ def test_every_equivalent_listing_points_at_code_that_exists():
 def test_exclude_operators_filter_what_they_say():
     import re
 
-    cfg = mr.load_config(mr.MODULES.read_text())
+    cfg = config.load_config(config.MODULES.read_text())
     rx = re.compile("|".join(f"(?:{p})" for p in cfg.exclude_operators))
     for name in ("core/ReplaceBinaryOperator_Mul_BitXor", "core/ReplaceBinaryOperator_Add_LShift",
                  "core/ReplaceComparisonOperator_Eq_Is", "core/ReplaceComparisonOperator_Is_Lt"):
@@ -84,7 +86,7 @@ tests = ["tests/b/test_k.py"]
 
 
 def test_changed_selection_from_a_diff():
-    mods = mr.load_config(CFG).modules
+    mods = config.load_config(CFG).modules
     assert mods["a/m.py"].test_files() == {"tests/a/test_m.py", "tests/a/test_n.py"}
     assert mr.select_changed(set(), mods) == []
     assert mr.select_changed({"a/m.py"}, mods) == ["a/m.py"]
@@ -110,7 +112,7 @@ def test_git_changed_sees_the_working_tree_and_untracked_files(tmp_path):
     (tmp_path / "a" / "m.py").write_text("x = 2\n")
     (tmp_path / "new.py").write_text("")
     assert mr.git_changed("HEAD", tmp_path) == {"a/m.py", "new.py"}
-    with pytest.raises(mr.ConfigError, match="git diff"):
+    with pytest.raises(config.ConfigError, match="git diff"):
         mr.git_changed("no-such-rev", tmp_path)
 
 
@@ -125,8 +127,8 @@ def test_git_changed_sees_the_working_tree_and_untracked_files(tmp_path):
     ("[modules\n", "modules.toml"),
 ])
 def test_a_bad_configuration_is_named(text, match):
-    with pytest.raises(mr.ConfigError, match=match):
-        mr.load_config(text)
+    with pytest.raises(config.ConfigError, match=match):
+        config.load_config(text)
 
 
 EQ = """
@@ -148,13 +150,13 @@ reason = "x is 0 on every path that reaches here"
 
 
 def test_equivalents_are_matched_by_tool_module_place_and_text():
-    mm, cr = mr.load_equivalents(EQ)
+    mm, cr = config.load_equivalents(EQ)
     assert mm.key() == ("mutmut", "a/m.py", "x_f", None, "return x * 3", None)
     assert cr.key() == ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 2",
                         None)
-    assert mr.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3", None),
+    assert config.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3", None),
                         [mm, cr]) is mm
-    assert mr.is_listed(("cosmic-ray", "a/k.py", "core/NumberReplacer", 3,
+    assert config.is_listed(("cosmic-ray", "a/k.py", "core/NumberReplacer", 3,
                          "return x * 2", None), [mm, cr]) is cr
     for other in [("mutmut", "a/m.py", "x_f", None, "return x * 4", None),  # another mutant
                   ("mutmut", "a/m.py", "x_g", None, "return x * 3", None),  # another function
@@ -162,26 +164,26 @@ def test_equivalents_are_matched_by_tool_module_place_and_text():
                   ("cosmic-ray", "a/k.py", "core/NumberReplacer", 4, "return x * 2", None),
                   ("cosmic-ray", "a/k.py", "core/AddNot", 3, "return x * 2", None),
                   ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 5", None)]:
-        assert mr.is_listed(other, [mm, cr]) is None, other
+        assert config.is_listed(other, [mm, cr]) is None, other
 
 
 def test_a_cosmic_ray_listing_with_mutated_covers_that_mutant_only():
     """NumberReplacer makes two mutants of ``x * 2`` (``x * 3``, ``x * 1``) under one
     operator and line: a listing that names the mutated line covers that one; the
     other survives unexplained; a listing without ``mutated`` covers both."""
-    one = mr.load_equivalents(EQ.replace('line = 3\n', 'line = 3\nmutated = "return x * 3"\n'))
+    one = config.load_equivalents(EQ.replace('line = 3\n', 'line = 3\nmutated = "return x * 3"\n'))
     assert one[1].key()[-1] == "return x * 3"
     lines = ["def k(x):", "    y = x", "    return x * 2"]
     jobs = [_cr_job(3, "core/NumberReplacer", "normal", "survived",
                     diff=f"-    return x * 2\n+    return x * {v}") for v in (3, 1)]
-    counts, unexplained, listed, _ = mr.tally_cosmic_ray("a/k.py", lines, jobs, one)
+    counts, unexplained, listed, _ = wcr.tally_cosmic_ray("a/k.py", lines, jobs, one)
     assert (counts["equivalent"], [u["mutated"] for u in unexplained]) == (1, ["return x * 1"])
     assert listed == {one[1].key()}
-    counts, unexplained, _, _ = mr.tally_cosmic_ray("a/k.py", lines, jobs,
-                                                    mr.load_equivalents(EQ))
+    counts, unexplained, _, _ = wcr.tally_cosmic_ray("a/k.py", lines, jobs,
+                                                    config.load_equivalents(EQ))
     assert counts["equivalent"] == 2 and not unexplained
-    with pytest.raises(mr.ConfigError, match="mutated is for a cosmic-ray entry"):
-        mr.load_equivalents(EQ.replace('text = "return x * 3"',
+    with pytest.raises(config.ConfigError, match="mutated is for a cosmic-ray entry"):
+        config.load_equivalents(EQ.replace('text = "return x * 3"',
                                        'text = "return x * 3"\nmutated = "y"'))
 
 
@@ -193,22 +195,22 @@ def test_a_cosmic_ray_listing_with_mutated_covers_that_mutant_only():
     ('text = "    return x * 2"\n', "", "lacks"),
 ])
 def test_a_bad_equivalents_entry_is_named(old, new, match):
-    with pytest.raises(mr.ConfigError, match=match):
-        mr.load_equivalents(EQ.replace(old, new))
-    with pytest.raises(mr.ConfigError, match="repeats"):
-        mr.load_equivalents(EQ + EQ)
+    with pytest.raises(config.ConfigError, match=match):
+        config.load_equivalents(EQ.replace(old, new))
+    with pytest.raises(config.ConfigError, match="repeats"):
+        config.load_equivalents(EQ + EQ)
 
 
 def test_mutmut_names_and_diffs():
-    assert mr.mutmut_module("experiments.claims.rules.x_gap_verdict__mutmut_7") == \
+    assert source.mutmut_module("experiments.claims.rules.x_gap_verdict__mutmut_7") == \
         ("experiments/claims/rules.py", "x_gap_verdict")
-    assert mr.mutmut_module("sim.workspace.accounting.x\u01c1TotalBound\u01c1after__mutmut_12") \
+    assert source.mutmut_module("sim.workspace.accounting.x\u01c1TotalBound\u01c1after__mutmut_12") \
         == ("sim/workspace/accounting.py", "x\u01c1TotalBound\u01c1after")
     with pytest.raises(ValueError, match="mutmut"):
-        mr.mutmut_module("experiments.claims.rules.x_gap_verdict")
+        source.mutmut_module("experiments.claims.rules.x_gap_verdict")
     diff = ("--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def f(x):\n"
             "-    return x <= 1\n+    return x < 1\n")
-    assert mr.mutated_text(diff) == "return x < 1"
+    assert source.mutated_text(diff) == "return x < 1"
 
 
 def test_njit_spans_cover_kernel_bodies_only():
@@ -216,10 +218,10 @@ def test_njit_spans_cover_kernel_bodies_only():
            "@nb.njit(cache=True)\ndef k(a):\n    return a + 1\n"
            "@njit\ndef j(a):\n    return a - 1\n"
            "def p(a):\n    return a * 2\n")
-    spans = mr.njit_spans(src)
+    spans = source.njit_spans(src)
     assert len(spans) == 2
-    assert mr.in_spans((5, 11), spans) and mr.in_spans((8, 11), spans)
-    assert not mr.in_spans((10, 11), spans) and not mr.in_spans((3, 1), spans)
+    assert source.in_spans((5, 11), spans) and source.in_spans((8, 11), spans)
+    assert not source.in_spans((10, 11), spans) and not source.in_spans((3, 1), spans)
 
 
 def test_annotation_spans_cover_annotations_only():
@@ -227,12 +229,12 @@ def test_annotation_spans_cover_annotations_only():
            "def f(a: int | None, b=1) -> float | None:\n"
            "    x: dict[str, int] | None = None\n"
            "    return a | b\n")
-    spans = mr.annotation_spans(src)
+    spans = source.annotation_spans(src)
     bitors = [(2, src.splitlines()[1].index("|")), (2, src.splitlines()[1].rindex("|")),
               (3, src.splitlines()[2].rindex("|"))]
-    assert all(mr.in_spans(p, spans) for p in bitors)
-    assert not mr.in_spans((4, src.splitlines()[3].index("|")), spans)   # real code
-    assert not mr.in_spans((2, src.splitlines()[1].index("b=1") + 2), spans)  # a default
+    assert all(source.in_spans(p, spans) for p in bitors)
+    assert not source.in_spans((4, src.splitlines()[3].index("|")), spans)   # real code
+    assert not source.in_spans((2, src.splitlines()[1].index("b=1") + 2), spans)  # a default
 
 
 def test_run_tests_gives_each_mutant_a_fresh_compiled_numba_cache(tmp_path, monkeypatch):
@@ -247,7 +249,7 @@ def test_run_tests_gives_each_mutant_a_fresh_compiled_numba_cache(tmp_path, monk
              "(pathlib.Path(d) / 'x.nbi').write_text('compiled')\n"
              f"open({str(seen)!r}, 'a').write(d + '\\n')\n"]
     monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
-    spec = mr.ModuleSpec("m.py", ("tests/test_m.py",))
+    spec = config.ModuleSpec("m.py", ("tests/test_m.py",))
     assert mr.run_tests(spec, tmp_path, [probe]) == 0
     assert mr.run_tests(spec, tmp_path, [probe]) == 0
     a, b = seen.read_text().split()
@@ -258,7 +260,7 @@ def test_run_tests_gives_each_mutant_a_fresh_compiled_numba_cache(tmp_path, monk
 
 
 def test_the_commands_are_the_tests_then_the_theory_filters():
-    spec = mr.ModuleSpec("a/m.py", ("tests/a/test_m.py::t", "tests/a/test_n.py"),
+    spec = config.ModuleSpec("a/m.py", ("tests/a/test_m.py::t", "tests/a/test_n.py"),
                          ("Theorem 1", "blind"))
     (pytest_cmd, th1, th2) = mr.commands(spec)
     assert pytest_cmd[1:3] == ["-m", "pytest"] and "-x" in pytest_cmd
@@ -287,12 +289,12 @@ def test_cli_usage_errors_exit_2():
 
 def test_mutmut_is_skipped_where_every_function_is_a_kernel():
     kernels = "from numba import njit\n@njit\ndef k(a):\n    return a + 1\n"
-    assert not mr.mutmut_applicable(kernels)
-    assert mr.mutmut_applicable(kernels + "def p(a):\n    return a * 2\n")
-    assert mr.mutmut_applicable("class C:\n    def m(self):\n        return 1\n")
-    assert not mr.mutmut_applicable("X = 1\n")
-    assert not mr.mutmut_applicable((ROOT / "sim/games/sorted_window_kernels.py").read_text())
-    assert mr.mutmut_applicable((ROOT / "experiments/claims/rules.py").read_text())
+    assert not source.mutmut_applicable(kernels)
+    assert source.mutmut_applicable(kernels + "def p(a):\n    return a * 2\n")
+    assert source.mutmut_applicable("class C:\n    def m(self):\n        return 1\n")
+    assert not source.mutmut_applicable("X = 1\n")
+    assert not source.mutmut_applicable((ROOT / "sim/games/sorted_window_kernels.py").read_text())
+    assert source.mutmut_applicable((ROOT / "experiments/claims/rules.py").read_text())
 
 
 def _cr_job(line, operator, worker, test=None, output=None, diff=None):
@@ -316,7 +318,7 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
         NORMAL = "normal"
 
     lines = ["def k(a):", "    return a + 1", "    b = a * 2", "    c = a - 3", "    d = 4"]
-    eq = mr.load_equivalents(EQ.replace('module = "a/k.py"', 'module = "a/x.py"')
+    eq = config.load_equivalents(EQ.replace('module = "a/k.py"', 'module = "a/x.py"')
                              .replace("line = 3", "line = 2")
                              .replace('"    return x * 2"', '"return a + 1"'))
     jobs = [_cr_job(2, "core/NumberReplacer", "skipped", output="filtered operator"),
@@ -329,7 +331,7 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
             _cr_job(5, "core/C", "no-test"),
             _cr_job(5, "core/D", "abnormal"),
             (_cr_job(5, "core/E", "normal")[0], None)]                     # still pending
-    counts, unexplained, listed, not_run = mr.tally_cosmic_ray("a/x.py", lines, jobs, eq)
+    counts, unexplained, listed, not_run = wcr.tally_cosmic_ray("a/x.py", lines, jobs, eq)
     assert {k: counts[k] for k in ("killed", "survived", "equivalent", "not_run")} == \
         {"killed": 2, "survived": 2, "equivalent": 1, "not_run": 5}
     assert listed == {("cosmic-ray", "a/x.py", "core/NumberReplacer", 2, "return a + 1",
@@ -340,8 +342,8 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
         ("core/A", "exception/incompetent"), ("core/B", "normal/incompetent"),
         ("core/C", "no-test/None"), ("core/D", "abnormal/None"), ("core/E", "no result")]
     assert not_run[0]["output"] == "Traceback ..." and not_run[0]["line"] == 4
-    assert mr.cosmic_ray_outcome(None) == "not run"
-    assert mr.cosmic_ray_outcome(jobs[0][1]) == "skipped"
+    assert wcr.cosmic_ray_outcome(None) == "not run"
+    assert wcr.cosmic_ray_outcome(jobs[0][1]) == "skipped"
 
 
 def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys, tmp_path):
@@ -354,8 +356,8 @@ def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys,
     lines = ["X = 1"]
 
     def kernels(s, cfg, equivalents, work, log=print, session=None):
-        counts = dict(mr._empty_counts(), generated=1)
-        return mr.tally_cosmic_ray(s.path, lines, [_cr_job(1, "core/A", "exception",
+        counts = dict(config.empty_counts(), generated=1)
+        return wcr.tally_cosmic_ray(s.path, lines, [_cr_job(1, "core/A", "exception",
                                                            "incompetent")], [], counts)
 
     def no_mutmut(*a, **k):
@@ -378,12 +380,12 @@ def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys,
 def test_the_example_at_the_top_of_equivalents_toml_is_accepted_by_the_loader():
     """The commented example entries (the comment block before the first real entry),
     uncommented, parse with load_equivalents: one per tool, as documented there."""
-    head = mr.EQUIVALENTS.read_text().split("\n[[equivalent]]", 1)[0]
+    head = config.EQUIVALENTS.read_text().split("\n[[equivalent]]", 1)[0]
     example = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#")
                         for line in head.splitlines()
                         if line.startswith("#") and not line.startswith("# --"))
     body = example[example.index("[[equivalent]]"):]
-    mm, cr = mr.load_equivalents(body)
+    mm, cr = config.load_equivalents(body)
     assert (mm.tool, mm.line, mm.where) == ("mutmut", None, "x_order_verdict")
     assert (cr.tool, cr.line, cr.where) == ("cosmic-ray", 123,
                                            "core/ReplaceComparisonOperator_Gt_GtE")
@@ -406,16 +408,16 @@ def test_tool_runs_one_half_and_judges_staleness_by_that_half_only(tool, monkeyp
         raise AssertionError("the other tool must not run")
 
     def mutmut_half(specs, equivalents, work, log=print, jobs=None):
-        return {s.path: mr._empty_counts() for s in specs}, [], set()
+        return {s.path: config.empty_counts() for s in specs}, [], set()
 
     def kernel_half(s, cfg, equivalents, work, log=print, session=None):
-        return mr._empty_counts(), [], set(), []
+        return config.empty_counts(), [], set(), []
 
     monkeypatch.setattr(mr, "mutmut_modules", mutmut_half if tool == "mutmut" else never)
     monkeypatch.setattr(mr, "cosmic_ray_kernels", kernel_half if tool == "cosmic-ray"
                         else never)
-    listings = [mr.Equivalent("mutmut", spec, "x_f", "return 2", "a reason"),
-                mr.Equivalent("cosmic-ray", spec, "core/A", "x = 1", "a reason", line=3)]
+    listings = [config.Equivalent("mutmut", spec, "x_f", "return 2", "a reason"),
+                config.Equivalent("cosmic-ray", spec, "core/A", "x = 1", "a reason", line=3)]
     monkeypatch.setattr(mr, "load_equivalents", lambda *a: listings)
     assert mr.main([spec, "--tool", tool]) == 1      # the same tool's listing is stale
     stale = [line for line in capsys.readouterr().out.splitlines() if "STALE" in line]
@@ -434,7 +436,7 @@ def test_an_unknown_tool_is_a_usage_error(capsys):
 KERNEL = "import numba\n\n\n@numba.njit\ndef f(a):\n    b = a + 1\n    return b * 2\n"
 
 
-def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
+def _tiny_tree(root: Path) -> tuple[config.ModuleSpec, config.Config]:
     (root / "k").mkdir(parents=True)
     (root / "k/m.py").write_text(KERNEL)
     (root / "tests").mkdir()
@@ -445,8 +447,8 @@ def _tiny_tree(root: Path) -> tuple[mr.ModuleSpec, mr.Config]:
     (root / "sim/other.py").write_text("X = 1\n")
     (root / "sim/unused.py").write_text("Y = 1\n")
     (root / "README.md").write_text("prose\n")
-    spec = mr.ModuleSpec("k/m.py", ("tests/test_m.py::test_f",))
-    return spec, mr.Config(60, (), {spec.path: spec})
+    spec = config.ModuleSpec("k/m.py", ("tests/test_m.py::test_f",))
+    return spec, config.Config(60, (), {spec.path: spec})
 
 
 @pytest.mark.parametrize("edit, moves", [
@@ -456,55 +458,55 @@ def test_the_session_state_moves_with_the_code_and_tests_only(tmp_path, edit, mo
     """Only what the module and its tests import (and conftest.py) counts: a session
     of a sim kernel survives an edit of code its tests never import."""
     spec, cfg = _tiny_tree(tmp_path)
-    assert mr.dependency_files(spec, tmp_path) == [
+    assert sessions.dependency_files(spec, tmp_path) == [
         "k/m.py", "sim/other.py", "tests/conftest.py", "tests/test_m.py"]
-    before = mr.session_state(spec, cfg, tmp_path)
-    assert before == mr.session_state(spec, cfg, tmp_path)
+    before = sessions.session_state(spec, cfg, tmp_path)
+    assert before == sessions.session_state(spec, cfg, tmp_path)
     (tmp_path / edit).write_text((tmp_path / edit).read_text() + "# edit\n")
-    now = mr.session_state(spec, cfg, tmp_path)
+    now = sessions.session_state(spec, cfg, tmp_path)
     assert (now != before) is moves
-    assert mr.resume_mode(before, now) == (None if moves else "resume")
+    assert sessions.resume_mode(before, now) == (None if moves else "resume")
     # the settings count too: another timeout is another session
-    assert mr.resume_mode(before, mr.session_state(spec, mr.Config(61, (), cfg.modules),
+    assert sessions.resume_mode(before, sessions.session_state(spec, config.Config(61, (), cfg.modules),
                                                    tmp_path)) is None
 
 
 def test_added_tests_rerun_the_survivors_and_any_other_change_starts_afresh(tmp_path):
     spec, cfg = _tiny_tree(tmp_path)
-    before = mr.session_state(spec, cfg, tmp_path)
+    before = sessions.session_state(spec, cfg, tmp_path)
     (tmp_path / "tests/test_more.py").write_text("def test_g():\n    pass\n")
-    more = mr.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
-    assert mr.resume_mode(before, mr.session_state(more, cfg, tmp_path)) == \
+    more = config.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
+    assert sessions.resume_mode(before, sessions.session_state(more, cfg, tmp_path)) == \
         "rerun survivors"
-    fewer = mr.ModuleSpec(spec.path, ("tests/test_more.py",))      # a test id dropped
-    assert mr.resume_mode(before, mr.session_state(fewer, cfg, tmp_path)) is None
+    fewer = config.ModuleSpec(spec.path, ("tests/test_more.py",))      # a test id dropped
+    assert sessions.resume_mode(before, sessions.session_state(fewer, cfg, tmp_path)) is None
     (tmp_path / "sim/more.py").write_text("Z = 1\n")               # new code, not a test
     (tmp_path / "tests/test_more.py").write_text("import sim.more\n")
-    assert mr.resume_mode(before, mr.session_state(more, cfg, tmp_path)) is None
+    assert sessions.resume_mode(before, sessions.session_state(more, cfg, tmp_path)) is None
     (tmp_path / "tests/test_more.py").write_text("def test_g():\n    pass\n")
     (tmp_path / "tests/sub").mkdir()                                 # a new conftest.py
     (tmp_path / "tests/sub/conftest.py").write_text("")
     (tmp_path / "tests/sub/test_x.py").write_text("")
-    sub = mr.ModuleSpec(spec.path, (*spec.tests, "tests/sub/test_x.py"))
-    assert mr.resume_mode(before, mr.session_state(sub, cfg, tmp_path)) is None
+    sub = config.ModuleSpec(spec.path, (*spec.tests, "tests/sub/test_x.py"))
+    assert sessions.resume_mode(before, sessions.session_state(sub, cfg, tmp_path)) is None
 
 
 def test_a_session_resumes_only_with_its_own_state(tmp_path):
     spec, cfg = _tiny_tree(tmp_path / "tree")
     root, session = tmp_path / "tree", tmp_path / "s"
     session.mkdir()
-    db, meta, mode, state = mr.session_files(spec, cfg, session, root)
+    db, meta, mode, state = sessions.session_files(spec, cfg, session, root)
     assert (db.name, meta.name, mode) == ("k_m.py.sqlite", "k_m.py.json", "new")
-    assert state == mr.session_state(spec, cfg, root)
+    assert state == sessions.session_state(spec, cfg, root)
     db.write_bytes(b"")
-    with pytest.raises(mr.ConfigError, match="no readable state.*delete both"):
-        mr.session_files(spec, cfg, session, root)
-    meta.write_text(json.dumps({"state": mr.session_state(spec, cfg, root)}))
-    assert mr.session_files(spec, cfg, session, root)[2] == "resume"
+    with pytest.raises(config.ConfigError, match="no readable state.*delete both"):
+        sessions.session_files(spec, cfg, session, root)
+    meta.write_text(json.dumps({"state": sessions.session_state(spec, cfg, root)}))
+    assert sessions.session_files(spec, cfg, session, root)[2] == "resume"
     (root / "k/m.py").write_text(KERNEL.replace("+ 1", "+ 2"))
-    with pytest.raises(mr.ConfigError, match=r"made for other code or tests than k/m.py's "
+    with pytest.raises(config.ConfigError, match=r"made for other code or tests than k/m.py's "
                                              r"now \(changed: k/m.py\)"):
-        mr.session_files(spec, cfg, session, root)
+        sessions.session_files(spec, cfg, session, root)
 
 
 def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkeypatch):
@@ -537,9 +539,9 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
             return subprocess.CompletedProcess(cmd, 0)
         return run
 
-    monkeypatch.setattr(mr.subprocess, "run", fake_exec(stop_after=1))
+    monkeypatch.setattr(wcr.subprocess, "run", fake_exec(stop_after=1))
     with pytest.raises(KeyboardInterrupt):
-        mr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
+        wcr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
     assert calls == ["init", "exec"]
     first = json.loads((session / "k_m.py.json").read_text())
     assert first["module"] == "k/m.py" and first["seconds"] > 0
@@ -549,8 +551,8 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
 
     calls.clear()
     said = []
-    monkeypatch.setattr(mr.subprocess, "run", fake_exec(stop_after=None))
-    counts, unexplained, _, not_run = mr.cosmic_ray_kernels(
+    monkeypatch.setattr(wcr.subprocess, "run", fake_exec(stop_after=None))
+    counts, unexplained, _, not_run = wcr.cosmic_ray_kernels(
         spec, cfg, [], work, log=said.append, session=session)
     assert calls == ["exec"]                                   # no second init
     assert f"{pending} kernel mutants to run (of {total};" in said[0]
@@ -562,10 +564,10 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
 
     # a test file added: the survivor runs again (and is killed now), kills stand
     (work / "tests/test_more.py").write_text("def test_g():\n    pass\n")
-    more = mr.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
+    more = config.ModuleSpec(spec.path, (*spec.tests, "tests/test_more.py"))
     calls.clear()
     said.clear()
-    counts, unexplained, _, not_run = mr.cosmic_ray_kernels(
+    counts, unexplained, _, not_run = wcr.cosmic_ray_kernels(
         more, cfg, [], work, log=said.append, session=session)
     assert calls == ["exec"]
     assert said[0] == "cosmic-ray k/m.py: tests were added since the session began; its 1 " \
@@ -575,14 +577,14 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     assert not unexplained and not not_run
 
     (work / "k/m.py").write_text(KERNEL.replace("* 2", "* 3"))
-    with pytest.raises(mr.ConfigError, match="made for other code"):
-        mr.cosmic_ray_kernels(more, cfg, [], work, log=lambda s: None, session=session)
+    with pytest.raises(config.ConfigError, match="made for other code"):
+        wcr.cosmic_ray_kernels(more, cfg, [], work, log=lambda s: None, session=session)
 
 
 def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypatch,
                                                               capsys):
-    spec = mr.load_config(mr.MODULES.read_text()).modules["sim/games/sorted_window_kernels.py"]
-    cfg = mr.load_config(mr.MODULES.read_text())
+    spec = config.load_config(config.MODULES.read_text()).modules["sim/games/sorted_window_kernels.py"]
+    cfg = config.load_config(config.MODULES.read_text())
     tag = spec.path.replace("/", "_")
     (tmp_path / f"{tag}.sqlite").write_bytes(b"")
     (tmp_path / f"{tag}.json").write_text('{"state": {"files": {}, "tests": [], "settings": "0"}}')
