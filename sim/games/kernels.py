@@ -31,11 +31,28 @@ from sim import pcg64
 from sim.games.channels import BLIND, CONTENT, LEDGER, LIST, WINDOWED
 
 _SQRT2 = math.sqrt(2.0)
+#: log of the smallest pmf term the binomial inversion starts from: e^-700 is about
+#: 1e-304, a normal double (the smallest is 2.2e-308), so the recursion never runs
+#: on a subnormal term that keeps only a few significant bits
+_LOG_TINY = -700.0
 
 
 @njit(cache=True)
 def _tau_discrete_trial(s, n, code, ipar):
-    """Brute-force position of J* in the Bayes order for one trial (no content)."""
+    """Brute-force position of J* in the Bayes order for one trial (no content).
+
+    Draws, in this order, from the stream ``s`` (so a plain loop over
+    ``numpy.random.Generator`` replays a trial exactly; the law alone does not fix
+    the order): J* = ``integers(n)``; J*'s tie-break key ``random()``; then, for the
+    windowed ledger, one ``random()`` that lists J* when ``random() * n < w``
+    (returning 1); then the other blocks ``i != J*`` in index order. Per other block:
+    ledger (J* observed at size ``ipar``, the others at 1, archived by decreasing
+    size): a key ``random()`` only if its size ties J*'s, counted when above J*'s
+    key; blind: a key, counted when above J*'s; list: a selection-sampling draw
+    (listed when ``random() * remaining < need``), and for a listed block a key,
+    counted when above J*'s; windowed: a selection-sampling draw, and for an unlisted
+    block a key, counted when above J*'s (a listed block is archived last). Returns
+    1 + the count."""
     j = pcg64.integers(s, n)
     higher = 0
     if code == LEDGER:
@@ -167,17 +184,29 @@ def outrank_probability(shift, eps):
 @njit(cache=True)
 def censored_binomial(s, trials_n, q, cap):
     """Exact draw of min(C, cap) for C ~ Binomial(trials_n, q), by inversion over
-    0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4)."""
+    0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4).
+
+    One uniform u per call. The pmf is walked up from k = 0 by its ratio recursion.
+    Where the first terms are below e^-700 (P(C = 0) = (1 - q)^N underflows to 0, or
+    is subnormal with a few significant bits, once N q is in the hundreds) the walk
+    first steps up in log space to the first k whose term is a normal double (or to
+    the cap): the mass skipped is below k e^-700, under every uniform double but 0,
+    so the draw is the inversion's except at u = 0 (probability 2^-53)."""
     if q <= 0.0:
         return 0
     if q >= 1.0:
         return min(trials_n, cap)
     u = pcg64.random(s)
-    # P(C = 0) = (1 - q)^N; underflow to 0 correctly sends the draw to the cap.
-    pmf = math.exp(trials_n * math.log1p(-q))
+    log_pmf = trials_n * math.log1p(-q)        # log P(C = 0)
+    k = 0
+    if log_pmf < _LOG_TINY:
+        log_odds = math.log(q) - math.log1p(-q)
+        while log_pmf < _LOG_TINY and k < cap and k < trials_n:
+            log_pmf += math.log((trials_n - k) / (k + 1.0)) + log_odds
+            k += 1
+    pmf = math.exp(log_pmf)
     cdf = pmf
     odds = q / (1.0 - q)
-    k = 0
     while u > cdf and k < cap:
         if k >= trials_n:
             return trials_n  # the whole law sits below the cap; round-off left u > cdf

@@ -6,8 +6,9 @@ The discrete channels' laws are checked elsewhere (tests/games/test_eviction.py)
 law cannot see an edit that draws the same law: a uniform tie-break key compared with
 ``<`` instead of ``>``, or with ``not``. Each trial here is replayed from the kernel's
 own stream with ``numpy.random.Generator(PCG64(child))`` (the stream sim.pcg64
-reproduces, tests/games/test_pcg64.py) by a plain loop written from the docstrings:
-the ledger archives by decreasing observed size (J* observed at ``ipar``, every other
+reproduces, tests/games/test_pcg64.py) by a plain loop that follows the draw order
+``_tau_discrete_trial``'s docstring states (the law alone does not fix it): the ledger
+archives by decreasing observed size (J* observed at ``ipar``, every other
 block at 1) with ties in random order; every other channel breaks ties by a uniform
 key; a list is J* plus ``ipar - 1`` others by selection sampling, listed blocks first;
 a windowed ledger lists a uniform ``ipar``-subset with exact sizes. The ledger is also
@@ -110,7 +111,7 @@ def test_each_trial_equals_a_plain_replay_of_its_stream(code, ipar):
 
 
 def test_several_chunks_each_replay_their_own_stream():
-    n, trials = 40, 9000                       # 2^17 / 40 = 3,276 trials a chunk
+    n, trials = 40, 9000                       # chunks of 4,096 trials: 3 streams
     seeds, chunk, want = _reference_tau(n, BLIND, 0, 4, trials)
     assert len(seeds) == 3
     np.testing.assert_array_equal(
