@@ -24,7 +24,7 @@ import numpy as np
 
 from sim.games import kernels
 from sim.games.burden_law import Z_variance, mc_halfwidth
-from sim.games.channels import CONTENT, Channel, validate_game
+from sim.games.channels import CONTENT, KERNEL_CODES, Channel, validate_game
 from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
 
 ORDERS = ("bayes", "random")
@@ -156,6 +156,11 @@ def _checked(n, kappa, channel):
     n, kappa = validate_game(n, kappa)
     if not isinstance(channel, Channel):
         raise ValueError(f"channel must be a sim.games.channels.Channel, got {channel!r}")
+    if channel.code not in KERNEL_CODES:
+        # the kernels read an unknown code as another channel's: refuse it here
+        raise ValueError(f"channel must be one the kernels play (Ledger, Blind, Content, "
+                         f"ListChannel or WindowedLedger: codes {KERNEL_CODES}), got "
+                         f"{channel!r} with code {channel.code!r}")
     channel.validate(n)
     return n, kappa
 
@@ -283,8 +288,8 @@ def play(n: int, kappa: int, channel: Channel, *, order: str = "bayes",
         :class:`EvictionResult`.
 
     Raises:
-        ValueError: naming the bad parameter (n, kappa, sigma, r, m, w, order,
-            method, trials).
+        ValueError: naming the bad parameter (n, kappa, channel, sigma, r, m, w,
+            order, method, trials); a channel must be a Channel with a kernel code.
     """
     n, kappa = _checked(n, kappa, channel)
     if order not in ORDERS:

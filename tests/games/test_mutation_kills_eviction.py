@@ -12,7 +12,7 @@ import pytest
 
 from sim.games import kernels
 from sim.games.burden_law import mc_halfwidth
-from sim.games.channels import Blind, Content, Ledger, ListChannel
+from sim.games.channels import Blind, Channel, Content, Ledger, ListChannel, WindowedLedger
 from sim.games.eviction import ExactBatch, play, play_exact_many, seed_chunks
 from theory.bounds import blind_EZ
 
@@ -88,6 +88,21 @@ def test_a_channel_that_is_not_a_channel_is_refused_naming_it():
         play(16, 2, "ledger")
     assert str(info.value) == ("channel must be a sim.games.channels.Channel, "
                                "got 'ledger'")
+
+
+@pytest.mark.parametrize("method", ["exact", "brute"])
+def test_a_channel_without_a_kernel_code_is_refused_before_any_kernel_runs(method):
+    """The base class (code -1) ran before: the brute kernel read it as a windowed
+    ledger and the exact one as the content channel (found in review)."""
+    with pytest.raises(ValueError) as info:
+        play(16, 2, Channel(), method=method)
+    assert str(info.value) == ("channel must be one the kernels play (Ledger, Blind, "
+                               "Content, ListChannel or WindowedLedger: codes (0, 1, 2, "
+                               "3, 4)), got Channel() with code -1")
+    for ok in (Ledger(), Blind(), Content(1.0), ListChannel(m=4), WindowedLedger(w=3)):
+        assert play(16, 2, ok, trials=20, method=method).tau.shape == (20,)
+    with pytest.raises(ValueError, match="with code 5"):
+        play(16, 2, type("Five", (Ledger,), {"code": 5})(), method=method)
 
 
 # -- streams ---------------------------------------------------------------------------
