@@ -207,7 +207,7 @@ def _main(argv: list[str] | None) -> int:
         try:  # before anything runs: a session that cannot be resumed is a usage error
             for spec in specs:
                 session_files(spec, cfg, session, ROOT)
-        except ConfigError as exc:
+        except ValueError as exc:  # ConfigError, or a mapped file missing (UsageError)
             print(f"error: {exc}", file=sys.stderr)
             return 2
     checked = set()  # modules that share their tests (theory/'s) run them once
@@ -224,6 +224,14 @@ def _main(argv: list[str] | None) -> int:
         _copy_tree(work)
         say = lambda s: print(s, flush=True)  # noqa: E731
         tools = (args.tool,) if args.tool else TOOLS
+        opened = {}
+        if session is not None and "cosmic-ray" in tools:
+            session.mkdir(parents=True, exist_ok=True)
+            try:  # the copy's state, before mutmut adds its table to its pyproject.toml
+                opened = {s.path: session_files(s, cfg, session, work) for s in specs}
+            except ValueError as exc:  # the checkout changed since the check above
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
         python = [s for s in specs if "mutmut" in tools and
                   mutmut_applicable((work / s.path).read_text())]
         counts, unexplained, listed = (mutmut_modules(python, equivalents, work, log=say,
@@ -233,7 +241,7 @@ def _main(argv: list[str] | None) -> int:
         not_run = []
         for spec in specs:
             kc, ku, kl, kn = (cosmic_ray_kernels(spec, cfg, equivalents, work, log=say,
-                                                 session=session)
+                                                 session=opened.get(spec.path))
                               if "cosmic-ray" in tools else (empty_counts(), [], set(), []))
             counts[spec.path] = {"mutmut": counts[spec.path], "cosmic-ray": kc}
             unexplained += ku

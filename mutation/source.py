@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+
 def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """(start, end) positions, (line, column), of every type annotation in ``source``."""
     spans = []

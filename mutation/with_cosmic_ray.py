@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from mutation.config import Config, Equivalent, ModuleSpec, empty_counts, is_listed
-from mutation.sessions import file_tag, session_files
+from mutation.sessions import file_tag
 from mutation.source import annotation_spans, in_spans, mutated_text, njit_spans
 
 
@@ -56,7 +56,7 @@ def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equiva
                      counts: dict | None = None) -> tuple[dict, list[dict], set, list[dict]]:
     """Count one module's cosmic-ray ``jobs``, (work item, result or None) pairs, by
     :func:`cosmic_ray_outcome` into ``counts`` (killed, survived, equivalent,
-    not_run; a new :func:`_empty_counts` if None), ``lines`` being the module's
+    not_run; a new :func:`mutation.config.empty_counts` if None), ``lines`` being the module's
     clean source lines: (counts, unexplained survivors, keys of listed survivors,
     mutants not run)."""
     counts = empty_counts() if counts is None else counts
@@ -95,16 +95,14 @@ def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equiva
 
 
 def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivalent],
-                       work: Path, log=print, session: Path | None = None
+                       work: Path, log=print, session: tuple | None = None
                        ) -> tuple[dict, list[dict], set, list[dict]]:
     """Init, filter (only ``@njit`` bodies) and exec one module's cosmic-ray session in
     the copy ``work``: (counts, unexplained survivors, keys of listed survivors,
-    mutants not run: :func:`tally_cosmic_ray`). With ``session`` (a directory) the
-    database lives there and one left by an earlier run is resumed
-    (:func:`session_files`); ``counts["seconds"]`` then sums every run's exec time.
-
-    Raises:
-        ConfigError: a session database that cannot be resumed."""
+    mutants not run: :func:`tally_cosmic_ray`). With ``session``, the module's session
+    as :func:`mutation.sessions.session_files` opened it (database, metadata, mode,
+    state), the database lives in the session's directory and one left by an earlier
+    run is resumed; ``counts["seconds"]`` then sums every run's exec time."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -117,8 +115,7 @@ def cosmic_ray_kernels(spec: ModuleSpec, cfg: Config, equivalents: list[Equivale
     if session is None:
         db, meta, mode, state = work / f".mut-{file_tag(spec)}.sqlite", None, "new", None
     else:
-        session.mkdir(parents=True, exist_ok=True)
-        db, meta, mode, state = session_files(spec, cfg, session, work)
+        db, meta, mode, state = session
     resume = mode != "new"
     if mode == "rerun survivors":  # the added tests may kill them: run them again
         with sqlite3.connect(db) as con:

@@ -1,7 +1,7 @@
-"""The mutation runner's own logic (mutation/: run.py and the modules it uses), without running a mutant:
-the configuration's parsing and its consistency with the tree, module selection
-from a diff, the equivalents file, the annotation filter, and the per-mutant test
-command's fresh numba cache."""
+"""The mutation runner's own logic (mutation/: run.py and the modules it uses),
+without running a mutant: the configuration's parsing and its consistency with the
+tree, module selection from a diff, the equivalents file, the annotation filter, the
+per-mutant test command's fresh numba cache, and resumable kernel sessions."""
 
 from __future__ import annotations
 
@@ -155,9 +155,9 @@ def test_equivalents_are_matched_by_tool_module_place_and_text():
     assert cr.key() == ("cosmic-ray", "a/k.py", "core/NumberReplacer", 3, "return x * 2",
                         None)
     assert config.is_listed(("mutmut", "a/m.py", "x_f", None, "return x * 3", None),
-                        [mm, cr]) is mm
+                            [mm, cr]) is mm
     assert config.is_listed(("cosmic-ray", "a/k.py", "core/NumberReplacer", 3,
-                         "return x * 2", None), [mm, cr]) is cr
+                             "return x * 2", None), [mm, cr]) is cr
     for other in [("mutmut", "a/m.py", "x_f", None, "return x * 4", None),  # another mutant
                   ("mutmut", "a/m.py", "x_g", None, "return x * 3", None),  # another function
                   ("mutmut", "b/m.py", "x_f", None, "return x * 3", None),
@@ -180,11 +180,11 @@ def test_a_cosmic_ray_listing_with_mutated_covers_that_mutant_only():
     assert (counts["equivalent"], [u["mutated"] for u in unexplained]) == (1, ["return x * 1"])
     assert listed == {one[1].key()}
     counts, unexplained, _, _ = wcr.tally_cosmic_ray("a/k.py", lines, jobs,
-                                                    config.load_equivalents(EQ))
+                                                     config.load_equivalents(EQ))
     assert counts["equivalent"] == 2 and not unexplained
     with pytest.raises(config.ConfigError, match="mutated is for a cosmic-ray entry"):
         config.load_equivalents(EQ.replace('text = "return x * 3"',
-                                       'text = "return x * 3"\nmutated = "y"'))
+                                           'text = "return x * 3"\nmutated = "y"'))
 
 
 @pytest.mark.parametrize("old,new,match", [
@@ -204,8 +204,9 @@ def test_a_bad_equivalents_entry_is_named(old, new, match):
 def test_mutmut_names_and_diffs():
     assert source.mutmut_module("experiments.claims.rules.x_gap_verdict__mutmut_7") == \
         ("experiments/claims/rules.py", "x_gap_verdict")
-    assert source.mutmut_module("sim.workspace.accounting.x\u01c1TotalBound\u01c1after__mutmut_12") \
-        == ("sim/workspace/accounting.py", "x\u01c1TotalBound\u01c1after")
+    method = "x\u01c1TotalBound\u01c1after"
+    assert source.mutmut_module(f"sim.workspace.accounting.{method}__mutmut_12") \
+        == ("sim/workspace/accounting.py", method)
     with pytest.raises(ValueError, match="mutmut"):
         source.mutmut_module("experiments.claims.rules.x_gap_verdict")
     diff = ("--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n def f(x):\n"
@@ -319,8 +320,8 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
 
     lines = ["def k(a):", "    return a + 1", "    b = a * 2", "    c = a - 3", "    d = 4"]
     eq = config.load_equivalents(EQ.replace('module = "a/k.py"', 'module = "a/x.py"')
-                             .replace("line = 3", "line = 2")
-                             .replace('"    return x * 2"', '"return a + 1"'))
+                                 .replace("line = 3", "line = 2")
+                                 .replace('"    return x * 2"', '"return a + 1"'))
     jobs = [_cr_job(2, "core/NumberReplacer", "skipped", output="filtered operator"),
             _cr_job(2, "core/NumberReplacer", Worker.NORMAL, "killed"),
             _cr_job(2, "core/NumberReplacer", "normal", "killed", output="timeout"),
@@ -358,7 +359,7 @@ def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys,
     def kernels(s, cfg, equivalents, work, log=print, session=None):
         counts = dict(config.empty_counts(), generated=1)
         return wcr.tally_cosmic_ray(s.path, lines, [_cr_job(1, "core/A", "exception",
-                                                           "incompetent")], [], counts)
+                                                            "incompetent")], [], counts)
 
     def no_mutmut(*a, **k):
         raise AssertionError("mutmut must not run: the module has no function")
@@ -467,8 +468,8 @@ def test_the_session_state_moves_with_the_code_and_tests_only(tmp_path, edit, mo
     assert (now != before) is moves
     assert sessions.resume_mode(before, now) == (None if moves else "resume")
     # the settings count too: another timeout is another session
-    assert sessions.resume_mode(before, sessions.session_state(spec, config.Config(61, (), cfg.modules),
-                                                   tmp_path)) is None
+    other = config.Config(61, (), cfg.modules)
+    assert sessions.resume_mode(before, sessions.session_state(spec, other, tmp_path)) is None
 
 
 def test_added_tests_rerun_the_survivors_and_any_other_change_starts_afresh(tmp_path):
@@ -504,8 +505,8 @@ def test_a_session_resumes_only_with_its_own_state(tmp_path):
     meta.write_text(json.dumps({"state": sessions.session_state(spec, cfg, root)}))
     assert sessions.session_files(spec, cfg, session, root)[2] == "resume"
     (root / "k/m.py").write_text(KERNEL.replace("+ 1", "+ 2"))
-    with pytest.raises(config.ConfigError, match=r"made for other code or tests than k/m.py's "
-                                             r"now \(changed: k/m.py\)"):
+    with pytest.raises(config.ConfigError, match=r"made for other code or tests than "
+                                                 r"k/m.py's now \(changed: k/m.py\)"):
         sessions.session_files(spec, cfg, session, root)
 
 
@@ -540,8 +541,10 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
         return run
 
     monkeypatch.setattr(wcr.subprocess, "run", fake_exec(stop_after=1))
+    session.mkdir()
     with pytest.raises(KeyboardInterrupt):
-        wcr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None, session=session)
+        wcr.cosmic_ray_kernels(spec, cfg, [], work, log=lambda s: None,
+                               session=sessions.session_files(spec, cfg, session, work))
     assert calls == ["init", "exec"]
     first = json.loads((session / "k_m.py.json").read_text())
     assert first["module"] == "k/m.py" and first["seconds"] > 0
@@ -553,7 +556,8 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     said = []
     monkeypatch.setattr(wcr.subprocess, "run", fake_exec(stop_after=None))
     counts, unexplained, _, not_run = wcr.cosmic_ray_kernels(
-        spec, cfg, [], work, log=said.append, session=session)
+        spec, cfg, [], work, log=said.append,
+        session=sessions.session_files(spec, cfg, session, work))
     assert calls == ["exec"]                                   # no second init
     assert f"{pending} kernel mutants to run (of {total};" in said[0]
     assert "run before, resumed from" in said[0]
@@ -568,7 +572,8 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
     calls.clear()
     said.clear()
     counts, unexplained, _, not_run = wcr.cosmic_ray_kernels(
-        more, cfg, [], work, log=said.append, session=session)
+        more, cfg, [], work, log=said.append,
+        session=sessions.session_files(more, cfg, session, work))
     assert calls == ["exec"]
     assert said[0] == "cosmic-ray k/m.py: tests were added since the session began; its 1 " \
                       "survivors run again"
@@ -578,13 +583,13 @@ def test_an_interrupted_kernel_session_resumes_where_it_stopped(tmp_path, monkey
 
     (work / "k/m.py").write_text(KERNEL.replace("* 2", "* 3"))
     with pytest.raises(config.ConfigError, match="made for other code"):
-        wcr.cosmic_ray_kernels(more, cfg, [], work, log=lambda s: None, session=session)
+        sessions.session_files(more, cfg, session, work)
 
 
 def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypatch,
                                                               capsys):
-    spec = config.load_config(config.MODULES.read_text()).modules["sim/games/sorted_window_kernels.py"]
     cfg = config.load_config(config.MODULES.read_text())
+    spec = cfg.modules["sim/games/sorted_window_kernels.py"]
     tag = spec.path.replace("/", "_")
     (tmp_path / f"{tag}.sqlite").write_bytes(b"")
     (tmp_path / f"{tag}.json").write_text('{"state": {"files": {}, "tests": [], "settings": "0"}}')
@@ -596,7 +601,6 @@ def test_main_refuses_a_stale_session_before_running_anything(tmp_path, monkeypa
     assert mr.main([spec.path, "--tool", "cosmic-ray", "--session", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "made for other code or tests than sim/games/sorted_window_kernels.py" in err
-    assert cfg.modules[spec.path] == spec
 
 
 def test_a_sigterm_unwinds_the_run_and_restores_the_handler(monkeypatch, tmp_path):
@@ -623,3 +627,53 @@ def test_a_sigterm_unwinds_the_run_and_restores_the_handler(monkeypatch, tmp_pat
     assert info.value.code == 143
     assert copies and not copies[0].exists()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_kernel_session_is_opened_on_the_copy_before_mutmut_edits_it(tmp_path,
+                                                                       monkeypatch):
+    """mutmut's half appends a [tool.mutmut] table to the copy's pyproject.toml, a file
+    the session's state hashes: the state must be the checkout's (taken before
+    mutmut runs), or the next run's check against the checkout refuses the session."""
+    path = "sim/games/kernels.py"              # both halves: Python functions and kernels
+    cfg = config.load_config(config.MODULES.read_text())
+    spec = cfg.modules[path]
+    seen = {}
+
+    def copy(dest):
+        for name in sessions.dependency_files(spec, ROOT):
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).write_bytes((ROOT / name).read_bytes())
+
+    def fake_mutmut(specs, equivalents, work, log=print, jobs=None):
+        with open(work / "pyproject.toml", "a") as fh:
+            fh.write("\n[tool.mutmut]\n")
+        seen["mutmut"] = True
+        return {s.path: config.empty_counts() for s in specs}, [], set()
+
+    def fake_kernels(spec, cfg, equivalents, work, log=print, session=None):
+        seen["session"] = session
+        return config.empty_counts(), [], set(), []
+
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: 0)
+    monkeypatch.setattr(mr, "_copy_tree", copy)
+    monkeypatch.setattr(mr, "mutmut_modules", fake_mutmut)
+    monkeypatch.setattr(mr, "cosmic_ray_kernels", fake_kernels)
+    monkeypatch.setattr(mr, "load_equivalents", lambda *a: [])
+    assert mr.main([path, "--session", str(tmp_path / "s")]) == 0
+    db, meta, mode, state = seen["session"]
+    assert seen["mutmut"] and mode == "new"
+    assert db == (tmp_path / "s").resolve() / "sim_games_kernels.py.sqlite"
+    assert state == sessions.session_state(spec, cfg, ROOT)
+
+
+def test_a_session_over_a_missing_test_file_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    from experiments.arguments import UsageError
+
+    def missing(*a, **k):
+        raise UsageError("tests/games/gone.py: no such file")
+
+    monkeypatch.setattr(mr, "session_files", missing)
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: pytest.fail("nothing may run"))
+    assert mr.main(["sim/games/kernels.py", "--tool", "cosmic-ray", "--session",
+                    str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: tests/games/gone.py: no such file\n"
