@@ -23,8 +23,13 @@ from sim.rng import chunk_layout
     {"n": 5, "w": 0, "law": "two_point", "kappa": 2},        # kappa's lower end
     {"n": 5, "w": 0, "law": "two_point", "kappa": 4}])       # kappa = n - 1
 def test_each_range_takes_its_ends(kw):
-    game = SortedWindowGame(**kw)
-    assert {k: getattr(game, k) for k in kw} == kw
+    # what the kernel gets: (n, w, law code, a, b, rho, sigma)
+    n, w, _, a, b, rho, _ = SortedWindowGame(**kw).kernel_args()
+    assert (n, w) == (kw["n"], kw["w"])
+    if kw.get("law") == "two_point":
+        assert (a, b, rho) == (kw["kappa"], 0.0, 1.0)
+    else:
+        assert (b, rho) == (kw.get("sd", SortedWindowGame.sd), kw.get("rho", 0.5))
 
 
 @pytest.mark.parametrize("kw, message", [
