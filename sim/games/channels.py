@@ -27,8 +27,6 @@ MAX_BLOCKS = 2**62
 
 # Integer codes understood by sim.games.kernels.
 LEDGER, BLIND, CONTENT, LIST, WINDOWED = 0, 1, 2, 3, 4
-#: every code a kernel plays (the base class's -1 is none of them)
-KERNEL_CODES = (LEDGER, BLIND, CONTENT, LIST, WINDOWED)
 
 
 def validate_kappa(kappa) -> int:

@@ -24,7 +24,8 @@ import numpy as np
 
 from sim.games import kernels
 from sim.games.burden_law import Z_variance, mc_halfwidth
-from sim.games.channels import CONTENT, KERNEL_CODES, Channel, validate_game
+from sim.games.channels import (BLIND, CONTENT, LEDGER, LIST, WINDOWED, Channel,
+                                validate_game)
 from sim.rng import as_seed_sequence, chunk_layout, chunk_seeds
 
 ORDERS = ("bayes", "random")
@@ -149,6 +150,10 @@ def seed_chunks(seed, trials: int, work_per_trial: int = 1):
     ss = as_seed_sequence(seed)
     entropy = ss.entropy if isinstance(ss.entropy, int) else int(ss.generate_state(1)[0])
     return chunk_seeds(ss, n_chunks), chunk, int(entropy)
+
+
+#: every channel code a kernel plays (sim.games.channels; the base class's -1 is none)
+KERNEL_CODES = (LEDGER, BLIND, CONTENT, LIST, WINDOWED)
 
 
 def _checked(n, kappa, channel):
