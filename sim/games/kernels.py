@@ -186,7 +186,10 @@ def censored_binomial(s, trials_n, q, cap):
     """Exact draw of min(C, cap) for C ~ Binomial(trials_n, q), by inversion over
     0..cap - 1 (O(cap) work, whatever trials_n: 2^40 costs the same as 2^4).
 
-    One uniform u per call. The pmf is walked up from k = 0 by its ratio recursion.
+    Draws one uniform u from ``s`` where 0 < q < 1 and none at q <= 0 or q >= 1,
+    where the draw is certain (as ``sim.games.reference.exact_content_tau_python``,
+    which replays the exact sampler draw for draw). The pmf is walked up from k = 0
+    by its ratio recursion.
     Where the first terms are below e^-700 (P(C = 0) = (1 - q)^N underflows to 0, or
     is subnormal with a few significant bits, once N q is in the hundreds) the walk
     first steps up in log space to the first k whose term is a normal double (or to

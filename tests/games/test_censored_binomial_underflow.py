@@ -103,3 +103,20 @@ def test_the_exact_sampler_agrees_with_brute_force_at_a_large_kappa():
     se = math.sqrt((p_e * (1 - p_e) + p_b * (1 - p_b)) / trials)
     assert abs(p_e - p_b) < 5 * se, (p_e, p_b)
     assert stats.ks_2samp(exact, brute).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("q, want", [(0.0, 0), (-0.0, 0), (1.0, 7), (0.5, None)])
+def test_a_certain_draw_takes_no_uniform_from_the_stream(q, want):
+    """At q = 0 or 1 the draw is certain and the stream is left as it was (the
+    docstring's contract, which the reference's draw-for-draw replay relies on); at
+    0 < q < 1 exactly one uniform is taken."""
+    seeds = chunk_seeds(6, 1)
+    s, fresh = pcg64.new_state(seeds, 0), pcg64.new_state(seeds, 0)
+    got = censored_binomial(s, 7, q, 9)
+    if want is not None:
+        assert got == want
+        assert pcg64.random(s) == pcg64.random(fresh)      # nothing was taken
+    else:
+        pcg64.random(fresh)
+        assert pcg64.random(s) == pcg64.random(fresh)      # exactly one was taken
+
