@@ -16,17 +16,14 @@ import pytest
 from scipy.special import logsumexp
 
 from sim.games import kernels
-from sim.games.eviction import seed_chunks
-from sim.rng import as_seed_sequence
+from tests.games.streams import chunk_streams
 
 
 def _reference(n, shift, seed, trials, work):
-    seeds, chunk, _ = seed_chunks(seed, trials, work)
-    children = as_seed_sequence(seed).spawn(len(seeds))
+    seeds, chunk, streams = chunk_streams(seed, trials, work)
     tau, rate, eps = [], [], []
-    for c, child in enumerate(children):
-        g = np.random.Generator(np.random.PCG64(child))
-        for _ in range(c * chunk, min(trials, (c + 1) * chunk)):
+    for g, trial_range in streams:
+        for _ in trial_range:
             e = g.standard_normal()
             zj = shift + e
             others = np.array([g.standard_normal() for _ in range(n - 1)])

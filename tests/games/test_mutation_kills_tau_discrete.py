@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from sim.games import kernels
 from sim.games.channels import BLIND, LEDGER, LIST, WINDOWED
 from sim.games.eviction import seed_chunks
-from sim.rng import as_seed_sequence
+from tests.games.streams import chunk_streams
 
 
 def _ledger(g, n, j, size_j):
@@ -77,11 +77,10 @@ def _windowed(g, n, j, w, key_j):
 
 
 def _reference_tau(n, code, ipar, seed, trials):
-    seeds, chunk, _ = seed_chunks(seed, trials, n)
+    seeds, chunk, streams = chunk_streams(seed, trials, n)
     tau = []
-    for c, child in enumerate(as_seed_sequence(seed).spawn(len(seeds))):
-        g = np.random.Generator(np.random.PCG64(child))
-        for _ in range(c * chunk, min(trials, (c + 1) * chunk)):
+    for g, trial_range in streams:
+        for _ in trial_range:
             j = int(g.integers(0, n))
             if code == LEDGER:
                 tau.append(_ledger(g, n, j, float(ipar)))
@@ -135,11 +134,10 @@ def test_the_rate_stays_finite_and_exact_where_scores_span_thousands():
     # smaller anchor overflows; anchored at the running maximum it stays exact
     # (scipy's logsumexp of the same replayed draws)
     n, trials, shift = 6, 200, 30.0
-    seeds, chunk, _ = seed_chunks(11, trials, n)
+    seeds, chunk, streams = chunk_streams(11, trials, n)
     want, gaps = [], []
-    for c, child in enumerate(as_seed_sequence(11).spawn(len(seeds))):
-        g = np.random.Generator(np.random.PCG64(child))
-        for _ in range(c * chunk, min(trials, (c + 1) * chunk)):
+    for g, trial_range in streams:
+        for _ in trial_range:
             scores = shift * g.standard_normal(n)
             scores[0] += shift * shift       # J*'s z is shift + eps
             want.append(math.log2(n) + (scores[0] - logsumexp(scores)) / math.log(2))
