@@ -147,6 +147,9 @@ def is_listed(key: tuple, equivalents: list[Equivalent]) -> Equivalent | None:
 
 
 def empty_counts() -> dict:
-    """One module's tally for one tool, every count 0."""
-    return dict(generated=0, filtered=0, killed=0, survived=0, equivalent=0, not_run=0,
-                seconds=0.0)
+    """One module's tally for one tool, every count 0. ``timed_out`` counts the
+    killed mutants whose tests only ran past the timeout: a kill a loaded machine can
+    make, so the report names how many (a slow test can hide a mapped test that never
+    fails on the mutant)."""
+    return dict(generated=0, filtered=0, killed=0, timed_out=0, survived=0, equivalent=0,
+                not_run=0, seconds=0.0)

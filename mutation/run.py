@@ -169,6 +169,11 @@ def _exit_on_sigterm(signum, frame):
     raise SystemExit(128 + signum)
 
 
+def _timed_out(c: dict) -> str:
+    """" (N by timeout)" after a killed count where some kills were timeouts."""
+    return f" ({c['timed_out']} by timeout)" if c.get("timed_out") else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring); a SIGTERM ends it as SystemExit(143)."""
     if threading.current_thread() is not threading.main_thread():
@@ -255,7 +260,8 @@ def _main(argv: list[str] | None) -> int:
         for tool, c in by_tool.items():
             if c["generated"]:
                 print(f"{path} [{tool}]: {c['generated']} generated, {c['filtered']} "
-                      f"filtered, {c['killed']} killed, {c['survived']} survived "
+                      f"filtered, {c['killed']} killed{_timed_out(c)}, "
+                      f"{c['survived']} survived "
                       f"({c['equivalent']} equivalent), {c['not_run']} not run; "
                       f"{c['seconds']} s")
     for u in unexplained:

@@ -67,6 +67,8 @@ def tally_cosmic_ray(path: str, lines: list[str], jobs, equivalents: list[Equiva
             continue
         if verdict == "killed":
             counts["killed"] += 1
+            # cosmic-ray's run_tests gives the output "timeout" for a command past it
+            counts["timed_out"] += (result.output or "") == "timeout"
             continue
         m = item.mutations[0]
         line = m.start_pos[0]

@@ -19,6 +19,23 @@ MUTMUT_KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 MUTMUT_SURVIVED = {"survived", "no tests", "suspicious"}
 
 
+def count_status(c: dict, status: str) -> str:
+    """Count one mutant's mutmut ``status`` into ``c`` (:func:`mutation.config.empty_counts`)
+    and say how it counts: "killed" (``timeout`` also adds to ``timed_out``),
+    "survived" (its listing is judged by the caller) or "filtered" (skipped, not
+    checked, interrupted: not run, so not counted as killed)."""
+    c["generated"] += 1
+    if status in MUTMUT_KILLED:
+        c["killed"] += 1
+        c["timed_out"] += status == "timeout"
+        return "killed"
+    if status in MUTMUT_SURVIVED:
+        c["survived"] += 1
+        return "survived"
+    c["filtered"] += 1
+    return "filtered"
+
+
 def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work: Path,
                    log=print, jobs: int | None = None) -> tuple[dict, list[dict], set]:
     """One mutmut session over ``specs`` in the copy ``work`` (its pyproject.toml
@@ -53,12 +70,8 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
         if not sep:
             continue
         module, func = mutmut_module(name)
-        c = counts[module]
-        c["generated"] += 1
-        if status in MUTMUT_KILLED:
-            c["killed"] += 1
-        elif status in MUTMUT_SURVIVED:
-            c["survived"] += 1
+        if count_status(counts[module], status) == "survived":
+            c = counts[module]
             diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env,
                                   capture_output=True, text=True).stdout
             text = mutated_text(diff)
@@ -70,8 +83,6 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
                 unexplained.append({"tool": "mutmut", "module": module, "where": func,
                                     "status": status, "name": name, "text": text,
                                     "diff": diff})
-        else:  # skipped, not checked, interrupted: not run, so not counted as killed
-            c["filtered"] += 1
     ran = sum(c["killed"] + c["survived"] for c in counts.values())
     for c in counts.values():  # one session: its time shared by mutants run
         n = c["killed"] + c["survived"]

@@ -15,6 +15,7 @@ import pytest
 from mutation import config, sessions, source
 from mutation import run as mr
 from mutation import with_cosmic_ray as wcr
+from mutation import with_mutmut as wmm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -333,8 +334,9 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
             _cr_job(5, "core/D", "abnormal"),
             (_cr_job(5, "core/E", "normal")[0], None)]                     # still pending
     counts, unexplained, listed, not_run = wcr.tally_cosmic_ray("a/x.py", lines, jobs, eq)
-    assert {k: counts[k] for k in ("killed", "survived", "equivalent", "not_run")} == \
-        {"killed": 2, "survived": 2, "equivalent": 1, "not_run": 5}
+    assert {k: counts[k] for k in ("killed", "timed_out", "survived", "equivalent",
+                                   "not_run")} == \
+        {"killed": 2, "timed_out": 1, "survived": 2, "equivalent": 1, "not_run": 5}
     assert listed == {("cosmic-ray", "a/x.py", "core/NumberReplacer", 2, "return a + 1",
                        None)}
     assert [(u["line"], u["where"], u["text"]) for u in unexplained] == \
@@ -345,6 +347,36 @@ def test_a_cosmic_ray_mutant_that_could_not_run_is_not_counted_as_killed():
     assert not_run[0]["output"] == "Traceback ..." and not_run[0]["line"] == 4
     assert wcr.cosmic_ray_outcome(None) == "not run"
     assert wcr.cosmic_ray_outcome(jobs[0][1]) == "skipped"
+
+
+@pytest.mark.parametrize("status, verdict, killed, timed_out, survived, filtered", [
+    ("killed", "killed", 1, 0, 0, 0), ("timeout", "killed", 1, 1, 0, 0),
+    ("segfault", "killed", 1, 0, 0, 0), ("caught by type check", "killed", 1, 0, 0, 0),
+    ("survived", "survived", 0, 0, 1, 0), ("no tests", "survived", 0, 0, 1, 0),
+    ("suspicious", "survived", 0, 0, 1, 0), ("skipped", "filtered", 0, 0, 0, 1),
+    ("not checked", "filtered", 0, 0, 0, 1)])
+def test_each_mutmut_status_counts_once_and_a_timeout_is_named(status, verdict, killed,
+                                                               timed_out, survived, filtered):
+    c = config.empty_counts()
+    assert wmm.count_status(c, status) == verdict
+    assert (c["generated"], c["killed"], c["timed_out"], c["survived"], c["filtered"]) == \
+        (1, killed, timed_out, survived, filtered)
+
+
+def test_the_summary_says_how_many_kills_were_timeouts(monkeypatch, capsys):
+    """A timeout is a kill a loaded machine can make: the summary line names them."""
+    spec = "experiments/claims/rules.py"
+
+    def mutmut_half(specs, *a, **k):
+        return {s.path: dict(config.empty_counts(), generated=5, killed=5, timed_out=2)
+                for s in specs}, [], set()
+
+    monkeypatch.setattr(mr, "mutmut_modules", mutmut_half)
+    monkeypatch.setattr(mr, "load_equivalents", lambda *a: [])
+    monkeypatch.setattr(mr, "run_tests", lambda *a, **k: 0)
+    assert mr.main(["--tool", "mutmut", spec]) == 0
+    assert "5 killed (2 by timeout), 0 survived" in capsys.readouterr().out
+    assert mr._timed_out(dict(config.empty_counts(), killed=3)) == ""
 
 
 def test_the_run_fails_when_a_cosmic_ray_mutant_did_not_run(monkeypatch, capsys, tmp_path):
