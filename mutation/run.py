@@ -170,7 +170,8 @@ def _exit_on_sigterm(signum, frame):
 
 
 def _timed_out(c: dict) -> str:
-    """" (N by timeout)" after a killed count where some kills were timeouts."""
+    """The text put after a killed count: ' (N by timeout)' where N > 0 of the kills
+    were timeouts, else ''."""
     return f" ({c['timed_out']} by timeout)" if c.get("timed_out") else ""
 
 
