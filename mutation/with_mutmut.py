@@ -70,19 +70,20 @@ def mutmut_modules(specs: list[ModuleSpec], equivalents: list[Equivalent], work:
         if not sep:
             continue
         module, func = mutmut_module(name)
-        if count_status(counts[module], status) == "survived":
-            c = counts[module]
-            diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env,
-                                  capture_output=True, text=True).stdout
-            text = mutated_text(diff)
-            key = ("mutmut", module, func, None, text, None)
-            if is_listed(key, equivalents):
-                c["equivalent"] += 1
-                listed.add(key)
-            else:
-                unexplained.append({"tool": "mutmut", "module": module, "where": func,
-                                    "status": status, "name": name, "text": text,
-                                    "diff": diff})
+        c = counts[module]
+        if count_status(c, status) != "survived":
+            continue
+        diff = subprocess.run(["mutmut", "show", name], cwd=work, env=env,
+                              capture_output=True, text=True).stdout
+        text = mutated_text(diff)
+        key = ("mutmut", module, func, None, text, None)
+        if is_listed(key, equivalents):
+            c["equivalent"] += 1
+            listed.add(key)
+        else:
+            unexplained.append({"tool": "mutmut", "module": module, "where": func,
+                                "status": status, "name": name, "text": text,
+                                "diff": diff})
     ran = sum(c["killed"] + c["survived"] for c in counts.values())
     for c in counts.values():  # one session: its time shared by mutants run
         n = c["killed"] + c["survived"]
