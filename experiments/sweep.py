@@ -117,9 +117,10 @@ class JobSpec:
     world: World | None = None
 
 
-def world_of(pairs) -> World | None:
+def world_of(pairs, beyond_prior=()) -> World | None:
     """The typed point of ``pairs`` (``((name, value), ...)``, e.g. a sweep's
-    ``--world``): :func:`sim.world.world_at` of them, None for no pairs.
+    ``--world``): :func:`sim.world.world_at` of them, None for no pairs;
+    ``beyond_prior``: names measured outside their prior (the calibrated point's).
 
     Raises:
         KeyError, ValueError: as :func:`sim.world.world_at`, for an unknown name or
@@ -127,7 +128,15 @@ def world_of(pairs) -> World | None:
     """
     from sim.world import world_at
 
-    return world_at(dict(pairs)) if pairs else None
+    return world_at(dict(pairs), beyond_prior=beyond_prior) if pairs else None
+
+
+def measured_beyond_prior(settings) -> tuple[str, ...]:
+    """The names a sweep's calibrated point measured outside their prior
+    (``settings.calibration``; none without ``--profile calibrated|FILE`` or
+    ``--calibrated-row``)."""
+    cal = getattr(settings, "calibration", None)
+    return tuple(cal.get("beyond_prior", ())) if cal else ()
 
 
 def build_task(spec: JobSpec):
@@ -403,7 +412,8 @@ def calibrated_jobs(specs: list[JobSpec], settings) -> list[JobSpec]:
     progs = settings.calibrated_row or ()
     if not progs:
         return []
-    world = world_of({**dict(settings.world), **settings.calibration["values"]}.items())
+    world = world_of({**dict(settings.world), **settings.calibration["values"]}.items(),
+                     measured_beyond_prior(settings))
     return [replace(s, setup=replace(s.setup, programs=tuple(p for p in s.setup.programs
                                                              if p in progs),
                                      profile=CALIBRATED), world=world)
@@ -435,7 +445,8 @@ def loca_specs(settings, levels=None, programs=None) -> list[JobSpec]:
         levels = getattr(settings, "levels", None) or (settings.growth,)
     setup = _setup(settings, settings.budget,
                    tuple(settings.programs if programs is None else programs))
-    world = world_of(settings.world)   # built once for the sweep
+    # built once for the sweep
+    world = world_of(settings.world, measured_beyond_prior(settings))
     return [JobSpec(task=TaskSpec(generator="loca", family=f, seed=s, level=lvl,
                                   base_seed=settings.seed),
                     setup=setup, world=world)
@@ -453,7 +464,7 @@ def browse_specs(settings) -> list[JobSpec]:
     """The BrowseComp-like jobs of the window sweep's settings
     (:class:`experiments.settings.vista.WindowSettings`): ``queries`` x ``seeds`` per
     window W, with budget = W (VISTA §3.3, Fig. 6)."""
-    world = world_of(settings.world)
+    world = world_of(settings.world, measured_beyond_prior(settings))
     return [JobSpec(task=TaskSpec(generator="browse", family=q, seed=s, level=w,
                                   base_seed=settings.seed),
                     setup=_setup(settings, w, tuple(settings.programs)), world=world)

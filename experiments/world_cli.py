@@ -32,7 +32,7 @@ def families() -> list[dict]:
 
 def measured_line(m: dict) -> str:
     """``measured on MODEL, n = N, interval [LOW, HIGH]: VALUE`` for one calibration
-    measurement (:func:`experiments.calibrate.calibrated.measurements`)."""
+    measurement (:func:`experiments.calibrated.measurements`)."""
     def num(key):  # a non-finite number is null in the JSON sidecar
         v = m.get(key)
         return "n/a" if v is None else f"{v:.4g}"
@@ -48,7 +48,7 @@ def measured_line(m: dict) -> str:
 
 def main(args: argparse.Namespace) -> int:
     """Print the table (text or JSON); returns 0."""
-    from experiments.calibrate.calibrated import measurements
+    from experiments.calibrated import measurements
     from sim.world import table
 
     rows = table()

@@ -17,12 +17,14 @@ number or a benchmark); a range marked "guess" is wide (a probability over most 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Collection, Mapping
 
 from sim.agents.profiles import Profile
 from sim.tasks.browse import BrowseParams
 from sim.tasks.families import TaskParams
+from sim.world_param import PROBABILITY
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,19 @@ class Param:
     def as_dict(self) -> dict:
         """The row as a plain dict (for ``--json``)."""
         return dataclasses.asdict(self)
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        """The values the parameter can take at all, wider than its prior: ``[0, 1]``
+        for a probability or a fraction of B, ``[0, inf)`` for a quantity whose prior
+        is non-negative (a log-uniform one excludes 0), else the whole line. A
+        measurement may contradict the prior; it cannot leave the domain
+        (:func:`world_at`'s ``beyond_prior``)."""
+        if self.unit in (PROBABILITY, "fraction of B"):
+            return 0.0, 1.0
+        if self.low >= 0:
+            return (math.ulp(0.0) if self.log else 0.0), math.inf
+        return -math.inf, math.inf
 
 
 def _rows_of(group: str, cls) -> tuple[Param, ...]:
@@ -92,7 +107,8 @@ class World:
     browse: BrowseParams = BrowseParams()
 
 
-def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> World:
+def world_at(values: Mapping[str, float] | None = None, name: str = "world",
+             beyond_prior: Collection[str] = ()) -> World:
     """The world at ``values`` (parameter name -> number; missing names keep their
     defaults).
 
@@ -100,6 +116,10 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
         values: e.g. ``{"agent.p_index": 0.3, "task.size_sd": 2.0,
             "browse.p_superseded": 0.3}``.
         name: the profile's label.
+        beyond_prior: names whose value may lie outside the prior range, inside the
+            parameter's :attr:`Param.domain`: a measurement that contradicts the
+            prior (``--profile calibrated``; issue 37), used as measured, never
+            clipped.
 
     Returns:
         a :class:`World`; ``world_at().profile`` equals the ``"medium"`` profile
@@ -108,10 +128,11 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
 
     Raises:
         KeyError: naming an unknown parameter (and the known ones).
-        ValueError: naming a value outside its prior range or not a number.
+        ValueError: naming a value outside its prior range (outside its domain, for
+            a name in ``beyond_prior``) or not a number.
     """
     values = dict(values or {})
-    unknown = sorted(set(values) - set(TABLE))
+    unknown = sorted((set(values) | set(beyond_prior)) - set(TABLE))
     if unknown:
         raise KeyError(f"unknown world parameter(s) {unknown}; known: {list(TABLE)}")
 
@@ -119,7 +140,13 @@ def world_at(values: Mapping[str, float] | None = None, name: str = "world") -> 
         v = values.get(p.name, p.default)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValueError(f"{p.name} must be a number, got {v!r}")
-        if not p.low <= v <= p.high:
+        if p.name in beyond_prior:
+            lo, hi = p.domain
+            if not lo <= v <= hi:
+                raise ValueError(f"{p.name}={v!r} is outside the values it can take, "
+                                 f"[{lo:g}, {hi:g}] (a measurement beyond its prior "
+                                 f"[{p.low}, {p.high}] may only leave the prior)")
+        elif not p.low <= v <= p.high:
             raise ValueError(f"{p.name}={v!r} is outside its prior range "
                              f"[{p.low}, {p.high}]")
         return int(round(v)) if p.integer else float(v)

@@ -210,9 +210,9 @@ def test_a_sweep_builds_its_world_once_and_the_agent_reads_p_index_from_it(monke
     calls, profiles = [], []
     real = sim.world.world_at
 
-    def counting(values=None, name="world"):
+    def counting(values=None, name="world", beyond_prior=()):
         calls.append(dict(values or {}))
-        return real(values, name)
+        return real(values, name, beyond_prior)
 
     class Spy(sim.agents.SyntheticAgent):
         def __init__(self, profile="medium", channel="auto"):
@@ -230,3 +230,31 @@ def test_a_sweep_builds_its_world_once_and_the_agent_reads_p_index_from_it(monke
     assert len(rows) == 2 and len(calls) == 1
     assert [p.p_index for p in profiles] == [0.3, 0.3]
     assert profiles[0] == Profile(name="world", p_index=0.3)
+
+
+def test_a_measurement_may_leave_the_prior_but_not_the_domain():
+    # issue 37: beyond_prior admits a named value outside its prior range and
+    # inside the values the parameter can take; every other name keeps the prior
+    lo = TABLE["agent.p_index"].low
+    with pytest.raises(ValueError, match="outside its prior range"):
+        world_at({"agent.p_index": lo / 2})
+    assert world_at({"agent.p_index": lo / 2},
+                    beyond_prior={"agent.p_index"}).profile.p_index == lo / 2
+    for v in (0.0, 1.0):   # the domain's ends are values a probability can take
+        assert world_at({"agent.p_row_read": v},
+                        beyond_prior={"agent.p_row_read"}).profile.p_row_read == v
+    for v in (-1e-9, 1 + 1e-9):
+        with pytest.raises(ValueError, match=r"outside the values it can take, \[0, 1\]"):
+            world_at({"agent.p_row_read": v}, beyond_prior={"agent.p_row_read"})
+    # a positive scale: any positive value, not zero for a log-uniform prior
+    big = TABLE["agent.ctx_half_tokens"].high * 10
+    assert world_at({"agent.ctx_half_tokens": big}, beyond_prior=[
+        "agent.ctx_half_tokens"]).profile.ctx_half_tokens == big
+    with pytest.raises(ValueError, match="outside the values it can take"):
+        world_at({"agent.ctx_half_tokens": 0.0}, beyond_prior=["agent.ctx_half_tokens"])
+    assert TABLE["agent.sigma"].domain == (0.0, math.inf)
+    # another name outside its prior is still refused
+    with pytest.raises(ValueError, match="agent.p_note"):
+        world_at({"agent.p_index": 0.0, "agent.p_note": 0.0}, beyond_prior={"agent.p_index"})
+    with pytest.raises(KeyError, match="agent.nope"):
+        world_at({}, beyond_prior={"agent.nope"})

@@ -44,11 +44,21 @@ def _profile_choices():
     return sorted(PROFILES) + list(FITTED)
 
 
+def is_profile_file(text) -> bool:
+    """Whether ``--profile`` names a file (a calibration sidecar of ``ctxsim run
+    calibrate``, e.g. against a user's own model) rather than a profile."""
+    import pathlib
+
+    return (isinstance(text, str) and text not in _profile_choices()
+            and pathlib.Path(text).is_file())
+
+
 class _LazyChoices:
-    """argparse ``choices`` read when a value is checked (the profile registry)."""
+    """argparse ``choices`` read when a value is checked (the profile registry, or
+    an existing calibration file)."""
 
     def __contains__(self, item) -> bool:
-        return item in _profile_choices()
+        return item in _profile_choices() or is_profile_file(item)
 
     def __iter__(self):
         return iter(_profile_choices())
@@ -59,11 +69,13 @@ def _profile_help() -> str:
 
     return (f"synthetic agent profile, one of {', '.join(PROFILES)}, {CALIBRATED} "
             "(the world at the real model's measured values, figures/calibration.json, "
-            f"clipped into the prior ranges; `ctxsim run calibrate`) or {POSTERIOR} (the "
+            "as measured, a value outside its prior included; `ctxsim run calibrate`), "
+            "FILE (the same from a calibration.json that `ctxsim run calibrate --base-url "
+            f"URL --model NAME --out DIR` wrote for another model) or {POSTERIOR} (the "
             "world at the posterior medians given the baselines' numbers, "
             "figures/posterior.json; `ctxsim claims --posterior`) (default: "
             f"{DEFAULT_PROFILE}; a named profile is not taken with --world; "
-            f"{CALIBRATED} and {POSTERIOR} are: --world sets the parameters "
+            f"{CALIBRATED}, FILE and {POSTERIOR} are: --world sets the parameters "
             f"{CALIBRATED} did not measure, and replaces {POSTERIOR}'s medians)")
 
 
@@ -202,8 +214,9 @@ class SweepSettings(Settings):
         from experiments.arguments import UsageError
 
         given_profile = getattr(args, "profile", None)
+        profile_file = given_profile if is_profile_file(given_profile) else None
         world = dict(values.get("world") or ())
-        if world and given_profile not in (None, *FITTED):
+        if world and given_profile not in (None, *FITTED) and not profile_file:
             # --world replaces a named profile (the sidecar would record one not used)
             raise UsageError(f"--profile {given_profile} and --world both set the "
                              "agent; --world replaces the profile, give one")
@@ -218,12 +231,25 @@ class SweepSettings(Settings):
         # world's values replace every profile, so no profile name is recorded (null)
         values["profile"] = given_profile or (None if world else DEFAULT_PROFILE)
         row = values.get("calibrated_row")
-        if given_profile == CALIBRATED or row is not None:
-            from experiments.calibrate.calibrated import calibrated_values
+        measured = given_profile == CALIBRATED or profile_file is not None
+        if measured or row is not None:
+            from experiments.calibrated import (DEFAULT_PATH, beyond_prior,
+                                                calibrated_values)
 
-            calibrated, notes = calibrated_values()
-            values["calibration"] = {"values": calibrated, "notes": notes}
-            if given_profile == CALIBRATED:
+            try:
+                calibrated, notes = calibrated_values(profile_file)
+            except (FileNotFoundError, ValueError) as exc:
+                raise UsageError(f"--profile {given_profile}: {exc}") from None
+            if not calibrated:
+                raise UsageError(f"--profile {given_profile}: "
+                                 f"{profile_file or DEFAULT_PATH} measured no world "
+                                 "parameter usably: " + "; ".join(notes))
+            # the measured values outside their prior are used as measured; the
+            # sweep's worlds are built with these names allowed beyond the prior
+            values["calibration"] = {"values": calibrated, "notes": notes,
+                                     "beyond_prior": list(beyond_prior(calibrated)),
+                                     "path": str(profile_file or DEFAULT_PATH)}
+            if measured:
                 world = {**world, **calibrated}
             if row is not None:
                 values["calibrated_row"] = list(row) or ["vista"]

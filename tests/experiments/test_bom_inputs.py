@@ -34,7 +34,7 @@ def test_the_answer_cache_keeps_its_first_answer_after_a_bom(tmp_path):
 
 def test_robustness_json_and_sidecars_with_a_bom_are_read(tmp_path):
     from experiments.claims.report import read_robustness
-    from experiments.calibrate.calibrated import measurements
+    from experiments.calibrated import measurements
     from experiments.figures_cli import committed_figures
 
     entry = {"Fig4-128K": {"holding_fraction": 0.5, "deciding_parameters": []}}

@@ -283,7 +283,7 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
                                                          monkeypatch, capsys):
     import json
 
-    from experiments.calibrate import calibrated
+    from experiments import calibrated
     from experiments.cli import run_command
     from experiments.output import read_csv
 
@@ -315,22 +315,34 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
     assert f"measured on stand-in, n = {n}, interval" in text
 
 
-def test_calibrated_values_clip_into_the_prior_and_say_so(tmp_path, monkeypatch):
+def test_calibrated_values_keep_a_measurement_that_contradicts_the_prior(tmp_path):
+    # issue 37: 0.99 and 0.02 lie outside p_index's prior [0.1, 0.95]; each is used
+    # as measured (a clipped 0.95 or 0.1 would hide the contradiction) and named
     import json
 
-    from experiments.calibrate import calibrated
+    from experiments import calibrated
 
     path = tmp_path / "calibration.json"
-    path.write_text(json.dumps({"parameters": {
-        "agent.p_index": {"estimate": 0.99, "low": 0.9, "high": 1.0, "n": 10},
-        "agent.p_confabulate": {"estimate": 0.4, "low": 0.2, "high": 0.6, "n": 10},
-        "agent.ctx_shape": {"estimate": None, "low": 0.3, "high": 5.0, "n": 10}}}))
-    values, notes = calibrated.calibrated_values(path)
-    assert values == {"agent.p_index": 0.95, "agent.p_confabulate": 0.4}
-    assert any("agent.p_index" in s and "outside its prior" in s for s in notes)
-    assert any("agent.ctx_shape" in s for s in notes)
-    prof, _ = calibrated.calibrated_profile(path)
-    assert prof.name == "calibrated" and prof.p_index == 0.95
+    for v in (0.99, 0.02):
+        path.write_text(json.dumps({"parameters": {
+            "agent.p_index": {"estimate": v, "low": 0.0, "high": 1.0, "n": 10},
+            "agent.p_confabulate": {"estimate": 0.4, "low": 0.2, "high": 0.6, "n": 10},
+            "agent.ctx_shape": {"estimate": None, "low": 0.3, "high": 5.0, "n": 10}}}))
+        values, notes = calibrated.calibrated_values(path)
+        assert values == {"agent.p_index": v, "agent.p_confabulate": 0.4}
+        assert calibrated.beyond_prior(values) == ("agent.p_index",)
+        assert any("agent.p_index" in s and "contradicts its prior" in s
+                   and "used as measured" in s for s in notes)
+        assert not any("agent.p_confabulate" in s for s in notes)
+        assert any("agent.ctx_shape" in s and "no usable" in s for s in notes)
+        prof, _ = calibrated.calibrated_profile(path)
+        assert prof.name == "calibrated" and prof.p_index == v
+    # inside the prior: no note, and nothing beyond it
+    assert calibrated.beyond_prior({"agent.p_index": 0.95}) == ()
+    # outside what a probability can be: refused, naming the file and the value
+    path.write_text(json.dumps({"parameters": {"agent.p_index": {"estimate": 1.5}}}))
+    with pytest.raises(ValueError, match=r"calibration.json.*agent.p_index.*1.5.*\[0, 1\]"):
+        calibrated.calibrated_values(path)
     with pytest.raises(FileNotFoundError, match="ctxsim run calibrate"):
         calibrated.calibrated_values(tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("[]")
@@ -338,10 +350,50 @@ def test_calibrated_values_clip_into_the_prior_and_say_so(tmp_path, monkeypatch)
         calibrated.calibrated_values(tmp_path / "bad.json")
 
 
+def test_profile_file_runs_a_sweep_at_another_models_measured_point(tmp_path):
+    # issue 37: --profile FILE, a calibration sidecar written for another model;
+    # its out-of-prior value reaches the agent unclipped, and the record says so
+    import dataclasses
+    import json
+
+    from experiments.arguments import UsageError
+    from experiments.cli import build_parser
+    from experiments.settings.vista import PressureSettings
+    from experiments.sweep import loca_specs
+
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"parameters": {
+        "agent.p_index": {"estimate": 0.0, "low": 0.0, "high": 0.13, "n": 30},
+        "agent.p_find_target": {"estimate": 0.9, "low": 0.8, "high": 0.95, "n": 30}}}))
+    args = build_parser(["run", "pressure"]).parse_args(
+        ["run", "pressure", "--profile", str(path), "--quick",
+         "--world", "agent.p_note=0.5"])
+    cfg = PressureSettings.from_args(args)
+    assert dict(cfg.world) == {"agent.p_index": 0.0, "agent.p_find_target": 0.9,
+                               "agent.p_note": 0.5}
+    assert cfg.calibration["beyond_prior"] == ["agent.p_index"]
+    assert cfg.calibration["path"] == str(path)
+    assert cfg.extra_record()["calibration"]["notes"]
+    cfg = dataclasses.replace(cfg, levels=(8000,), programs=("vista",), budget=8000,
+                              families=1, seeds=1, dashboard_tokens=None)
+    spec = loca_specs(cfg)[0]
+    assert (spec.world.profile.p_index, spec.world.profile.p_find_target,
+            spec.world.profile.p_note) == (0.0, 0.9, 0.5)
+    # a file with no usable measurement is refused before any job runs
+    path.write_text(json.dumps({"parameters": {"agent.ctx_shape": {"estimate": None}}}))
+    with pytest.raises(UsageError, match="measured no world parameter usably"):
+        PressureSettings.from_args(build_parser(["run", "pressure"]).parse_args(
+            ["run", "pressure", "--profile", str(path), "--quick"]))
+    # neither a profile nor a file: argparse names the choices
+    with pytest.raises(SystemExit):
+        build_parser(["run", "pressure"]).parse_args(
+            ["run", "pressure", "--profile", str(tmp_path / "nowhere.json")])
+
+
 def test_sweeps_run_the_calibrated_point_as_one_more_row(tmp_path, monkeypatch):
     import json
 
-    from experiments.calibrate import calibrated
+    from experiments import calibrated
     from experiments.cli import run_command
     from experiments.output import read_csv
 

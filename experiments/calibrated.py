@@ -1,10 +1,18 @@
 """The calibrated point of the synthetic world: the world parameters the real model's
 probes measured (``figures/calibration.json``, written by ``ctxsim run calibrate``),
-each clipped into its prior range (issue 21).
+each as measured (issues 21 and 37).
 
-``--profile calibrated`` on the sweeps runs the synthetic agent at
-:func:`calibrated_values` (:func:`sim.world.world_at`); ``ctxsim world`` shows each
-measurement beside its prior (:func:`measurements`).
+A measurement outside its parameter's prior range contradicts the prior: it is used
+as measured (never clipped, which would hide the contradiction), the name is listed
+by :func:`beyond_prior` and passed to :func:`sim.world.world_at`, and a note says so.
+
+``--profile calibrated`` (or ``--profile FILE``, a sidecar of ``ctxsim run calibrate``
+against any model) on the sweeps runs the synthetic agent at
+:func:`calibrated_values`; ``ctxsim world`` shows each measurement beside its prior
+(:func:`measurements`).
+
+This module sits outside :mod:`experiments.calibrate`, so a sweep that reads the
+calibrated point does not import (or depend on, for ``ctxsim figures``) the probes.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import math
 import pathlib
 
 #: the committed calibration sidecar
-DEFAULT_PATH = pathlib.Path(__file__).resolve().parents[2] / "figures" / "calibration.json"
+DEFAULT_PATH = pathlib.Path(__file__).resolve().parents[1] / "figures" / "calibration.json"
 
 
 def measurements(path: str | pathlib.Path | None = None) -> dict[str, dict]:
@@ -38,12 +46,13 @@ def measurements(path: str | pathlib.Path | None = None) -> dict[str, dict]:
 
 def calibrated_values(path: str | pathlib.Path | None = None
                       ) -> tuple[dict[str, float], list[str]]:
-    """``(values, notes)``: each measured parameter's estimate clipped into its prior
-    range, and one note per clipped or missing measurement.
+    """``(values, notes)``: each measured parameter's estimate, as measured, and one
+    note per measurement outside its prior (the prior is contradicted) or missing.
 
     Raises:
         FileNotFoundError: when there is no calibration sidecar.
-        ValueError: as :func:`measurements`.
+        ValueError: as :func:`measurements`, or for an estimate outside the values its
+            parameter can take (:attr:`sim.world.Param.domain`).
     """
     from sim.world import TABLE
 
@@ -59,18 +68,31 @@ def calibrated_values(path: str | pathlib.Path | None = None
         if prior is None or v is None or not math.isfinite(v):
             notes.append(f"{name}: no usable measurement ({v!r}); prior default kept")
             continue
-        clipped = min(max(v, prior.low), prior.high)
-        if clipped != v:
-            notes.append(f"{name}: measured {v:.4g} is outside its prior "
-                         f"[{prior.low:g}, {prior.high:g}]; clipped to {clipped:g}")
-        values[name] = clipped
+        lo, hi = prior.domain
+        if not lo <= v <= hi:
+            raise ValueError(f"{p}: {name}'s estimate {v!r} is outside the values it "
+                             f"can take, [{lo:g}, {hi:g}]")
+        if not prior.low <= v <= prior.high:
+            notes.append(f"{name}: measured {v:.4g} contradicts its prior "
+                         f"[{prior.low:g}, {prior.high:g}]; used as measured")
+        values[name] = float(v)
     return values, notes
+
+
+def beyond_prior(values: dict[str, float]) -> tuple[str, ...]:
+    """The names among ``values`` whose value lies outside its prior range (sorted):
+    the ``beyond_prior`` of :func:`sim.world.world_at`."""
+    from sim.world import TABLE
+
+    return tuple(sorted(n for n, v in values.items()
+                        if not TABLE[n].low <= v <= TABLE[n].high))
 
 
 def calibrated_profile(path: str | pathlib.Path | None = None):
     """The synthetic agent's :class:`sim.agents.profiles.Profile` at the calibrated
-    point (named ``"calibrated"``) and the clipping notes."""
+    point (named ``"calibrated"``) and the notes of :func:`calibrated_values`."""
     from sim.world import world_at
 
     values, notes = calibrated_values(path)
-    return world_at(values, name="calibrated").profile, notes
+    return world_at(values, name="calibrated",
+                    beyond_prior=beyond_prior(values)).profile, notes
