@@ -122,6 +122,26 @@ class Figure:
         return [p for p in found if isinstance(p, dict)] if isinstance(found, list) else []
 
     @property
+    def inputs(self) -> list[str]:
+        """Committed figures the run read (repository paths): the calibration of
+        ``--profile calibrated|FILE`` or ``--calibrated-row`` (the sidecar's
+        ``config.calibration``; its ``path``, else the default
+        ``figures/calibration.json``), the posterior point of ``--profile
+        posterior``. A new calibration changes a sweep's calibrated row as a code
+        change would."""
+        config = (self.sidecar or {}).get("config") or {}
+        found = []
+        for key, default in (("calibration", "figures/calibration.json"),
+                             ("posterior", "figures/posterior.json")):
+            record = config.get(key)
+            if not isinstance(record, dict):
+                continue
+            path = pathlib.Path(str(record.get("path") or ROOT / default)).resolve()
+            if path.is_relative_to(ROOT):   # a file outside the checkout has no history
+                found.append(path.relative_to(ROOT).as_posix())
+        return found
+
+    @property
     def redo_seconds(self) -> float | None:
         """How long the run that made it took (wall seconds), if recorded."""
         record = self.sidecar or {}
@@ -275,12 +295,14 @@ class Status:
 
 
 def status(figure: Figure) -> Status:
-    """Compare ``figure``'s commit with HEAD over its import closure."""
+    """Compare ``figure``'s commit with HEAD over its import closure and the
+    committed figures it read (:attr:`Figure.inputs`)."""
     if figure.sidecar is None:
         return Status(figure, "no sidecar")
     if figure.experiment is None:
         return Status(figure, "unknown experiment")
-    changed = changed_since(figure.commit or "", dependencies(figure.experiment))
+    changed = changed_since(figure.commit or "",
+                            [*dependencies(figure.experiment), *figure.inputs])
     if changed is None:
         return Status(figure, "unknown commit")
     if changed:

@@ -132,3 +132,32 @@ def test_figures_made_by_other_commands_have_their_makers_and_closures():
     deps = F.dependencies("claims --posterior")
     assert "experiments/claims/posterior/fit.py" in deps
     assert "experiments/claims/posterior/screen.py" in deps
+
+
+def test_a_sweep_with_a_calibrated_row_is_stale_when_the_calibration_changes(
+        tmp_path, monkeypatch):
+    # pressure and ablations run --calibrated-row: the calibration they read is an
+    # input like their code (a new calibration moves their PROGRAM@calibrated rows)
+    import experiments.figures_cli as F
+
+    # the inputs alone (a path that no commit has, so no code change shows)
+    monkeypatch.setattr(F, "dependencies", lambda experiment: ["no/such/file"])
+    last = _git("log", "-1", "--format=%H", "--", "figures/calibration.json")
+    before = _git("rev-parse", f"{last}~1")
+    cal = {"calibration": {"values": {"agent.p_index": 0.2}, "notes": []}}
+    [fig] = committed_figures(_figure_dir(tmp_path, before, config=cal))
+    assert fig.inputs == ["figures/calibration.json"]
+    stale = status(fig)
+    assert stale.state == "code changed" and stale.changed == ("figures/calibration.json",)
+    [fig] = committed_figures(_figure_dir(tmp_path, last, config=cal))
+    assert status(fig).state == "current"
+    # without the calibration in its config the same figure read none
+    [fig] = committed_figures(_figure_dir(tmp_path, before, config={}))
+    assert fig.inputs == [] and status(fig).state == "current"
+    # --profile FILE outside the checkout: no history to compare, not an input
+    outside = {"calibration": {"values": {}, "path": str(tmp_path / "mine.json")}}
+    [fig] = committed_figures(_figure_dir(tmp_path, before, config=outside))
+    assert fig.inputs == []
+    posterior = {"posterior": {"values": {}, "notes": []}}
+    [fig] = committed_figures(_figure_dir(tmp_path, before, config=posterior))
+    assert fig.inputs == ["figures/posterior.json"]
