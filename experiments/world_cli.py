@@ -39,8 +39,10 @@ def measured_line(m: dict) -> str:
 
     if m.get("estimate") is None:
         where = "not identified"
-    else:
-        where = ("inside" if m.get("inside_prior") else "OUTSIDE") + " the prior"
+    elif m.get("inside_prior"):
+        where = "inside the prior"
+    else:   # used as measured by --profile calibrated (experiments.calibrated)
+        where = "OUTSIDE the prior: contradicts it; used as measured"
     return (f"measured on {m.get('model', '?')}, n = {m.get('n')}, interval "
             f"[{num('low')}, {num('high')}]: {num('estimate')} ({where}; "
             f"{m.get('probe', '?')} probe)")

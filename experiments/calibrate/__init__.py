@@ -51,7 +51,7 @@ CONFIG = "calibrate"
 
 def int_sizes() -> tuple[str, ...]:
     """The sizes ``--size`` may override: the integer keys of the settings'
-    ``[default]`` table (``lengths`` and ``depths`` are lists)."""
+    ``[default]`` table (``lengths`` is a list)."""
     return CalibrateSettings.int_sizes()
 
 
@@ -131,13 +131,14 @@ def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[d
     :class:`sim.agents.answer_cache.CachedClient` counts cache hits); returns
     ``(trials: probe -> rows, costs: probe -> model calls, cache hits, tokens,
     seconds)``."""
+    from experiments.calibrate import dashboard as D
     from experiments.calibrate import probes as P
-    from experiments.vista import perception, presentation
+    from experiments.vista import presentation
     from sim.agents.llm import LLMResponseError
 
     trials, costs = {}, {}
-    n_cases = max(sizes["index"], sizes["confabulate"], sizes["recovery"],
-                  sizes["context_cases"])
+    n_cases = max(sizes["index"], sizes["index_tool"], sizes["confabulate"],
+                  sizes["recovery"], sizes["context_cases"])
     cs = P.cases(n_cases, seed)
     cache = getattr(client, "cache", None)
     for probe in probes:
@@ -146,14 +147,16 @@ def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[d
         used0 = dict(getattr(client, "used", {}))
         t0 = time.perf_counter()
         if probe == "index":
-            rows = P.probe_index(client, cs[: sizes["index"]], seed)
+            rows = (P.probe_index(client, cs[: sizes["index"]], seed)
+                    + P.probe_index(client, cs[: sizes["index_tool"]], seed,
+                                    condition="tool"))
         elif probe == "confabulate":
             rows = P.probe_confabulate(client, cs[: sizes["confabulate"]], seed)
         elif probe == "recovery":
             rows = P.probe_recovery(client, cs[: sizes["recovery"]], seed)
         elif probe == "context":
             rows = P.probe_context(client, cs[: sizes["context_cases"]], seed,
-                                   sizes["lengths"], sizes["depths"])
+                                   sizes["lengths"], sizes["needle_at"])
         else:
             failures = []
 
@@ -164,9 +167,8 @@ def run_probes(client, probes, sizes: dict, seed: int, progress=None) -> tuple[d
                     failures.append(f"{exc.reason}: {exc.raw[:120]}")
                     return None
 
-            snaps = perception.snapshots(sizes["cap"], sizes["snapshots"], seed)
-            rows = {"perception": perception.probe(snaps, ask, seed,
-                                                   n_pairs=sizes["pairs"]),
+            snaps = D.disjoint_snapshots(sizes["cap"], sizes["snapshots"], seed)
+            rows = {"perception": D.probe_dashboard(ask, snaps, seed),
                     "presentation": presentation.probe(
                         ask, sizes["trials"], seed,
                         conditions=("ledger", "bounded_ledger")),
@@ -228,7 +230,7 @@ def flat_trials(trials: dict) -> list[dict]:
     rows = []
     for probe, r in trials.items():
         if probe == "dashboard":
-            rows += [{"probe": "dashboard/perception", **x} for x in r["perception"]]
+            rows += [{**x, "probe": "dashboard/size"} for x in r["perception"]]
             rows += [{"probe": "dashboard/presentation", **x} for x in r["presentation"]]
         else:
             rows += r
@@ -245,6 +247,41 @@ def _endpoint(args):
     from experiments.endpoint import endpoint
 
     return endpoint(args)
+
+
+def answer_file(path):
+    """A context manager yielding the JSON-lines answer cache to use for ``path``:
+    ``path`` itself, or for a ``.gz`` path (the committed run's cache ships
+    compressed) a temporary file holding its answers, written back compressed when
+    the run ends, by an error too (gzip with no name or time in its header, so the
+    same answers give the same bytes). None stays None (no file)."""
+    import contextlib
+    import gzip
+    import pathlib
+    import tempfile
+
+    @contextlib.contextmanager
+    def cm():
+        if path is None or not str(path).endswith(".gz"):
+            yield path
+            return
+        packed = pathlib.Path(path)
+        with tempfile.TemporaryDirectory(prefix="ctxsim-answers-") as tmp:
+            plain = pathlib.Path(tmp) / "answers.jsonl"
+            if packed.is_file():
+                plain.write_bytes(gzip.decompress(packed.read_bytes()))
+            try:
+                yield plain
+            finally:
+                if plain.is_file():
+                    packed.parent.mkdir(parents=True, exist_ok=True)
+                    part = packed.with_name(packed.name + ".part")
+                    with open(part, "wb") as raw, gzip.GzipFile(
+                            filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                        gz.write(plain.read_bytes())
+                    os.replace(part, packed)   # a crash mid-write keeps the old file
+
+    return cm()
 
 
 def run(args) -> list:
@@ -265,10 +302,10 @@ def run(args) -> list:
     say = (lambda s: None) if args.no_progress else (
         lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
     cpu0, t0 = os.times(), time.perf_counter()
-    with _endpoint(args) as (settings, record):
+    with _endpoint(args) as (settings, record), answer_file(cache_path) as answers:
         settings = dataclasses.replace(settings, max_repairs=0, max_tokens=160,
                                        temperature=0.0)
-        client = CachedClient(_client(settings), AnswerCache(cache_path))
+        client = CachedClient(_client(settings), AnswerCache(answers))
         trials, costs = run_probes(client, args.probes, size, args.seed, say)
     wall = time.perf_counter() - t0
     cpu1 = os.times()
@@ -339,9 +376,11 @@ def plot(ests: list[dict], trials: dict, path, model: str):
             a1.errorbar(x, i, xerr=[[max(0, x - lo)], [max(0, hi - x)]], fmt="o",
                         color="C3" if not p.low <= e["estimate"] <= p.high else "C0",
                         capsize=3)
-        a1.text(1.65, i, f"{e['estimate']:.3g} [{e['low']:.3g}, {e['high']:.3g}] "
-                f"n={e['n']}" if finite else f"not identified, n={e['n']}",
-                va="center", fontsize=7)
+        outside = finite and not p.low <= e["estimate"] <= p.high
+        a1.text(1.65, i, (f"{e['estimate']:.3g} [{e['low']:.3g}, {e['high']:.3g}] "
+                          f"n={e['n']}" + ("\nCONTRADICTS the prior" if outside else ""))
+                if finite else f"not identified, n={e['n']}",
+                va="center", fontsize=7, color="C3" if outside else "black")
     a1.set_yticks(range(len(params)), [e["parameter"] for e in params], fontsize=8)
     a1.set_xlim(-0.65, 2.9)
     a1.set_xticks([-0.5, 0, 0.5, 1, 1.5], ["-0.5", "0", "0.5", "1", "1.5"])

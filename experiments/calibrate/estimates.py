@@ -1,15 +1,17 @@
-"""Estimates with intervals from the calibration probes' rows (issue 21).
+"""Estimates with intervals from the calibration probes' rows (issues 21 and 37).
 
 Proportions get a Wilson 95% interval (:func:`experiments.intervals.wilson`),
-medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median_ci`). A parse failure counts as a failure
-of the behaviour measured (no index written, no row read, the value not used, no
-right handle), except in ``agent.p_confabulate``, a ratio of two answers (wrong /
-(wrong + abstain)), where it is neither and is reported beside it.
+medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median_ci`).
+A parse failure counts as a failure of the behaviour measured (no index written, no
+row read, the value not used, no right handle), except in ``agent.p_confabulate``, a
+ratio of two answers (wrong / (wrong + abstain)), where it is neither and is reported
+beside it.
 
-``agent.sigma`` is the lognormal noise whose median relative error
-``median |exp(sigma Z) - 1|`` equals the measured one without a dashboard (the
-route by which :mod:`sim.world` turned VISTA Table 5 into its prior), and the degradation
-curve ``p_use(L) = 1 - D x^k / (1 + x^k)``, ``x = L / h``
+``agent.sigma`` is the noise of the content channel's log error, fitted beside its
+bias (:func:`size_noise`: mean and sd of ``ln(estimate / truth)``, a bootstrap over
+snapshots); :func:`median_rel_error_for_sigma` links a noise to VISTA Table 5's median
+relative error, the route by which :mod:`sim.world` turned that table into the prior.
+The degradation curve ``p_use(L) = 1 - D x^k / (1 + x^k)``, ``x = L / h``
 (:meth:`sim.agents.profiles.Profile.p_use`) is fitted to the needle answers by
 maximum likelihood, with a bootstrap over cases for its intervals.
 """
@@ -148,15 +150,23 @@ def summarize(trials: dict[str, list[dict]], seed: int = 0) -> list[dict]:
     out = []
     r = trials.get("index")
     if r:
-        out.append(proportion("index", "key named in the archive index", "agent.p_index",
-                              "archive", r, lambda x: x["outcome"] == "named",
-                              fail=lambda x: x["outcome"] == "off_target",
-                              note="lenient: the key's record id appears"))
-        strict = [x for x in r if x["outcome"] != "off_target"]
-        out.append(proportion("index", "whole key named (synthetic agent's matcher)", "",
-                              "archive", strict, lambda x: x["strict"] == 1))
-        out.append(proportion("index", "value copied into the index", "", "archive",
-                              strict, lambda x: x["value_copied"] == 1))
+        for cond, parameter, what in (
+                ("purpose", "agent.p_index", "the index's purpose stated"),
+                ("tool", "", "the paper's tool text alone")):
+            rc = [x for x in r if x["condition"] == cond]
+            if not rc:
+                continue
+            out.append(proportion("index", f"a later reader can find the key ({what})",
+                                  parameter, cond, rc,
+                                  lambda x: x["outcome"] == "recoverable",
+                                  fail=lambda x: x["outcome"] == "off_target",
+                                  note="its record named or its value copied; one "
+                                       "key per case"))
+            kept = [x for x in rc if x["outcome"] != "off_target"]
+            out.append(proportion("index", "replacement is only a block id", "", cond,
+                                  kept, lambda x: x["outcome"] == "bare_id"))
+            out.append(proportion("index", "whole key named (synthetic agent's "
+                                  "matcher)", "", cond, kept, lambda x: x["strict"] == 1))
     r = trials.get("confabulate")
     if r:
         answered = [x for x in r if x["outcome"] in ("wrong", "abstain")]
@@ -200,28 +210,55 @@ def summarize(trials: dict[str, list[dict]], seed: int = 0) -> list[dict]:
 def _dashboard(d: dict, seed: int) -> list[dict]:
     out = []
     per = d.get("perception") or []
-    blk = [x for x in per if x["quantity"] == "block"]
-    plus = [x for x in blk if x["condition"] == "+dash"]
+    plus = [x for x in per if x["condition"] == "+dash"]
     out.append(proportion("dashboard", "ledger row read exactly (block size error "
                           "<= 0.02)", "agent.p_row_read", "full ledger", plus,
-                          lambda x: x["rel_error"] <= 0.02))
-    minus = [x["rel_error"] for x in blk if x["condition"] == "-dash"]
+                          lambda x: x["rel_error"] <= 0.02,
+                          note="one block per snapshot, disjoint snapshots"))
+    minus = [x for x in per if x["condition"] == "-dash"]
     if minus:
-        med, lo, hi = median_ci(minus, resamples=2000, seed=seed)
-        out.append(estimate("dashboard", "median relative block-size error", "",
-                            "none", med, lo, hi, len(minus),
-                            parse_failures=sum(math.isinf(v) for v in minus),
-                            method="bootstrap median"))
-        out.append(estimate("dashboard", "content-channel noise (from the median "
-                            "error)", "agent.sigma", "none", sigma_from_median(med),
-                            sigma_from_median(lo), sigma_from_median(hi), len(minus),
-                            parse_failures=sum(math.isinf(v) for v in minus),
-                            method="bootstrap median, inverted"))
-    for cond, name in (("-dash", "none"), ("+dash", "full ledger")):
-        pw = [x for x in per if x["quantity"] == "pairwise" and x["condition"] == cond]
-        if pw:
-            out.append(proportion("dashboard", "picks the larger of two blocks", "",
-                                  name, pw, lambda x: x["correct"] == 1))
+        out += size_noise(minus, seed)
+    return out + _presentation(d)
+
+
+def size_noise(rows: list[dict], seed: int = 0, reps: int = 2000) -> list[dict]:
+    """Bias and noise of the content channel, fitted separately from the ledger-free
+    size answers (one per snapshot): with ``r = ln(estimate / truth)``, the bias is
+    ``mean(r)`` and the noise ``agent.sigma`` is ``sd(r)`` (ddof 1), the lognormal
+    ``exp(bias + sigma Z)`` of a perceived size; 95% percentile intervals from
+    ``reps`` bootstrap resamples of the snapshots. The world's content channel has no
+    bias term (:mod:`sim.agents.profiles`): an interval for the bias that excludes 0
+    says the world's unbiased channel does not fit this model. Also the median
+    relative error, VISTA Table 5's measure. Unanswered questions are left out of the
+    fit and counted as parse failures."""
+    r = np.array([x["log_ratio"] for x in rows if x["log_ratio"] is not None], float)
+    fails = len(rows) - len(r)
+    rel = [x["rel_error"] for x in rows]
+    med, mlo, mhi = median_ci(rel, resamples=reps, seed=seed)
+    out = [estimate("dashboard", "median relative block-size error", "", "none", med,
+                    mlo, mhi, len(rel), parse_failures=fails, method="bootstrap median")]
+    few = len(r) < 3   # an sd and its bootstrap need a few answers
+    rng = np.random.default_rng([seed, 21, 8])
+    boot = r[rng.integers(0, len(r), (reps, len(r)))] if not few else None
+    for name, quantity, stat, note in (
+            ("", "content-channel bias, mean ln(estimate / truth)",
+             lambda a, **kw: a.mean(**kw), "the world assumes 0 (an unbiased channel)"),
+            ("agent.sigma", "content-channel noise, sd of ln(estimate / truth)",
+             lambda a, **kw: a.std(ddof=1, **kw), "fitted beside the bias")):
+        if few:
+            value = lo = hi = math.nan
+            note += f"; not identified: {len(r)} answered size(s), 3 needed"
+        else:
+            value = float(stat(r))
+            lo, hi = (float(q) for q in np.quantile(stat(boot, axis=1), [0.025, 0.975]))
+        out.append(estimate("dashboard", quantity, name, "none", value, lo, hi, len(r),
+                            parse_failures=fails, method="bootstrap over snapshots",
+                            note=note))
+    return out
+
+
+def _presentation(d: dict) -> list[dict]:
+    out = []
     pres = d.get("presentation") or []
     for cond, name in (("ledger", "full ledger"), ("bounded_ledger", "bounded ledger")):
         rc = [x for x in pres if x["condition"] == cond]

@@ -1,5 +1,5 @@
 """The calibration probes: the real model in the synthetic agent's seat, one decision
-at a time (issue 21).
+at a time (issues 21 and 37).
 
 Every decision is a :class:`sim.agents.protocol.View` built from the LOCA-like task
 generator (:func:`sim.tasks.loca.loca_task`: its statement, tool results, evidence
@@ -8,22 +8,28 @@ lines and use steps) and answered by :class:`Seat`, the real-model agent
 LLM episodes use) restricted to the tools the decision is about. Each probe returns
 one row per scored item; a parse failure is a row with ``outcome="parse_failure"``,
 never dropped (:mod:`experiments.calibrate.estimates` says how each estimate counts
-it).
+it). Each probe's rows are independent draws: one scored item per case (or per
+dashboard snapshot, the snapshots cut from disjoint stretches of the trajectories).
 
 Probes and the world parameters they measure (:mod:`sim.world`):
 
-* ``index`` -> ``agent.p_index``: it archives a tool result holding evidence lines;
-  does its replacement text name each evidence key it read?
+* ``index`` -> ``agent.p_index``: it archives a tool result holding evidence lines,
+  told that the replacement text is all of the result that stays in view
+  (``purpose``; also once with the paper's tool text alone, ``tool``); does the text
+  let a later reader find the evidence key it read (the key's record named, or its
+  value copied)? A replacement that is only a block id lets a reader find nothing.
 * ``confabulate`` -> ``agent.p_confabulate``: a use step needs a value whose evidence
   is archived (handle shown, no index), trimmed (a masked marker) or never seen;
   does it answer a wrong value, abstain, or (archived) recover?
-* ``dashboard`` -> ``agent.p_row_read``, ``agent.sigma``: the perception and
-  presentation probes (:mod:`experiments.vista.perception`,
-  :mod:`experiments.vista.presentation`) with the full ledger, the bounded ledger
-  and none.
+* ``dashboard`` -> ``agent.p_row_read``, ``agent.sigma``: one block's size asked on
+  each of independent trajectory snapshots, without the ledger (the content channel:
+  its log error gives a bias and a noise, fitted separately) and with it (the row
+  read exactly or not); plus the presentation probe's archive choices
+  (:mod:`experiments.vista.presentation`).
 * ``context`` -> ``agent.ctx_drop_max``, ``agent.ctx_half_tokens``,
-  ``agent.ctx_shape``: one evidence line (the needle) at several depths in requests
-  of several lengths; is the value used correctly?
+  ``agent.ctx_shape``: one evidence line (the needle) near the start of a stream of
+  tool results, the stream grown to each length (the longer request extends the
+  shorter, so the server reuses its prefix); is the value used correctly?
 * ``recovery`` -> ``agent.p_find_target``: archived results with handles and
   indexes naming their keys; does its recovery call name the right handle (of the
   decisions that read at all)?
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.agents.llm import LLMAgent, LLMResponseError, READ_PAYLOAD
-from sim.agents.protocol import ARCHIVE, RECOVER, Entry, View
+from sim.agents.protocol import RECOVER, Entry, View
 
 ARCHIVE_TOOL = "context_workspace_archive"
 #: what an abstention looks like: a value with no letter-digit content of an answer
@@ -209,11 +215,49 @@ def _use_step(task) -> int:
 
 
 # ------------------------------------------------------------------ probes
-def probe_index(client, cs: list[Case], seed: int, cap: int = 300) -> list[dict]:
-    """Archive one tool result holding evidence; one row per evidence key in it:
-    ``outcome`` named / not_named / off_target (it archived another block: the key
-    stays visible) / parse_failure, with ``strict`` (the synthetic agent's matcher)
-    and ``value_copied``."""
+#: the index probe's notices: the paper's archive tool alone, and the same with the
+#: replacement text's purpose stated (what stays in view of the result)
+INDEX_NOTICES = {
+    "tool": "the context is over budget. Archive {target} (the result of {call}) now. "
+            "Its payload is kept; your replacement text stays in context as its index.",
+    "purpose": "the context is over budget. Archive {target} (the result of {call}) "
+               "now. Its payload is kept under a handle, and your replacement text "
+               "stays in context in its place: it is all you will see of this result "
+               "later, so write it as an index of what the result holds.",
+}
+#: a replacement that says nothing beyond a block id ("B3", "B3 (archived)")
+_BARE = re.compile(r"\b(B\d+|archived?|by|agent|block|result|index|of|the)\b|[^A-Za-z0-9]+",
+                   re.I)
+
+
+def bare_id(text: str) -> bool:
+    """Whether a replacement text holds nothing but block ids and filler words."""
+    return not _BARE.sub("", text or "")
+
+
+def recoverable(text: str, key: str, value: str) -> bool:
+    """Whether a later reader of replacement ``text`` can find evidence ``key``
+    (value ``value``) through it: the key's record identifier is named
+    (case-insensitive; :func:`names_key`'s lenient match) or the value itself is
+    copied. A bare block id names neither."""
+    return names_key(text, key)[1] or (bool(value) and value in text)
+
+
+def probe_index(client, cs: list[Case], seed: int, cap: int = 300,
+                condition: str = "purpose") -> list[dict]:
+    """Archive one tool result holding evidence, with ``condition``'s notice
+    (:data:`INDEX_NOTICES`); one row per case, scoring the first evidence key the
+    result shows: ``outcome`` recoverable / not_recoverable / bare_id (the text is
+    only a block id) / off_target (it archived another block: the key stays visible)
+    / parse_failure, with ``strict`` (the synthetic agent's whole-key matcher) and
+    ``value_copied``.
+
+    Raises:
+        ValueError: for an unknown ``condition``.
+    """
+    if condition not in INDEX_NOTICES:
+        raise ValueError(f"unknown index condition {condition!r}; expected one of "
+                         f"{sorted(INDEX_NOTICES)}")
     rows = []
     for c in cs:
         t = c.task
@@ -224,27 +268,25 @@ def probe_index(client, cs: list[Case], seed: int, cap: int = 300) -> list[dict]
                                     keep=lambda ln, t=t: _has_key_line(t, ln))
         target = ids[ev]
         text = next(e.text for e in ents if e.id == target)
-        keys = [k for k, f in t.facts.items() if f.extract(text) is not None]
-        notice = (f"the context is over budget. Archive {target} (the result of "
-                  f"{_call(t.steps[ev])}) now. Its payload is kept; your replacement "
-                  "text stays in context as its index.")
+        k = next(k for k, f in t.facts.items() if f.extract(text) is not None)
+        notice = INDEX_NOTICES[condition].format(target=target, call=_call(t.steps[ev]))
         action, fail = decide(client, (ARCHIVE_TOOL,), t, ev + 1, _view(
             [_statement(t)] + ents, {"archive"}, notice), c.seed)
-        for k in keys:
-            row = {"probe": "index", "case": t.task_id, "condition": "archive",
-                   "key": k, "truth": t.facts[k].extract(text), "answer": "",
-                   "strict": "", "value_copied": "", "request_tokens": "",
-                   "detail": fail}
-            if action is None:
-                row["outcome"] = "parse_failure"
-            elif target not in action.block_ids.split(","):
-                row.update(outcome="off_target", answer=action.block_ids)
-            else:
-                strict, lenient = names_key(action.replacement, k)
-                row.update(outcome="named" if lenient else "not_named",
-                           answer=action.replacement[:300], strict=int(strict),
-                           value_copied=int(row["truth"] in action.replacement))
-            rows.append(row)
+        truth = t.facts[k].extract(text)
+        row = {"probe": "index", "case": t.task_id, "condition": condition,
+               "key": k, "truth": truth, "answer": "", "strict": "",
+               "value_copied": "", "request_tokens": "", "detail": fail}
+        if action is None:
+            row["outcome"] = "parse_failure"
+        elif target not in action.block_ids.split(","):
+            row.update(outcome="off_target", answer=action.block_ids)
+        else:
+            rep = action.replacement
+            outcome = ("recoverable" if recoverable(rep, k, truth) else
+                       "bare_id" if bare_id(rep) else "not_recoverable")
+            row.update(outcome=outcome, answer=rep[:300],
+                       strict=int(names_key(rep, k)[0]), value_copied=int(truth in rep))
+        rows.append(row)
     return rows
 
 
@@ -357,12 +399,21 @@ def haystack(cs: list[Case], seed: int) -> list[str]:
     return [lines[i] for i in rng.permutation(len(lines))]
 
 
-def probe_context(client, cs: list[Case], seed: int, lengths=(250, 1000, 2500),
-                  depths=(0.5,), block: int = 250) -> list[dict]:
-    """The needle probe: each case's first needed value as its one evidence line, at
-    relative ``depths`` in a stream of ``lengths`` tokens (cl100k) of tool results of
-    about ``block`` tokens each; one row per (case, length, depth): ``outcome``
-    correct / wrong / abstain / parse_failure, ``request_tokens`` the view's tokens."""
+def probe_context(client, cs: list[Case], seed: int, lengths=(500, 2000, 8000),
+                  needle_at: int = 150, block: int = 250) -> list[dict]:
+    """The needle probe: each case's first needed value as its one evidence line,
+    ``needle_at`` tokens (cl100k) into a stream of tool results of about ``block``
+    tokens each, the stream grown to each of ``lengths`` tokens; one row per (case,
+    length): ``outcome`` correct / wrong / abstain / parse_failure,
+    ``request_tokens`` the view's tokens, ``detail`` the needle's depth (its share
+    of the stream before it).
+
+    A case's requests are asked shortest first and each longer stream extends the
+    shorter one line for line, so a server that reuses a prompt's prefix (llama.cpp)
+    evaluates only the new pages: a case costs about its longest request. The
+    needle's position is fixed in tokens, so its relative depth falls as the stream
+    grows (recorded); :mod:`sim.agents.profiles`' curve has no depth term.
+    """
     pool = haystack(cs, seed)
     rows = []
     for c in cs:
@@ -372,40 +423,47 @@ def probe_context(client, cs: list[Case], seed: int, lengths=(250, 1000, 2500),
         fact = t.facts[key]
         needle = f"{key}: {fact.value}"
         start = (c.seed * 997) % max(1, len(pool) - 1)
-        for length in lengths:
-            lines, used, j = [], 0, start
-            while used < length:
-                ln = pool[j % len(pool)]
-                lines.append(ln)
-                used += tokens(ln) + 1
-                j += 1
-            for depth in depths:
-                body = list(lines)
-                body.insert(int(round(depth * len(body))), needle)
-                ents, bid, turn, chunk, size = [], 2, 1, [], 0
-                for ln in body + [None]:
-                    if ln is not None:
-                        chunk.append(ln)
-                        size += tokens(ln) + 1
-                    if chunk and (ln is None or size >= block):
-                        text = "\n".join(chunk)
-                        call = f"read_page({{\"page\": {turn}}})"
-                        ents += [Entry(f"B{bid}", "tool_call", "visible", call,
-                                       tokens(call), turn=turn),
-                                 Entry(f"B{bid + 1}", "tool_result", "visible", text,
-                                       tokens(text), source_call=call, turn=turn)]
-                        bid, turn, chunk, size = bid + 2, turn + 1, [], 0
-                view = _view([_statement(t)] + ents, set())
-                action, fail = decide(client, ("step",), t, u, view, c.seed)
-                row = {"probe": "context", "case": t.task_id,
-                       "condition": f"L{length}/d{depth:g}", "key": key,
-                       "truth": fact.value, "answer": "", "strict": "",
-                       "value_copied": "", "detail": fail,
-                       "request_tokens": sum(e.tokens for e in view.entries)}
-                if action is None:
-                    row["outcome"] = "parse_failure"
-                else:
-                    v = action.values.get(key, "")
-                    row.update(outcome=classify(v, fact.value), answer=v[:120])
-                rows.append(row)
+        lines, cum, j = [], [0], start   # cum[i]: tokens of lines[:i]
+        while cum[-1] < max(lengths):
+            ln = pool[j % len(pool)]
+            lines.append(ln)
+            cum.append(cum[-1] + tokens(ln) + 1)
+            j += 1
+        at = next(i for i, used in enumerate(cum) if used >= min(needle_at, cum[-1]))
+        for length in sorted(lengths):
+            n = next(i for i, used in enumerate(cum) if used >= length)
+            body = lines[:at] + [needle] + lines[at:max(n, at)]
+            view = _view([_statement(t)] + _pages(body, block), set())
+            action, fail = decide(client, ("step",), t, u, view, c.seed)
+            row = {"probe": "context", "case": t.task_id, "condition": f"L{length}",
+                   "key": key, "truth": fact.value, "answer": "", "strict": "",
+                   "value_copied": "", "request_tokens": sum(e.tokens for e in
+                                                             view.entries),
+                   "detail": (f"depth {cum[at] / max(cum[max(n, at)], 1):.3f}"
+                              + (f"; {fail}" if fail else ""))}
+            if action is None:
+                row["outcome"] = "parse_failure"
+            else:
+                v = action.values.get(key, "")
+                row.update(outcome=classify(v, fact.value), answer=v[:120])
+            rows.append(row)
     return rows
+
+
+def _pages(body: list[str], block: int) -> list[Entry]:
+    """``body``'s lines as ``read_page`` call and result entries of about ``block``
+    tokens each, from B2 on (the same lines give the same pages)."""
+    ents, bid, turn, chunk, size = [], 2, 1, [], 0
+    for ln in body + [None]:
+        if ln is not None:
+            chunk.append(ln)
+            size += tokens(ln) + 1
+        if chunk and (ln is None or size >= block):
+            text = "\n".join(chunk)
+            call = f"read_page({{\"page\": {turn}}})"
+            ents += [Entry(f"B{bid}", "tool_call", "visible", call, tokens(call),
+                           turn=turn),
+                     Entry(f"B{bid + 1}", "tool_result", "visible", text, tokens(text),
+                           source_call=call, turn=turn)]
+            bid, turn, chunk, size = bid + 2, turn + 1, [], 0
+    return ents

@@ -1,8 +1,9 @@
-"""The settings of ``ctxsim run calibrate`` (issue 21): the probe sizes (TOML keys,
-overridden one by one with ``--size NAME=N``) and the real model's endpoint and
-server. Each table is sized in the model's prompt tokens (about 13-15 ms each on 2
-idle cores, with generation and start-up): ``--quick`` at most 5 minutes, the
-default at most 25 (the README gives the measured times)."""
+"""The settings of ``ctxsim run calibrate`` (issues 21 and 37): the probe sizes (TOML
+keys, overridden one by one with ``--size NAME=N``) and the real model's endpoint and
+server. Each table is sized in the model's prompt tokens (about 15-17 ms each on 2
+idle cores at a few thousand tokens of context, about twice that past 10K):
+``--quick`` at most 5 minutes, the default about an hour, most of it the needle
+probe's two 16K-token streams (the README gives the measured times)."""
 
 from __future__ import annotations
 
@@ -42,32 +43,38 @@ class CalibrateSettings(Settings):
 Probe sizes of `ctxsim run calibrate` (issue 21). Each probe puts the real model in
 the synthetic agent's seat for one decision; these are how many decisions it asks.
 
-Budget (issue 21), on 2 idle cores with the embedded Qwen2.5-Coder-1.5B Q4_K_M:
---quick at most 5 minutes, the default at most 25. The cost is the model's prompt
-tokens (about 13-15 ms each on 2 idle cores, with generation and start-up), so each
-table is sized in them; the README gives the measured times. Estimated prompt tokens
-per probe (the model's tokenizer) are in the comments."""
+Budget (issues 21 and 37), on 2 idle cores with the embedded Qwen2.5-Coder-1.5B
+Q4_K_M: --quick at most 5 minutes, the default about an hour (each probability's
+interval is as narrow as that allows; the needle probe reaches 16K tokens). The cost
+is the model's prompt tokens (about 15-17 ms each on 2 idle cores, twice that past
+10K tokens of context), so each table is sized in them; the README gives the
+measured times. Estimated prompt tokens per probe (the model's tokenizer) are in the
+comments."""
 
-    index: int = _size(10, 3, "archive decisions, one per case (~11K prompt tokens)")
-    confabulate: int = _size(6, 1, "cases; each asks three times: archived, trimmed, "
-                             "never seen (~17K)")
-    recovery: int = _size(10, 3, "recovery calls, one per case (~5K)")
-    snapshots: int = _size(2, 1, "dashboard snapshots for the perception questions ...")
+    index: int = _size(20, 3, "archive decisions, one per case, the index's purpose "
+                       "stated (~22K prompt tokens)")
+    index_tool: int = _size(6, 1, "... and with the paper's tool text alone (~7K)")
+    confabulate: int = _size(8, 1, "cases; each asks three times: archived, trimmed, "
+                             "never seen (~23K)")
+    recovery: int = _size(20, 3, "recovery calls, one per case (~10K)")
+    snapshots: int = _size(16, 3, "dashboard snapshots from disjoint stretches of the "
+                           "trajectories, one block asked without and with the ledger ...")
     cap: int = setting(1200, k.tokens(100, k.INT_MAX), "... each a workspace of about "
-                       "this many tokens (cl100k)", option=None, quick=500,
+                       "this many tokens (cl100k; ~30K)", option=None, quick=500,
                        unit="tokens", note="... each a workspace of about this many "
-                       "tokens (cl100k)")
-    pairs: int = _size(2, 1, "pairwise \"which block is larger\" questions per snapshot")
-    trials: int = _size(6, 1, "presentation trials per ledger condition (~23K with "
-                        "perception)")
-    context_cases: int = _size(2, 2, "needle cases; each at every length and depth (~23K)")
-    lengths: tuple[int, ...] = setting((250, 1000, 2000), ListOf(k.tokens(50, k.INT_MAX)),
+                       "tokens (cl100k; ~30K)")
+    trials: int = _size(2, 1, "presentation trials per ledger condition (~8K)")
+    context_cases: int = _size(2, 1, "needle cases; each at every length, one growing "
+                               "stream (~26K each at 16K)")
+    lengths: tuple[int, ...] = setting((500, 2000, 8000, 16000),
+                                       ListOf(k.tokens(50, k.INT_MAX)),
                                        "needle stream lengths, tokens (cl100k)",
                                        option=None, quick=(250, 700), unit="tokens",
                                        note="needle stream lengths, tokens (cl100k)")
-    depths: tuple[float, ...] = setting((0.2, 0.8), ListOf(k.number_in(
-        0.0, 1.0, "a number in [0, 1]")), "needle positions, fraction of the stream",
-        option=None, quick=(0.5,), note="needle positions, fraction of the stream")
+    needle_at: int = setting(150, k.tokens(0, k.INT_MAX), "the needle's position, "
+                             "tokens (cl100k) from the stream's start", option=None,
+                             quick=100, unit="tokens", note="the needle's position, "
+                             "tokens (cl100k) from the stream's start")
 
     base_url: str | None = setting(None, None, "OpenAI-compatible endpoint (default: "
                                    "embedded local model)", toml=False, parse=base_url)
@@ -77,10 +84,11 @@ per probe (the model's tokenizer) are in the comments."""
                                       f"{', '.join(PROBES)})", toml=False,
                                       choices=PROBES, metavar="PROBE",
                                       argparse={"nargs": "+", "action": Distinct})
-    n_ctx: int = setting(8192, None, "context window of the embedded model's server; "
-                         "the needle probe's longest request takes about 1.6 of the "
-                         "model's tokens per cl100k token of its longest length (about "
-                         "3.4K at the default 2,000), checked before the server starts "
+    n_ctx: int = setting(32768, None, "context window of the embedded model's server "
+                         "(the model's own is 32K); the needle probe's longest request "
+                         "takes about 1.6 of the model's tokens per cl100k token of its "
+                         "longest length (about 25.8K at the default 16,000), checked "
+                         "before the server starts "
                          f"({TOKENS_HELP}; {{default}})", toml=False,
                          parse=positive_tokens, metavar="TOKENS", unit="tokens")
     # a size named twice is refused: the last value would silently win
@@ -95,8 +103,9 @@ per probe (the model's tokenizer) are in the comments."""
                                     "decodes faster on a machine whose cores are busy",
                                     toml=False, parse=positive_int, metavar="N")
     cache: str | None = setting(None, None, "answers cached by prompt hash, reused by "
-                                "later runs (default: calibrate_answers.jsonl in the model "
-                                "cache directory)", toml=False, metavar="PATH")
+                                "later runs, a JSON-lines file (gzip-compressed when its "
+                                "name ends in .gz) (default: calibrate_answers.jsonl in "
+                                "the model cache directory)", toml=False, metavar="PATH")
     no_cache: bool = setting(False, None, "keep the answer cache in memory only "
                              "(default: off)", toml=False, action="store_true")
     seed: int = setting(0, None, "random seed, an integer >= 0 ({default})", toml=False,
@@ -104,8 +113,8 @@ per probe (the model's tokenizer) are in the comments."""
 
     @classmethod
     def int_sizes(cls) -> tuple[str, ...]:
-        """The sizes ``--size`` may override: the integer TOML keys (``lengths`` and
-        ``depths`` are lists)."""
+        """The sizes ``--size`` may override: the integer TOML keys (``lengths`` is a
+        list)."""
         return tuple(key for key, v in cls.table().items() if isinstance(v, int))
 
     @classmethod

@@ -101,7 +101,7 @@ BAD = [
     ("proposition1", "c0 = 0.5", "'c0'.*got 0.5.*>= 1"),
     ("calibrate", "index = 0", "'index'.*got 0"),
     ("calibrate", "lengths = [10]", "'lengths'.*item 0 is 10"),
-    ("calibrate", "depths = [0.5, 1.5]", "'depths'.*item 1 is 1.5.*\\[0, 1\\]"),
+    ("calibrate", "needle_at = -5", "'needle_at'.*got -5"),
     ("calibrate", "cap = 50", "'cap'.*got 50"),
 ]
 
@@ -311,7 +311,7 @@ def test_proposition1_shipped_grids_are_games():
     (["--size", "index=0"], "'index' in --size: got 0 \\(int\\); expected an integer >= 1"),
     (["--size", "trials=-1"], "'trials' in --size: got -1"),
     (["--size", "index=99999999999999999999999"], "'index' in --size: got 9+.*below 2\\*\\*62"),
-    (["--n-ctx", "2048"], "'lengths'.*2,000 cl100k tokens needs about 3,360 .*--n-ctx 2,048"),
+    (["--n-ctx", "16k"], "'lengths'.*16,000 cl100k tokens needs about 25,760 .*--n-ctx 16,000"),
 ])
 def test_calibrate_refuses_bad_sizes_before_any_model_starts(tmp_path, capsys, monkeypatch,
                                                              argv, match):

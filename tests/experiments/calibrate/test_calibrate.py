@@ -116,7 +116,7 @@ import math  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from experiments.calibrate import run_probes  # noqa: E402
+from experiments.calibrate import dashboard as D  # noqa: E402
 from experiments.calibrate import estimates as E  # noqa: E402
 from experiments.calibrate import probes as P  # noqa: E402
 from sim.agents.answer_cache import AnswerCache, CachedClient  # noqa: E402
@@ -156,16 +156,56 @@ def test_answer_cache_persists_and_counts_only_real_calls(tmp_path):
 
 def test_index_probe_recovers_the_stand_ins_p_index(cases30):
     rows = P.probe_index(StandIn(p_index=0.7), cases30, 0)
-    assert len(rows) >= 30 and all(r["outcome"] in ("named", "not_named") for r in rows)
+    # one scored key per case: the rows are independent draws
+    assert len(rows) == 30 and len({r["case"] for r in rows}) == 30
+    assert all(r["outcome"] in ("recoverable", "not_recoverable") for r in rows)
     e = _est(E.summarize({"index": rows}), "agent.p_index")
     assert e["low"] <= 0.7 <= e["high"] and e["n"] == len(rows)
     # the same probe tells a different model apart
     low = _est(E.summarize({"index": P.probe_index(StandIn(p_index=0.2), cases30, 0)}),
                "agent.p_index")
     assert low["high"] < e["low"]
-    # a named key is one the block holds; the matcher is the synthetic agent's
-    r = next(x for x in rows if x["outcome"] == "named")
+    # a recoverable key is one the block holds, named as the synthetic agent names it
+    r = next(x for x in rows if x["outcome"] == "recoverable")
     assert r["key"] in r["answer"] and r["strict"] == 1
+    # the paper's tool text alone is its own condition, not the parameter's
+    tool = P.probe_index(StandIn(p_index=0.7), cases30[:5], 0, condition="tool")
+    assert {r["condition"] for r in tool} == {"tool"}
+    ests = E.summarize({"index": rows + tool})
+    assert _est(ests, "agent.p_index")["n"] == 30
+    assert any(x["condition"] == "tool" and x["n"] == 5 for x in ests
+               if x["quantity"].startswith("a later reader"))
+    with pytest.raises(ValueError, match="unknown index condition 'x'"):
+        P.probe_index(StandIn(), cases30[:1], 0, condition="x")
+
+
+class BareIds(StandIn):
+    """Answers every archive with the block id as its replacement text."""
+
+    def answer(self, text, schema):
+        a = super().answer(text, schema)
+        if a.get("tool") == "context_workspace_archive":
+            a["arguments"]["replacement"] = a["arguments"]["block_id"]
+        return a
+
+
+def test_a_bare_block_id_lets_a_later_reader_recover_nothing(cases30):
+    # issue 37: a replacement that is only a block id scores as what it lets a
+    # reader find (nothing), and is counted as such, apart from a wrong index
+    rows = P.probe_index(BareIds(), cases30[:12], 0)
+    assert {r["outcome"] for r in rows} == {"bare_id"}
+    ests = E.summarize({"index": rows})
+    e = _est(ests, "agent.p_index")
+    assert (e["k"], e["n"]) == (0, 12) and e["high"] < 0.25
+    bare = next(x for x in ests if x["quantity"] == "replacement is only a block id")
+    assert (bare["k"], bare["n"]) == (12, 12)
+    for text in ("B3", "B3 (archived)", "archived by agent", " B12, B13 "):
+        assert P.bare_id(text)
+        assert not P.recoverable(text, "record INV-5698 total", "88984.99")
+    for text in ("INV-5698: totals", "inv-5698", "total 88984.99"):
+        assert not P.bare_id(text)
+        assert P.recoverable(text, "record INV-5698 total", "88984.99")
+    assert not P.recoverable("records of invoices", "record INV-5698 total", "88984.99")
 
 
 def test_confabulate_probe_recovers_the_stand_ins_rate(cases30):
@@ -252,16 +292,96 @@ def test_prior_p_use_band_matches_a_dense_grid():
         assert lo == pytest.approx(vals.min()) and hi == pytest.approx(vals.max())
 
 
-def test_context_probe_grows_the_request_and_places_the_needle(cases30):
-    rows = P.probe_context(StandIn(), cases30[:2], 0, lengths=(250, 1500),
-                           depths=(0.1, 0.9))
-    assert len(rows) == 8 and all(r["outcome"] == "correct" for r in rows)
-    short = [r["request_tokens"] for r in rows if r["condition"].startswith("L250/")]
-    long_ = [r["request_tokens"] for r in rows if r["condition"].startswith("L1500/")]
-    assert max(short) < 600 < 1_500 <= min(long_) < 2_200
+class Recording(StandIn):
+    """A stand-in that keeps every request's messages."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.requests = []
+
+    def create(self, messages, **kw):
+        self.requests.append(messages)
+        return super().create(messages, **kw)
+
+
+def test_context_probe_grows_one_stream_and_keeps_the_needle_in_place(cases30):
+    client = Recording()
+    rows = P.probe_context(client, cases30[:2], 0, lengths=(2500, 800), needle_at=100)
+    assert len(rows) == 4 and all(r["outcome"] == "correct" for r in rows)
+    # asked shortest first, whatever the order given
+    assert [r["condition"] for r in rows] == ["L800", "L2500"] * 2
+    short, long_ = rows[0]["request_tokens"], rows[1]["request_tokens"]
+    assert 800 <= short < 1_200 < 2_500 <= long_ < 3_200
+    # the longer stream extends the shorter: every page but the shorter's last one
+    # is the same text, so a server reuses the prefix up to it
+    s_stream = client.requests[0][2]["content"]
+    l_stream = client.requests[1][2]["content"]
+    head = s_stream[: s_stream.rindex("tool_call]")]   # up to the last page's call
+    assert l_stream.startswith(head) and len(head) > 0.6 * len(s_stream)
+    # the needle sits ~100 tokens in, at the same place in both requests
+    needle = f"{rows[0]['key']}: {rows[0]['truth']}"
+    assert s_stream.index(needle) == l_stream.index(needle) < 1_000
+    depth = [float(r["detail"].split()[1]) for r in rows[:2]]
+    assert 0 < depth[1] < depth[0] < 0.5   # its share of the stream falls as it grows
     ests = E.summarize({"context": rows})
     half = _est(ests, "agent.ctx_half_tokens")
     assert math.isnan(half["estimate"]) and "not identified" in half["note"]
+
+
+def test_dashboard_snapshots_share_no_message_and_one_block_each():
+    snaps = D.disjoint_snapshots(1200, 30, 0)
+    assert len(snaps) == 30
+    spans = {}
+    for s in snaps:
+        stem, start = s.name.rsplit("@", 1)
+        spans.setdefault(stem, []).append((int(start), int(start) + len(s.blocks)))
+        assert s.conversation <= 1200
+    for stem, sp in spans.items():
+        sp.sort()
+        assert all(a[1] <= b[0] for a, b in zip(sp, sp[1:])), (stem, sp)
+    assert len(spans) >= 3   # drawn from several trajectories
+    assert [s.name for s in D.disjoint_snapshots(1200, 30, 0)] == [s.name for s in snaps]
+    client = StandIn()
+
+    def ask(msgs, schema):
+        return client.ask_json(msgs, schema)
+
+    rows = D.probe_dashboard(ask, snaps[:6], 0)
+    assert len(rows) == 12 and [r["condition"] for r in rows[:2]] == ["-dash", "+dash"]
+    assert all(r["case"] == s.name for r, s in zip(rows[::2], snaps))
+    plus = [r for r in rows if r["condition"] == "+dash"]
+    assert all(r["rel_error"] == 0 and r["log_ratio"] == 0 for r in plus)  # the ledger
+    e = _est(E.summarize({"dashboard": {"perception": rows, "presentation": []}}),
+             "agent.p_row_read")
+    assert (e["k"], e["n"]) == (6, 6)
+
+
+def test_size_noise_fits_bias_and_noise_apart(rng):
+    # ln(estimate / truth) ~ N(bias, sigma): the fit returns each, within a few SE
+    n, bias, sigma = 400, -0.35, 0.8
+    r = bias + sigma * rng.standard_normal(n)
+    rows = [{"log_ratio": float(x), "rel_error": abs(math.exp(x) - 1)} for x in r]
+    rows += [{"log_ratio": None, "rel_error": math.inf}] * 5   # unanswered
+    ests = {e["quantity"].split(",")[0]: e for e in E.size_noise(rows, seed=1)}
+    b, s = ests["content-channel bias"], ests["content-channel noise"]
+    assert abs(b["estimate"] - bias) < 4 * sigma / math.sqrt(n)
+    assert abs(s["estimate"] - sigma) < 4 * sigma / math.sqrt(2 * (n - 1))
+    assert b["high"] < 0   # a bias the interval tells from none
+    assert s["parameter"] == "agent.sigma" and b["parameter"] == ""
+    assert b["n"] == n and b["parse_failures"] == 5
+    # the bootstrap's width is the sampling error's: sd/sqrt(n) for the mean
+    assert (b["high"] - b["low"]) == pytest.approx(2 * 1.96 * sigma / math.sqrt(n),
+                                                   rel=0.2)
+    # coverage over 300 replicate runs of 40 snapshots: near the nominal 95% (the
+    # percentile bootstrap runs a little under it at this n, the sd's more); a
+    # binomial SE of 0.013 at 0.95
+    cover = np.zeros(2)
+    for i in range(300):
+        r = bias + sigma * rng.standard_normal(40)
+        _, b, s = E.size_noise([{"log_ratio": float(x), "rel_error": 0.0} for x in r],
+                               seed=i, reps=400)
+        cover += [b["low"] < bias < b["high"], s["low"] < sigma < s["high"]]
+    assert 0.88 <= cover[0] / 300 <= 0.99 and 0.85 <= cover[1] / 300 <= 0.99, cover
 
 
 @pytest.fixture
@@ -299,7 +419,9 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
                                   "context"}
     calls = sum(p["model_calls"] for p in rec["probes"].values())
     assert calls == rec["model_calls"] > 0 and rec["prompt_tokens"] > 0
-    assert rec["config"]["sizes"]["index"] == 6 and rec["probes"]["index"]["model_calls"] == 6
+    assert rec["config"]["sizes"]["index"] == 6
+    # six decisions with the purpose stated, and --quick's one with the tool alone
+    assert rec["probes"]["index"]["model_calls"] == 6 + rec["config"]["sizes"]["index_tool"]
     with pytest.raises(SystemExit):
         run_command(["run", "calibrate", "--size", "lengths=3"])
     fails = sum(r["outcome"] == "parse_failure" for r in rec["trials"]
@@ -449,3 +571,50 @@ def test_curve_not_identified_when_misses_do_not_grow_with_length():
     for name in ("agent.ctx_drop_max", "agent.ctx_half_tokens", "agent.ctx_shape"):
         assert math.isnan(ests[name]["estimate"]), ests[name]
         assert "not identified" in ests[name]["note"]
+
+
+def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
+        tmp_path, standin_endpoint):
+    # issue 37: the committed run's answers ship as a .jsonl.gz; a rerun from it asks
+    # nothing and rewrites the same bytes, and an interrupted run keeps its answers
+    import gzip
+    import json
+
+    import experiments.calibrate as C
+    from experiments.cli import run_command
+
+    cache = tmp_path / "answers.jsonl.gz"
+    argv = ["run", "calibrate", "--quick", "--cache", str(cache), "--no-progress",
+            "--probes", "index", "recovery"]
+    assert run_command([*argv, "--out", str(tmp_path / "a")]) == 0
+    first = cache.read_bytes()
+    lines = gzip.decompress(first).decode().splitlines()
+    rec = json.loads((tmp_path / "a" / "calibration.json").read_text())
+    assert len(lines) == rec["model_calls"] > 0 and rec["cache_hits"] == 0
+    assert first[4:8] == b"\0\0\0\0"   # no time in the gzip header
+    assert run_command([*argv, "--out", str(tmp_path / "b")]) == 0
+    again = json.loads((tmp_path / "b" / "calibration.json").read_text())
+    assert again["model_calls"] == 0 and again["cache_hits"] == rec["model_calls"]
+    assert cache.read_bytes() == first
+    assert (tmp_path / "a" / "calibration.csv").read_text() == \
+        (tmp_path / "b" / "calibration.csv").read_text()
+    # an error inside the run still writes back what was answered
+    with pytest.raises(RuntimeError):
+        with C.answer_file(tmp_path / "new.jsonl.gz") as plain:
+            plain.write_text('{"key": "k", "answer": 1}\n')
+            raise RuntimeError("interrupted")
+    assert gzip.decompress((tmp_path / "new.jsonl.gz").read_bytes()) == \
+        b'{"key": "k", "answer": 1}\n'
+    with C.answer_file(tmp_path / "plain.jsonl") as same:
+        assert same == tmp_path / "plain.jsonl"
+
+
+def test_world_names_a_measurement_that_contradicts_its_prior():
+    from experiments.world_cli import measured_line
+
+    m = {"estimate": 0.0, "low": 0.0, "high": 0.16, "n": 20, "model": "m",
+         "probe": "index", "inside_prior": False}
+    assert "OUTSIDE the prior: contradicts it; used as measured" in measured_line(m)
+    assert "inside the prior" in measured_line({**m, "estimate": 0.5,
+                                                "inside_prior": True})
+    assert "not identified" in measured_line({**m, "estimate": None})

@@ -40,3 +40,37 @@ def test_quick_calibration_with_the_embedded_model(tmp_path):
                 math.isnan(float(r["estimate"]))
     assert set(rec["parameters"]) >= {"agent.p_index", "agent.p_confabulate",
                                       "agent.p_row_read", "agent.sigma"}
+
+
+def test_the_shipped_answers_are_the_models_answers_now(tmp_path):
+    """Issue 37: the committed run's answer cache (figures/calibration_answers.jsonl.gz)
+    replays what the embedded model answers fresh: the recovery probe's first two
+    decisions, asked with the shipped answers (every request a hit) and again with
+    none (every request asked), give the same rows."""
+    import argparse
+    import dataclasses
+    import shutil
+
+    from experiments.calibrate import _client, answer_file
+    from experiments.calibrate import probes as P
+    from experiments.endpoint import endpoint
+    from experiments.output import ROOT
+    from sim.agents.answer_cache import AnswerCache, CachedClient
+
+    shipped = ROOT / "figures" / "calibration_answers.jsonl.gz"
+    copy = tmp_path / shipped.name   # answer_file writes back: never the shipped file
+    shutil.copy(shipped, copy)
+    args = argparse.Namespace(base_url=None, model=None, seed=0, n_ctx=4096,
+                              n_threads=None)
+    cs = P.cases(2, 0)
+    with endpoint(args) as (settings, _), answer_file(copy) as answers:
+        # the run's own settings (experiments.calibrate.run)
+        settings = dataclasses.replace(settings, max_repairs=0, max_tokens=160,
+                                       temperature=0.0)
+        cached = CachedClient(_client(settings), AnswerCache(answers))
+        fresh = CachedClient(_client(settings), AnswerCache(None))
+        replayed = P.probe_recovery(cached, cs, 0)
+        asked = P.probe_recovery(fresh, cs, 0)
+    assert cached.cache.hits == 2 and cached.ledger.requests == 0
+    assert fresh.cache.hits == 0 and fresh.ledger.requests == 2
+    assert replayed == asked
