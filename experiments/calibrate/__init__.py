@@ -249,6 +249,63 @@ def _endpoint(args):
     return endpoint(args)
 
 
+def _embedded_settings(seed: int):
+    """The embedded model's request settings before its server starts: what
+    :func:`experiments.endpoint.endpoint` gives once it runs, but the address (the
+    answer cache's request key holds no address)."""
+    from sim.agents.llm import LLMSettings
+    from sim.agents.llm_server import MODEL_NAME
+
+    return LLMSettings(base_url="", model=MODEL_NAME, seed=seed, max_tokens=80,
+                       timeout=600)
+
+
+class OnDemand:
+    """The embedded model's chat client, its server started at the first request the
+    answer cache cannot answer: a run whose every answer is cached (``ctxsim figures
+    --verify calibration`` from the shipped cache) needs neither the model nor
+    llama-cpp-python.
+
+    Args:
+        args: the run's options (``--n-ctx``, ``--n-threads``, ``--seed``).
+        settings: the request settings, known before the server runs.
+        stack: a :class:`contextlib.ExitStack` that stops the server.
+
+    Attributes:
+        record: the endpoint's sidecar record once started, else None.
+
+    Raises:
+        RuntimeError: (at the first request) when the started server's settings
+            differ from ``settings`` in what the request key holds.
+    """
+
+    def __init__(self, args, settings, stack):
+        from sim.agents.llm import TokenLedger
+
+        self.args, self.settings, self.stack = args, settings, stack
+        self.ledger = TokenLedger()
+        self.record = None
+        self._inner = None
+
+    def create(self, messages, **kw):
+        """:meth:`sim.agents.llm.ChatClient.create`, starting the server first."""
+        import dataclasses
+
+        if self._inner is None:
+            real, self.record = self.stack.enter_context(_endpoint(self.args))
+            known = dataclasses.replace(self.settings, base_url=real.base_url)
+            # the key's other fields are the run's (decoding) or the agent's (the
+            # seed each decision sets): the server decides only these two
+            if (real.model, real.structured) != (known.model, known.structured):
+                raise RuntimeError(f"the server's settings {real} differ from the ones "
+                                   f"the answer cache's keys were made with ({known})")
+            self.settings = known
+            self._inner = _client(known)
+            self._inner.ledger = self.ledger
+        self._inner.settings = self.settings
+        return self._inner.create(messages, **kw)
+
+
 def answer_file(path):
     """A context manager yielding the JSON-lines answer cache to use for ``path``:
     ``path`` itself, or for a ``.gz`` path (the committed run's cache ships
@@ -284,9 +341,17 @@ def answer_file(path):
     return cm()
 
 
+def _decoding(settings):
+    """The probes' decoding: greedy, the first answer the measurement (no repairs),
+    160 answer tokens."""
+    import dataclasses
+
+    return dataclasses.replace(settings, max_repairs=0, max_tokens=160, temperature=0.0)
+
+
 def run(args) -> list:
     """Run the probes against the model and write CSV, PNG and JSON."""
-    import dataclasses
+    import contextlib
 
     from experiments.calibrate.estimates import summarize
     from experiments.output import prepare_out, write_csv, write_sidecar
@@ -302,11 +367,22 @@ def run(args) -> list:
     say = (lambda s: None) if args.no_progress else (
         lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
     cpu0, t0 = os.times(), time.perf_counter()
-    with _endpoint(args) as (settings, record), answer_file(cache_path) as answers:
-        settings = dataclasses.replace(settings, max_repairs=0, max_tokens=160,
-                                       temperature=0.0)
-        client = CachedClient(_client(settings), AnswerCache(answers))
+    with contextlib.ExitStack() as stack:
+        answers = stack.enter_context(answer_file(cache_path))
+        if args.base_url:   # an endpoint of the user's: nothing to start
+            settings, record = stack.enter_context(_endpoint(args))
+            inner = _client(_decoding(settings))
+        else:   # the embedded model: started when the cache cannot answer
+            inner = OnDemand(args, _decoding(_embedded_settings(args.seed)), stack)
+        client = CachedClient(inner, AnswerCache(answers))
         trials, costs = run_probes(client, args.probes, size, args.seed, say)
+        if not args.base_url:
+            from sim.agents.llm_server import MODEL_NAME, MODEL_SHA256
+
+            record = inner.record or {
+                "model": MODEL_NAME, "model_sha256": MODEL_SHA256,
+                "server": "not started: every answer came from the answer cache"}
+        settings = inner.settings
     wall = time.perf_counter() - t0
     cpu1 = os.times()
     cpu = {"self": round((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system), 1),

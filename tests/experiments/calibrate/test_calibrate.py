@@ -397,6 +397,8 @@ def standin_endpoint(monkeypatch):
 
     monkeypatch.setattr(C, "_endpoint", endpoint)
     monkeypatch.setattr(C, "_client", lambda settings: StandIn(garble=0.1))
+    # the request settings known before the "server" starts are the stand-in's
+    monkeypatch.setattr(C, "_embedded_settings", lambda seed: StandIn().settings)
 
 
 def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpoint,
@@ -573,8 +575,12 @@ def test_curve_not_identified_when_misses_do_not_grow_with_length():
         assert "not identified" in ests[name]["note"]
 
 
+def _no_server(args):
+    raise AssertionError("the model server was started")
+
+
 def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
-        tmp_path, standin_endpoint):
+        tmp_path, standin_endpoint, monkeypatch):
     # issue 37: the committed run's answers ship as a .jsonl.gz; a rerun from it asks
     # nothing and rewrites the same bytes, and an interrupted run keeps its answers
     import gzip
@@ -592,9 +598,12 @@ def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
     rec = json.loads((tmp_path / "a" / "calibration.json").read_text())
     assert len(lines) == rec["model_calls"] > 0 and rec["cache_hits"] == 0
     assert first[4:8] == b"\0\0\0\0"   # no time in the gzip header
+    # every answer cached: the rerun starts no server (no model needed)
+    monkeypatch.setattr(C, "_endpoint", _no_server)
     assert run_command([*argv, "--out", str(tmp_path / "b")]) == 0
     again = json.loads((tmp_path / "b" / "calibration.json").read_text())
     assert again["model_calls"] == 0 and again["cache_hits"] == rec["model_calls"]
+    assert again["server"].startswith("not started")
     assert cache.read_bytes() == first
     assert (tmp_path / "a" / "calibration.csv").read_text() == \
         (tmp_path / "b" / "calibration.csv").read_text()
@@ -618,3 +627,20 @@ def test_world_names_a_measurement_that_contradicts_its_prior():
     assert "inside the prior" in measured_line({**m, "estimate": 0.5,
                                                 "inside_prior": True})
     assert "not identified" in measured_line({**m, "estimate": None})
+
+
+def test_the_server_starts_at_the_first_uncached_answer_with_the_keys_settings(
+        tmp_path, standin_endpoint, monkeypatch):
+    # a server whose settings differ from the ones the cache keys were made with is
+    # refused at the first request (its answers would be stored under wrong keys)
+    import dataclasses
+
+    import experiments.calibrate as C
+    from experiments.cli import run_command
+
+    monkeypatch.setattr(C, "_embedded_settings",
+                        lambda seed: dataclasses.replace(StandIn().settings,
+                                                         model="another-model"))
+    with pytest.raises(RuntimeError, match="differ from the ones the answer cache"):
+        run_command(["run", "calibrate", "--quick", "--no-cache", "--no-progress",
+                     "--probes", "recovery", "--out", str(tmp_path)])

@@ -74,3 +74,34 @@ def test_the_shipped_answers_are_the_models_answers_now(tmp_path):
     assert cached.cache.hits == 2 and cached.ledger.requests == 0
     assert fresh.cache.hits == 0 and fresh.ledger.requests == 2
     assert replayed == asked
+
+
+def test_a_users_endpoint_is_profiled_and_a_sweep_runs_at_its_profile(tmp_path):
+    """Issue 37: ``ctxsim run calibrate --base-url URL --model NAME`` profiles any
+    OpenAI-compatible endpoint (here the embedded model's own server, as a user's
+    would be) and writes the profile file; ``--profile FILE`` runs a sweep at it."""
+    import json
+
+    from experiments.cli import run_command
+    from experiments.output import read_csv
+
+    with ls.local_server(n_ctx=4096) as info:
+        assert run_command(["run", "calibrate", "--quick", "--base-url", info.base_url,
+                            "--model", info.model, "--probes", "index", "recovery",
+                            "--no-cache", "--no-progress",
+                            "--out", str(tmp_path / "mine")]) == 0
+    profile = tmp_path / "mine" / "calibration.json"
+    rec = json.loads(profile.read_text())
+    assert rec["server"] == "external" and rec["base_url"] == info.base_url
+    assert rec["model"] == info.model and rec["model_calls"] > 0
+    measured = {k: v["estimate"] for k, v in rec["parameters"].items()
+                if v["estimate"] is not None}
+    assert set(measured) <= {"agent.p_index", "agent.p_find_target"} and measured
+    out = tmp_path / "sweep"
+    assert run_command(["run", "pressure", "--quick", "--levels", "8000", "--families",
+                        "1", "--seeds", "1", "--programs", "vista", "--profile",
+                        str(profile), "--no-progress", "--out", str(out)]) == 0
+    side = json.loads((out / "pressure.json").read_text())
+    assert side["config"]["calibration"]["values"] == measured
+    assert {k: v for k, v in side["config"]["world"].items() if k in measured} == measured
+    assert read_csv(out / "pressure.csv")
