@@ -467,8 +467,9 @@ def plot(ests: list[dict], trials: dict, path, model: str):
     props = [e for e in ests if e["method"] == "wilson" and e["probe"] != "context"]
     for i, e in enumerate(props):
         if e["n"]:
-            a2.errorbar(e["estimate"], i, xerr=[[e["estimate"] - e["low"]],
-                                                [e["high"] - e["estimate"]]],
+            # Wilson's bound at k = 0 (or n) can miss the estimate by a rounding error
+            a2.errorbar(e["estimate"], i, xerr=[[max(0.0, e["estimate"] - e["low"])],
+                                                [max(0.0, e["high"] - e["estimate"])]],
                         fmt="o", color="C0" if e["parameter"] else "C2", capsize=3)
     a2.set_yticks(range(len(props)), [f"{e['probe']}: {e['quantity'][:38]} "
                                       f"({e['condition']}, n={e['n']})" for e in props],

@@ -644,3 +644,16 @@ def test_the_server_starts_at_the_first_uncached_answer_with_the_keys_settings(
     with pytest.raises(RuntimeError, match="differ from the ones the answer cache"):
         run_command(["run", "calibrate", "--quick", "--no-cache", "--no-progress",
                      "--probes", "recovery", "--out", str(tmp_path)])
+
+
+def test_plot_takes_a_wilson_bound_a_rounding_error_past_its_estimate(tmp_path):
+    # the default run's "share abstain" was 0 of 11 with a Wilson lower bound of
+    # 2.8e-17: matplotlib refuses a negative error bar, and the run died at its plot
+    from experiments.calibrate import plot
+
+    e = E.estimate("confabulate", "share abstain", "", "archived", 0.0, 2.7755575615628914e-17,
+                   0.2588, 11, 0)
+    assert e["low"] > e["estimate"]
+    path = plot([e, {**e, "estimate": 1.0, "low": 0.6, "high": 1.0 - 1e-16}], {},
+                tmp_path / "c.png", "m")
+    assert path.stat().st_size > 0
