@@ -24,6 +24,9 @@ import numpy as np
 
 from experiments.intervals import Z_ROUNDED, median_ci, wilson
 
+#: the estimates of the dashboard probe's ledger-free answers: a probe of their own
+#: (the content channel's bias and noise), beside the ledger rows' ``dashboard``
+SIZE_NOISE = "size-noise"
 #: bounds of the degradation-curve fit: D, log h (tokens), k
 FIT_BOUNDS = ((0.0, 1.0), (math.log(100.0), math.log(1e7)), (0.3, 5.0))
 
@@ -235,7 +238,7 @@ def size_noise(rows: list[dict], seed: int = 0, reps: int = 2000) -> list[dict]:
     fails = len(rows) - len(r)
     rel = [x["rel_error"] for x in rows]
     med, mlo, mhi = median_ci(rel, resamples=reps, seed=seed)
-    out = [estimate("dashboard", "median relative block-size error", "", "none", med,
+    out = [estimate(SIZE_NOISE, "median relative block-size error", "", "none", med,
                     mlo, mhi, len(rel), parse_failures=fails, method="bootstrap median")]
     few = len(r) < 3   # an sd and its bootstrap need a few answers
     rng = np.random.default_rng([seed, 21, 8])
@@ -251,7 +254,7 @@ def size_noise(rows: list[dict], seed: int = 0, reps: int = 2000) -> list[dict]:
         else:
             value = float(stat(r))
             lo, hi = (float(q) for q in np.quantile(stat(boot, axis=1), [0.025, 0.975]))
-        out.append(estimate("dashboard", quantity, name, "none", value, lo, hi, len(r),
+        out.append(estimate(SIZE_NOISE, quantity, name, "none", value, lo, hi, len(r),
                             parse_failures=fails, method="bootstrap over snapshots",
                             note=note))
     return out

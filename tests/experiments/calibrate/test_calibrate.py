@@ -416,6 +416,10 @@ def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpo
     assert params == {"agent.p_index", "agent.p_confabulate", "agent.p_row_read",
                       "agent.sigma", "agent.ctx_drop_max", "agent.ctx_half_tokens",
                       "agent.ctx_shape", "agent.p_find_target"}
+    # six probes, each naming the parameter it measures (the size-noise estimates
+    # come from the dashboard's ledger-free answers)
+    assert {r["probe"] for r in rows if r["parameter"]} == {
+        "index", "confabulate", "recovery", "dashboard", "size-noise", "context"}
     rec = json.loads((tmp_path / "calibration.json").read_text())
     assert set(rec["probes"]) == {"index", "confabulate", "recovery", "dashboard",
                                   "context"}
