@@ -21,7 +21,7 @@ def disjoint_snapshots(cap: int, n: int, seed: int) -> list:
     so that no two share a message: each file is read from a seeded start, a
     snapshot taken, and the next begins after its last message (the files in turn).
     Fewer than ``n`` when the trajectories run out."""
-    from experiments.vista.perception import make_snapshot
+    from experiments.vista import perception
     from sim.tasks.trajectory_tasks import trajectory_files
     from sim.workspace import load_trajectory
 
@@ -36,7 +36,7 @@ def disjoint_snapshots(cap: int, n: int, seed: int) -> list:
             m, i, snap = msgs[stem], pos[stem], None
             while snap is None and i < len(m) - 3:
                 if m[i].get("role") != "tool":   # a snapshot starts at a turn
-                    snap = make_snapshot(f"{stem}@{i}", m[i: i + 60], cap)
+                    snap = perception.make_snapshot(f"{stem}@{i}", m[i: i + 60], cap)
                 i += snap is None   # a message too large to fit: start after it
             if snap is None:
                 live.remove(stem)
@@ -55,15 +55,15 @@ def probe_dashboard(ask, snaps: list, seed: int) -> list[dict]:
     None``. One row per snapshot and condition: ``truth`` (tokens, cl100k),
     ``estimate``, ``log_ratio`` (``ln(estimate / truth)``, None unanswered),
     ``rel_error``, ``outcome`` answered / parse_failure."""
-    from experiments.vista.perception import messages, questions
+    from experiments.vista import perception
 
     rows = []
     for k, snap in enumerate(snaps):
-        q = next(q for q in questions(snap, np.random.default_rng([seed, 21, 7, k]),
+        q = next(q for q in perception.questions(snap, np.random.default_rng([seed, 21, 7, k]),
                                       n_blocks=1, n_pairs=0) if q.quantity == "block")
         [(bid, truth)] = q.truth.items()
         for cond, dash in (("-dash", False), ("+dash", True)):
-            answer = ask(messages(snap, q, dash), q.schema)
+            answer = ask(perception.messages(snap, q, dash), q.schema)
             est = None if answer is None else answer.get(bid)
             ok = isinstance(est, (int, float)) and not isinstance(est, bool) and est > 0
             rows.append({"probe": "dashboard", "case": snap.name, "condition": cond,

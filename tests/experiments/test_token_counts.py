@@ -205,14 +205,14 @@ def test_a_bad_config_token_count_is_named(tmp_path, text, says):
 
 def test_every_token_key_is_read_alike():
     """The token keys of every schema (the sweeps', contextevo's, evoharness's,
-    robustness's windows, calibrate's cap and lengths) take ``"8k"``."""
+    robustness's windows, calibrate's cap, lengths and needle_at) take ``"8k"``."""
     from experiments.config import SCHEMAS, validate
 
     keys = {n: token_keys(n) for n in SCHEMAS}
     assert keys["pressure"] == {"budget", "levels"}
     assert keys["evoharness"] == {"growth", "budget", "long_growth", "long_budget"}
     assert keys["contextevo"] == {"loca_growth", "loca_budget", "browse_window"}
-    assert keys["calibrate"] == {"cap", "lengths"}
+    assert keys["calibrate"] == {"cap", "lengths", "needle_at"}
     for name, names in keys.items():
         for key in names:
             shipped = load_config(name)[key]
