@@ -5,7 +5,8 @@ medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median
 A parse failure counts as a failure of the behaviour measured (no index written, no
 row read, the value not used, no right handle), except in ``agent.p_confabulate``, a
 ratio of two answers (wrong / (wrong + abstain)), where it is neither and is reported
-beside it.
+beside it; its rows are values, several to a decision, so its interval counts cases
+(:func:`confabulation`).
 
 ``agent.sigma`` is the noise of the content channel's log error, fitted beside its
 bias (:func:`size_noise`: mean and sd of ``ln(estimate / truth)``, a bootstrap over
@@ -22,7 +23,7 @@ import math
 
 import numpy as np
 
-from experiments.intervals import Z_ROUNDED, median_ci, wilson
+from experiments.intervals import Z_ROUNDED, cluster_wilson, median_ci, wilson
 
 #: the estimates of the dashboard probe's ledger-free answers: a probe of their own
 #: (the content channel's bias and noise), beside the ledger rows' ``dashboard``
@@ -55,6 +56,36 @@ def proportion(probe, quantity, parameter, condition, rows, success, fail=None,
         note = (note + "; " if note else "") + f"{left} row(s) outside the ratio"
     return estimate(probe, quantity, parameter, condition, k / n if n else math.nan,
                     lo, hi, n, k, pf, "wilson", note)
+
+
+def confabulation(rows: list[dict]) -> dict:
+    """``agent.p_confabulate``: wrong / (wrong + abstain) over the needed values the
+    model could not see (one row per value; a parse failure or a recovery is neither
+    and leaves the ratio). One decision answers all of a use step's values, and a
+    case's three conditions ask about the same task, so the rows of a case are not
+    independent draws: the interval is Wilson's at the effective sample size over
+    cases (:func:`experiments.intervals.cluster_wilson`), not over rows, which would
+    treat them as independent and be too narrow. ``n`` is the values in the ratio;
+    the note names the cases."""
+    cases = sorted({x["case"] for x in rows})
+    wrong = [sum(x["outcome"] == "wrong" for x in rows if x["case"] == c) for c in cases]
+    told = [sum(x["outcome"] in ("wrong", "abstain") for x in rows if x["case"] == c)
+            for c in cases]
+    k, n = sum(wrong), sum(told)
+    pf = sum(x["outcome"] == "parse_failure" for x in rows)
+    note = (f"{n} of {len(rows)} values were wrong or abstained, over {len(cases)} "
+            f"cases; the interval counts cases, not values (a case's are not "
+            f"independent)")
+    if len(rows) > n:
+        note += f"; {len(rows) - n} row(s) outside the ratio"
+    if n == 0 or len(cases) < 2:
+        p, lo, hi = wilson(k, n, z=Z_ROUNDED)   # one case: no between-case spread
+        method = "wilson"
+    else:
+        p, lo, hi = cluster_wilson(wrong, told)
+        method = "wilson, effective n over cases"
+    return estimate("confabulate", "wrong value rather than abstain",
+                    "agent.p_confabulate", "all", p, lo, hi, n, k, pf, method, note)
 
 
 def median_rel_error_for_sigma(sigma: float) -> float:
@@ -172,13 +203,7 @@ def summarize(trials: dict[str, list[dict]], seed: int = 0) -> list[dict]:
                                   "matcher)", "", cond, kept, lambda x: x["strict"] == 1))
     r = trials.get("confabulate")
     if r:
-        answered = [x for x in r if x["outcome"] in ("wrong", "abstain")]
-        out.append(proportion("confabulate", "wrong value rather than abstain",
-                              "agent.p_confabulate", "all", r,
-                              lambda x: x["outcome"] == "wrong",
-                              fail=lambda x: x["outcome"] not in ("wrong", "abstain"),
-                              note=f"{len(answered)} of {len(r)} answers were wrong or "
-                                   "abstained"))
+        out.append(confabulation(r))
         for cond in sorted({x["condition"] for x in r}):
             rc = [x for x in r if x["condition"] == cond]
             for what in ("wrong", "abstain", "recover"):
