@@ -5,8 +5,8 @@ medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median
 A parse failure counts as a failure of the behaviour measured (no index written, no
 row read, the value not used, no right handle), except in ``agent.p_confabulate``, a
 ratio of two answers (wrong / (wrong + abstain)), where it is neither and is reported
-beside it; its rows are values, several to a decision, so its interval counts cases
-(:func:`confabulation`).
+beside it; its rows are values, several to a decision, so its intervals count cases
+(:func:`case_proportion`).
 
 ``agent.sigma`` is the noise of the content channel's log error, fitted beside its
 bias (:func:`size_noise`: mean and sd of ``ln(estimate / truth)``, a bootstrap over
@@ -58,34 +58,32 @@ def proportion(probe, quantity, parameter, condition, rows, success, fail=None,
                     lo, hi, n, k, pf, "wilson", note)
 
 
-def confabulation(rows: list[dict]) -> dict:
-    """``agent.p_confabulate``: wrong / (wrong + abstain) over the needed values the
-    model could not see (one row per value; a parse failure or a recovery is neither
-    and leaves the ratio). One decision answers all of a use step's values, and a
-    case's three conditions ask about the same task, so the rows of a case are not
-    independent draws: the interval is Wilson's at the effective sample size over
-    cases (:func:`experiments.intervals.cluster_wilson`), not over rows, which would
-    treat them as independent and be too narrow. ``n`` is the values in the ratio;
-    the note names the cases."""
+def case_proportion(quantity: str, parameter: str, condition: str, rows: list[dict],
+                    success, counted=lambda x: True) -> dict:
+    """The confabulate probe's proportions: ``success(row)`` among the rows where
+    ``counted(row)``. Its rows are values: one decision answers all of a use step's
+    values, and a case's three conditions ask about the same task, so the rows of a
+    case are not independent draws. The interval is Wilson's at the effective sample
+    size over cases (:func:`experiments.intervals.cluster_wilson`), not over rows,
+    which would take them as independent and be too narrow (one case: Wilson over its
+    rows). ``n`` is the rows counted; the note names the cases."""
     cases = sorted({x["case"] for x in rows})
-    wrong = [sum(x["outcome"] == "wrong" for x in rows if x["case"] == c) for c in cases]
-    told = [sum(x["outcome"] in ("wrong", "abstain") for x in rows if x["case"] == c)
-            for c in cases]
-    k, n = sum(wrong), sum(told)
+    k_case = [sum(bool(success(x)) for x in rows if x["case"] == c and counted(x))
+              for c in cases]
+    n_case = [sum(bool(counted(x)) for x in rows if x["case"] == c) for c in cases]
+    k, n = sum(k_case), sum(n_case)
     pf = sum(x["outcome"] == "parse_failure" for x in rows)
-    note = (f"{n} of {len(rows)} values were wrong or abstained, over {len(cases)} "
-            f"cases; the interval counts cases, not values (a case's are not "
-            f"independent)")
+    note = f"over {len(cases)} case(s); the interval counts cases, not values"
     if len(rows) > n:
         note += f"; {len(rows) - n} row(s) outside the ratio"
     if n == 0 or len(cases) < 2:
-        p, lo, hi = wilson(k, n, z=Z_ROUNDED)   # one case: no between-case spread
+        p, lo, hi = wilson(k, n, z=Z_ROUNDED)
         method = "wilson"
     else:
-        p, lo, hi = cluster_wilson(wrong, told)
+        p, lo, hi = cluster_wilson(k_case, n_case)
         method = "wilson, effective n over cases"
-    return estimate("confabulate", "wrong value rather than abstain",
-                    "agent.p_confabulate", "all", p, lo, hi, n, k, pf, method, note)
+    return estimate("confabulate", quantity, parameter, condition, p, lo, hi, n, k, pf,
+                    method, note)
 
 
 def median_rel_error_for_sigma(sigma: float) -> float:
@@ -203,14 +201,18 @@ def summarize(trials: dict[str, list[dict]], seed: int = 0) -> list[dict]:
                                   "matcher)", "", cond, kept, lambda x: x["strict"] == 1))
     r = trials.get("confabulate")
     if r:
-        out.append(confabulation(r))
+        # a parse failure or a recovery is neither wrong nor abstained: outside it
+        out.append(case_proportion("wrong value rather than abstain",
+                                   "agent.p_confabulate", "all", r,
+                                   lambda x: x["outcome"] == "wrong",
+                                   lambda x: x["outcome"] in ("wrong", "abstain")))
         for cond in sorted({x["condition"] for x in r}):
             rc = [x for x in r if x["condition"] == cond]
             for what in ("wrong", "abstain", "recover"):
                 if what == "recover" and cond != "archived":
                     continue
-                out.append(proportion("confabulate", f"share {what}", "", cond, rc,
-                                      lambda x, w=what: x["outcome"] == w))
+                out.append(case_proportion(f"share {what}", "", cond, rc,
+                                           lambda x, w=what: x["outcome"] == w))
     r = trials.get("recovery")
     if r:
         out.append(proportion("recovery", "recovery call names the right handle", "",
