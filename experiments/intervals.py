@@ -22,8 +22,7 @@ The contract (each function below keeps it):
   from ``numpy.random.default_rng(seed)``: the same data and seed give the same
   interval, so a CSV reproduces byte for byte.
 
-The functions: a proportion (:func:`wilson`, Wilson 1927) or a proportion over
-clustered trials (:func:`cluster_wilson`, Korn & Graubard 1998), a difference of two
+The functions: a proportion (:func:`wilson`, Wilson 1927), a difference of two
 independent proportions (:func:`newcombe`, Newcombe 1998), a mean over seeds
 (:func:`student_t`, Student 1908), the paired bootstrap of a mean difference over
 tasks (:func:`bootstrap_mean_ci`; Efron & Tibshirani 1993, ch. 6), a median
@@ -87,55 +86,11 @@ def wilson(k: int, n: int, level: float = LEVEL, *,
         z = normal_quantile(level)
     if n == 0:
         return math.nan, 0.0, 1.0
-    return _score(k / n, n, z)
-
-
-def _score(p: float, n: float, z: float) -> tuple[float, float, float]:
-    """Wilson's score interval of a proportion ``p`` at sample size ``n > 0`` (an
-    effective size may be fractional)."""
+    p = k / n
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return p, max(0.0, c - h), min(1.0, c + h)
-
-
-def cluster_wilson(k: Sequence[float], n: Sequence[float],
-                   level: float = LEVEL) -> tuple[float, float, float]:
-    """``(sum k / sum n, lo, hi)``: a proportion whose trials come in clusters (``k[i]``
-    successes of ``n[i]`` trials in cluster ``i``; trials of one cluster need not be
-    independent, clusters are), with Wilson's score interval at the effective sample
-    size (Korn & Graubard 1998): ``sum n / deff``, where the design effect ``deff``
-    (at least 1) is the cluster-robust variance of the ratio over the binomial one,
-    scaled by ``(z / t_{m-1})^2`` for ``m`` clusters. With every cluster of one trial
-    and ``m`` large it is :func:`wilson`; where the trials of a cluster agree it
-    narrows like ``m`` clusters, not ``sum n`` trials.
-
-    Raises:
-        ValueError: for unequal lengths, fewer than 2 clusters, a cluster with ``k``
-            outside ``0..n``, no trials at all, or a bad level.
-    """
-    from scipy import stats
-
-    z = normal_quantile(level)
-    a, b = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"need equal 1-D per-cluster counts, got shapes {a.shape} "
-                         f"and {b.shape}")
-    if a.size < 2:
-        raise ValueError(f"a clustered interval needs at least 2 clusters, got {a.size}")
-    bad = np.flatnonzero((a < 0) | (a > b))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"cluster {i}: k must be in 0..{b[i]:g}, got {a[i]:g}")
-    total = float(b.sum())
-    if total <= 0:
-        raise ValueError("no trials in any cluster (sum n = 0)")
-    m, p = a.size, float(a.sum()) / total
-    binomial = p * (1 - p) / total
-    robust = m / (m - 1) * float(np.sum((a - p * b) ** 2)) / total ** 2
-    deff = max(1.0, robust / binomial) if binomial > 0 else 1.0
-    n_eff = total / deff * (z / float(stats.t.ppf(0.5 + level / 2, m - 1))) ** 2
-    return _score(p, n_eff, z)
 
 
 def newcombe(k1: int, n1: int, k2: int, n2: int,

@@ -5,8 +5,8 @@ medians a bootstrap 95% percentile interval (:func:`experiments.intervals.median
 A parse failure counts as a failure of the behaviour measured (no index written, no
 row read, the value not used, no right handle), except in ``agent.p_confabulate``, a
 ratio of two answers (wrong / (wrong + abstain)), where it is neither and is reported
-beside it; its rows are values, several to a decision, so its intervals count cases
-(:func:`case_proportion`).
+beside it; its rows are values, several to a decision and three decisions to a case,
+so its intervals are Wilson's at an effective size (:func:`case_proportion`).
 
 ``agent.sigma`` is the noise of the content channel's log error, fitted beside its
 bias (:func:`size_noise`: mean and sd of ``ln(estimate / truth)``, a bootstrap over
@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from experiments.intervals import Z_ROUNDED, cluster_wilson, median_ci, wilson
+from experiments.intervals import Z_ROUNDED, median_ci, wilson
 
 #: the estimates of the dashboard probe's ledger-free answers: a probe of their own
 #: (the content channel's bias and noise), beside the ledger rows' ``dashboard``
@@ -58,32 +58,47 @@ def proportion(probe, quantity, parameter, condition, rows, success, fail=None,
                     lo, hi, n, k, pf, "wilson", note)
 
 
+def design_effect(k: list[int], n: list[int]) -> float:
+    """The design effect of a proportion whose trials come in clusters (``k[i]``
+    successes of ``n[i]`` trials in cluster ``i``; clusters independent, trials of one
+    cluster not): the cluster-robust (linearised) variance of ``sum k / sum n`` over
+    the binomial one, at least 1 (Kish 1965; Korn & Graubard 1998 for its use with a
+    score interval). 1 where the binomial variance is 0 (p = 0 or 1) or there are
+    fewer than 2 clusters."""
+    a, b = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    total, m = float(b.sum()), a.size
+    if m < 2 or total <= 0:
+        return 1.0
+    p = float(a.sum()) / total
+    binomial = p * (1 - p) / total
+    robust = m / (m - 1) * float(np.sum((a - p * b) ** 2)) / total ** 2
+    return max(1.0, robust / binomial) if binomial > 0 else 1.0
+
+
 def case_proportion(quantity: str, parameter: str, condition: str, rows: list[dict],
                     success, counted=lambda x: True) -> dict:
     """The confabulate probe's proportions: ``success(row)`` among the rows where
     ``counted(row)``. Its rows are values: one decision answers all of a use step's
     values, and a case's three conditions ask about the same task, so the rows of a
     case are not independent draws. The interval is Wilson's at the effective sample
-    size over cases (:func:`experiments.intervals.cluster_wilson`), not over rows,
-    which would take them as independent and be too narrow (one case: Wilson over its
-    rows). ``n`` is the rows counted; the note names the cases."""
+    size ``n / deff`` (:func:`design_effect` over cases), not at ``n``, which would take
+    the rows as independent and be too narrow. ``n`` is the rows counted; the note
+    names the cases and the design effect."""
     cases = sorted({x["case"] for x in rows})
     k_case = [sum(bool(success(x)) for x in rows if x["case"] == c and counted(x))
               for c in cases]
     n_case = [sum(bool(counted(x)) for x in rows if x["case"] == c) for c in cases]
     k, n = sum(k_case), sum(n_case)
     pf = sum(x["outcome"] == "parse_failure" for x in rows)
-    note = f"over {len(cases)} case(s); the interval counts cases, not values"
+    deff = design_effect(k_case, n_case)
+    note = (f"over {len(cases)} case(s), design effect {deff:.2f}: the interval counts "
+            f"{n / deff:.1f} effective values" if n else f"over {len(cases)} case(s)")
     if len(rows) > n:
         note += f"; {len(rows) - n} row(s) outside the ratio"
-    if n == 0 or len(cases) < 2:
-        p, lo, hi = wilson(k, n, z=Z_ROUNDED)
-        method = "wilson"
-    else:
-        p, lo, hi = cluster_wilson(k_case, n_case)
-        method = "wilson, effective n over cases"
-    return estimate("confabulate", quantity, parameter, condition, p, lo, hi, n, k, pf,
-                    method, note)
+    p, lo, hi = wilson(k / deff, n / deff, z=Z_ROUNDED) if n else wilson(0, 0)
+    return estimate("confabulate", quantity, parameter, condition,
+                    k / n if n else math.nan, lo, hi, n, k, pf,
+                    "wilson at n / design effect over cases", note)
 
 
 def median_rel_error_for_sigma(sigma: float) -> float:

@@ -54,7 +54,7 @@ comments."""
     index: int = _size(20, 3, "archive decisions, one per case, the index's purpose "
                        "stated (~22K prompt tokens)")
     index_tool: int = _size(6, 1, "... and with the paper's tool text alone (~7K)")
-    confabulate: int = _size(13, 1, "cases; each asks three times: archived, trimmed, "
+    confabulate: int = _size(20, 1, "cases; each asks three times: archived, trimmed, "
                              "never seen (~23K)")
     recovery: int = _size(20, 3, "recovery calls, one per case (~10K)")
     snapshots: int = _size(40, 3, "dashboard snapshots from disjoint stretches of the "

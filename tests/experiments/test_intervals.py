@@ -144,8 +144,7 @@ def test_every_interval_returns_estimate_lo_hi_and_refuses_a_bad_level():
              "bootstrap_mean_ci": lambda lv: I.bootstrap_mean_ci([0.1, 0.3, 0.2], level=lv),
              "median_ci": lambda lv: I.median_ci([0.1, 0.3, 0.2], 500, lv),
              "cluster_median_ci": lambda lv: I.cluster_median_ci([[0.1], [0.3]], 500, lv),
-             "ratio_of_sums_ci": lambda lv: I.ratio_of_sums_ci([1, 2], [2, 2], level=lv),
-             "cluster_wilson": lambda lv: I.cluster_wilson([1, 2, 0], [2, 2, 2], lv)}
+             "ratio_of_sums_ci": lambda lv: I.ratio_of_sums_ci([1, 2], [2, 2], level=lv)}
     for name, f in calls.items():
         out = f(0.9)
         assert len(out) == 3 and all(isinstance(v, float) for v in out), name
@@ -200,70 +199,3 @@ def test_normal_half_width_rejects_a_negative_or_nan_se(se):
 def test_normal_half_width_rejects_a_level_outside_0_1(level):
     with pytest.raises(ValueError, match="level must be in"):
         I.normal_half_width(0.1, level)
-
-
-def test_cluster_wilson_with_agreeing_clusters_counts_clusters_not_trials():
-    """Every trial of a cluster agrees (size s): the robust variance is p(1-p)/(m-1),
-    so the effective size is (m - 1) (z / t_{m-1})^2 whatever s, by hand with scipy."""
-    z = stats.norm.ppf(0.975)
-    for m, s, ones in [(13, 3, 9), (20, 2, 19), (5, 7, 1)]:
-        k = [s] * ones + [0] * (m - ones)
-        p, lo, hi = I.cluster_wilson(k, [s] * m)
-        n_eff = (m - 1) * (z / stats.t.ppf(0.975, m - 1)) ** 2
-        # Wilson at n_eff, written out (independent of the module's helper)
-        q = ones / m
-        d = 1 + z * z / n_eff
-        c = (q + z * z / (2 * n_eff)) / d
-        h = z * math.sqrt(q * (1 - q) / n_eff + z * z / (4 * n_eff ** 2)) / d
-        assert p == pytest.approx(q) and lo == pytest.approx(c - h, rel=1e-12)
-        assert hi == pytest.approx(c + h, rel=1e-12)
-        # wider than Wilson over the m * s trials taken as independent
-        _, wlo, whi = I.wilson(ones * s, m * s)
-        assert lo < wlo and hi > whi
-
-
-def test_cluster_wilson_of_single_trials_approaches_wilson():
-    """One trial per cluster: deff is m/(m-1) times 1 and the t/z factor tends to 1,
-    so at many clusters it is Wilson's interval; never narrower (deff >= 1)."""
-    for m, k in [(4000, 1300), (2000, 1999), (60, 12)]:
-        ks = [1] * k + [0] * (m - k)
-        _, lo, hi = I.cluster_wilson(ks, [1] * m)
-        _, wlo, whi = I.wilson(k, m)
-        assert lo <= wlo + 1e-15 and hi >= whi - 1e-15
-        if m >= 2000:
-            assert lo == pytest.approx(wlo, abs=2e-4) and hi == pytest.approx(whi, abs=2e-4)
-
-
-def test_cluster_wilson_boundaries_and_refusals():
-    assert I.cluster_wilson([0, 0], [3, 2])[:2] == (0.0, 0.0)
-    p, lo, hi = I.cluster_wilson([3, 2], [3, 2])
-    assert p == 1.0 and hi == 1.0 and 0 < lo < 1
-    assert I.cluster_wilson([0, 1], [0, 2])[0] == 0.5   # an empty cluster is allowed
-    for k, n, match in [([1], [1], "at least 2 clusters"), ([1, 2], [1], "equal"),
-                        ([3, 0], [2, 2], r"cluster 0: k must be in 0\.\.2, got 3"),
-                        ([-1, 0], [2, 2], "cluster 0"), ([0, 0], [0, 0], "no trials")]:
-        with pytest.raises(ValueError, match=match):
-            I.cluster_wilson(k, n)
-
-
-def test_cluster_wilson_covers_where_wilson_over_rows_does_not():
-    """Monte Carlo coverage with a known p: 20 clusters of 3 decisions, each decision
-    1-3 trials that agree (the calibration's confabulate rows). 800 replicates: the
-    clustered interval covers near 95% (SE about 0.008), Wilson over the rows taken as
-    independent clearly below."""
-    rng = np.random.default_rng(7)
-    hit_c = hit_w = 0
-    reps, p = 800, 0.7
-    for _ in range(reps):
-        k, n = [], []
-        for _c in range(20):
-            sizes = rng.integers(1, 4, size=3)
-            ok = rng.random(3) < p
-            k.append(int(np.sum(sizes * ok)))
-            n.append(int(sizes.sum()))
-        _, lo, hi = I.cluster_wilson(k, n)
-        hit_c += lo <= p <= hi
-        _, lo, hi = I.wilson(sum(k), sum(n))
-        hit_w += lo <= p <= hi
-    assert 0.92 <= hit_c / reps <= 0.99
-    assert hit_w / reps < 0.90

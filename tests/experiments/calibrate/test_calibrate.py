@@ -218,7 +218,8 @@ def test_confabulate_probe_recovers_the_stand_ins_rate(cases30):
     # conditions share draws and its rows are not independent: the estimate's own
     # 95% interval counts cases (a Wilson interval over the rows, taken as
     # independent, missed 0.3 by 0.003 once issue 31 moved the suite's draws)
-    assert e["method"] == "wilson, effective n over cases" and "over 20 case(s)" in e["note"]
+    assert e["method"] == "wilson at n / design effect over cases"
+    assert "over 20 case(s), design effect" in e["note"]
     assert e["low"] <= 0.3 <= e["high"] and e["high"] - e["low"] < 0.3
     from experiments.intervals import wilson
 
@@ -663,3 +664,50 @@ def test_plot_takes_a_wilson_bound_a_rounding_error_past_its_estimate(tmp_path):
     path = plot([e, {**e, "estimate": 1.0, "low": 0.6, "high": 1.0 - 1e-16}], {},
                 tmp_path / "c.png", "m")
     assert path.stat().st_size > 0
+
+
+def test_design_effect_of_agreeing_clusters_by_hand():
+    """Clusters of s trials that agree: the robust variance is p(1-p)/(m-1) and the
+    binomial one p(1-p)/(m s), so deff = m s / (m - 1); independent single trials
+    give m / (m - 1); p = 0 or 1 and a single cluster give 1."""
+    for m, s, ones in [(13, 3, 9), (20, 2, 19), (5, 7, 1)]:
+        k = [s] * ones + [0] * (m - ones)
+        assert E.design_effect(k, [s] * m) == pytest.approx(m * s / (m - 1))
+    assert E.design_effect([1] * 30 + [0] * 70, [1] * 100) == pytest.approx(100 / 99)
+    assert E.design_effect([0, 0, 0], [2, 3, 1]) == 1.0
+    assert E.design_effect([2, 3], [2, 3]) == 1.0 and E.design_effect([1], [3]) == 1.0
+
+
+def _clustered_rows(rng, p, cases, agree=True):
+    """Confabulate-like rows: each case 3 decisions of 1-3 values; a decision's values
+    agree (``agree``) or are independent."""
+    rows = []
+    for c in range(cases):
+        for _ in range(3):
+            u = rng.random()
+            for _v in range(int(rng.integers(1, 4))):
+                w = u if agree else rng.random()
+                rows.append({"case": f"c{c}", "outcome": "wrong" if w < p else "abstain"})
+    return rows
+
+
+def test_case_proportion_covers_where_wilson_over_rows_does_not():
+    """Monte Carlo coverage with a known p at the committed run's design (13 or 20
+    cases; 500 replicates, SE about 0.01): the effective-size interval covers near
+    95% whether a decision's values agree or not; Wilson over the rows taken as
+    independent falls well below when they agree."""
+    from experiments.intervals import wilson
+
+    rng = np.random.default_rng(11)
+    reps = 500
+    for p, cases, agree in [(0.7, 20, True), (0.7, 13, False), (0.9, 20, True)]:
+        hit = hit_rows = 0
+        for _ in range(reps):
+            e = E.case_proportion("q", "", "all", _clustered_rows(rng, p, cases, agree),
+                                  lambda x: x["outcome"] == "wrong")
+            hit += e["low"] <= p <= e["high"]
+            _, lo, hi = wilson(e["k"], e["n"])
+            hit_rows += lo <= p <= hi
+        assert 0.91 <= hit / reps <= 0.99, (p, cases, agree, hit / reps)
+        if agree:
+            assert hit_rows / reps < 0.88, (p, cases, hit_rows / reps)
