@@ -55,14 +55,14 @@ comments."""
                        "stated (~22K prompt tokens)")
     index_tool: int = _size(6, 1, "... and with the paper's tool text alone (~7K)")
     confabulate: int = _size(20, 1, "cases; each asks three times: archived, trimmed, "
-                             "never seen (~23K)")
+                             "never seen (~67K)")
     recovery: int = _size(20, 3, "recovery calls, one per case (~10K)")
     snapshots: int = _size(40, 3, "dashboard snapshots from disjoint stretches of the "
                            "trajectories, one block asked without and with the ledger ...")
     cap: int = setting(1200, k.tokens(100, k.INT_MAX), "... each a workspace of about "
-                       "this many tokens (cl100k; ~30K)", option=None, quick=500,
+                       "this many tokens (cl100k; ~77K over 40)", option=None, quick=500,
                        unit="tokens", note="... each a workspace of about this many "
-                       "tokens (cl100k; ~30K)")
+                       "tokens (cl100k; ~77K over 40)")
     trials: int = _size(2, 1, "presentation trials per ledger condition (~8K)")
     context_cases: int = _size(2, 1, "needle cases; each at every length, one growing "
                                "stream (~26K each at 16K)")
