@@ -28,6 +28,10 @@ from experiments.intervals import Z_ROUNDED, median_ci, wilson
 #: the estimates of the dashboard probe's ledger-free answers: a probe of their own
 #: (the content channel's bias and noise), beside the ledger rows' ``dashboard``
 SIZE_NOISE = "size-noise"
+#: the method of :func:`case_proportion`'s rows, and the methods whose rows are
+#: proportions with a Wilson interval (the figure's middle panel plots these)
+CASE_WILSON = "wilson at n / design effect over cases"
+PROPORTION_METHODS = ("wilson", CASE_WILSON)
 #: bounds of the degradation-curve fit: D, log h (tokens), k
 FIT_BOUNDS = ((0.0, 1.0), (math.log(100.0), math.log(1e7)), (0.3, 5.0))
 
@@ -98,7 +102,7 @@ def case_proportion(quantity: str, parameter: str, condition: str, rows: list[di
     p, lo, hi = wilson(k / deff, n / deff, z=Z_ROUNDED) if n else wilson(0, 0)
     return estimate("confabulate", quantity, parameter, condition,
                     k / n if n else math.nan, lo, hi, n, k, pf,
-                    "wilson at n / design effect over cases", note)
+                    CASE_WILSON, note)
 
 
 def median_rel_error_for_sigma(sigma: float) -> float:

@@ -14,7 +14,7 @@ def plot(ests: list[dict], trials: dict, path, model: str):
     against request length with the fitted curve and the prior's band."""
     import numpy as np
 
-    from experiments.calibrate.estimates import p_use, prior_p_use_range
+    from experiments.calibrate.estimates import PROPORTION_METHODS, p_use, prior_p_use_range
     from experiments.output import new_figure, save_figure
     from experiments.intervals import Z_ROUNDED, wilson
     from sim.world import TABLE
@@ -57,7 +57,8 @@ def plot(ests: list[dict], trials: dict, path, model: str):
                   "counts; prior's numbers on each row)", fontsize=7)
     a1.set_title("measured vs prior (grey bar; | default; 95% interval)", fontsize=9)
 
-    props = [e for e in ests if e["method"] == "wilson" and e["probe"] != "context"]
+    props = [e for e in ests if e["method"] in PROPORTION_METHODS
+             and e["probe"] != "context"]
     for i, e in enumerate(props):
         if e["n"]:
             # Wilson's bound at k = 0 (or n) can miss the estimate by a rounding error

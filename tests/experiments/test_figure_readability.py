@@ -434,7 +434,11 @@ def test_calibration_axes_carry_numbers_and_the_flat_panel_says_why(tmp_path, sa
     trials = {"context": [t for t in side["trials"] if t["probe"] == "context"]}
     plot(_rows("calibration.csv"), trials, tmp_path / "c.png", side["model"])
     [fig] = saved
-    a1, _, a3 = fig.axes
+    a1, a2, a3 = fig.axes
+    # every probe with a proportion has its rows in the middle panel (the
+    # confabulate rows' own interval method once dropped them)
+    assert {t.get_text().split(":")[0] for t in a2.get_yticklabels()} == {
+        "index", "confabulate", "recovery", "dashboard"}
     assert len(fc.numeric_ticks(a1, "x")) >= 2
     assert fc.tickless_axes(fig) == []
     texts = [t.get_text() for t in a1.texts]

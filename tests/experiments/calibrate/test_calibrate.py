@@ -218,7 +218,7 @@ def test_confabulate_probe_recovers_the_stand_ins_rate(cases30):
     # conditions share draws and its rows are not independent: the estimate's own
     # 95% interval counts cases (a Wilson interval over the rows, taken as
     # independent, missed 0.3 by 0.003 once issue 31 moved the suite's draws)
-    assert e["method"] == "wilson at n / design effect over cases"
+    assert e["method"] == E.CASE_WILSON == "wilson at n / design effect over cases"
     assert "over 20 case(s), design effect" in e["note"]
     assert e["low"] <= 0.3 <= e["high"] and e["high"] - e["low"] < 0.3
     from experiments.intervals import wilson
