@@ -237,110 +237,6 @@ def flat_trials(trials: dict) -> list[dict]:
     return rows
 
 
-def _client(settings):
-    from sim.agents.llm import ChatClient
-
-    return ChatClient(settings)
-
-
-def _endpoint(args):
-    from experiments.endpoint import endpoint
-
-    return endpoint(args)
-
-
-def _embedded_settings(seed: int):
-    """The embedded model's request settings before its server starts: what
-    :func:`experiments.endpoint.endpoint` gives once it runs, but the address (the
-    answer cache's request key holds no address)."""
-    from sim.agents.llm import LLMSettings
-    from sim.agents.llm_server import MODEL_NAME
-
-    return LLMSettings(base_url="", model=MODEL_NAME, seed=seed, max_tokens=80,
-                       timeout=600)
-
-
-class OnDemand:
-    """The embedded model's chat client, its server started at the first request the
-    answer cache cannot answer: a run whose every answer is cached (``ctxsim figures
-    --verify calibration`` from the shipped cache) needs neither the model nor
-    llama-cpp-python.
-
-    Args:
-        args: the run's options (``--n-ctx``, ``--n-threads``, ``--seed``).
-        settings: the request settings, known before the server runs.
-        stack: a :class:`contextlib.ExitStack` that stops the server.
-
-    Attributes:
-        record: the endpoint's sidecar record once started, else None.
-
-    Raises:
-        RuntimeError: (at the first request) when the started server's settings
-            differ from ``settings`` in what the request key holds.
-    """
-
-    def __init__(self, args, settings, stack):
-        from sim.agents.llm import TokenLedger
-
-        self.args, self.settings, self.stack = args, settings, stack
-        self.ledger = TokenLedger()
-        self.record = None
-        self._inner = None
-
-    def create(self, messages, **kw):
-        """:meth:`sim.agents.llm.ChatClient.create`, starting the server first."""
-        import dataclasses
-
-        if self._inner is None:
-            real, self.record = self.stack.enter_context(_endpoint(self.args))
-            known = dataclasses.replace(self.settings, base_url=real.base_url)
-            # the key's other fields are the run's (decoding) or the agent's (the
-            # seed each decision sets): the server decides only these two
-            if (real.model, real.structured) != (known.model, known.structured):
-                raise RuntimeError(f"the server's settings {real} differ from the ones "
-                                   f"the answer cache's keys were made with ({known})")
-            self.settings = known
-            self._inner = _client(known)
-            self._inner.ledger = self.ledger
-        self._inner.settings = self.settings
-        return self._inner.create(messages, **kw)
-
-
-def answer_file(path):
-    """A context manager yielding the JSON-lines answer cache to use for ``path``:
-    ``path`` itself, or for a ``.gz`` path (the committed run's cache ships
-    compressed) a temporary file holding its answers, written back compressed when
-    the run ends, by an error too (gzip with no name or time in its header, so the
-    same answers give the same bytes). None stays None (no file)."""
-    import contextlib
-    import gzip
-    import pathlib
-    import tempfile
-
-    @contextlib.contextmanager
-    def cm():
-        if path is None or not str(path).endswith(".gz"):
-            yield path
-            return
-        packed = pathlib.Path(path)
-        with tempfile.TemporaryDirectory(prefix="ctxsim-answers-") as tmp:
-            plain = pathlib.Path(tmp) / "answers.jsonl"
-            if packed.is_file():
-                plain.write_bytes(gzip.decompress(packed.read_bytes()))
-            try:
-                yield plain
-            finally:
-                if plain.is_file():
-                    packed.parent.mkdir(parents=True, exist_ok=True)
-                    part = packed.with_name(packed.name + ".part")
-                    with open(part, "wb") as raw, gzip.GzipFile(
-                            filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                        gz.write(plain.read_bytes())
-                    os.replace(part, packed)   # a crash mid-write keeps the old file
-
-    return cm()
-
-
 def _decoding(settings):
     """The probes' decoding: greedy, the first answer the measurement (no repairs),
     160 answer tokens."""
@@ -353,35 +249,28 @@ def run(args) -> list:
     """Run the probes against the model and write CSV, PNG and JSON."""
     import contextlib
 
+    from experiments.answers import OnDemand, Server, answer_file, default_path
     from experiments.calibrate.estimates import summarize
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.agents.answer_cache import AnswerCache, CachedClient
-    from sim.agents.llm_server import cache_dir
 
     size = sizes(args)  # a bad --config or --size is refused before anything is made
     if args.base_url is None and "context" in args.probes:
         check_context_window(size, args.n_ctx)
     out = prepare_out(args.out)
-    cache_path = None if args.no_cache else (args.cache or
-                                             cache_dir() / "calibrate_answers.jsonl")
+    cache_path = None if args.no_cache else (args.cache or default_path(NAME))
     say = (lambda s: None) if args.no_progress else (
         lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
     cpu0, t0 = os.times(), time.perf_counter()
     with contextlib.ExitStack() as stack:
         answers = stack.enter_context(answer_file(cache_path))
-        if args.base_url:   # an endpoint of the user's: nothing to start
-            settings, record = stack.enter_context(_endpoint(args))
-            inner = _client(_decoding(settings))
-        else:   # the embedded model: started when the cache cannot answer
-            inner = OnDemand(args, _decoding(_embedded_settings(args.seed)), stack)
+        # the --base-url endpoint, or the embedded model started when the cache
+        # cannot answer
+        server = Server(args, stack)
+        inner = OnDemand(server, _decoding(server.settings))
         client = CachedClient(inner, AnswerCache(answers))
         trials, costs = run_probes(client, args.probes, size, args.seed, say)
-        if not args.base_url:
-            from sim.agents.llm_server import MODEL_NAME, MODEL_SHA256
-
-            record = inner.record or {
-                "model": MODEL_NAME, "model_sha256": MODEL_SHA256,
-                "server": "not started: every answer came from the answer cache"}
+        record = server.provenance()
         settings = inner.settings
     wall = time.perf_counter() - t0
     cpu1 = os.times()

@@ -80,13 +80,14 @@ def run_arm(arm: Arm, train, test, cfg: GridConfig, program, rep: int,
                          reflector.ledger() if reflector is not None else {})
 
 
-def model_reflector(llm_settings, cfg: GridConfig):
+def model_reflector(llm_settings, cfg: GridConfig, client=None):
     """The model as reflector (``--reflector llm``) over the endpoint
-    ``llm_settings``, with ``cfg.reflector_calls`` calls."""
+    ``llm_settings`` (or the ready chat ``client``, e.g. an
+    :class:`experiments.answers.AnswerClient`), with ``cfg.reflector_calls`` calls."""
     from sim.agents.llm import ChatClient
     from sim.evolve.evoharness.reflector import LLMReflector
 
-    return LLMReflector(ChatClient(llm_settings), max_calls=cfg.reflector_calls)
+    return LLMReflector(client or ChatClient(llm_settings), max_calls=cfg.reflector_calls)
 
 
 def _job(args) -> StreamSummary:

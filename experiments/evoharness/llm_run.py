@@ -6,12 +6,12 @@ the same model also writes the online arm's lessons
 
 from __future__ import annotations
 
+import contextlib
 import time
-from dataclasses import replace
 
 import numpy as np
 
-from experiments.endpoint import endpoint
+from experiments.answers import answered_model, default_path
 from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from sim.agents.llm import LLMResponseError
@@ -43,14 +43,21 @@ def run_llm(args, cfg: GridConfig) -> list:
     (:class:`sim.evolve.evoharness.llm_skills.LLMSkillAgent`). Writes ``evoharness_llm.csv`` (one
     row per episode), ``evoharness_llm.png``, ``evoharness_llm.json`` (model, server,
     the call ledger: every episode's endpoint tokens, seconds and tool calls) and
-    ``evoharness_llm_harness.json``."""
+    ``evoharness_llm_harness.json``. The answers go to ``cfg.cache`` (default: the
+    model cache directory; :mod:`experiments.answers`): a rerun asks only what the file
+    cannot answer, and an answer counts at the tokens and seconds it took when asked,
+    so a replay writes the same CSV."""
     out = prepare_out(args.out)
     tasks = [loca_task(f, s, LLM_GROWTH, cfg.seed) for f, s in LLM_TASKS]
     rows, calls, harnesses, reflection = [], [], {}, {}
     t0 = time.perf_counter()
-    with endpoint(args) as (settings, record):
+    path = None if cfg.no_cache else (cfg.cache or default_path(NAME))
+    with contextlib.ExitStack() as stack:
+        # answers replayed from the file; the embedded model starts at the first miss
+        model = answered_model(args, stack, path)
+        settings = model.settings
         for arm, mode in (("no-evolve", "none"), ("online-standard", "online")):
-            agent = LLMSkillAgent(replace(settings, max_tokens=128))
+            agent = LLMSkillAgent(client=model.client(max_tokens=128))
 
             def runner(task, program, agent_, *, budget, seed, pinned=(), arm=arm):
                 led = agent_.ledger
@@ -74,7 +81,7 @@ def run_llm(args, cfg: GridConfig) -> list:
 
             harness = SkillHarness(proportional_caps(
                 sorted({t.family for t in tasks}), fraction=cfg.cap_fraction))
-            reflector = model_reflector(settings, cfg) \
+            reflector = model_reflector(settings, cfg, client=model.client()) \
                 if cfg.reflector == "llm" and mode != "none" else None
             run_stream(tasks, StreamConfig(mode, "standard", LLM_BUDGET, cfg.b, cfg.seed),
                        StreamParts(lambda: make_program(LLM_PROGRAM), Curator(), harness,
@@ -83,6 +90,7 @@ def run_llm(args, cfg: GridConfig) -> list:
             harnesses[arm] = harness
             if reflector is not None:
                 reflection[arm] = reflector.ledger()
+        record = model.record()
     wall = time.perf_counter() - t0
     for c in calls:
         rows.append({"arm": c["arm"], "task_id": c["task_id"], "solved": c["solved"],

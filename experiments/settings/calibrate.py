@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from experiments.arguments import (TOKENS_HELP, Distinct, base_url, name_of,
                                    nonnegative_int, positive_int, positive_tokens)
-from experiments.settings import Settings, register, setting
+from experiments.settings import Settings, answers, register, setting
 from experiments.settings import kinds as k
 from experiments.settings.checks import ListOf
 
@@ -102,12 +102,8 @@ comments."""
                                     "(default: the server's choice, the usable cores); 1 "
                                     "decodes faster on a machine whose cores are busy",
                                     toml=False, parse=positive_int, metavar="N")
-    cache: str | None = setting(None, None, "answers cached by prompt hash, reused by "
-                                "later runs, a JSON-lines file (gzip-compressed when its "
-                                "name ends in .gz) (default: calibrate_answers.jsonl in "
-                                "the model cache directory)", toml=False, metavar="PATH")
-    no_cache: bool = setting(False, None, "keep the answer cache in memory only "
-                             "(default: off)", toml=False, action="store_true")
+    cache: str | None = answers.cache("calibrate")
+    no_cache: bool = answers.no_cache()
     seed: int = setting(0, None, "random seed, an integer >= 0 ({default})", toml=False,
                         parse=nonnegative_int)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from experiments.arguments import base_url, nonnegative_int, positive_int
-from experiments.settings import ListOf, Settings, register, setting
+from experiments.settings import ListOf, Settings, answers, register, setting
 from experiments.settings import kinds as k
 from sim.evolve.evoharness.budget import FRACTION, FRACTION_PRIOR
 
@@ -48,6 +48,7 @@ class GridConfig(Settings):
             budget per stream.
         workers: processes for the arms (results do not depend on it).
         base_url, model: the llm back-end's endpoint and model (None: the embedded one).
+        cache, no_cache: the llm back-end's answer file (:mod:`experiments.answers`).
         quick: the small grid (``--quick``; a run option, not a setting).
     """
 
@@ -124,6 +125,8 @@ and over a --config FILE."""
                                 "for the run)", parse=base_url)
     model: str | None = _opt(None, "--backend llm / --reflector llm: model name (default: "
                              "the endpoint's)")
+    cache: str | None = answers.cache("evoharness", "--backend llm: ")
+    no_cache: bool = answers.no_cache("--backend llm: ")
     quick: bool = field(default=False)
 
     @classmethod
@@ -133,9 +136,16 @@ and over a --config FILE."""
 
         Raises:
             PluginError: for an unknown or broken ``program`` (named; exit 2).
+            UsageError: for ``--cache`` or ``--no-cache`` without ``--backend llm``.
         """
+        from experiments.arguments import only_with
         from sim.plugins import check_program, resolve_program
 
+        if values["backend"] != "llm":
+            # the synthetic grid's reflectors run in worker processes: no shared file
+            only_with("--backend llm", [f for f, on in (("--cache", values["cache"]),
+                                                        ("--no-cache", values["no_cache"]))
+                                        if on])
         resolve_program(values["program"])   # PluginError names an unknown program
         check_program(values["program"])
         values["quick"] = bool(getattr(args, "quick", False))

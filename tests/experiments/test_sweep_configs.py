@@ -317,12 +317,12 @@ def test_calibrate_refuses_bad_sizes_before_any_model_starts(tmp_path, capsys, m
                                                              argv, match):
     import re
 
-    import experiments.calibrate as calibrate
+    import experiments.answers as answers
 
     def no_model(args):
         raise AssertionError("the model server was started")
 
-    monkeypatch.setattr(calibrate, "_endpoint", no_model)
+    monkeypatch.setattr(answers, "_endpoint", no_model)
     out = tmp_path / "out"
     assert main(["run", "calibrate", *argv, "--out", str(out), "--no-progress"]) == 2
     err = capsys.readouterr().err.splitlines()

@@ -391,17 +391,17 @@ def test_size_noise_fits_bias_and_noise_apart(rng):
 def standin_endpoint(monkeypatch):
     import contextlib
 
-    import experiments.calibrate as C
+    import experiments.answers as A
 
     @contextlib.contextmanager
     def endpoint(args):
         s = StandIn().settings
         yield s, {"model": "stand-in", "server": "test"}
 
-    monkeypatch.setattr(C, "_endpoint", endpoint)
-    monkeypatch.setattr(C, "_client", lambda settings: StandIn(garble=0.1))
+    monkeypatch.setattr(A, "_endpoint", endpoint)
+    monkeypatch.setattr(A, "_client", lambda settings: StandIn(garble=0.1))
     # the request settings known before the "server" starts are the stand-in's
-    monkeypatch.setattr(C, "_embedded_settings", lambda seed: StandIn().settings)
+    monkeypatch.setattr(A, "embedded_settings", lambda seed: StandIn().settings)
 
 
 def test_cli_writes_estimates_costs_and_world_shows_them(tmp_path, standin_endpoint,
@@ -593,7 +593,7 @@ def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
     import gzip
     import json
 
-    import experiments.calibrate as C
+    import experiments.answers as A
     from experiments.cli import run_command
 
     cache = tmp_path / "answers.jsonl.gz"
@@ -606,7 +606,7 @@ def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
     assert len(lines) == rec["model_calls"] > 0 and rec["cache_hits"] == 0
     assert first[4:8] == b"\0\0\0\0"   # no time in the gzip header
     # every answer cached: the rerun starts no server (no model needed)
-    monkeypatch.setattr(C, "_endpoint", _no_server)
+    monkeypatch.setattr(A, "_endpoint", _no_server)
     assert run_command([*argv, "--out", str(tmp_path / "b")]) == 0
     again = json.loads((tmp_path / "b" / "calibration.json").read_text())
     assert again["model_calls"] == 0 and again["cache_hits"] == rec["model_calls"]
@@ -616,12 +616,12 @@ def test_a_compressed_answer_cache_replays_and_is_rewritten_byte_for_byte(
         (tmp_path / "b" / "calibration.csv").read_text()
     # an error inside the run still writes back what was answered
     with pytest.raises(RuntimeError):
-        with C.answer_file(tmp_path / "new.jsonl.gz") as plain:
+        with A.answer_file(tmp_path / "new.jsonl.gz") as plain:
             plain.write_text('{"key": "k", "answer": 1}\n')
             raise RuntimeError("interrupted")
     assert gzip.decompress((tmp_path / "new.jsonl.gz").read_bytes()) == \
         b'{"key": "k", "answer": 1}\n'
-    with C.answer_file(tmp_path / "plain.jsonl") as same:
+    with A.answer_file(tmp_path / "plain.jsonl") as same:
         assert same == tmp_path / "plain.jsonl"
 
 
@@ -642,10 +642,10 @@ def test_the_server_starts_at_the_first_uncached_answer_with_the_keys_settings(
     # refused at the first request (its answers would be stored under wrong keys)
     import dataclasses
 
-    import experiments.calibrate as C
+    import experiments.answers as A
     from experiments.cli import run_command
 
-    monkeypatch.setattr(C, "_embedded_settings",
+    monkeypatch.setattr(A, "embedded_settings",
                         lambda seed: dataclasses.replace(StandIn().settings,
                                                          model="another-model"))
     with pytest.raises(RuntimeError, match="differ from the ones the answer cache"):

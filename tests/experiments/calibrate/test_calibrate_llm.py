@@ -51,7 +51,7 @@ def test_the_shipped_answers_are_the_models_answers_now(tmp_path):
     import dataclasses
     import shutil
 
-    from experiments.calibrate import _client, answer_file
+    from experiments.answers import _client, answer_file
     from experiments.calibrate import probes as P
     from experiments.endpoint import endpoint
     from experiments.output import ROOT

@@ -1,0 +1,286 @@
+"""A real-model run's answers, cached by request and shipped beside the figure they
+made, so the figure can be remade (``ctxsim figures --verify NAME``) without the model
+while the code around the model changes.
+
+A model decoding greedily gives the same answer to the same request
+(:mod:`sim.agents.answer_cache`), so a run whose every request is in the answer file
+needs neither the model nor llama-cpp-python, and a change that alters no request
+(a faster workspace core, say) reproduces the figure from the file in the time the
+code itself takes. A changed request is asked fresh, so the file can never answer a
+question it was not asked.
+
+- :func:`answer_file`: the JSON-lines file to use for a path (a ``.jsonl.gz`` is
+  unpacked for the run and written back deterministically).
+- :class:`Server`: the ``--base-url`` endpoint, or the embedded model started at the
+  first request the cache cannot answer; clients share it.
+- :class:`OnDemand`: a chat client over a :class:`Server`.
+- :class:`AnswerClient`: a cached client whose ``ledger`` counts every answer at what
+  it cost when it was produced, so per-episode token counts and seconds replay
+  exactly; :attr:`AnswerClient.model_ledger` counts the calls really made.
+- :func:`answered_model`: all of it for one run.
+
+Used by ``ctxsim run calibrate`` (issue 21) and ``ctxsim run evoharness --backend
+llm``; the answer files ship as ``figures/*_answers.jsonl.gz``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gzip
+import os
+import pathlib
+import tempfile
+
+
+def answer_file(path):
+    """A context manager yielding the JSON-lines answer cache to use for ``path``:
+    ``path`` itself, or for a ``.gz`` path (a committed run's cache ships compressed)
+    a temporary file holding its answers, written back compressed when the run ends,
+    by an error too (gzip with no name or time in its header, so the same answers give
+    the same bytes). None stays None (no file)."""
+
+    @contextlib.contextmanager
+    def cm():
+        if path is None or not str(path).endswith(".gz"):
+            yield path
+            return
+        packed = pathlib.Path(path)
+        with tempfile.TemporaryDirectory(prefix="ctxsim-answers-") as tmp:
+            plain = pathlib.Path(tmp) / "answers.jsonl"
+            if packed.is_file():
+                plain.write_bytes(gzip.decompress(packed.read_bytes()))
+            try:
+                yield plain
+            finally:
+                if plain.is_file():
+                    packed.parent.mkdir(parents=True, exist_ok=True)
+                    part = packed.with_name(packed.name + ".part")
+                    with open(part, "wb") as raw, gzip.GzipFile(
+                            filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                        gz.write(plain.read_bytes())
+                    os.replace(part, packed)   # a crash mid-write keeps the old file
+
+    return cm()
+
+
+def default_path(name: str) -> pathlib.Path:
+    """``NAME_answers.jsonl`` in the model cache directory
+    (:func:`sim.agents.llm_server.cache_dir`): a run's answer cache when it names
+    none."""
+    from sim.agents.llm_server import cache_dir
+
+    return cache_dir() / f"{name}_answers.jsonl"
+
+
+def _endpoint(args):
+    from experiments.endpoint import endpoint
+
+    return endpoint(args)
+
+
+def _client(settings):
+    from sim.agents.llm import ChatClient
+
+    return ChatClient(settings)
+
+
+def embedded_settings(seed: int):
+    """The embedded model's request settings before its server starts: what
+    :func:`experiments.endpoint.endpoint` gives once it runs, but the address (the
+    answer cache's request key holds no address)."""
+    from sim.agents.llm import LLMSettings
+    from sim.agents.llm_server import MODEL_NAME
+
+    return LLMSettings(base_url="", model=MODEL_NAME, seed=seed, max_tokens=80,
+                       timeout=600)
+
+
+class Server:
+    """The run's endpoint: ``--base-url`` (opened at once: it costs nothing), else the
+    embedded model, started at the first request the answer cache cannot answer (a run
+    whose every answer is cached needs neither the model nor llama-cpp-python).
+
+    Args:
+        args: the run's options (``base_url``, ``model``, ``seed``, ``n_ctx``,
+            ``n_threads``).
+        stack: a :class:`contextlib.ExitStack` that stops the server.
+
+    Attributes:
+        settings: the request settings (known before the embedded server starts).
+        record: the endpoint's sidecar record once opened, else None.
+    """
+
+    def __init__(self, args, stack: contextlib.ExitStack):
+        self.args, self.stack = args, stack
+        self.record = None
+        self._url = None
+        if getattr(args, "base_url", None):
+            self.settings = self._open()
+        else:
+            self.settings = embedded_settings(args.seed)
+
+    def _open(self):
+        real, self.record = self.stack.enter_context(_endpoint(self.args))
+        self._url = real.base_url
+        return real
+
+    def base_url(self, known) -> str:
+        """The endpoint's address, starting the server first if it is not running.
+
+        Raises:
+            RuntimeError: when the started server's model or output mode differ
+                from ``known``'s (its answers would be stored under wrong keys).
+        """
+        if self._url is None:
+            real = self._open()
+            # the key's other fields are the run's (decoding) or the agent's (the
+            # seed each decision sets): the server decides only these two
+            if (real.model, real.structured) != (known.model, known.structured):
+                raise RuntimeError(f"the server's settings {real} differ from the ones "
+                                   f"the answer cache's keys were made with ({known})")
+        return self._url
+
+    def provenance(self) -> dict:
+        """The sidecar's record of the endpoint: the server's once it ran, else the
+        embedded model's name and hash and that it was not started."""
+        if self.record is not None:
+            return self.record
+        from sim.agents.llm_server import MODEL_NAME, MODEL_SHA256
+
+        return {"model": MODEL_NAME, "model_sha256": MODEL_SHA256,
+                "server": "not started: every answer came from the answer cache"}
+
+
+class OnDemand:
+    """A chat client (``create``, ``settings``, ``ledger``) whose requests go to a
+    :class:`Server`, started at this client's first request.
+
+    Args:
+        server: the shared endpoint.
+        settings: this client's request settings (decoding, seed); the address is
+            the server's.
+    """
+
+    def __init__(self, server: Server, settings):
+        from sim.agents.llm import TokenLedger
+
+        self.server, self.settings = server, settings
+        self.ledger = TokenLedger()
+        self._inner = None
+
+    def create(self, messages, **kw):
+        """:meth:`sim.agents.llm.ChatClient.create`, starting the server first."""
+        url = self.server.base_url(self.settings)
+        if self._inner is None:
+            self._inner = _client(dataclasses.replace(self.settings, base_url=url))
+            self._inner.ledger = self.ledger
+        self._inner.settings = dataclasses.replace(self.settings, base_url=url)
+        return self._inner.create(messages, **kw)
+
+
+class AnswerClient:
+    """A :class:`sim.agents.answer_cache.CachedClient` whose :attr:`ledger` counts
+    every answer used at what it cost when it was produced (tokens the endpoint
+    reported, seconds), whether it was asked now or replayed from the cache: an
+    episode's token counts and seconds are the same in the run that asked and in a
+    replay. :attr:`model_ledger` counts the calls really made now.
+
+    Args:
+        client: the client misses go to (``create``, ``settings``, ``ledger``).
+        cache: the shared :class:`sim.agents.answer_cache.AnswerCache`.
+    """
+
+    def __init__(self, client, cache):
+        from sim.agents.answer_cache import CachedClient
+        from sim.agents.llm import TokenLedger
+
+        self._cached = CachedClient(client, cache)
+        self.ledger = TokenLedger()
+
+    @property
+    def settings(self):
+        return self._cached.settings
+
+    @settings.setter
+    def settings(self, value) -> None:  # LLMAgent.reset sets the sampling seed
+        self._cached.settings = value
+
+    @property
+    def model_ledger(self):
+        """The inner client's ledger: the calls really made."""
+        return self._cached.ledger
+
+    def create(self, messages: list[dict], **kw) -> dict:
+        """The cached ``create``; the answer's recorded cost goes to :attr:`ledger`
+        (an answer whose cost the cache does not know counts as a request only; a
+        sampled answer, never cached, at its own cost)."""
+        used, led = self._cached.used, self.model_ledger
+        before, called = dict(used), (led.prompt, led.completion, led.seconds)
+        answer = self._cached.create(messages, **kw)
+        if used["answers"] == before["answers"]:   # sampled: never cached, its own cost
+            self.ledger.add({"prompt_tokens": led.prompt - called[0],
+                             "completion_tokens": led.completion - called[1]},
+                            led.seconds - called[2])
+        elif used["known"] > before["known"]:
+            self.ledger.add({"prompt_tokens": used["prompt_tokens"] - before["prompt_tokens"],
+                             "completion_tokens": used["completion_tokens"]
+                             - before["completion_tokens"]},
+                            used["seconds"] - before["seconds"])
+        else:
+            self.ledger.add(None, 0.0)
+        return answer
+
+    def ask_json(self, *args, **kwargs):
+        """:meth:`sim.agents.llm.ChatClient.ask_json` over the cached ``create``."""
+        from sim.agents.llm import ChatClient
+
+        return ChatClient.ask_json(self, *args, **kwargs)
+
+    def with_repairs(self, *args, **kwargs):
+        """:meth:`sim.agents.llm.ChatClient.with_repairs` over the cached ``create``."""
+        from sim.agents.llm import ChatClient
+
+        return ChatClient.with_repairs(self, *args, **kwargs)
+
+
+class AnsweredModel:
+    """One run's model: a :class:`Server` and an answer cache shared by every client
+    it makes (:meth:`client`). Made by :func:`answered_model`."""
+
+    def __init__(self, server: Server, cache):
+        self.server, self.cache = server, cache
+        self.clients: list[AnswerClient] = []
+
+    @property
+    def settings(self):
+        """The base request settings (the endpoint's; the address may still be
+        unknown)."""
+        return self.server.settings
+
+    def client(self, **overrides) -> AnswerClient:
+        """A new :class:`AnswerClient` at the base settings with ``overrides``
+        (``max_tokens``, ``max_repairs``, ``temperature``...)."""
+        c = AnswerClient(OnDemand(self.server, dataclasses.replace(self.settings,
+                                                                   **overrides)),
+                         self.cache)
+        self.clients.append(c)
+        return c
+
+    def record(self) -> dict:
+        """The endpoint's provenance and what the run's answers took: model calls
+        made now, answers replayed from the cache, and the answer file."""
+        calls = sum(c.model_ledger.requests for c in self.clients)
+        return {**self.server.provenance(), "model_calls": calls,
+                "cache_hits": self.cache.hits,
+                "answer_file": str(self.cache.path) if self.cache.path else None}
+
+
+def answered_model(args, stack: contextlib.ExitStack, path) -> AnsweredModel:
+    """The run's :class:`AnsweredModel` with its answers in ``path`` (a JSON-lines
+    file, gzip-compressed when its name ends in ``.gz``; None: in memory), opened on
+    ``stack``: the file is written back when the stack closes."""
+    from sim.agents.answer_cache import AnswerCache
+
+    cache = AnswerCache(stack.enter_context(answer_file(path)))
+    return AnsweredModel(Server(args, stack), cache)

@@ -1,0 +1,150 @@
+"""The answer file of a real-model run (:mod:`experiments.answers`): a run asks the
+model once, a rerun from the file asks nothing, starts no server and writes the same
+files; each answer counts at the cost it had when it was asked."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+
+import pytest
+
+from sim.agents.llm import ChatClient, LLMSettings, TokenLedger
+
+
+class Model:
+    """A stand-in model: for each request a deterministic answer chosen by the
+    request's hash among the offered tools (its required arguments a block id of the
+    prompt or a word, so some are refused and repaired), a lesson for the reflector's schema, or text that is not JSON; every
+    call costs tokens and 0.25 s by the ledger."""
+
+    def __init__(self):
+        self.settings = LLMSettings(model="stand-in", base_url="http://x/v1")
+        self.ledger = TokenLedger()
+        self.calls = 0
+
+    with_repairs = ChatClient.with_repairs
+    ask_json = ChatClient.ask_json
+
+    def create(self, messages, *, tools=None, schema=None, max_tokens=None):
+        self.calls += 1
+        text = json.dumps([messages, schema], sort_keys=True)
+        h = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+        self.ledger.add({"prompt_tokens": len(text) // 4, "completion_tokens": 7}, 0.25)
+        props = (schema or {}).get("properties", {})
+        if "lesson" in props:
+            answer = {"lesson": ["archive old results", "pin the task"][h % 2]}
+        elif h % 5 == 0:
+            return {"content": "{not json", "tool_calls": [], "finish_reason": "stop"}
+        else:
+            alts = [a for a in (schema or {}).get("anyOf", [schema or {}])
+                    if "tool" in a.get("properties", {})] or [{}]
+            alt = alts[h % len(alts)]
+            # required arguments: a block id, a payload path of the prompt, or a word
+            found = {"id": re.findall(r"\bB\d+\b", text) or ["B1"],
+                     "path": re.findall(r"\b[0-9a-f]{2}/[0-9a-f]{64}\b", text) or ["x"]}
+            spec = alt.get("properties", {}).get("arguments", {})
+            answer = {"tool": alt.get("properties", {}).get("tool", {}).get("enum", ["x"])[0],
+                      "arguments": {a: next((v[h % len(v)] for k, v in found.items()
+                                             if k in a), "x")
+                                    for a in spec.get("required", [])}}
+        return {"content": json.dumps(answer), "tool_calls": [], "finish_reason": "stop"}
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """The stand-in behind :mod:`experiments.answers`; counts server starts."""
+    import experiments.answers as A
+
+    started, clients = [], []
+
+    @contextlib.contextmanager
+    def endpoint(args):
+        started.append(1)
+        yield Model().settings, {"model": "stand-in", "server": "test"}
+
+    def client(settings):
+        clients.append(Model())
+        return clients[-1]
+
+    monkeypatch.setattr(A, "_endpoint", endpoint)
+    monkeypatch.setattr(A, "_client", client)
+    monkeypatch.setattr(A, "embedded_settings",
+                        lambda seed: LLMSettings(model="stand-in", base_url="", seed=seed))
+    return started, clients
+
+
+def test_answer_client_counts_a_replayed_answer_at_its_recorded_cost():
+    from experiments.answers import AnswerClient
+    from sim.agents.answer_cache import AnswerCache
+
+    cache = AnswerCache()
+    first, second = AnswerClient(Model(), cache), AnswerClient(Model(), cache)
+    msgs = [{"role": "user", "content": "q"}]
+    a = first.create(msgs)
+    b = second.create(msgs)
+    assert a == b and cache.hits == 1
+    assert first.model_ledger.requests == 1 and second.model_ledger.requests == 0
+    assert first.ledger.as_dict() == second.ledger.as_dict()
+    assert second.ledger.prompt > 0 and second.ledger.seconds == 0.25
+    # sampled decoding is never cached: each call is asked and counted at its own cost
+    import dataclasses
+
+    hot = AnswerClient(Model(), cache)
+    hot.settings = dataclasses.replace(hot.settings, temperature=0.7)
+    hot.create(msgs)
+    hot.create(msgs)
+    assert hot.model_ledger.requests == 2 and hot.ledger.requests == 2
+    assert hot.ledger.prompt == hot.model_ledger.prompt > 0
+    # an answer the cache holds without its cost counts as a request only
+    cold = AnswerCache()
+    cold.store({"model": "stand-in", "structured": "llamacpp", "seed": 0,
+                "max_tokens": 160, "messages": msgs, "tools": None, "schema": None},
+               {"content": "{}"})
+    c = AnswerClient(Model(), cold)
+    assert c.create(msgs) == {"content": "{}"}
+    assert (c.ledger.requests, c.ledger.prompt, c.model_ledger.requests) == (1, 0, 0)
+
+
+def test_evoharness_llm_replays_from_its_answer_file_without_a_server(tmp_path, model):
+    import gzip
+
+    from experiments.cli import run_command
+
+    started, clients = model
+    cache = tmp_path / "answers.jsonl.gz"
+    argv = ["run", "evoharness", "--backend", "llm", "--quick", "--reflector", "llm",
+            "--cache", str(cache), "--no-progress"]
+    assert run_command([*argv, "--out", str(tmp_path / "a")]) == 0
+    asked = sum(c.calls for c in clients)
+    rec = json.loads((tmp_path / "a" / "evoharness_llm.json").read_text())
+    assert started == [1] and asked > 0
+    assert rec["model_calls"] == asked and rec["answer_file"]
+    lines = gzip.decompress(cache.read_bytes()).decode().splitlines()
+    assert len(lines) == len({json.loads(x)["key"] for x in lines}) > 0
+    first = cache.read_bytes()
+
+    started.clear()
+    assert run_command([*argv, "--out", str(tmp_path / "b")]) == 0
+    again = json.loads((tmp_path / "b" / "evoharness_llm.json").read_text())
+    assert started == [] and sum(c.calls for c in clients) == asked
+    assert again["model_calls"] == 0 and again["cache_hits"] >= len(lines)
+    assert again["server"].startswith("not started")
+    assert cache.read_bytes() == first
+    for name in ("evoharness_llm.csv", "evoharness_llm_harness.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    rows = (tmp_path / "a" / "evoharness_llm.csv").read_text().splitlines()[1:]
+    assert rows and all(int(r.split(",")[7]) > 0 for r in rows)   # prompt_tokens
+    assert rec["call_ledger"] == again["call_ledger"]
+    assert rec["reflection"] == again["reflection"]
+
+
+def test_cache_options_are_refused_without_the_llm_backend(tmp_path, capsys):
+    from experiments.cli import main
+
+    assert main(["run", "evoharness", "--quick", "--cache", str(tmp_path / "c.jsonl"),
+                 "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    assert "--cache only applies with --backend llm" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
