@@ -27,7 +27,8 @@ simulator's true causes at the set mislabel rate and at 0, hypotheses rejected b
 screen, the evidence-free comparison, the back-end's call ledger) and
 ``contextevo_spec.json`` (each evolved spec and its diff from the start). ``--backend llm`` uses the real model as annotator and editor
 (``--base-url``, else the embedded model served locally) and writes the same files
-with the suffix ``_llm``.
+with the suffix ``_llm``; its answers go to ``--cache`` (:mod:`experiments.answers`),
+so a rerun asks the model only what the file cannot answer.
 
 The run is split by job: :mod:`~experiments.contextevo.options` (the options),
 :mod:`~experiments.contextevo.setup` (start specs, task sets, back-end, loop config),
@@ -93,13 +94,19 @@ def run(args) -> list:
     t0 = time.perf_counter()
     record: dict = {}
     if cs.backend == "llm":
-        from experiments.endpoint import endpoint
-        from sim.agents.llm import ChatClient
+        import contextlib
 
-        with endpoint(cs) as (settings, record):
-            client = ChatClient(settings)
+        from experiments.answers import answered_model, default_path
+
+        with contextlib.ExitStack() as stack:
+            # answers replayed from the file; the embedded model starts at the first
+            # request it cannot answer (client_ledger: the answers at their recorded
+            # cost, the same in a replay)
+            model = answered_model(stack=stack, args=cs, path=None if cs.no_cache
+                                   else (cs.cache or default_path(NAME)))
+            client = model.client()
             raw = run_all(cs, client, progress=progress_printer(args))
-            record = {**record, "client_ledger": client.ledger.as_dict()}
+            record = {**model.record(), "client_ledger": client.ledger.as_dict()}
     else:
         raw = run_all(cs, progress=progress_printer(args))
     wall = time.perf_counter() - t0

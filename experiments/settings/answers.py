@@ -20,3 +20,19 @@ def no_cache(applies: str = ""):
     """``--no-cache``: keep the answers in memory only."""
     return setting(False, None, f"{applies}keep the answer cache in memory only "
                    "(default: off)", toml=False, action="store_true")
+
+
+def refuse_unless(asks_model: bool, values: dict, needed: str) -> None:
+    """Refuse ``--cache`` and ``--no-cache`` in a run that asks no model through an
+    answer file (``needed`` names what does, e.g. ``"--backend llm"``): silently
+    ignored, they would make a run that is not the one asked for.
+
+    Raises:
+        UsageError: ``--cache only applies with --backend llm`` (exit 2).
+    """
+    from experiments.arguments import only_with
+
+    if not asks_model:
+        only_with(needed, [flag for flag, key in (("--cache", "cache"),
+                                                  ("--no-cache", "no_cache"))
+                           if values.get(key)])

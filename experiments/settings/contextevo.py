@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from experiments.arguments import (Distinct, base_url, float_in, fraction,
                                    nonnegative_int, positive_int)
-from experiments.settings import Settings, register, setting
+from experiments.settings import Settings, answers, register, setting
 from experiments.settings import kinds as k
 
 
@@ -178,6 +178,8 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
     base_url: str | None = _opt(None, "OpenAI-compatible endpoint (default: the embedded "
                                 "model, served locally for the run)", parse=base_url)
     model: str | None = _opt(None, "model name at --base-url (default: the endpoint's)")
+    cache: str | None = answers.cache("contextevo", "--backend llm: ")
+    no_cache: bool = answers.no_cache("--backend llm: ")
 
     #: the table --quick reads with --backend llm (:meth:`section_of`)
     TABLE_WHEN: ClassVar[dict[str, str]] = {"llm_quick": "with --backend llm"}
@@ -194,9 +196,11 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
     def finish(cls, values: dict, args) -> dict:
         """Refuses ``--spec`` with ``--start``, ``--ef-seeds 1``, and
         ``--held-in-fraction`` with a count, share or names of ``--held-out-families``
-        (which then set the sizes alone) (exit 2)."""
+        (which then set the sizes alone), and ``--cache``/``--no-cache`` without
+        ``--backend llm`` (exit 2)."""
         from experiments.arguments import UsageError
 
+        answers.refuse_unless(values["backend"] == "llm", values, "--backend llm")
         if values["spec"] and values["start"]:
             raise UsageError(f"--spec {values['spec']!r} and --start {values['start']!r} "
                              "both name the start; give one")

@@ -138,14 +138,10 @@ and over a --config FILE."""
             PluginError: for an unknown or broken ``program`` (named; exit 2).
             UsageError: for ``--cache`` or ``--no-cache`` without ``--backend llm``.
         """
-        from experiments.arguments import only_with
         from sim.plugins import check_program, resolve_program
 
-        if values["backend"] != "llm":
-            # the synthetic grid's reflectors run in worker processes: no shared file
-            only_with("--backend llm", [f for f, on in (("--cache", values["cache"]),
-                                                        ("--no-cache", values["no_cache"]))
-                                        if on])
+        # the synthetic grid's reflectors run in worker processes: no shared file
+        answers.refuse_unless(values["backend"] == "llm", values, "--backend llm")
         resolve_program(values["program"])   # PluginError names an unknown program
         check_program(values["program"])
         values["quick"] = bool(getattr(args, "quick", False))

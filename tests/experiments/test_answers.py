@@ -17,7 +17,9 @@ from sim.agents.llm import ChatClient, LLMSettings, TokenLedger
 class Model:
     """A stand-in model: for each request a deterministic answer chosen by the
     request's hash among the offered tools (its required arguments a block id of the
-    prompt or a word, so some are refused and repaired), a lesson for the reflector's schema, or text that is not JSON; every
+    prompt or a word, so some are refused and repaired), a lesson for the reflector's
+    schema, an enum value (else a word) for each field of another schema, or text that
+    is not JSON; every
     call costs tokens and 0.25 s by the ledger."""
 
     def __init__(self):
@@ -36,6 +38,9 @@ class Model:
         props = (schema or {}).get("properties", {})
         if "lesson" in props:
             answer = {"lesson": ["archive old results", "pin the task"][h % 2]}
+        elif props and "tool" not in props:   # ContextEvo's annotator and editor
+            answer = {k: v["enum"][h % len(v["enum"])] if "enum" in v else "noted"
+                      for k, v in props.items()}
         elif h % 5 == 0:
             return {"content": "{not json", "tool_calls": [], "finish_reason": "stop"}
         else:
@@ -141,10 +146,38 @@ def test_evoharness_llm_replays_from_its_answer_file_without_a_server(tmp_path, 
     assert rec["reflection"] == again["reflection"]
 
 
-def test_cache_options_are_refused_without_the_llm_backend(tmp_path, capsys):
+@pytest.mark.parametrize("experiment", ["evoharness", "contextevo"])
+@pytest.mark.parametrize("flag", [["--cache", "c.jsonl"], ["--no-cache"]])
+def test_cache_options_are_refused_without_the_llm_backend(tmp_path, capsys, experiment,
+                                                           flag):
     from experiments.cli import main
 
-    assert main(["run", "evoharness", "--quick", "--cache", str(tmp_path / "c.jsonl"),
-                 "--out", str(tmp_path / "o"), "--no-progress"]) == 2
-    assert "--cache only applies with --backend llm" in capsys.readouterr().err
+    assert main(["run", experiment, "--quick", *flag, "--out", str(tmp_path / "o"),
+                 "--no-progress"]) == 2
+    assert f"{flag[0]} only applies with --backend llm" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_contextevo_llm_replays_from_its_answer_file_without_a_server(tmp_path, model):
+    from experiments.cli import run_command
+
+    started, clients = model
+    cache = tmp_path / "answers.jsonl.gz"
+    argv = ["run", "contextevo", "--backend", "llm", "--quick", "--candidates", "2",
+            "--llm-calls", "40", "--cache", str(cache), "--no-progress"]
+    assert run_command([*argv, "--out", str(tmp_path / "a")]) == 0
+    asked = sum(c.calls for c in clients)
+    rec = json.loads((tmp_path / "a" / "contextevo_llm.json").read_text())
+    assert started == [1] and 0 < asked and rec["model_calls"] == asked
+    assert rec["client_ledger"]["requests"] >= asked
+    first = cache.read_bytes()
+
+    started.clear()
+    assert run_command([*argv, "--out", str(tmp_path / "b")]) == 0
+    again = json.loads((tmp_path / "b" / "contextevo_llm.json").read_text())
+    assert started == [] and sum(c.calls for c in clients) == asked
+    assert again["model_calls"] == 0 and again["server"].startswith("not started")
+    assert again["client_ledger"] == rec["client_ledger"]
+    assert cache.read_bytes() == first
+    for name in ("contextevo_llm.csv", "contextevo_llm_spec.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
