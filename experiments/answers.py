@@ -246,10 +246,11 @@ class AnswerClient:
 
 class AnsweredModel:
     """One run's model: a :class:`Server` and an answer cache shared by every client
-    it makes (:meth:`client`). Made by :func:`answered_model`."""
+    it makes (:meth:`client`); ``path`` is the answer file as the run named it (a
+    ``.gz`` is read through a temporary file). Made by :func:`answered_model`."""
 
-    def __init__(self, server: Server, cache):
-        self.server, self.cache = server, cache
+    def __init__(self, server: Server, cache, path=None):
+        self.server, self.cache, self.path = server, cache, path
         self.clients: list[AnswerClient] = []
 
     @property
@@ -273,7 +274,7 @@ class AnsweredModel:
         calls = sum(c.model_ledger.requests for c in self.clients)
         return {**self.server.provenance(), "model_calls": calls,
                 "cache_hits": self.cache.hits,
-                "answer_file": str(self.cache.path) if self.cache.path else None}
+                "answer_file": str(self.path) if self.path else None}
 
 
 def answered_model(args, stack: contextlib.ExitStack, path) -> AnsweredModel:
@@ -283,4 +284,4 @@ def answered_model(args, stack: contextlib.ExitStack, path) -> AnsweredModel:
     from sim.agents.answer_cache import AnswerCache
 
     cache = AnswerCache(stack.enter_context(answer_file(path)))
-    return AnsweredModel(Server(args, stack), cache)
+    return AnsweredModel(Server(args, stack), cache, path)

@@ -126,7 +126,7 @@ def test_evoharness_llm_replays_from_its_answer_file_without_a_server(tmp_path, 
     asked = sum(c.calls for c in clients)
     rec = json.loads((tmp_path / "a" / "evoharness_llm.json").read_text())
     assert started == [1] and asked > 0
-    assert rec["model_calls"] == asked and rec["answer_file"]
+    assert rec["model_calls"] == asked and rec["answer_file"] == str(cache)
     lines = gzip.decompress(cache.read_bytes()).decode().splitlines()
     assert len(lines) == len({json.loads(x)["key"] for x in lines}) > 0
     first = cache.read_bytes()
