@@ -9,8 +9,9 @@ the experiment's module and everything of ``sim/``, ``theory/`` and
 source with :mod:`ast`, imports inside functions included), plus the shipped
 configs and sample trajectories.
 
-``ctxsim figures`` lists them; ``--check`` exits 1 when a synthetic figure is not
-current; ``--verify NAME`` reruns NAME's command into a temporary directory and
+``ctxsim figures`` lists them; ``--check`` exits 1 when a figure that can be redone
+without the real model is not current (a synthetic one, or a real-model one whose
+answer file ships: :attr:`Figure.answers`); ``--verify NAME`` reruns NAME's command into a temporary directory and
 compares its CSV files with the committed ones as numbers
 (:mod:`experiments.csv_compare`: text exactly, numbers within their Monte Carlo SE
 or 1e-9 relative; exit 1 on a difference, naming the cells, their values and the
@@ -114,6 +115,23 @@ class Figure:
         config = (self.sidecar or {}).get("config") or {}
         return (self.experiment in REAL_MODEL_EXPERIMENTS or "_llm" in self.name
                 or "llm" in (config.get("backend"), config.get("agent")))
+
+    @property
+    def answers(self) -> str | None:
+        """The answer file its command asked the model through (``--cache PATH``, a
+        repository path) when this checkout holds it: the figure replays from it
+        without the model, asking only a request the file lacks
+        (:mod:`experiments.answers`). None otherwise."""
+        argv = [str(a) for a in (self.sidecar or {}).get("argv") or []]
+        given = next((a.split("=", 1)[1] for a in argv if a.startswith("--cache=")), None)
+        if given is None and "--cache" in argv[:-1]:
+            given = argv[argv.index("--cache") + 1]
+        if not given:
+            return None
+        path = (ROOT / given).resolve()
+        if not path.is_file() or not path.is_relative_to(ROOT):
+            return None
+        return path.relative_to(ROOT).as_posix()
 
     @property
     def plugins(self) -> list[dict]:
@@ -283,8 +301,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the figure directory (default: ./figures if present, else "
                              "this checkout's figures/)")
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 if a synthetic figure is not current at HEAD "
-                             "(default: off, list only)")
+                        help="exit 1 if a figure that can be redone without the "
+                             "real model (a synthetic one, or one whose answer file "
+                             "ships) is not current at HEAD (default: off, list only)")
     parser.add_argument("--json", action="store_true",
                         help="print the list as JSON (default: off, a table)")
     parser.add_argument("--verify", default=None, metavar="NAME",
@@ -297,8 +316,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """List the figures (exit 0; with ``--check`` 1 if a synthetic one is stale) or
-    verify one (exit 0 same CSVs, 1 different)."""
+    """List the figures (exit 0; with ``--check`` 1 if one redone without the model is
+    stale) or verify one (exit 0 same CSVs, 1 different)."""
     directory = pathlib.Path(args.dir) if args.dir else figure_dir()
     if not directory.is_dir():
         raise UsageError(f"--dir {str(directory)!r} is not a directory")
@@ -310,12 +329,15 @@ def main(args: argparse.Namespace) -> int:
             "name": s.figure.name, "experiment": s.figure.experiment,
             "commit": s.figure.commit, "made_utc": (s.figure.sidecar or {}).get(
                 "created_utc"), "state": s.state, "changed": list(s.changed),
-            "real_model": s.figure.real_model, "redo_seconds": s.figure.redo_seconds,
+            "real_model": s.figure.real_model, "answers": s.figure.answers,
+            "redo_seconds": s.figure.redo_seconds,
             "plugins": [p.get("spec") for p in s.figure.plugins],
             "command": s.figure.command} for s in statuses], indent=2))
     else:
         _print_table(statuses, directory)
-    stale = [s for s in statuses if not s.current and not s.figure.real_model]
+    # a real-model figure whose answers ship is redone without the model, so it counts
+    stale = [s for s in statuses if not s.current
+             and (not s.figure.real_model or s.figure.answers)]
     return 1 if args.check and stale else 0
 
 
@@ -337,7 +359,7 @@ def _print_table(statuses: list[Status], directory: pathlib.Path) -> None:
             noun = "file" if len(s.changed) == 1 else "files"
             state += f" ({len(s.changed)} {noun}: {shown}{more})"
         if f.real_model:
-            state += " [real model]"
+            state += " [real model" + (f"; answers in {f.answers}]" if f.answers else "]")
         if f.plugins:
             state += f" [plugin: {', '.join(str(p.get('spec')) for p in f.plugins)}]"
         print(f"{f.name:<{width}}  {(f.commit or '?')[:8]:<8}  {_made(f):<16}  "
@@ -377,9 +399,10 @@ def verify(name: str, directory: pathlib.Path) -> int:
         if why:
             raise UsageError(f"cannot rerun {name}: {why}")
     if figure.redo_seconds:
+        needs = (f", replaying its answers from {figure.answers}" if figure.answers
+                 else ", needs the real model" if figure.real_model else "")
         print(f"ctxsim figures: rerunning {name} (took {figure.redo_seconds:.0f} s when "
-              f"made{', needs the real model' if figure.real_model else ''})",
-              file=sys.stderr)
+              f"made{needs})", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="ctxsim-verify-") as tmp:
         out = pathlib.Path(tmp) / "out"
         proc = subprocess.run(

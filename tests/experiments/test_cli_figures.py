@@ -77,6 +77,34 @@ def test_listing_and_check_exit_status(tmp_path, capsys):
     assert row["state"] == "code changed" and row["commit"] == root
 
 
+@pytest.mark.parametrize("argv", [["--cache", "figures/calibration_answers.jsonl.gz"],
+                                  ["--cache=figures/calibration_answers.jsonl.gz"]])
+def test_a_stale_real_model_figure_fails_check_only_when_its_answers_ship(tmp_path,
+                                                                         capsys, argv):
+    # without its answers a real-model figure needs the model to redo (listed, not
+    # failed); with its answer file in the checkout it replays, so --check counts it
+    root = _git("rev-list", "--max-parents=0", "HEAD").splitlines()[0]
+    d = tmp_path / "figs"
+    d.mkdir()
+    (d / "calibration.png").write_bytes(b"")
+    record = {"git_commit": root, "experiment": "calibrate", "config": {}}
+    (d / "calibration.json").write_text(json.dumps({**record, "argv": ["--quick"]}))
+    [fig] = committed_figures(d)
+    assert fig.real_model and fig.answers is None
+    assert cli.main(["figures", "--dir", str(d), "--check"]) == 0
+    assert "[real model]" in capsys.readouterr().out
+    (d / "calibration.json").write_text(json.dumps({**record, "argv": argv}))
+    [fig] = committed_figures(d)
+    assert fig.answers == "figures/calibration_answers.jsonl.gz"
+    assert cli.main(["figures", "--dir", str(d), "--check"]) == 1
+    assert "answers in figures/calibration_answers.jsonl.gz]" in capsys.readouterr().out
+    # a named file that is not in the checkout is no answer file
+    (d / "calibration.json").write_text(json.dumps(
+        {**record, "argv": ["--cache", "figures/no_such_answers.jsonl.gz"]}))
+    [fig] = committed_figures(d)
+    assert fig.answers is None
+
+
 def test_verify_reruns_from_the_sidecar_and_names_the_first_difference(tmp_path, capsys):
     out = tmp_path / "figs"
     assert cli.main(["run", "window", *SMALL, "--out", str(out)]) == 0
