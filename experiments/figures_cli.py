@@ -338,6 +338,15 @@ def main(args: argparse.Namespace) -> int:
     # a real-model figure whose answers ship is redone without the model, so it counts
     stale = [s for s in statuses if not s.current
              and (not s.figure.real_model or s.figure.answers)]
+    if args.check:
+        skipped = [s.figure.name for s in statuses if not s.current and s not in stale]
+        if stale:
+            print("ctxsim figures --check: not current: "
+                  + ", ".join(s.figure.name for s in stale), file=sys.stderr)
+        if skipped:
+            print("ctxsim figures --check: not counted (stale, but redoing them needs "
+                  "the real model: no answer file ships): " + ", ".join(skipped),
+                  file=sys.stderr)
     return 1 if args.check and stale else 0
 
 

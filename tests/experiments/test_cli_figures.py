@@ -92,12 +92,17 @@ def test_a_stale_real_model_figure_fails_check_only_when_its_answers_ship(tmp_pa
     [fig] = committed_figures(d)
     assert fig.real_model and fig.answers is None
     assert cli.main(["figures", "--dir", str(d), "--check"]) == 0
-    assert "[real model]" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "[real model]" in said.out
+    assert "not counted (stale, but redoing them needs the real model" in said.err
+    assert said.err.rstrip().endswith(": calibration")
     (d / "calibration.json").write_text(json.dumps({**record, "argv": argv}))
     [fig] = committed_figures(d)
     assert fig.answers == "figures/calibration_answers.jsonl.gz"
     assert cli.main(["figures", "--dir", str(d), "--check"]) == 1
-    assert "answers in figures/calibration_answers.jsonl.gz]" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "answers in figures/calibration_answers.jsonl.gz]" in said.out
+    assert "--check: not current: calibration" in said.err
     # a named file that is not in the checkout is no answer file
     (d / "calibration.json").write_text(json.dumps(
         {**record, "argv": ["--cache", "figures/no_such_answers.jsonl.gz"]}))
