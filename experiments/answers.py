@@ -19,8 +19,9 @@ question it was not asked.
   exactly; :attr:`AnswerClient.model_ledger` counts the calls really made.
 - :func:`answered_model`: all of it for one run.
 
-Used by ``ctxsim run calibrate`` (issue 21) and ``ctxsim run evoharness --backend
-llm``; the answer files ship as ``figures/*_answers.jsonl.gz``.
+Used by ``ctxsim run calibrate`` (issue 21), ``ctxsim run evoharness --backend llm``
+and ``ctxsim run contextevo --backend llm``; the answer files ship as
+``figures/*_answers.jsonl.gz``.
 """
 
 from __future__ import annotations
@@ -28,49 +29,157 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gzip
+import json
 import os
 import pathlib
 import tempfile
+import zlib
 
 
 def answer_file(path):
-    """A context manager yielding the JSON-lines answer cache to use for ``path``:
-    ``path`` itself, or for a ``.gz`` path (a committed run's cache ships compressed)
-    a temporary file holding its answers, written back compressed when the run ends,
-    by an error too (gzip with no name or time in its header, so the same answers give
-    the same bytes). None stays None (no file)."""
+    """A context manager yielding the JSON-lines answer cache to use for ``path``
+    (None stays None: no file).
+
+    A plain path is used as it is (answers are appended, so runs sharing it lose
+    nothing). A ``.gz`` path (a committed run's cache ships compressed) is worked on
+    as ``PATH.partial`` beside it, plain JSON lines appended to as answers come, and
+    packed back when the run ends, by an error too, only if an answer was added
+    (gzip with no name or time in its header, so the same answers give the same
+    bytes; a replay leaves the file untouched). A run killed outright leaves
+    ``PATH.partial``, whose answers the next run takes up. The working copy is locked
+    for the run: a second run on the same ``.gz`` is refused. A ``.gz`` in a directory
+    this process cannot write replays from a temporary copy.
+
+    Raises:
+        UsageError: (on entry, before any model starts) for a path that is a
+            directory or under a file, a ``.gz`` that is not gzip, a file that
+            holds no answer records, or a ``.gz`` another run is using; at the end,
+            for answers added to a read-only ``.gz``; each names the path (exit 2).
+    """
 
     @contextlib.contextmanager
     def cm():
-        if path is None or not str(path).endswith(".gz"):
-            yield path
+        if path is None:
+            yield None
             return
-        packed = pathlib.Path(path)
-        with tempfile.TemporaryDirectory(prefix="ctxsim-answers-") as tmp:
-            plain = pathlib.Path(tmp) / "answers.jsonl"
-            if packed.is_file():
-                plain.write_bytes(gzip.decompress(packed.read_bytes()))
+        target = pathlib.Path(path)
+        _check_place(target)
+        if not target.name.endswith(".gz"):
+            _check_records(target, target.read_bytes() if target.is_file() else b"")
+            yield target
+            return
+        packed = _unpacked(target)
+        _check_records(target, packed)
+        home = target.parent if target.parent.exists() else None
+        if home is not None and not os.access(home, os.W_OK):
+            # a read-only copy replays; an answer added to it cannot be kept
+            with tempfile.TemporaryDirectory(prefix="ctxsim-answers-") as tmp:
+                work = pathlib.Path(tmp) / "answers.jsonl"
+                work.write_bytes(packed)
+                yield work
+                if work.read_bytes() != packed:
+                    raise _usage(target, "its directory is not writable, so the "
+                                 "answers this run asked were not kept")
+            return
+        work = target.with_name(target.name + ".partial")
+        with _locked(work, target) as handle:
+            handle.seek(0)
+            leftover = handle.read()   # a killed run's answers, if any
+            if leftover.startswith(packed):   # it died packing them: only the new
+                leftover = leftover[len(packed):]
+            start = packed + (b"\n" if packed and not packed.endswith(b"\n") else b"") \
+                + leftover
+            _check_records(target, start)
+            work.write_bytes(start)
             try:
-                yield plain
+                yield work
             finally:
-                if plain.is_file():
-                    packed.parent.mkdir(parents=True, exist_ok=True)
-                    part = packed.with_name(packed.name + ".part")
+                now = work.read_bytes()
+                if now != packed:
+                    part = target.with_name(target.name + ".part")
                     with open(part, "wb") as raw, gzip.GzipFile(
                             filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                        gz.write(plain.read_bytes())
-                    os.replace(part, packed)   # a crash mid-write keeps the old file
+                        gz.write(now)
+                    os.replace(part, target)   # a crash mid-write keeps the old file
+                work.unlink()
 
     return cm()
 
 
-def default_path(name: str) -> pathlib.Path:
+def _usage(target, why: str):
+    from experiments.arguments import UsageError
+
+    return UsageError(f"--cache {str(target)!r}: {why}")
+
+
+def _check_place(target: pathlib.Path) -> None:
+    if target.is_dir():
+        raise _usage(target, "is a directory; expected an answer file (JSON lines, "
+                     "gzip-compressed when the name ends in .gz)")
+    parent = next((q for q in target.parents if q.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise _usage(target, f"{str(parent)!r} is not a directory")
+
+
+def _unpacked(target: pathlib.Path) -> bytes:
+    if not target.is_file():
+        return b""
+    try:
+        return gzip.decompress(target.read_bytes())
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _usage(target, f"not a gzip-compressed answer file ({exc})") from None
+
+
+def _check_records(target, data: bytes) -> None:
+    """Refuse data that has lines but no answer record: another file named by
+    mistake would be appended to, and every answer asked afresh."""
+    if not data.strip():
+        return
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _usage(target, f"not a text answer file ({exc})") from None
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and ("key" in rec and "answer" in rec or "server" in rec):
+            return
+    raise _usage(target, "holds no answer records (each line "
+                 '{"key": ..., "answer": ...}); is it the right file?')
+
+
+@contextlib.contextmanager
+def _locked(work: pathlib.Path, target: pathlib.Path):
+    """``work`` opened and locked (``flock``) for the run, as a binary handle."""
+    import fcntl
+
+    work.parent.mkdir(parents=True, exist_ok=True)
+    with open(work, "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise _usage(target, f"another run is using it (its working copy {work} is "
+                         "locked); wait for that run, or name another file") from None
+        yield handle
+
+
+def default_path(name: str, base_url: str | None = None) -> pathlib.Path:
     """``NAME_answers.jsonl`` in the model cache directory
     (:func:`sim.agents.llm_server.cache_dir`): a run's answer cache when it names
-    none."""
+    none. With ``base_url`` (a user's endpoint) a file of that endpoint's,
+    ``NAME_answers_HOST_PORT_PATH.jsonl``: a request's key holds the model's name but
+    not the address, and an endpoint named without ``--model`` goes by the embedded
+    model's name, so the embedded model's answers must not answer it."""
+    import re
+
     from sim.agents.llm_server import cache_dir
 
-    return cache_dir() / f"{name}_answers.jsonl"
+    if not base_url:
+        return cache_dir() / f"{name}_answers.jsonl"
+    where = re.sub(r"[^A-Za-z0-9.-]+", "_", base_url.split("://", 1)[-1]).strip("_")
+    return cache_dir() / f"{name}_answers_{where}.jsonl"
 
 
 def _endpoint(args):
@@ -117,12 +226,12 @@ class Server:
         self._url = None
         if getattr(args, "base_url", None):
             self.settings = self._open()
+            self._url = self.settings.base_url
         else:
             self.settings = embedded_settings(args.seed)
 
     def _open(self):
         real, self.record = self.stack.enter_context(_endpoint(self.args))
-        self._url = real.base_url
         return real
 
     def base_url(self, known) -> str:
@@ -139,17 +248,18 @@ class Server:
             if (real.model, real.structured) != (known.model, known.structured):
                 raise RuntimeError(f"the server's settings {real} differ from the ones "
                                    f"the answer cache's keys were made with ({known})")
+            self._url = real.base_url   # checked: every later request may use it
         return self._url
 
     def provenance(self) -> dict:
         """The sidecar's record of the endpoint: the server's once it ran, else the
-        embedded model's name and hash and that it was not started."""
+        model's name (the one the answers' keys hold) and that it was not started."""
         if self.record is not None:
             return self.record
-        from sim.agents.llm_server import MODEL_NAME, MODEL_SHA256
-
-        return {"model": MODEL_NAME, "model_sha256": MODEL_SHA256,
-                "server": "not started: every answer came from the answer cache"}
+        # no build hash: which build answered is recorded by the run that asked
+        return {"model": self.settings.model,
+                "server": "not started: every answer came from the answer cache, "
+                          "asked of the model named in their keys"}
 
 
 class OnDemand:

@@ -258,7 +258,7 @@ def run(args) -> list:
     if args.base_url is None and "context" in args.probes:
         check_context_window(size, args.n_ctx)
     out = prepare_out(args.out)
-    cache_path = None if args.no_cache else (args.cache or default_path(NAME))
+    cache_path = None if args.no_cache else (args.cache or default_path(NAME, args.base_url))
     say = (lambda s: None) if args.no_progress else (
         lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
     cpu0, t0 = os.times(), time.perf_counter()

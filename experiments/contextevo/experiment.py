@@ -103,7 +103,7 @@ def run(args) -> list:
             # request it cannot answer (client_ledger: the answers at their recorded
             # cost, the same in a replay)
             model = answered_model(stack=stack, args=cs, path=None if cs.no_cache
-                                   else (cs.cache or default_path(NAME)))
+                                   else (cs.cache or default_path(NAME, cs.base_url)))
             client = model.client()
             raw = run_all(cs, client, progress=progress_printer(args))
             record = {**model.record(), "client_ledger": client.ledger.as_dict()}

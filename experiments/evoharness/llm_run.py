@@ -51,7 +51,7 @@ def run_llm(args, cfg: GridConfig) -> list:
     tasks = [loca_task(f, s, LLM_GROWTH, cfg.seed) for f, s in LLM_TASKS]
     rows, calls, harnesses, reflection = [], [], {}, {}
     t0 = time.perf_counter()
-    path = None if cfg.no_cache else (cfg.cache or default_path(NAME))
+    path = None if cfg.no_cache else (cfg.cache or default_path(NAME, cfg.base_url))
     with contextlib.ExitStack() as stack:
         # answers replayed from the file; the embedded model starts at the first miss
         model = answered_model(args, stack, path)

@@ -127,7 +127,9 @@ comments."""
 
         Raises:
             ConfigValueError: naming the size, its value and what was expected.
+            UsageError: for ``--cache`` with ``--no-cache``.
         """
+        answers.check(values)
         given = dict(values.get("size") or ())
         if given:
             table = {key: values[key] for key in cls.toml_keys()}

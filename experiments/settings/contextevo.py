@@ -200,7 +200,7 @@ back-end runs only the LOCA-like set. Each table overrides keys of [default]."""
         ``--backend llm`` (exit 2)."""
         from experiments.arguments import UsageError
 
-        answers.refuse_unless(values["backend"] == "llm", values, "--backend llm")
+        answers.check(values, values["backend"] == "llm", "--backend llm")
         if values["spec"] and values["start"]:
             raise UsageError(f"--spec {values['spec']!r} and --start {values['start']!r} "
                              "both name the start; give one")

@@ -141,7 +141,7 @@ and over a --config FILE."""
         from sim.plugins import check_program, resolve_program
 
         # the synthetic grid's reflectors run in worker processes: no shared file
-        answers.refuse_unless(values["backend"] == "llm", values, "--backend llm")
+        answers.check(values, values["backend"] == "llm", "--backend llm")
         resolve_program(values["program"])   # PluginError names an unknown program
         check_program(values["program"])
         values["quick"] = bool(getattr(args, "quick", False))

@@ -37,9 +37,14 @@ class AnswerCache:
         #: key -> what producing the answer cost (:meth:`store`'s ``cost``), if known
         self.costs: dict[str, dict] = {}
         self.hits = self.misses = 0
+        #: the file ends inside a line (an interrupted write): the next store starts
+        #: a new line, or its record would join the torn one and be lost
+        self._torn = False
         if self.path and self.path.is_file():
             # utf-8-sig: a file saved with a byte-order mark keeps its first answer
-            for line in self.path.read_text(encoding="utf-8-sig").splitlines():
+            text = self.path.read_text(encoding="utf-8-sig")
+            self._torn = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
                 try:
                     rec = json.loads(line)
                     self._answers[rec["key"]] = rec["answer"]
@@ -79,7 +84,9 @@ class AnswerCache:
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a") as f:
-                f.write(json.dumps({"key": k, "answer": answer, "cost": cost}) + "\n")
+                f.write("\n" * self._torn
+                        + json.dumps({"key": k, "answer": answer, "cost": cost}) + "\n")
+            self._torn = False
 
     def cost(self, request: Any) -> dict | None:
         """What producing the stored answer to ``request`` cost, or None if unknown."""

@@ -181,3 +181,161 @@ def test_contextevo_llm_replays_from_its_answer_file_without_a_server(tmp_path, 
     assert cache.read_bytes() == first
     for name in ("contextevo_llm.csv", "contextevo_llm_spec.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def _records(*keys) -> bytes:
+    return "".join(json.dumps({"key": k, "answer": k.upper(), "cost": None}) + "\n"
+                   for k in keys).encode()
+
+
+def _packed(data: bytes) -> bytes:
+    import gzip
+    import io
+
+    raw = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write(data)
+    return raw.getvalue()
+
+
+def test_a_killed_runs_answers_are_taken_up_by_the_next_run(tmp_path):
+    import gzip
+
+    from experiments.answers import answer_file
+
+    target = tmp_path / "a.jsonl.gz"
+    target.write_bytes(_packed(_records("k1")))
+    # what a run killed outright leaves: its working copy beside the file
+    (tmp_path / "a.jsonl.gz.partial").write_bytes(_records("k1", "k2"))
+    with answer_file(target) as work:
+        assert work == tmp_path / "a.jsonl.gz.partial"
+        assert work.read_bytes() == _records("k1", "k2")   # k1 once: not doubled
+    assert gzip.decompress(target.read_bytes()) == _records("k1", "k2")
+    assert not work.exists()
+    # a leftover that is not a copy of the packed file is appended after it
+    (tmp_path / "a.jsonl.gz.partial").write_bytes(_records("k3"))
+    with answer_file(target):
+        pass
+    assert gzip.decompress(target.read_bytes()) == _records("k1", "k2", "k3")
+
+
+def test_a_replay_leaves_the_packed_file_as_it_was(tmp_path):
+    import os
+
+    from experiments.answers import answer_file
+
+    target = tmp_path / "a.jsonl.gz"
+    target.write_bytes(_packed(_records("k1")) + b"")
+    before = os.stat(target)
+    with answer_file(target) as work:
+        assert work.read_bytes() == _records("k1")
+    after = os.stat(target)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    with answer_file(target) as work:   # an added answer is packed back
+        with work.open("a") as f:
+            f.write(_records("k2").decode())
+    assert os.stat(target).st_ino != before.st_ino
+
+
+def test_a_second_run_on_the_same_packed_file_is_refused(tmp_path):
+    from experiments.answers import answer_file
+    from experiments.arguments import UsageError
+
+    target = tmp_path / "a.jsonl.gz"
+    with answer_file(target) as work:
+        work.write_bytes(_records("mine"))
+        with pytest.raises(UsageError, match="another run is using it"):
+            with answer_file(target):
+                pass
+    with answer_file(target) as work:   # free again once the first run ended
+        assert work.read_bytes() == _records("mine")
+
+
+def test_a_packed_file_in_a_directory_it_cannot_write_replays_from_a_copy(
+        tmp_path, monkeypatch):
+    import experiments.answers as A
+    from experiments.arguments import UsageError
+
+    target = tmp_path / "a.jsonl.gz"
+    target.write_bytes(_packed(_records("k1")))
+    monkeypatch.setattr(A.os, "access", lambda path, mode: False)
+    with A.answer_file(target) as work:
+        assert work.parent != tmp_path and work.read_bytes() == _records("k1")
+    assert list(tmp_path.iterdir()) == [target]
+    with pytest.raises(UsageError, match="not writable, so the answers"):
+        with A.answer_file(target) as work:
+            with work.open("a") as f:
+                f.write(_records("k2").decode())
+
+
+def _made(path, what):
+    """``path`` after ``what(path)`` (a file or directory made there)."""
+    what(path)
+    return path
+
+
+@pytest.mark.parametrize("make, why", [
+    (lambda d: _made(d / "x.jsonl", lambda p: p.mkdir()), "is a directory"),
+    (lambda d: _made(d / "f", lambda p: p.write_text("")) / "x.jsonl",
+     "is not a directory"),
+    (lambda d: _made(d / "x.jsonl.gz", lambda p: p.write_bytes(b"garbage")),
+     "not a gzip-compressed answer file"),
+    (lambda d: _made(d / "x.jsonl.gz", lambda p: p.write_bytes(_packed(b"\xff\xfe"))),
+     "not a text answer file"),
+    (lambda d: _made(d / "r.csv", lambda p: p.write_text("arm,task\na,b\n")),
+     "holds no answer records"),
+])
+def test_a_path_that_is_no_answer_file_is_refused_naming_it(tmp_path, make, why):
+    from experiments.answers import answer_file
+    from experiments.arguments import UsageError
+
+    path = make(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(UsageError, match=why) as err:
+        with answer_file(path):
+            pass
+    assert repr(str(path)) in str(err.value)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_answer(tmp_path):
+    from sim.agents.answer_cache import AnswerCache
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"key": AnswerCache.key({"q": 1}), "answer": 1}) + "\n"
+                    + '{"key": "k2", "ans')
+    cache = AnswerCache(path)
+    assert cache.lookup({"q": 1}) == (True, 1)
+    cache.store({"q": 3}, 3)
+    again = AnswerCache(path)
+    assert again.lookup({"q": 3}) == (True, 3) and again.lookup({"q": 1}) == (True, 1)
+
+
+def test_a_users_endpoint_gets_its_own_default_answer_file():
+    from experiments.answers import default_path
+
+    embedded = default_path("evoharness")
+    theirs = default_path("evoharness", "http://10.0.0.2:8080/v1")
+    assert embedded.name == "evoharness_answers.jsonl"
+    assert theirs.name == "evoharness_answers_10.0.0.2_8080_v1.jsonl"
+    assert theirs.parent == embedded.parent
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--cache", "c.jsonl", "--no-cache"], "contradict each other"),
+    (["--cache", ""], "expected the path of an answer file"),
+])
+@pytest.mark.parametrize("experiment", [
+    ["evoharness", "--backend", "llm"], ["contextevo", "--backend", "llm"], ["calibrate"]])
+def test_contradicting_or_empty_cache_options_are_refused(tmp_path, capsys, experiment,
+                                                         argv, said, model):
+    from experiments.cli import main
+
+    started, _ = model
+    try:   # argparse's own refusal exits; the settings' check returns 2
+        rc = main(["run", *experiment, "--quick", *argv, "--out", str(tmp_path / "o"),
+                   "--no-progress"])
+    except SystemExit as exc:
+        rc = exc.code
+    assert rc == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "o").exists() and started == []
