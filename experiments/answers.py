@@ -182,6 +182,12 @@ def default_path(name: str, base_url: str | None = None) -> pathlib.Path:
     return cache_dir() / f"{name}_answers_{where}.jsonl"
 
 
+#: the environment variable that makes a run replay only: a request its answer file
+#: lacks fails the run (exit 2) instead of starting the model (``ctxsim figures
+#: --verify`` sets it for a figure whose answers ship)
+REPLAY_ONLY = "CTXSIM_REPLAY_ONLY"
+
+
 def _endpoint(args):
     from experiments.endpoint import endpoint
 
@@ -242,6 +248,12 @@ class Server:
                 from ``known``'s (its answers would be stored under wrong keys).
         """
         if self._url is None:
+            if os.environ.get(REPLAY_ONLY, "") not in ("", "0"):
+                from experiments.arguments import UsageError
+
+                raise UsageError(f"a request the answer file does not hold, and "
+                                 f"{REPLAY_ONLY} is set (replay only): the code asks "
+                                 "the model something new; rerun without it to ask")
             real = self._open()
             # the key's other fields are the run's (decoding) or the agent's (the
             # seed each decision sets): the server decides only these two

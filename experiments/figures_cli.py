@@ -417,7 +417,7 @@ def verify(name: str, directory: pathlib.Path) -> int:
         proc = subprocess.run(
             [sys.executable, "-m", "experiments.cli", "run", figure.experiment, *argv,
              "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
-            env=_rerun_environment(figure.plugins))
+            env=_rerun_environment(figure.plugins, replay_only=bool(figure.answers)))
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
             print(f"ctxsim figures: the rerun of {name} failed (exit {proc.returncode}): "
@@ -453,13 +453,16 @@ def verify(name: str, directory: pathlib.Path) -> int:
     return 0
 
 
-def _rerun_environment(plugins: list[dict]) -> dict[str, str]:
+def _rerun_environment(plugins: list[dict], replay_only: bool = False) -> dict[str, str]:
     """The environment of a rerun: this one, with ``PYTHONPATH`` extended by the
     directory each plugin imports from here (:func:`sim.plugins.sidecar.import_root`)
     unless it is a site directory. The rerun runs in the checkout, so a plugin this
     process found only through its own ``sys.path`` (a module in the current
     directory, under ``python -m``) would not import there. Call after
-    :func:`sim.plugins.missing` found every plugin loadable (they are imported)."""
+    :func:`sim.plugins.missing` found every plugin loadable (they are imported).
+    ``replay_only`` sets :data:`experiments.answers.REPLAY_ONLY`: a figure whose
+    answers ship is checked against them, and a request they lack fails the rerun
+    instead of starting the model (for hours) and adding to the committed file."""
     import os
     import site
 
@@ -475,6 +478,10 @@ def _rerun_environment(plugins: list[dict]) -> dict[str, str]:
             paths.append(root)
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(paths)
+    if replay_only:
+        from experiments.answers import REPLAY_ONLY
+
+        env[REPLAY_ONLY] = "1"
     return env
 
 

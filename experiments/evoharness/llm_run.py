@@ -75,8 +75,9 @@ def run_llm(args, cfg: GridConfig) -> list:
                               "completion_tokens": led.completion - before[1],
                               "seconds": round(led.seconds - before[2], 1),
                               "input_tokens": r.input_tokens, "calls": list(agent_.log)})
-                print(f"[evoharness llm] {arm} {task.task_id}: solved {int(r.solved)} "
-                      f"({calls[-1]['seconds']} s)", flush=True)
+                if not getattr(args, "no_progress", False):
+                    print(f"[evoharness llm] {arm} {task.task_id}: solved "
+                          f"{int(r.solved)} ({calls[-1]['seconds']} s)", flush=True)
                 return r
 
             harness = SkillHarness(proportional_caps(

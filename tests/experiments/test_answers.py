@@ -339,3 +339,21 @@ def test_contradicting_or_empty_cache_options_are_refused(tmp_path, capsys, expe
         rc = exc.code
     assert rc == 2 and said in capsys.readouterr().err
     assert not (tmp_path / "o").exists() and started == []
+
+
+def test_replay_only_fails_a_request_the_file_lacks_without_starting_a_server(
+        tmp_path, model, monkeypatch, capsys):
+    from experiments.answers import REPLAY_ONLY
+    from experiments.cli import main
+    from experiments.figures_cli import _rerun_environment
+
+    started, _ = model
+    monkeypatch.setenv(REPLAY_ONLY, "1")
+    assert main(["run", "evoharness", "--backend", "llm", "--quick", "--no-progress",
+                 "--cache", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "o")]) == 2
+    assert "does not hold, and CTXSIM_REPLAY_ONLY is set" in capsys.readouterr().err
+    assert started == [] and not (tmp_path / "o").exists()
+    # --verify sets it for a figure whose answers ship, and only then
+    assert _rerun_environment([], replay_only=True)[REPLAY_ONLY] == "1"
+    monkeypatch.delenv(REPLAY_ONLY)
+    assert REPLAY_ONLY not in _rerun_environment([])
