@@ -1,6 +1,6 @@
 """Write the gallery page (``gallery.md``) from the committed figures.
 
-Each figure gets its caption (:data:`experiments.figures_cli.CAPTIONS`), the
+Each figure gets its caption (:data:`experiments.figure_captions.CAPTIONS`), the
 command that makes it (from its sidecar, else ``ctxsim run EXPERIMENT``), the commit
 and date it was made at, and the claims of the scorecard (``figures/claims.json``)
 whose CSV it wrote. Run by ``conf.py`` at the start of every build.
@@ -56,7 +56,8 @@ def cached_answers(sidecar: dict | None) -> str:
 def render(figures: pathlib.Path) -> str:
     """The gallery page as Markdown (MyST)."""
     from experiments.cli import EXPERIMENTS
-    from experiments.figures_cli import CAPTIONS, committed_figures
+    from experiments.figure_captions import CAPTIONS
+    from experiments.figures_cli import committed_figures
 
     items = committed_figures(figures)
     names = {f.name for f in items}
