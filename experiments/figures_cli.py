@@ -11,11 +11,12 @@ configs and sample trajectories.
 
 ``ctxsim figures`` lists them; ``--check`` exits 1 when a figure that can be redone
 without the real model is not current (a synthetic one, or a real-model one whose
-answer file ships: :attr:`Figure.answers`); ``--verify NAME`` reruns NAME's command into a temporary directory and
-compares its CSV files with the committed ones as numbers
-(:mod:`experiments.csv_compare`: text exactly, numbers within their Monte Carlo SE
-or 1e-9 relative; exit 1 on a difference, naming the cells, their values and the
-tolerance).
+answer file ships: :attr:`Figure.answers`); ``--verify NAME`` reruns NAME's command
+into a temporary directory and compares its CSV files with the committed ones as
+numbers (:mod:`experiments.csv_compare`: text exactly, numbers within their Monte Carlo
+SE or 1e-9 relative; exit 1 on a difference, naming the cells, their values and the
+tolerance); a figure whose answers ship is rerun replay-only
+(:data:`experiments.answers.REPLAY_ONLY`), so a request its file lacks fails the check.
 
 A figure made with a plugin program or agent (:mod:`sim.plugins`; its sidecar's
 ``plugins``) is marked ``[plugin: SPEC]``; it is current only while each plugin
