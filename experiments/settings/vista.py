@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from experiments.arguments import (MAX_TOKENS, TOKENS_HELP, base_url, nonnegative_int,
                                    positive_int, positive_tokens)
-from experiments.settings import Settings, register, setting
+from experiments.settings import Settings, answers, register, setting
 from experiments.settings import kinds as k
 from experiments.settings import sweeps as s
 from experiments.settings.checks import ListOf
@@ -154,6 +154,14 @@ class PressureLLMSettings(Settings):
                               argparse={"default": None})
     llm_families: int = setting(4, k.families, "--agent llm: LOCA families, seed 0 each "
                                 "({default})", toml=False, quick=3, metavar="N")
+    cache: str | None = answers.cache("pressure_llm", "--agent llm: ")
+    no_cache: bool = answers.no_cache("--agent llm: ", argparse={"default": None})
+
+    @classmethod
+    def finish(cls, values: dict, args) -> dict:
+        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
+        answers.check(values)
+        return values
 
 
 @register
@@ -213,6 +221,14 @@ class PerceptionSettings(Settings):
     base_url: str | None = _base_url()
     model: str | None = _model()
     seed: int = _seed()
+    cache: str | None = answers.cache("perception")
+    no_cache: bool = answers.no_cache()
+
+    @classmethod
+    def finish(cls, values: dict, args) -> dict:
+        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
+        answers.check(values)
+        return values
 
 
 def _conditions():
@@ -256,3 +272,12 @@ class PresentationSettings(Settings):
     plain_schema: bool = setting(False, None, "no example ids in the tool description "
                                  "(writes presentation_plain.*; default: off)",
                                  toml=False, action="store_true")
+    cache: str | None = answers.cache("presentation")
+    no_cache: bool = answers.no_cache()
+
+    @classmethod
+    def finish(cls, values: dict, args) -> dict:
+        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
+        answers.check(values)
+        return values
+

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from experiments.endpoint import endpoint
 from experiments.intervals import Z_ROUNDED, median_ci, wilson
 from experiments.settings.vista import PerceptionSettings
 
@@ -246,9 +245,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> list:
-    """Run the probe and write CSV, PNG and JSON."""
+    """Run the probe and write CSV, PNG and JSON; the answers go to ``--cache``
+    (:mod:`experiments.answers`), so a rerun asks only what the file lacks."""
+    import contextlib
+
+    from experiments.answers import answered_model, default_path
     from experiments.output import prepare_out, write_csv, write_sidecar
-    from sim.agents.llm import ChatClient, LLMResponseError
+    from sim.agents.llm import LLMResponseError
 
     out = prepare_out(args.out)
     cfg = PerceptionSettings.from_args(args)
@@ -256,8 +259,12 @@ def run(args) -> list:
     snaps = snapshots(cap, cfg.snapshots, cfg.seed)
     invalid = []
     t0 = time.perf_counter()
-    with endpoint(args) as (settings, record):
-        client = ChatClient(settings)
+    with contextlib.ExitStack() as stack:
+        # answers replayed from the file; the embedded model starts at the first miss
+        model = answered_model(args, stack, None if cfg.no_cache
+                               else (cfg.cache or default_path(NAME, cfg.base_url)))
+        client = model.client()
+        settings = client.settings
 
         def ask(msgs, schema):
             try:
@@ -269,6 +276,7 @@ def run(args) -> list:
         rows = probe(snaps, ask, cfg.seed, n_pairs=cfg.pairs,
                      progress=None if args.no_progress else
                      lambda s: print(f"[perception] {s}", flush=True))
+        record = model.record()
     wall = time.perf_counter() - t0
     summary = summarize(rows)
     paths = [write_csv(out / f"{NAME}.csv", COLUMNS, rows)]

@@ -203,13 +203,15 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> list:
-    """Run the probe with the real model and write CSV, PNG and JSON."""
-    import dataclasses
+    """Run the probe with the real model and write CSV, PNG and JSON; the answers
+    go to ``--cache`` (:mod:`experiments.answers`), so a rerun asks only what the
+    file lacks."""
+    import contextlib
 
+    from experiments.answers import answered_model, default_path
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
-    from experiments.endpoint import endpoint
-    from sim.agents.llm import ChatClient, LLMResponseError
+    from sim.agents.llm import LLMResponseError
 
     out = prepare_out(args.out)
     cfg = PresentationSettings.from_args(args)
@@ -218,9 +220,13 @@ def run(args) -> list:
         "" if conds == CONDITIONS else "_" + "-".join(conds))
     trials = cfg.trials
     t0 = time.perf_counter()
-    with endpoint(args) as (settings, record):
+    with contextlib.ExitStack() as stack:
+        # answers replayed from the file; the embedded model starts at the first miss
+        model = answered_model(args, stack, None if cfg.no_cache
+                               else (cfg.cache or default_path(NAME, cfg.base_url)))
         # no repairs: the first answer is the measurement (a repair would reveal ids)
-        client = ChatClient(dataclasses.replace(settings, max_repairs=0, max_tokens=60))
+        client = model.client(max_repairs=0, max_tokens=60)
+        settings = client.settings
 
         def ask(msgs, schema):
             try:
@@ -232,6 +238,7 @@ def run(args) -> list:
                      progress=None if args.no_progress else
                      lambda s: print(f"[presentation] {s}", flush=True),
                      plain=cfg.plain_schema, conditions=conds)
+        record = model.record()
     wall = time.perf_counter() - t0
     summary = summarize(rows, conds)
     paths = [write_csv(out / f"{name}.csv", COLUMNS, rows)]

@@ -17,7 +17,6 @@ Writes ``pressure_llm.csv`` (per budget and program), ``pressure_llm_episodes.cs
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 NAME = "pressure_llm"
 PROGRAMS = ("vista", "react", "masking")
@@ -75,8 +74,9 @@ def check_agent_options(args) -> None:
         only_with("--agent llm", given_flags(args, *agent_only_options(llm=True)))
 
 
-def episode(task, program: str, budget: int, settings, seed: int) -> dict:
-    """One episode with a fresh :class:`LLMAgent`; a refused answer ends it unsolved.
+def episode(task, program: str, budget: int, client, seed: int) -> dict:
+    """One episode with a fresh :class:`LLMAgent` over ``client`` (a chat client of
+    its own: its ledger is the episode's); a refused answer ends it unsolved.
 
     Raises:
         LLMTransportError: when the endpoint fails beyond its retries (the sweep
@@ -86,7 +86,7 @@ def episode(task, program: str, budget: int, settings, seed: int) -> dict:
     from sim.harness import run_episode
     from sim.plugins import make_program   # a plugin program guarded (sim.plugins.guard)
 
-    agent = LLMAgent(replace(settings, max_tokens=128))  # room for 3 exact values
+    agent = LLMAgent(client=client)
     row = {"budget": budget, "program": program, "task_id": task.task_id,
            "growth": task.observation_tokens, "invalid": 0, "error": ""}
     try:
@@ -108,8 +108,10 @@ def run_llm(args) -> list:
     """Run the sweep with the real model; write CSV, PNG and JSON; return the paths."""
     import numpy as np
 
+    import contextlib
+
+    from experiments.answers import answered_model, default_path
     from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
-    from experiments.endpoint import endpoint
     from experiments.intervals import Z_ROUNDED, wilson
     from sim.tasks.loca import loca_task
 
@@ -121,15 +123,21 @@ def run_llm(args) -> list:
     tasks = [loca_task(f, 0, cfg.llm_growth, seed) for f in range(cfg.llm_families)]
     rows = []
     t0 = time.perf_counter()
-    with endpoint(args) as (settings, record):
+    with contextlib.ExitStack() as stack:
+        # answers replayed from the file; the embedded model starts at the first miss
+        model = answered_model(args, stack, None if cfg.no_cache
+                               else (cfg.cache or default_path(NAME, cfg.base_url)))
         for budget in cfg.llm_budgets:
             for k, task in enumerate(tasks):
                 for prog in PROGRAMS:
-                    rows.append(episode(task, prog, budget, settings, seed * 1000 + k))
+                    # max_tokens: room for 3 exact values
+                    rows.append(episode(task, prog, budget, model.client(max_tokens=128),
+                                        seed * 1000 + k))
                     r = rows[-1]
                     print(f"[pressure llm] B={budget} {task.task_id} {prog}: solved "
                           f"{r['solved']} invalid {r['invalid']} ({r['seconds']} s)",
                           flush=True)
+        record = model.record()
     wall = time.perf_counter() - t0
     table = []
     for budget in cfg.llm_budgets:

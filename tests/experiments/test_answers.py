@@ -326,7 +326,8 @@ def test_a_users_endpoint_gets_its_own_default_answer_file():
     (["--cache", ""], "expected the path of an answer file"),
 ])
 @pytest.mark.parametrize("experiment", [
-    ["evoharness", "--backend", "llm"], ["contextevo", "--backend", "llm"], ["calibrate"]])
+    ["evoharness", "--backend", "llm"], ["contextevo", "--backend", "llm"], ["calibrate"],
+    ["perception"], ["presentation"], ["pressure", "--agent", "llm"]])
 def test_contradicting_or_empty_cache_options_are_refused(tmp_path, capsys, experiment,
                                                          argv, said, model):
     from experiments.cli import main
@@ -357,3 +358,31 @@ def test_replay_only_fails_a_request_the_file_lacks_without_starting_a_server(
     assert _rerun_environment([], replay_only=True)[REPLAY_ONLY] == "1"
     monkeypatch.delenv(REPLAY_ONLY)
     assert REPLAY_ONLY not in _rerun_environment([])
+@pytest.mark.parametrize("argv, files", [
+    (["perception", "--quick"], ["perception.csv"]),
+    (["presentation", "--quick"], ["presentation.csv"]),
+    (["pressure", "--agent", "llm", "--quick"],
+     ["pressure_llm.csv", "pressure_llm_episodes.csv"]),
+])
+def test_vista_probes_replay_from_their_answer_files_without_a_server(tmp_path, model,
+                                                                       argv, files):
+    from experiments.cli import run_command
+
+    started, clients = model
+    cache = tmp_path / "answers.jsonl.gz"
+    run = ["run", *argv, "--cache", str(cache), "--no-progress"]
+    assert run_command([*run, "--out", str(tmp_path / "a")]) == 0
+    asked = sum(c.calls for c in clients)
+    side = files[0].replace(".csv", ".json")
+    rec = json.loads((tmp_path / "a" / side).read_text())
+    assert started == [1] and asked > 0 and rec["model_calls"] == asked
+    first = cache.read_bytes()
+
+    started.clear()
+    assert run_command([*run, "--out", str(tmp_path / "b")]) == 0
+    again = json.loads((tmp_path / "b" / side).read_text())
+    assert started == [] and sum(c.calls for c in clients) == asked
+    assert again["model_calls"] == 0 and again["server"].startswith("not started")
+    assert cache.read_bytes() == first
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

@@ -452,7 +452,8 @@ def test_the_option_maps_derived_from_the_settings_classes_are_the_hand_written_
     flags, defaults = agent_only_options(llm=True)
     assert flags == {"base_url": "--base-url", "model": "--model",
                      "llm_budgets": "--llm-budgets", "llm_growth": "--llm-growth",
-                     "llm_families": "--llm-families"}
+                     "llm_families": "--llm-families", "cache": "--cache",
+                     "no_cache": "--no-cache"}
     assert set(defaults.values()) == {None}
     flags, defaults = agent_only_options(llm=False)
     assert set(flags.items()) == {

@@ -81,9 +81,12 @@ def test_perception_command_against_a_fake_endpoint(tmp_path, monkeypatch):
     def fake_endpoint(args):
         yield LLMSettings(base_url="http://127.0.0.1:9/v1", model="fake"), {"model": "fake"}
 
-    monkeypatch.setattr(P, "endpoint", fake_endpoint)
+    import experiments.answers as A
+
+    monkeypatch.setattr(A, "_endpoint", fake_endpoint)
     monkeypatch.setattr(ChatClient, "ask_json", lambda self, m, s: ledger_reader(m, s))
-    assert main(["run", "perception", "--out", str(tmp_path), "--quick"]) == 0
+    assert main(["run", "perception", "--out", str(tmp_path), "--quick", "--no-cache",
+                 "--base-url", "http://127.0.0.1:9/v1"]) == 0
     side = json.loads((tmp_path / "perception.json").read_text())
     assert side["model"] == "fake" and side["summary"]["+dash"]["pairwise"]["accuracy"] == 1
     assert (tmp_path / "perception.png").stat().st_size > 10_000
