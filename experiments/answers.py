@@ -220,14 +220,19 @@ class Server:
         args: the run's options (``base_url``, ``model``, ``seed``, ``n_ctx``,
             ``n_threads``).
         stack: a :class:`contextlib.ExitStack` that stops the server.
+        answers: the run's answer file as named (None: in memory), for messages.
+
+    With :data:`REPLAY_ONLY` set, every request the answers lack raises
+    :class:`~experiments.arguments.UsageError` naming the file, before any server
+    starts or any endpoint (a ``--base-url`` one included) is asked.
 
     Attributes:
         settings: the request settings (known before the embedded server starts).
         record: the endpoint's sidecar record once opened, else None.
     """
 
-    def __init__(self, args, stack: contextlib.ExitStack):
-        self.args, self.stack = args, stack
+    def __init__(self, args, stack: contextlib.ExitStack, answers=None):
+        self.args, self.stack, self.answers = args, stack, answers
         self.record = None
         self._url = None
         if getattr(args, "base_url", None):
@@ -247,13 +252,16 @@ class Server:
             RuntimeError: when the started server's model or output mode differ
                 from ``known``'s (its answers would be stored under wrong keys).
         """
-        if self._url is None:
-            if os.environ.get(REPLAY_ONLY, "") not in ("", "0"):
-                from experiments.arguments import UsageError
+        # checked on every request the answers lack, not only before a start: a
+        # --base-url endpoint is open from the outset and would be asked
+        if os.environ.get(REPLAY_ONLY, "") not in ("", "0"):
+            from experiments.arguments import UsageError
 
-                raise UsageError(f"a request the answer file does not hold, and "
-                                 f"{REPLAY_ONLY} is set (replay only): the code asks "
-                                 "the model something new; rerun without it to ask")
+            held = f"answer file {self.answers}" if self.answers else "in-memory answers"
+            raise UsageError(f"a request that the {held} does not hold, and "
+                             f"{REPLAY_ONLY} is set (replay only): the code asks the "
+                             "model something new; rerun without it to ask")
+        if self._url is None:
             real = self._open()
             # the key's other fields are the run's (decoding) or the agent's (the
             # seed each decision sets): the server decides only these two
@@ -406,4 +414,4 @@ def answered_model(args, stack: contextlib.ExitStack, path) -> AnsweredModel:
     from sim.agents.answer_cache import AnswerCache
 
     cache = AnswerCache(stack.enter_context(answer_file(path)))
-    return AnsweredModel(Server(args, stack), cache, path)
+    return AnsweredModel(Server(args, stack, path), cache, path)

@@ -266,7 +266,7 @@ def run(args) -> list:
         answers = stack.enter_context(answer_file(cache_path))
         # the --base-url endpoint, or the embedded model started when the cache
         # cannot answer
-        server = Server(args, stack)
+        server = Server(args, stack, cache_path)
         inner = OnDemand(server, _decoding(server.settings))
         client = CachedClient(inner, AnswerCache(answers))
         trials, costs = run_probes(client, args.probes, size, args.seed, say)

@@ -352,7 +352,9 @@ def test_replay_only_fails_a_request_the_file_lacks_without_starting_a_server(
     monkeypatch.setenv(REPLAY_ONLY, "1")
     assert main(["run", "evoharness", "--backend", "llm", "--quick", "--no-progress",
                  "--cache", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "o")]) == 2
-    assert "does not hold, and CTXSIM_REPLAY_ONLY is set" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "does not hold, and CTXSIM_REPLAY_ONLY is set" in err
+    assert f"answer file {tmp_path / 'a.jsonl'} does not hold" in err
     assert started == [] and not (tmp_path / "o").exists()
     # --verify sets it for a figure whose answers ship, and only then
     assert _rerun_environment([], replay_only=True)[REPLAY_ONLY] == "1"
@@ -386,3 +388,25 @@ def test_vista_probes_replay_from_their_answer_files_without_a_server(tmp_path, 
     assert cache.read_bytes() == first
     for name in files:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_replay_only_asks_no_base_url_endpoint_what_the_file_lacks(tmp_path, model,
+                                                                   monkeypatch, capsys):
+    """A --base-url endpoint is open from the outset; under replay-only a request the
+    file lacks still fails before it reaches the endpoint (the stand-in counts every
+    client made: none is)."""
+    from experiments.answers import REPLAY_ONLY
+    from experiments.cli import main
+
+    started, clients = model
+    monkeypatch.setenv(REPLAY_ONLY, "1")
+    assert main(["run", "perception", "--quick", "--no-progress", "--no-cache",
+                 "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "in-memory answers does not hold, and CTXSIM_REPLAY_ONLY is set" in err
+    assert started == [1] and clients == []
+    # without it the same run asks the endpoint
+    monkeypatch.delenv(REPLAY_ONLY)
+    assert main(["run", "perception", "--quick", "--no-progress", "--no-cache",
+                 "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "p")]) == 0
+    assert clients
