@@ -35,6 +35,9 @@ import pathlib
 import tempfile
 import zlib
 
+from experiments.arguments import UsageError
+from sim.agents.answer_cache import ReplayMiss
+
 
 def answer_file(path):
     """A context manager yielding the JSON-lines answer cache to use for ``path``
@@ -48,11 +51,15 @@ def answer_file(path):
     bytes; a replay leaves the file untouched). A run killed outright leaves
     ``PATH.partial``, whose answers the next run takes up. The working copy is locked
     for the run: a second run on the same ``.gz`` is refused. A ``.gz`` in a directory
-    this process cannot write replays from a temporary copy.
+    this process cannot write replays from a temporary copy. A symbolic link is
+    followed (the lock and the packed file are its target's). Leftover answers the
+    ``.gz`` holds already are dropped, and directories made for a file that was
+    never written are removed.
 
     Raises:
         UsageError: (on entry, before any model starts) for a path that is a
-            directory or under a file, a ``.gz`` that is not gzip, a file that
+            directory or under a file, a device or other non-regular file, a
+            ``.gz`` that is not gzip, a gzip file not named ``.gz``, a file that
             holds no answer records, or a ``.gz`` another run is using; at the end,
             for answers added to a read-only ``.gz``; each names the path (exit 2).
     """
@@ -62,7 +69,8 @@ def answer_file(path):
         if path is None:
             yield None
             return
-        target = pathlib.Path(path)
+        # a link is followed: the lock and the packed file must be its target's
+        target = pathlib.Path(os.path.realpath(path))
         _check_place(target)
         if not target.name.endswith(".gz"):
             _check_records(target, target.read_bytes() if target.is_file() else b"")
@@ -82,33 +90,62 @@ def answer_file(path):
                                  "answers this run asked were not kept")
             return
         work = target.with_name(target.name + ".partial")
-        with _locked(work, target) as handle:
-            handle.seek(0)
-            leftover = handle.read()   # a killed run's answers, if any
-            if leftover.startswith(packed):   # it died packing them: only the new
-                leftover = leftover[len(packed):]
-            start = packed + (b"\n" if packed and not packed.endswith(b"\n") else b"") \
-                + leftover
-            _check_records(target, start)
-            work.write_bytes(start)
-            try:
-                yield work
-            finally:
-                now = work.read_bytes()
-                if now != packed:
-                    part = target.with_name(target.name + ".part")
-                    with open(part, "wb") as raw, gzip.GzipFile(
-                            filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                        gz.write(now)
-                    os.replace(part, target)   # a crash mid-write keeps the old file
-                work.unlink()
+        made = [q for q in (target.parent, *target.parent.parents) if not q.exists()]
+        try:
+            with _locked(work, target) as handle:
+                handle.seek(0)
+                # a killed run's answers, less those the file holds already (it died
+                # packing them, or the file was updated since)
+                leftover = _new_lines(handle.read(), packed)
+                start = packed + (b"\n" if packed and not packed.endswith(b"\n") else b"") \
+                    + leftover
+                _check_records(target, start)
+                work.write_bytes(start)
+                try:
+                    yield work
+                finally:
+                    now = work.read_bytes()
+                    if now != packed:
+                        part = target.with_name(target.name + ".part")
+                        with open(part, "wb") as raw, gzip.GzipFile(
+                                filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                            gz.write(now)
+                        os.replace(part, target)   # a crash mid-write keeps the old file
+                    work.unlink()
+        finally:
+            for q in made:   # directories made for a file that was never written
+                with contextlib.suppress(OSError):
+                    q.rmdir()
 
     return cm()
 
 
-def _usage(target, why: str):
-    from experiments.arguments import UsageError
+def _new_lines(leftover: bytes, packed: bytes) -> bytes:
+    """The lines of ``leftover`` that ``packed`` lacks: an answer record whose key
+    ``packed`` holds, or a line it holds verbatim, is dropped (a replay after a
+    killed run then leaves the file as it was)."""
+    if not leftover:
+        return b""
+    have = set(packed.splitlines())
+    keys = set()
+    for line in have:
+        with contextlib.suppress(ValueError):
+            rec = json.loads(line)
+            if isinstance(rec, dict) and "key" in rec:
+                keys.add(rec["key"])
+    kept = []
+    for line in leftover.splitlines(keepends=True):
+        if line.rstrip(b"\r\n") in have:
+            continue
+        with contextlib.suppress(ValueError):
+            rec = json.loads(line)
+            if isinstance(rec, dict) and rec.get("key") in keys:
+                continue
+        kept.append(line)
+    return b"".join(kept)
 
+
+def _usage(target, why: str):
     return UsageError(f"--cache {str(target)!r}: {why}")
 
 
@@ -119,6 +156,10 @@ def _check_place(target: pathlib.Path) -> None:
     parent = next((q for q in target.parents if q.exists()), None)
     if parent is not None and not parent.is_dir():
         raise _usage(target, f"{str(parent)!r} is not a directory")
+    if target.exists() and not target.is_file():
+        # a device (/dev/null) or a pipe would swallow the answers without a word
+        raise _usage(target, "is not a regular file; expected an answer file (JSON "
+                     "lines, gzip-compressed when the name ends in .gz)")
 
 
 def _unpacked(target: pathlib.Path) -> bytes:
@@ -135,6 +176,9 @@ def _check_records(target, data: bytes) -> None:
     mistake would be appended to, and every answer asked afresh."""
     if not data.strip():
         return
+    if data[:2] == b"\x1f\x8b":
+        raise _usage(target, "is gzip-compressed but its name does not end in .gz; "
+                     "name it NAME.jsonl.gz")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -186,6 +230,29 @@ def default_path(name: str, base_url: str | None = None) -> pathlib.Path:
 #: lacks fails the run (exit 2) instead of starting the model (``ctxsim figures
 #: --verify`` sets it for a figure whose answers ship)
 REPLAY_ONLY = "CTXSIM_REPLAY_ONLY"
+
+
+def replay_only() -> bool:
+    """Whether :data:`REPLAY_ONLY` is set (to anything but ``""`` or ``"0"``)."""
+    return os.environ.get(REPLAY_ONLY, "") not in ("", "0")
+
+
+def refuse_unanswered(what: str) -> None:
+    """Refuse, under :data:`REPLAY_ONLY`, a part of a run that asks the model with
+    no answer file (``what`` names it): it could only start the model.
+
+    Raises:
+        ReplayOnlyMiss: when :data:`REPLAY_ONLY` is set (exit 2).
+    """
+    if replay_only():
+        raise ReplayOnlyMiss(f"{what} asks the model with no answer file, and "
+                             f"{REPLAY_ONLY} is set (replay only); unset it to ask")
+
+
+class ReplayOnlyMiss(UsageError, ReplayMiss):
+    """A request the answers lack under :data:`REPLAY_ONLY` (exit 2); a
+    :class:`~sim.agents.answer_cache.ReplayMiss`, so no caller counts it as a failed
+    model call and goes on."""
 
 
 def _endpoint(args):
@@ -254,13 +321,12 @@ class Server:
         """
         # checked on every request the answers lack, not only before a start: a
         # --base-url endpoint is open from the outset and would be asked
-        if os.environ.get(REPLAY_ONLY, "") not in ("", "0"):
-            from experiments.arguments import UsageError
-
-            held = f"answer file {self.answers}" if self.answers else "in-memory answers"
-            raise UsageError(f"a request that the {held} does not hold, and "
-                             f"{REPLAY_ONLY} is set (replay only): the code asks the "
-                             "model something new; rerun without it to ask")
+        if replay_only():
+            held = (f"not in the answer file {self.answers}" if self.answers
+                    else "not among this run's in-memory answers")
+            raise ReplayOnlyMiss(f"a request {held}, and {REPLAY_ONLY} is set (replay "
+                                 "only): the code asks the model something new; rerun "
+                                 "without it to ask")
         if self._url is None:
             real = self._open()
             # the key's other fields are the run's (decoding) or the agent's (the

@@ -36,6 +36,7 @@ from dataclasses import asdict
 from experiments.evoharness import options
 from experiments.evoharness.arms import arms
 from experiments.evoharness.figure import figure
+from experiments.answers import refuse_unanswered
 from experiments.endpoint import endpoint
 from experiments.evoharness.grid import run_grid, split_stream, tasks
 from experiments.evoharness.llm_run import run_llm
@@ -71,6 +72,9 @@ def run(args) -> list:
     arm_list = arms(cfg.profiles)
     reflection = {}
     if cfg.reflector == "llm":
+        # the synthetic grid's reflectors ask from worker processes, with no answer
+        # file: a replay-only run must not start the model here
+        refuse_unanswered("--reflector llm with the synthetic backend")
         with endpoint(args) as (settings, record):
             results = run_grid(arm_list, cfg, settings)
         reflection = {"endpoint": record, "streams": {

@@ -43,8 +43,9 @@ def check(values: dict, asks_model: bool = True, needed: str = "") -> None:
     one asked for.
 
     Raises:
-        UsageError: ``--cache only applies with --backend llm``, or ``--cache and
-            --no-cache ...`` (exit 2).
+        UsageError: ``--cache only applies with --backend llm``, ``--cache and
+            --no-cache ...``, or ``--no-cache`` in a replay-only run
+            (:data:`experiments.answers.REPLAY_ONLY`) (exit 2).
     """
     from experiments.arguments import UsageError, only_with
 
@@ -55,3 +56,9 @@ def check(values: dict, asks_model: bool = True, needed: str = "") -> None:
     if len(given) == 2:
         raise UsageError(f"--cache {values['cache']!r} and --no-cache contradict each "
                          "other; give one")
+    from experiments.answers import REPLAY_ONLY, replay_only
+
+    if asks_model and values.get("no_cache") and replay_only():
+        raise UsageError(f"--no-cache with {REPLAY_ONLY} set: a run with no answer "
+                         "file has nothing to replay; name one with --cache, or unset "
+                         f"{REPLAY_ONLY}")

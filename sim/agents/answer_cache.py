@@ -19,6 +19,13 @@ import pathlib
 from typing import Any
 
 
+class ReplayMiss(Exception):
+    """A request its answers lack, in a run that may only replay them: the run must
+    stop. Code that counts a failed model call and goes on (a reflector, an editor)
+    re-raises it, so a missing answer can never pass for a failed call in a replay
+    check."""
+
+
 class AnswerCache:
     """Request -> answer, keyed by a SHA-256 of the request's canonical JSON.
 

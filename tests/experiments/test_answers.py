@@ -353,8 +353,8 @@ def test_replay_only_fails_a_request_the_file_lacks_without_starting_a_server(
     assert main(["run", "evoharness", "--backend", "llm", "--quick", "--no-progress",
                  "--cache", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "does not hold, and CTXSIM_REPLAY_ONLY is set" in err
-    assert f"answer file {tmp_path / 'a.jsonl'} does not hold" in err
+    assert f"a request not in the answer file {tmp_path / 'a.jsonl'}, and " \
+        "CTXSIM_REPLAY_ONLY is set" in err
     assert started == [] and not (tmp_path / "o").exists()
     # --verify sets it for a figure whose answers ship, and only then
     assert _rerun_environment([], replay_only=True)[REPLAY_ONLY] == "1"
@@ -400,13 +400,142 @@ def test_replay_only_asks_no_base_url_endpoint_what_the_file_lacks(tmp_path, mod
 
     started, clients = model
     monkeypatch.setenv(REPLAY_ONLY, "1")
-    assert main(["run", "perception", "--quick", "--no-progress", "--no-cache",
+    cache = tmp_path / "a.jsonl"
+    assert main(["run", "perception", "--quick", "--no-progress", "--cache", str(cache),
                  "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "in-memory answers does not hold, and CTXSIM_REPLAY_ONLY is set" in err
+    assert f"a request not in the answer file {cache}, and CTXSIM_REPLAY_ONLY" in err
     assert started == [1] and clients == []
     # without it the same run asks the endpoint
     monkeypatch.delenv(REPLAY_ONLY)
     assert main(["run", "perception", "--quick", "--no-progress", "--no-cache",
                  "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "p")]) == 0
     assert clients
+
+
+def _trimmed(src, dst, keep: int) -> None:
+    """``dst``: the answer file ``src`` (a .gz) with only its first ``keep`` lines."""
+    import gzip
+
+    lines = gzip.decompress(src.read_bytes()).splitlines(keepends=True)
+    dst.write_bytes(_packed(b"".join(lines[:keep])))
+
+
+@pytest.mark.parametrize("argv, keep", [
+    (["contextevo", "--backend", "llm", "--quick", "--candidates", "2", "--llm-calls",
+      "40"], 2),
+    # the reflector's answers come last: the agents' all replay, a lesson is missing
+    (["evoharness", "--backend", "llm", "--quick", "--reflector", "llm"], -1)])
+def test_a_replay_missing_an_answer_stops_instead_of_counting_a_failed_call(
+        tmp_path, model, monkeypatch, capsys, argv, keep):
+    """The loops count a failed model call and go on; an answer missing under
+    replay-only is no failed call: the run stops (exit 2, naming the file), so a
+    trimmed answer file can never pass ``figures --verify``."""
+    from experiments.answers import REPLAY_ONLY
+    from experiments.cli import main
+
+    full = tmp_path / "full.jsonl.gz"
+    assert main(["run", *argv, "--cache", str(full), "--no-progress",
+                 "--out", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    part = tmp_path / "part.jsonl.gz"
+    _trimmed(full, part, keep)
+    monkeypatch.setenv(REPLAY_ONLY, "1")
+    assert main(["run", *argv, "--cache", str(part), "--no-progress",
+                 "--out", str(tmp_path / "b")]) == 2
+    assert f"not in the answer file {part}" in capsys.readouterr().err
+    # the whole file still replays under replay-only
+    assert main(["run", *argv, "--cache", str(full), "--no-progress",
+                 "--out", str(tmp_path / "c")]) == 0
+
+
+def test_the_synthetic_grids_llm_reflector_is_refused_under_replay_only(
+        tmp_path, model, monkeypatch, capsys):
+    from experiments.answers import REPLAY_ONLY
+    from experiments.cli import main
+
+    started, _ = model
+    monkeypatch.setenv(REPLAY_ONLY, "1")
+    assert main(["run", "evoharness", "--quick", "--reflector", "llm", "--no-progress",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "--reflector llm with the synthetic backend asks the model with no answer " \
+        "file" in capsys.readouterr().err
+    assert started == []
+
+
+def test_no_cache_under_replay_only_is_refused_before_the_run(tmp_path, model,
+                                                             monkeypatch, capsys):
+    from experiments.answers import REPLAY_ONLY
+    from experiments.cli import main
+
+    started, _ = model
+    monkeypatch.setenv(REPLAY_ONLY, "1")
+    assert main(["run", "perception", "--quick", "--no-cache", "--no-progress",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "--no-cache with CTXSIM_REPLAY_ONLY set" in capsys.readouterr().err
+    assert started == [] and not (tmp_path / "o").exists()
+
+
+def test_leftover_answers_the_packed_file_holds_are_not_added_again(tmp_path):
+    """A run killed before the file was updated (a pull, say) leaves answers the
+    file now holds: a replay takes none of them twice and leaves the file as it was."""
+    from experiments.answers import answer_file
+
+    target = tmp_path / "a.jsonl.gz"
+    target.write_bytes(_packed(_records("k1", "k2", "k3")))
+    before = target.read_bytes()
+    (tmp_path / "a.jsonl.gz.partial").write_bytes(_records("k2", "k1"))
+    with answer_file(target) as work:
+        assert work.read_bytes() == _records("k1", "k2", "k3")
+    assert target.read_bytes() == before
+
+
+def test_a_linked_packed_file_is_locked_and_written_through_its_link(tmp_path):
+    import gzip
+
+    from experiments.answers import answer_file
+    from experiments.arguments import UsageError
+
+    target = tmp_path / "a.jsonl.gz"
+    target.write_bytes(_packed(_records("k1")))
+    link = tmp_path / "link.jsonl.gz"
+    link.symlink_to(target)
+    with answer_file(target):
+        with pytest.raises(UsageError, match="another run is using it"):
+            with answer_file(link):
+                pass
+    with answer_file(link) as work:
+        with open(work, "ab") as f:
+            f.write(_records("k2"))
+    assert link.is_symlink()
+    assert gzip.decompress(target.read_bytes()) == _records("k1", "k2")
+
+
+def test_directories_made_for_an_answer_file_never_written_are_removed(tmp_path):
+    from experiments.answers import answer_file
+
+    target = tmp_path / "new" / "deeper" / "a.jsonl.gz"
+    with pytest.raises(RuntimeError):
+        with answer_file(target):
+            raise RuntimeError("the run failed")
+    assert not (tmp_path / "new").exists()
+    with answer_file(target) as work:   # a run that adds an answer keeps them
+        with open(work, "ab") as f:
+            f.write(_records("k1"))
+    assert target.is_file()
+
+
+@pytest.mark.parametrize("path, why", [
+    ("/dev/null", "is not a regular file"),
+    ("gz.jsonl", "is gzip-compressed but its name does not end in .gz"),
+])
+def test_a_device_or_a_misnamed_gzip_is_refused(tmp_path, path, why):
+    from experiments.answers import answer_file
+    from experiments.arguments import UsageError
+
+    if path == "gz.jsonl":
+        path = tmp_path / path
+        path.write_bytes(_packed(_records("k1")))
+    with pytest.raises(UsageError, match=why):
+        with answer_file(path):
+            pass

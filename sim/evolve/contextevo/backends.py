@@ -69,7 +69,7 @@ import zlib
 
 import numpy as np
 
-from sim.agents.answer_cache import AnswerCache
+from sim.agents.answer_cache import AnswerCache, ReplayMiss
 from sim.evolve.contextevo.decision_replay import EVIDENCE as _EVIDENCE
 from sim.evolve.contextevo.editor import interleave, moves
 from sim.evolve.contextevo.review import LABELS, NOTES_CHARS, PAGE_CHARS, CaseReport
@@ -358,6 +358,8 @@ class LLMBackend:
             return str(ans.get("notes", notes)) if isinstance(ans, dict) else notes
         except CallBudgetExhausted:
             return notes
+        except ReplayMiss:
+            raise   # a replay that lacks the answer stops the run
         except Exception as exc:  # noqa: BLE001 - a failed call keeps the old notes, counted
             self._failed(exc)
             return notes
@@ -385,6 +387,8 @@ class LLMBackend:
                               pages)
         except CallBudgetExhausted:
             return CaseReport(card.task_id, "none", "", "call budget exhausted", pages)
+        except ReplayMiss:
+            raise   # a replay that lacks the answer stops the run
         except Exception as exc:  # noqa: BLE001
             self._failed(exc)
             return CaseReport(card.task_id, "none", "", "model call failed", pages)
@@ -413,6 +417,8 @@ class LLMBackend:
                     f"{spec.to_json()}\nMoves: {list(menu)}", schema, max_tokens=40)
             except CallBudgetExhausted:
                 break
+            except ReplayMiss:
+                raise   # a replay that lacks the answer stops the run
             except Exception as exc:  # noqa: BLE001
                 self._failed(exc)
                 continue

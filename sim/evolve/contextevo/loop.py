@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.agents.answer_cache import ReplayMiss
 from sim.evolve.contextevo import cards as _cards
 from sim.evolve.contextevo import judge as _judge
 from sim.evolve.contextevo import review as _review
@@ -182,6 +183,8 @@ class Runner:
             return run_traced(self.ts.tasks[t], spec, budget=self.ts.budget,
                               seed=self.ts.seeds[t], profile=self.ts.profile,
                               tokenizer=self.ts.tokenizer(t))
+        except ReplayMiss:
+            raise   # a replay that lacks an answer: the run stops, no score
         except Exception as exc:  # noqa: BLE001 - a candidate's crash is its score
             from sim.evolve.contextevo.trace import Trajectory, Truth
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sim.agents.answer_cache import AnswerCache
+from sim.agents.answer_cache import AnswerCache, ReplayMiss
 from sim.evolve.evoharness.lessons import edit_of
 from sim.evolve.evoharness.propose import (ENHANCE, GENERAL, NEW, NONE, Evaluation,
                                            Execution, Proposal, filter_reason,
@@ -112,6 +112,8 @@ class LLMReflector:
             ans = self.client.ask_json([{"role": "system", "content": SYSTEM},
                                         {"role": "user", "content": user}], SCHEMA,
                                        max_tokens=self.max_tokens)
+        except ReplayMiss:
+            raise   # a replay that lacks the answer stops: it is no failed call
         except Exception as exc:  # noqa: BLE001 - a failed call is no lesson, counted
             self.failures += 1
             self.last_error = f"{type(exc).__name__}: {exc}"
