@@ -360,6 +360,8 @@ def test_replay_only_fails_a_request_the_file_lacks_without_starting_a_server(
     assert _rerun_environment([], replay_only=True)[REPLAY_ONLY] == "1"
     monkeypatch.delenv(REPLAY_ONLY)
     assert REPLAY_ONLY not in _rerun_environment([])
+
+
 @pytest.mark.parametrize("argv, files", [
     (["perception", "--quick"], ["perception.csv"]),
     (["presentation", "--quick"], ["presentation.csv"]),
@@ -525,17 +527,16 @@ def test_directories_made_for_an_answer_file_never_written_are_removed(tmp_path)
     assert target.is_file()
 
 
-@pytest.mark.parametrize("path, why", [
-    ("/dev/null", "is not a regular file"),
-    ("gz.jsonl", "is gzip-compressed but its name does not end in .gz"),
+@pytest.mark.parametrize("make, why", [
+    (lambda d: "/dev/null", "is not a regular file"),
+    (lambda d: _made(d / "gz.jsonl", lambda p: p.write_bytes(_packed(_records("k1")))),
+     "is gzip-compressed but its name does not end in .gz"),
 ])
-def test_a_device_or_a_misnamed_gzip_is_refused(tmp_path, path, why):
+def test_a_device_or_a_misnamed_gzip_is_refused(tmp_path, make, why):
     from experiments.answers import answer_file
     from experiments.arguments import UsageError
 
-    if path == "gz.jsonl":
-        path = tmp_path / path
-        path.write_bytes(_packed(_records("k1")))
+    path = make(tmp_path)
     with pytest.raises(UsageError, match=why):
         with answer_file(path):
             pass
