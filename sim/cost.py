@@ -14,8 +14,6 @@ from functools import lru_cache
 from itertools import repeat
 from operator import itemgetter, ne
 
-import numpy as np
-
 from sim.tasks.tokens import count_tokens
 
 #: THEORY.md §4 / VISTA Table 2 prices, dollars per million tokens
@@ -66,7 +64,10 @@ class EpisodeResult:
     @property
     def mean_active(self) -> float:
         """Mean request size (tokens)."""
-        return float(np.mean(self.active_tokens)) if self.active_tokens else 0.0
+        # ints summed exactly, one correctly rounded division: np.mean's value (its
+        # float64 sum is exact below 2**53 tokens) without an array per episode
+        a = self.active_tokens
+        return sum(a) / len(a) if a else 0.0
 
     @property
     def mean_dashboard(self) -> float:

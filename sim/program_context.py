@@ -10,7 +10,6 @@ rows when a dashboard is rendered, payload handles when the program shows them.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +19,7 @@ from sim.agents.protocol import Entry, LedgerRow, View
 from sim.cost import THINKING_TOKENS, EpisodeResult
 from sim.tasks.tokens import count_tokens
 from sim.tracked import TrackedDict, TrackedSet
-from sim.workspace.blocks import BlockStatus, BlockType
+from sim.workspace.blocks import IN_STREAM, BlockStatus, BlockType
 
 
 #: enum member -> its value (``.value`` is a slow property in a per-row loop)
@@ -97,10 +96,9 @@ class ProgramContext:
         if self.memo and self._request is not None and self._request[0] == self._state():
             return self._request[1]
         # soft assembly: the program, not the workspace, enforces the budget here,
-        # so the workspace's over-budget warning is expected and silenced
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            req = self.ws.assemble(strict=False)
+        # so the workspace's over-budget warning is expected and not raised (a
+        # warnings filter per request cost more than the rest of a memo hit)
+        req = self.ws.assemble(strict=False, warn=False)
         if self.memo:
             # a bounded ledger's rows shown belong to this request: a later what-if
             # measure renders the dashboard again
@@ -167,10 +165,10 @@ class ProgramContext:
             b = ws.blocks[ident]
             key = (b.status, b.tokens, b.replacement, b.turn)
             if hit is None or hit[0] != key:
-                text, tokens = ((b.content, b.tokens) if b.in_stream else
+                text, tokens = ((b.content, b.tokens) if b.status in IN_STREAM else
                                 (b.replacement, count_tokens(b.replacement) + 30))
-                hit = cache[ident] = (key, Item(b.id, b.type.value, b.status.value, text,
-                                                tokens, b.turn))
+                hit = cache[ident] = (key, Item(b.id, _VALUE[b.type], _VALUE[b.status],
+                                                text, tokens, b.turn))
                 self._item_of[ident] = hit[1]
         return hit[1]
 

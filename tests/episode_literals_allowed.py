@@ -60,11 +60,16 @@ ALLOWED = (
     (_A, "_short", 160, "format",
      "the length of a call as an index entry names it (characters), far above the "
      "generators' call texts, so no key is cut"),
-    (_A, "SyntheticAgent.reset", 8192, "stream",
+    (_A, "_episode_noise", 8192, "stream",
      "size of the per-block common-random-number tables (block ids wrap modulo it; "
      "an episode registers far fewer blocks)"),
-    (_A, "SyntheticAgent.reset", 2, "stream",
+    (_A, "_episode_noise", 2, "stream",
      "stream label of the ledger-row misread draws ([seed, 2])"),
+    (_A, "_episode_noise", 16, "cache",
+     "episode seeds whose noise tables are kept (a sweep job plays one seed)"),
+    (_A, "_uniform", 16, "cache",
+     "2**16 common-random-number draws kept per process (a job's programs repeat "
+     "the same draws)"),
     (_A, "SyntheticAgent.perceived", 8192, "stream",
      "the block's index into the content-noise table (same size as in reset)"),
     (_A, "SyntheticAgent._rows", 8192, "stream",

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from functools import lru_cache
 
 import numpy as np
 
@@ -103,6 +104,27 @@ def _num(block_id: str) -> int:
 
 def _crc(s: str) -> int:
     return zlib.crc32(s.encode())
+
+
+# Common random numbers, made once per process: every program of a sweep job plays
+# the same task with the same seed, so each draw repeats once per program, and
+# seeding a generator costs far more than the draw (issue 35). Pure functions of
+# their key, so a hit is the very value a fresh generator gives.
+@lru_cache(maxsize=1 << 16)
+def _uniform(key: tuple[int, ...]) -> float:
+    """The first uniform of a generator seeded with ``key`` (a tuple of ints)."""
+    return float(np.random.default_rng(list(key)).random())
+
+
+@lru_cache(maxsize=16)
+def _episode_noise(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(8192 standard normals, 8192 uniforms) of episode seed ``seed``: the content
+    channel's per-block size noise and the per-block row-read draws. Read-only
+    (shared by every agent of that seed)."""
+    eps = np.random.default_rng([seed, 1]).standard_normal(8192)
+    urow = np.random.default_rng([seed, 2]).random(8192)
+    eps.flags.writeable = urow.flags.writeable = False
+    return eps, urow
 
 
 def find_value(entries, fact) -> str | None:
@@ -188,8 +210,8 @@ class SyntheticAgent:
         self.make_room = 0
         self._step_state = -1
         self.read: set[str] = set()
-        self._eps = np.random.default_rng([self.seed, 1]).standard_normal(8192)
-        self._urow = np.random.default_rng([self.seed, 2]).random(8192)
+        self._eps, self._urow = _episode_noise(self.seed)
+        self._row_reads: dict[str, bool] = {}  # block id -> its ledger row is read
         self.failed_base = self._u("base") < self.profile.base_error
         self.found_values: dict[str, str] = {}
         self._sources = {k: call_text(task.steps[f.source].tool, task.steps[f.source].args)
@@ -197,8 +219,7 @@ class SyntheticAgent:
 
     def _u(self, purpose: str, *items) -> float:
         """A uniform draw fixed by (seed, purpose, items): the same in every program."""
-        key = [self.seed, _crc(purpose)] + [_crc(str(x)) for x in items]
-        return float(np.random.default_rng(key).random())
+        return _uniform((self.seed, _crc(purpose), *[_crc(str(x)) for x in items]))
 
     # -- perception ----------------------------------------------------------------
     def _mode(self, view: View) -> str:
@@ -216,9 +237,17 @@ class SyntheticAgent:
         if view.ledger is None or self.channel == "content":
             return {}
         # a row misread (P = 1 - p_row_read, fixed per block) leaves that block on
-        # the content channel
-        p, u = self.profile.p_row_read, self._urow
-        return {r.id: r.tokens for r in view.ledger if u[_num(r.id) % 8192] < p}
+        # the content channel; fixed per block, so each block's draw is looked up
+        # once an episode (the ledger is read on every request)
+        reads, p, u = self._row_reads, self.profile.p_row_read, self._urow
+        out = {}
+        for r in view.ledger:
+            read = reads.get(r.id)
+            if read is None:
+                read = reads[r.id] = u[_num(r.id) % 8192] < p
+            if read:
+                out[r.id] = r.tokens
+        return out
 
     def estimate(self, entry: Entry, rows: dict[str, int]) -> tuple[float, float]:
         """``(tokens, sd of ln tokens)``: the ledger row's exact size when the view

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .blocks import BlockStatus, BlockType
+from .blocks import IN_STREAM, BlockStatus, BlockType
 from .dashboard import MESSAGE_TOKENS, BudgetFacts, Row, make_dashboard
 from .ids import format_ids
 from .messages import decode_call_message, render_parts, wire_safe
@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _TYPE = {t: t.value for t in BlockType}  # enum .value is slow in a 10k-block loop
 _STATUS = {s: s.value for s in BlockStatus}
-_IN_STREAM = (BlockStatus.VISIBLE, BlockStatus.PINNED)
 
 #: tokens that prime the reply (OpenAI cookbook convention)
 REPLY_PRIMING = 3
@@ -97,6 +96,31 @@ def _native_message(btype: BlockType, text: str, meta: dict[str, Any],
     if meta.get("name"):
         msg["name"] = meta["name"]
     return msg
+
+
+def _parts_message(parts: tuple[str, str, str], tok: Tokenizer,
+                   fields: dict[str, Any] | None = None) -> tuple[dict, int]:
+    """The message ``fields`` (default: a user message) with text ``"".join(parts)``
+    (a placeholder: facts ending in ``;``, `` payload <path>]``, and ``""`` or a space
+    and the replacement), wire-safe, and its tokens (:func:`message_tokens`).
+
+    In cl100k_base the parts are counted apart, each a memo hit once seen (a block's
+    facts and path recur in every program of a sweep, a replacement in many
+    blocks), where the whole text would be new for each program (issue 35). The
+    counts add up because the pre-tokenizer always cuts at both joins, whatever
+    the path and the replacement hold: ``;`` and ``]`` are punctuation pre-tokens
+    that stop at the space after them (no pattern takes a space after punctuation),
+    and no pattern looks behind, so each part is cut from the text after the join
+    exactly as when it starts a text. A part that ``wire_safe`` changes (a lone
+    surrogate) is counted whole. ``tests/workspace/test_fast_paths.py`` checks the
+    sum equals the whole count."""
+    text = "".join(parts)
+    msg = wire_safe({**(fields or {"role": "user"}), "content": text})
+    if tok.name != "cl100k_base" or msg["content"] is not text:
+        return msg, message_tokens(msg, tok)
+    count = tok.count
+    return msg, (MESSAGE_TOKENS + count(parts[0]) + count(parts[1])
+                 + (count(parts[2]) if parts[2] else 0))
 
 
 def is_empty_assistant(message: dict[str, Any]) -> bool:
@@ -262,9 +286,14 @@ class Assembler:
         return self.ws.display_path(handle)
 
     def _placeholder(self, b) -> str:
-        text = (f"[{b.status.value} {b.id}: {b.type.value}, ~{b.tokens:,} tokens; "
-                f"payload {self._path(b.handle)}]")
-        return f"{text} {b.replacement}" if b.replacement else text
+        return "".join(self._placeholder_parts(b))
+
+    def _placeholder_parts(self, b) -> tuple[str, str, str]:
+        """A placeholder's text in the three parts :func:`_parts_message` counts
+        apart: the block's facts, its payload path, its replacement."""
+        return (f"[{b.status.value} {b.id}: {b.type.value}, ~{b.tokens:,} tokens;",
+                f" payload {self._path(b.handle)}]",
+                f" {b.replacement}" if b.replacement else "")
 
     def _as_tool_answer(self, call_id: str, rid: str | None) -> tuple[dict, int | None]:
         ws = self.ws
@@ -279,8 +308,9 @@ class Assembler:
         elif rid in ws.group_of:
             g = ws.groups[ws.top_group(rid)]
             text = f"[{rid} archived in {g.id}; payload {self._path(g.handle)}]"
-        else:
-            text = self._placeholder(r)
+        else:  # the result's placeholder, counted in parts
+            return _parts_message(self._placeholder_parts(r), ws.tokenizer,
+                                  {"role": "tool", "tool_call_id": call_id})
         return wire_safe({"role": "tool", "tool_call_id": call_id, "content": text}), None
 
     def _render_block(self, b, fresh: bool) -> tuple[list[dict], int]:
@@ -306,15 +336,15 @@ class Assembler:
                     msgs.append(m)
                     n += message_tokens(m, tok) if (k is None or fresh) else k
             return msgs, n
-        msg = wire_safe({"role": "user", "content": self._placeholder(b)})
-        return [msg], message_tokens(msg, tok)
+        msg, n = _parts_message(self._placeholder_parts(b), tok)
+        return [msg], n
 
     def _render_group(self, g) -> tuple[list[dict], int]:
-        text = (f"[archived group {g.id} ({format_ids(g.members)}), ~{g.tokens:,} tokens;"
-                f" payload {self._path(g.handle)}]")
-        msg = wire_safe({"role": "user", "content": f"{text} {g.replacement}"
-                         if g.replacement else text})
-        return [msg], message_tokens(msg, self.ws.tokenizer)
+        msg, n = _parts_message(
+            (f"[archived group {g.id} ({format_ids(g.members)}), ~{g.tokens:,} tokens;",
+             f" payload {self._path(g.handle)}]",
+             f" {g.replacement}" if g.replacement else ""), self.ws.tokenizer)
+        return [msg], n
 
     # -- assembly -----------------------------------------------------------------
     def assemble(self, incremental: bool = True) -> Request:
@@ -346,7 +376,7 @@ class Assembler:
                 rows.append(block_row(b, bid in ws.corrupt))
                 cb = b.call_block
                 if cb is not None and b.recovered_from is None \
-                        and blocks[cb].status in _IN_STREAM:
+                        and blocks[cb].status in IN_STREAM:
                     continue  # answered right after its call
                 key = (versions[bid], versions[cb] if cb else 0)
                 hit = cache.get(bid)

@@ -57,6 +57,10 @@ class GroupStatus(str, enum.Enum):
         return self.value
 
 
+#: the statuses whose block shows its own text (a set: read on every render)
+IN_STREAM = frozenset((BlockStatus.VISIBLE, BlockStatus.PINNED))
+
+
 @dataclass(frozen=True)
 class Handle:
     """A payload address: ``path`` relative to the payload store root (POSIX form,
@@ -130,7 +134,7 @@ class Block:
     @property
     def in_stream(self) -> bool:
         """True while the block's own text is in the visible stream."""
-        return self.status in (BlockStatus.VISIBLE, BlockStatus.PINNED)
+        return self.status in IN_STREAM
 
 
 @dataclass

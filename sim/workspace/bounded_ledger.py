@@ -26,7 +26,7 @@ text of the rows shown only; selecting them is one ``heapq.nlargest`` pass.
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 from itertools import compress, repeat
 from operator import eq, itemgetter, not_
 
@@ -71,6 +71,16 @@ def remainder_line(count: int, tokens: int, oldest: int) -> str:
     return f"+{count} more {tokens} tok oldest {oldest}r\n"
 
 
+@lru_cache(maxsize=8)
+def _default_need(cls: type) -> int:
+    """``cls.minimum_cap`` in cl100k_base, the tokenizer a dashboard made without one
+    is checked with: the same number for every dashboard of ``cls``, counted once
+    per process (every episode of a sweep makes one)."""
+    from .tokenizer import get_tokenizer
+
+    return cls.minimum_cap(get_tokenizer("cl100k_base"))
+
+
 class BoundedLedgerDashboard:
     """The bounded ledger with a cap of ``cap`` tokens (framing included).
 
@@ -88,9 +98,8 @@ class BoundedLedgerDashboard:
     def __init__(self, cap: int = DEFAULT_CAP, tokenizer: Tokenizer | None = None) -> None:
         if isinstance(cap, bool) or not isinstance(cap, int):
             raise DashboardCapError(f"dashboard token cap must be an int, got {cap!r}")
-        from .tokenizer import get_tokenizer
-
-        need = self.minimum_cap(tokenizer or get_tokenizer("cl100k_base"))
+        need = (self.minimum_cap(tokenizer) if tokenizer is not None
+                else _default_need(type(self)))
         if cap < need:
             raise DashboardCapError(cap_too_small(cap, need))
         self.cap = cap
@@ -176,9 +185,11 @@ class BoundedLedgerDashboard:
         fixed = MESSAGE_TOKENS + count(CLOSE_TAG)
         make = self._header_maker(facts, self.HEADER_ROWS)
         # room for rows, assuming the header states the cap and the remainder line
-        # carries the largest numbers it can (both checked exactly below)
+        # carries the largest numbers it can (both checked exactly below); the
+        # remainder line has new numbers on every render, so it is counted as the
+        # header is (by_lines: its template and digit groups are memo hits)
         room = (self.cap - fixed - by_lines(make(self.cap, 0))
-                - count(remainder_line(len(rows), all_tokens, facts.turn)))
+                - by_lines(remainder_line(len(rows), all_tokens, facts.turn)))
         chosen: list[tuple[Row, int]] = []
         used = 0
         for r in self._candidates(rows, max(0, room) // MIN_ROW_TOKENS):
@@ -196,7 +207,7 @@ class BoundedLedgerDashboard:
             oldest = facts.turn - min(others, default=facts.turn)
             rem = (len(rows) - len(chosen), hidden_tokens, oldest)
             tail = remainder_line(*rem)
-            rest = fixed + sum(n for _, n in chosen) + count(tail)
+            rest = fixed + sum(n for _, n in chosen) + by_lines(tail)
             header, total = _fixed_point(make, by_lines, rest)
             if total <= self.cap:
                 break

@@ -12,7 +12,7 @@ import shutil
 from typing import Any
 
 from .errors import PlantedLinkError, ReadOnlyError, WorkspaceIOError
-
+from .ops import apply_op
 from .reserve import RESERVE
 
 #: journal lines between checkpoints (at least; more for a large state)
@@ -120,6 +120,4 @@ class Durable:
 
     def _apply(self, op: dict[str, Any], data: bytes | None = None,
                replay: bool = False) -> None:
-        from .ops import apply_op
-
         apply_op(self, op, data=data, replay=replay)

@@ -25,8 +25,8 @@ from itertools import chain, compress, repeat
 from operator import is_not, itemgetter
 from typing import Any
 
-from .blocks import BlockStatus
-from .assembly import _IN_STREAM, _STATUS, _TYPE, Request
+from .blocks import IN_STREAM, BlockStatus
+from .assembly import _STATUS, _TYPE, Request
 from .dashboard import BudgetFacts, Row
 from .memory import FrameCachingAssembler
 
@@ -161,7 +161,7 @@ class IncrementalAssembler(FrameCachingAssembler):
                       _STATUS[b.status])
             cb = b.call_block
             if cb is not None and b.recovered_from is None \
-                    and blocks[cb].status in _IN_STREAM:
+                    and blocks[cb].status in IN_STREAM:
                 items[ident] = ((), None, row, ident)  # answered right after its call
                 continue
             msgs, n = self._render_block(b, False)

@@ -221,10 +221,14 @@ class ScratchWorkspace(Workspace):
                  **settings: Any):
         options = replace(WorkspaceOptions.given(options, settings), sync=False)
         super().__init__(directory, options)
-        from .incremental import DirtyVersions, IncrementalAssembler
+        from .incremental import DirtyVersions
 
         self.versions = DirtyVersions(self.versions)
-        self.assembler = IncrementalAssembler(self, options.dashboard)
+
+    def _make_assembler(self, dashboard: str):
+        from .incremental import IncrementalAssembler  # it builds on this module
+
+        return IncrementalAssembler(self, dashboard)
 
     def _acquire_lock(self) -> tuple[Any, Any]:
         return _NoLock(), object()  # one process owns it: no lock file

@@ -4,6 +4,7 @@ text extraction (bytes kept byte-exact), tool-call normalisation."""
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
 from .blocks import BlockType
@@ -189,6 +190,29 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+_CALL_KEYS = frozenset(("id", "type", "function"))
+_FUNCTION_KEYS = frozenset(("name", "arguments"))
+
+
+def _canonical_call(call: Any) -> str:
+    """:func:`_canonical` of one tool call. A call in the form
+    :func:`clean_tool_calls` makes (exactly ``id``, ``type`` and ``function`` with
+    ``name`` and ``arguments``, every value a ``str``) is written out in sorted-key
+    order around ``json``'s own string encoder (what ``json.dumps`` with
+    ``ensure_ascii=False`` calls for each string), so it is the same text; anything
+    else goes through ``json.dumps``. Why: a sorted-key dump walks the dicts in
+    Python, and every tool-call registration made one (issue 35)."""
+    fn = call.get("function") if type(call) is dict else None
+    if type(fn) is dict and call.keys() == _CALL_KEYS and fn.keys() == _FUNCTION_KEYS:
+        args, name, cid, ctype = fn["arguments"], fn["name"], call["id"], call["type"]
+        if type(args) is str and type(name) is str and type(cid) is str \
+                and type(ctype) is str:
+            return (f'{{"function":{{"arguments":{encode_basestring(args)},"name":'
+                    f'{encode_basestring(name)}}},"id":{encode_basestring(cid)},'
+                    f'"type":{encode_basestring(ctype)}}}')
+    return _canonical(call)
+
+
 def encode_call_message(content: str | bytes, tool_calls: list[dict[str, Any]],
                         name: str | None = None) -> bytes:
     """The stored bytes of a ``tool_call`` block: the whole assistant message it
@@ -211,8 +235,10 @@ def encode_call_message(content: str | bytes, tool_calls: list[dict[str, Any]],
         except UnicodeDecodeError:
             raise ToolCallError("an assistant message with tool_calls must have UTF-8 "
                                 f"text content, got bytes {content[:40]!r}") from None
-    lines = [_canonical({"name": name} if name else {})]
-    lines += [_canonical(call) for call in tool_calls]
+    # the message-level line: {} or {"name": ...}, as _canonical writes them
+    lines = ["{}" if not name else f'{{"name":{encode_basestring(name)}}}'
+             if type(name) is str else _canonical({"name": name})]
+    lines += map(_canonical_call, tool_calls)
     text = (content or "") + CALLS_SEPARATOR + "\n".join(lines)
     return text.encode("utf-8", "surrogatepass")
 

@@ -86,14 +86,21 @@ def apply_init(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> No
     """``init`` (the journal's head: version, tokenizer, budget) changes nothing."""
 
 
+# member by value, read before the enum call (which costs more than the rest of a
+# lookup); an op's values are checked when its journal line is read
+_STATUS_OF = {m.value: m for m in BlockStatus}
+_TYPE_OF = {m.value: m for m in BlockType}
+
+
 def apply_register(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> None:
     """``register``: block ``op["id"]`` enters with ``data`` as its bytes, answering
     its call (if a tool result) and top-level at its number."""
     bid = op["id"]
-    status = BlockStatus(op["status"])
+    status = _STATUS_OF.get(op["status"]) or BlockStatus(op["status"])
     handle = Handle.from_json(op["handle"])
     call_block = op.get("call_block")
-    b = Block(id=bid, type=BlockType(op["type"]), data=data or b"",
+    btype = _TYPE_OF.get(op["type"]) or BlockType(op["type"])
+    b = Block(id=bid, type=btype, data=data or b"",
               tokens=int(op["tokens"]), turn=int(op["turn"]), parent=call_block,
               status=status, handle=handle, message=dict(op["message"]),
               recovered_from=op.get("recovered_from"), call_block=call_block,

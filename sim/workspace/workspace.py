@@ -44,6 +44,7 @@ from .safefs import fsync_dir, make_dirs
 from .tokenizer import Tokenizer, get_tokenizer
 from .toplevel import top_group
 from .accounting import LOCAL_SLACK, TotalBound
+from .assembly import Assembler
 from .options import WorkspaceOptions
 
 
@@ -108,7 +109,6 @@ class Workspace(Durable):
 
     def _configure(self, options: WorkspaceOptions) -> None:
         """Set up everything in memory from ``options`` (checked; nothing on disk)."""
-        from .assembly import Assembler
         from .tools import context_tool_schemas
 
         check_budget(options.budget)
@@ -116,7 +116,7 @@ class Workspace(Durable):
         tok = options.tokenizer
         self.tokenizer = get_tokenizer(tok) if isinstance(tok, str) else tok
         self.budget = options.budget
-        self.assembler = Assembler(self, options.dashboard)
+        self.assembler = self._make_assembler(options.dashboard)
         self.read_only = options.read_only
         self.strict = options.strict
         self.guard_threshold = options.guard_threshold
@@ -128,6 +128,11 @@ class Workspace(Durable):
         self.state = WorkspaceState()
         #: id -> why, for blocks and groups whose payload failed at open
         self.corrupt: dict[str, str] = {}
+
+    def _make_assembler(self, dashboard: str):
+        """The request assembler with dashboard ``dashboard`` (a scratch workspace
+        makes its incremental one here, so that no dashboard is made twice)."""
+        return Assembler(self, dashboard)
 
     def _place(self, directory: str | Path | None, new: bool) -> None:
         """Make (or, for a reopen, find) the directory; a new one's name is made
@@ -664,11 +669,13 @@ class Workspace(Durable):
         """Blocks not deleted, in id order."""
         return [b for b in self.blocks.values() if b.status is not BlockStatus.DELETED]
 
-    def assemble(self, *, strict: bool | None = None, incremental: bool = True):
+    def assemble(self, *, strict: bool | None = None, incremental: bool = True,
+                 warn: bool = True):
         """The next model request (overhead + visible blocks + placeholders + dashboard)
         as a :class:`~sim.workspace.assembly.Request`. Strict mode (default: the
         workspace's) raises :class:`BudgetExceededError` naming the overshoot; soft
-        mode returns it and warns with :class:`BudgetWarning`. ``incremental=False``
+        mode returns it and warns with :class:`BudgetWarning` (``warn=False``: a
+        caller that enforces the budget itself, silently). ``incremental=False``
         re-renders and re-counts everything (the benchmark's baseline)."""
         req = self.assembler.assemble(incremental=incremental)
         self.bound.exact(req.total, req.dashboard)
@@ -679,7 +686,8 @@ class Workspace(Durable):
                    f"conversation {req.conversation}, dashboard {req.dashboard})")
             if strict:
                 raise BudgetExceededError(msg, req.total, self.budget)
-            warnings.warn(msg, BudgetWarning, stacklevel=2)
+            if warn:
+                warnings.warn(msg, BudgetWarning, stacklevel=2)
         return req
 
     def dashboard_text(self) -> str:

@@ -54,3 +54,26 @@ def test_every_dashboard_states_the_count_of_its_whole_text(n, turn, budget, ove
         out = dash.render(rows, facts, TOK)
         assert out.tokens == TOK.count(out.text) + 3
         assert out == dash.render(rows, facts, TOK, fresh=True)
+
+
+_ascii_piece = st.sampled_from(["\n", " ", "  ", "\t", "\r\n", "x", "~12,345", "123",
+                                "(", "|", "#", "-", "'s", "0", "7", "1234567", "  9",
+                                "\t4", "r", "~1", "1 ", "1\n", "x1y", "%"])
+_ascii_text = st.lists(st.one_of(_ascii_piece, st.text(
+    st.characters(max_codepoint=127), max_size=6)), max_size=40).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_ascii_text)
+def test_ascii_split_cuts_where_the_digit_cuts_do(text):
+    """ASCII text (the split in C, :func:`_count_ascii_split`): the same pieces as the
+    match-by-match cuts (:func:`_digit_cuts`), and the same count as the whole."""
+    from sim.workspace.tokenizer import _count_ascii_split, _digit_cuts
+
+    pieces: list[str] = []
+    _count_ascii_split(lambda p: pieces.append(p) or 0, text)
+    cuts = [c for c in _digit_cuts(text) if 0 < c < len(text)]
+    bounds = [0] + sorted(set(cuts)) + [len(text)]
+    want = [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    assert pieces == want
+    assert _count_ascii_split(TOK.count, text) == TOK.count(text)
