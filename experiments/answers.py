@@ -226,6 +226,13 @@ def default_path(name: str, base_url: str | None = None) -> pathlib.Path:
     return cache_dir() / f"{name}_answers_{where}.jsonl"
 
 
+def answers_path(cfg, name: str) -> pathlib.Path | str | None:
+    """The answer file of a run of experiment ``name`` with settings ``cfg`` (its
+    ``cache``, ``no_cache`` and ``base_url``): None with ``--no-cache`` (answers kept
+    in memory only), the ``--cache`` path, else :func:`default_path`."""
+    return None if cfg.no_cache else (cfg.cache or default_path(name, cfg.base_url))
+
+
 #: the environment variable that makes a run replay only: a request its answer file
 #: lacks fails the run (exit 2) instead of starting the model (``ctxsim figures
 #: --verify`` sets it for a figure whose answers ship)

@@ -249,7 +249,7 @@ def run(args) -> list:
     """Run the probes against the model and write CSV, PNG and JSON."""
     import contextlib
 
-    from experiments.answers import OnDemand, Server, answer_file, default_path
+    from experiments.answers import OnDemand, Server, answer_file, answers_path
     from experiments.calibrate.estimates import summarize
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.agents.answer_cache import AnswerCache, CachedClient
@@ -258,7 +258,7 @@ def run(args) -> list:
     if args.base_url is None and "context" in args.probes:
         check_context_window(size, args.n_ctx)
     out = prepare_out(args.out)
-    cache_path = None if args.no_cache else (args.cache or default_path(NAME, args.base_url))
+    cache_path = answers_path(args, NAME)
     say = (lambda s: None) if args.no_progress else (
         lambda s: print(f"[calibrate] {s}", file=sys.stderr, flush=True))
     cpu0, t0 = os.times(), time.perf_counter()

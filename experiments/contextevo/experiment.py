@@ -96,14 +96,13 @@ def run(args) -> list:
     if cs.backend == "llm":
         import contextlib
 
-        from experiments.answers import answered_model, default_path
+        from experiments.answers import answered_model, answers_path
 
         with contextlib.ExitStack() as stack:
             # answers replayed from the file; the embedded model starts at the first
             # request it cannot answer (client_ledger: the answers at their recorded
             # cost, the same in a replay)
-            model = answered_model(stack=stack, args=cs, path=None if cs.no_cache
-                                   else (cs.cache or default_path(NAME, cs.base_url)))
+            model = answered_model(stack=stack, args=cs, path=answers_path(cs, NAME))
             client = model.client()
             raw = run_all(cs, client, progress=progress_printer(args))
             record = {**model.record(), "client_ledger": client.ledger.as_dict()}

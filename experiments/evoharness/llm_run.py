@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from experiments.answers import answered_model, default_path
+from experiments.answers import answered_model, answers_path
 from experiments.settings.evoharness import GridConfig
 from experiments.output import new_figure, prepare_out, save_figure, write_csv, write_sidecar
 from sim.agents.llm import LLMResponseError
@@ -51,7 +51,7 @@ def run_llm(args, cfg: GridConfig) -> list:
     tasks = [loca_task(f, s, LLM_GROWTH, cfg.seed) for f, s in LLM_TASKS]
     rows, calls, harnesses, reflection = [], [], {}, {}
     t0 = time.perf_counter()
-    path = None if cfg.no_cache else (cfg.cache or default_path(NAME, cfg.base_url))
+    path = answers_path(cfg, NAME)
     with contextlib.ExitStack() as stack:
         # answers replayed from the file; the embedded model starts at the first miss
         model = answered_model(args, stack, path)

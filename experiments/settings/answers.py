@@ -62,3 +62,11 @@ def check(values: dict, asks_model: bool = True, needed: str = "") -> None:
         raise UsageError(f"--no-cache with {REPLAY_ONLY} set: a run with no answer "
                          "file has nothing to replay; name one with --cache, or unset "
                          f"{REPLAY_ONLY}")
+
+
+def finish(cls, values: dict, args) -> dict:
+    """The ``finish`` of a settings class whose run asks a model through its answer
+    file (``finish = classmethod(answers.finish)``): refuses ``--cache`` with
+    ``--no-cache`` (exit 2, :func:`check`)."""
+    check(values)
+    return values

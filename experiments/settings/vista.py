@@ -157,11 +157,7 @@ class PressureLLMSettings(Settings):
     cache: str | None = answers.cache("pressure_llm", "--agent llm: ")
     no_cache: bool = answers.no_cache("--agent llm: ", argparse={"default": None})
 
-    @classmethod
-    def finish(cls, values: dict, args) -> dict:
-        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
-        answers.check(values)
-        return values
+    finish = classmethod(answers.finish)
 
 
 @register
@@ -224,11 +220,7 @@ class PerceptionSettings(Settings):
     cache: str | None = answers.cache("perception")
     no_cache: bool = answers.no_cache()
 
-    @classmethod
-    def finish(cls, values: dict, args) -> dict:
-        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
-        answers.check(values)
-        return values
+    finish = classmethod(answers.finish)
 
 
 def _conditions():
@@ -275,9 +267,5 @@ class PresentationSettings(Settings):
     cache: str | None = answers.cache("presentation")
     no_cache: bool = answers.no_cache()
 
-    @classmethod
-    def finish(cls, values: dict, args) -> dict:
-        """Refuses ``--cache`` with ``--no-cache`` (exit 2)."""
-        answers.check(values)
-        return values
+    finish = classmethod(answers.finish)
 

@@ -249,7 +249,7 @@ def run(args) -> list:
     (:mod:`experiments.answers`), so a rerun asks only what the file lacks."""
     import contextlib
 
-    from experiments.answers import answered_model, default_path
+    from experiments.answers import answered_model, answers_path
     from experiments.output import prepare_out, write_csv, write_sidecar
     from sim.agents.llm import LLMResponseError
 
@@ -261,8 +261,7 @@ def run(args) -> list:
     t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
         # answers replayed from the file; the embedded model starts at the first miss
-        model = answered_model(args, stack, None if cfg.no_cache
-                               else (cfg.cache or default_path(NAME, cfg.base_url)))
+        model = answered_model(args, stack, answers_path(cfg, NAME))
         client = model.client()
         settings = client.settings
 

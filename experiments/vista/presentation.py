@@ -208,7 +208,7 @@ def run(args) -> list:
     file lacks."""
     import contextlib
 
-    from experiments.answers import answered_model, default_path
+    from experiments.answers import answered_model, answers_path
     from experiments.output import (new_figure, prepare_out, save_figure, write_csv,
                                     write_sidecar)
     from sim.agents.llm import LLMResponseError
@@ -222,8 +222,7 @@ def run(args) -> list:
     t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
         # answers replayed from the file; the embedded model starts at the first miss
-        model = answered_model(args, stack, None if cfg.no_cache
-                               else (cfg.cache or default_path(NAME, cfg.base_url)))
+        model = answered_model(args, stack, answers_path(cfg, NAME))
         # no repairs: the first answer is the measurement (a repair would reveal ids)
         client = model.client(max_repairs=0, max_tokens=60)
         settings = client.settings

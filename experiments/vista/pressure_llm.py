@@ -106,16 +106,15 @@ def episode(task, program: str, budget: int, client, seed: int) -> dict:
 
 def run_llm(args) -> list:
     """Run the sweep with the real model; write CSV, PNG and JSON; return the paths."""
-    import numpy as np
-
     import contextlib
 
-    from experiments.answers import answered_model, default_path
-    from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
-    from experiments.intervals import Z_ROUNDED, wilson
-    from sim.tasks.loca import loca_task
+    import numpy as np
 
+    from experiments.answers import answered_model, answers_path
+    from experiments.intervals import Z_ROUNDED, wilson
+    from experiments.output import prepare_out, save_figure, write_csv, write_sidecar
     from experiments.settings.vista import PressureLLMSettings
+    from sim.tasks.loca import loca_task
 
     out = prepare_out(args.out)
     cfg = PressureLLMSettings.from_args(args)  # --quick: one budget, three families
@@ -125,8 +124,7 @@ def run_llm(args) -> list:
     t0 = time.perf_counter()
     with contextlib.ExitStack() as stack:
         # answers replayed from the file; the embedded model starts at the first miss
-        model = answered_model(args, stack, None if cfg.no_cache
-                               else (cfg.cache or default_path(NAME, cfg.base_url)))
+        model = answered_model(args, stack, answers_path(cfg, NAME))
         for budget in cfg.llm_budgets:
             for k, task in enumerate(tasks):
                 for prog in PROGRAMS:
