@@ -86,8 +86,9 @@ def apply_init(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -> No
     """``init`` (the journal's head: version, tokenizer, budget) changes nothing."""
 
 
-# member by value, read before the enum call (which costs more than the rest of a
-# lookup); an op's values are checked when its journal line is read
+# member by value (the enum call costs more than the rest of a registration's
+# lookups): an op's values are checked when its journal line is read
+# (journal.check_entry), and a live op carries a member's value
 _STATUS_OF = {m.value: m for m in BlockStatus}
 _TYPE_OF = {m.value: m for m in BlockType}
 
@@ -96,10 +97,10 @@ def apply_register(st: WorkspaceState, op: dict[str, Any], data: bytes | None) -
     """``register``: block ``op["id"]`` enters with ``data`` as its bytes, answering
     its call (if a tool result) and top-level at its number."""
     bid = op["id"]
-    status = _STATUS_OF.get(op["status"]) or BlockStatus(op["status"])
+    status = _STATUS_OF[op["status"]]
     handle = Handle.from_json(op["handle"])
     call_block = op.get("call_block")
-    btype = _TYPE_OF.get(op["type"]) or BlockType(op["type"])
+    btype = _TYPE_OF[op["type"]]
     b = Block(id=bid, type=btype, data=data or b"",
               tokens=int(op["tokens"]), turn=int(op["turn"]), parent=call_block,
               status=status, handle=handle, message=dict(op["message"]),
