@@ -9,8 +9,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sim.workspace.assembly import _parts_message, message_tokens
 from sim.workspace.messages import (_canonical, _canonical_call, encode_call_message,
                                      wire_safe)
+from sim.workspace.tokenizer import get_tokenizer
 
 # any text, lone surrogates included (a call id may hold one: sim.workspace.messages)
 TEXT = st.text(st.characters(blacklist_categories=()), max_size=40)
@@ -55,9 +57,6 @@ def test_encode_call_message_lines_are_the_sorted_key_dumps(text, name, calls):
 
 
 # -- placeholders counted in parts (sim.workspace.assembly._parts_message) ----------
-
-from sim.workspace.assembly import _parts_message, message_tokens  # noqa: E402
-from sim.workspace.tokenizer import get_tokenizer  # noqa: E402
 
 BPE = get_tokenizer("cl100k_base")
 # what a replacement may start or end with: spaces, newlines, digits, letters,
