@@ -11,6 +11,7 @@ rows when a dashboard is rendered, payload handles when the program shows them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -30,6 +31,15 @@ _DELETED = BlockStatus.DELETED
 #: most rows come back (making a frozen dataclass costs more than finding it)
 _LEDGER_ROWS: dict[tuple, LedgerRow] = {}
 _LEDGER_ROWS_KEPT = 1 << 17
+
+
+@lru_cache(maxsize=1 << 14)
+def _placeholder_tokens(replacement: str) -> int:
+    """Tokens a program's and the agent's view charge an archived item: its
+    replacement text's count and a fixed framing (id, handle, status). The request's
+    exact total is the workspace's assembly. Memoised: a sweep's programs show the
+    same few replacements (a summary, ``[Old observation omitted]``) many times."""
+    return count_tokens(replacement) + 30
 
 
 @dataclass
@@ -159,14 +169,14 @@ class ProgramContext:
             key = (g.replacement, g.turn)
             if hit is None or hit[0] != key:
                 hit = cache[ident] = (key, Item(ident, "group", "archived", g.replacement,
-                                                count_tokens(g.replacement) + 30, g.turn))
+                                                _placeholder_tokens(g.replacement), g.turn))
                 self._item_of[ident] = hit[1]
         else:
             b = ws.blocks[ident]
             key = (b.status, b.tokens, b.replacement, b.turn)
             if hit is None or hit[0] != key:
                 text, tokens = ((b.content, b.tokens) if b.status in IN_STREAM else
-                                (b.replacement, count_tokens(b.replacement) + 30))
+                                (b.replacement, _placeholder_tokens(b.replacement)))
                 hit = cache[ident] = (key, Item(b.id, _VALUE[b.type], _VALUE[b.status],
                                                 text, tokens, b.turn))
                 self._item_of[ident] = hit[1]
@@ -183,8 +193,8 @@ class ProgramContext:
                     continue
                 emitted.add(gid)
                 g = ws.groups[gid]
-                item = Item(gid, "group", "archived", g.replacement, count_tokens(
-                    g.replacement) + 30, g.turn)
+                item = Item(gid, "group", "archived", g.replacement,
+                            _placeholder_tokens(g.replacement), g.turn)
             else:
                 st = b.status.value
                 if st == "deleted" or (unpinned and st == "pinned"):
@@ -193,7 +203,7 @@ class ProgramContext:
                     item = Item(b.id, b.type.value, st, b.content, b.tokens, b.turn)
                 else:
                     item = Item(b.id, b.type.value, st, b.replacement,
-                                count_tokens(b.replacement) + 30, b.turn)
+                                _placeholder_tokens(b.replacement), b.turn)
             if types is not None and item.type not in types:
                 continue
             if statuses is not None and item.status not in statuses:

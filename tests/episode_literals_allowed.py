@@ -97,12 +97,11 @@ ALLOWED = (
      "and recoveries; max_context_actions bounds them per turn)"),
     (_H, "_play", 100, "guard", "the loop guard's constant slack (actions)"),
     (_PC, "<module>", 17, "cache", "the shared ledger-row memo holds 2**17 rows"),
-    (_PC, "ProgramContext._item", 30, "format",
+    (_PC, "_placeholder_tokens", 14, "cache", "the replacement-count memo holds 2**14 texts"),
+    (_PC, "_placeholder_tokens", 30, "format",
      "an archived item's framing in a program's and the agent's view (id, handle, "
      "status) on top of its replacement text; the request's exact total is the "
      "workspace's assembly"),
-    (_PC, "ProgramContext._stream", 30, "format",
-     "the same framing as in _item (the plain path of the same stream)"),
     # -- programs ----------------------------------------------------------------------
     (_P, "<module>", 0.5, "variant",
      "clearing_loca: LOCA-bench's reset ratio, clear the oldest half"),
