@@ -88,6 +88,68 @@ NATIVE_MEMO = NativeMemo()
 _MESSAGES, _TOKENS, _ROW = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
+class Gathered:
+    """The kept renderings of the top-level items in stream order, as one request
+    gathers them, kept between requests while the stream only grows at its end
+    (registrations) and items change in place (an archived or offloaded block keeps
+    its place): then a request updates the items it re-rendered and appends the new
+    ones, O(changes), instead of walking every item. Any other change to the order
+    (a group replacing its members, a removal) bumps
+    :attr:`~sim.workspace.toplevel.TopLevel.generation` and the next request gathers
+    afresh."""
+
+    def __init__(self, items: dict[str, tuple], top) -> None:
+        self.top, self.generation = top, top.generation
+        order = list(top)
+        self.pos = {ident: i for i, ident in enumerate(order)}
+        self.kept = list(map(items.__getitem__, order))
+        self.rows = list(map(_ROW, self.kept))
+        self._item_tokens()
+        self._messages()
+
+    def _item_tokens(self) -> None:
+        # a result answered inside its call has no count of its own (None): left out
+        kept = self.kept
+        tokens = list(map(_TOKENS, kept))
+        counted = list(map(is_not, tokens, repeat(None)))
+        self.item_tokens = dict(zip(compress(map(itemgetter(3), kept), counted),
+                                    compress(tokens, counted)))
+
+    def _messages(self) -> None:
+        self.messages = list(chain.from_iterable(map(_MESSAGES, self.kept)))
+
+    def update(self, items: dict[str, tuple], changed: set[str], new: list[str]) -> None:
+        """Take the re-rendered ``changed`` ids (those already gathered) and append
+        the ``new`` ids at the end."""
+        pos, kept, rows, item_tokens = self.pos, self.kept, self.rows, self.item_tokens
+        counts_moved = messages_moved = False
+        for ident in changed:
+            i = pos.get(ident)
+            if i is None:
+                continue  # new: appended below
+            old, e = kept[i], items[ident]
+            kept[i], rows[i] = e, e[2]
+            if (e[1] is None) is not (old[1] is None):
+                counts_moved = True  # counted now, or no more: a key in mid-order
+            elif e[1] is not None:
+                item_tokens[ident] = e[1]
+            messages_moved |= old[0] is not e[0]
+        messages = self.messages
+        for ident in new:
+            e = items[ident]
+            pos[ident] = len(kept)
+            kept.append(e)
+            rows.append(e[2])
+            if e[1] is not None:
+                item_tokens[ident] = e[1]
+            if not messages_moved:
+                messages += e[0]
+        if counts_moved:
+            self._item_tokens()
+        if messages_moved:
+            self._messages()
+
+
 class IncrementalAssembler(FrameCachingAssembler):
     """The assembler with per-item renderings kept between requests and refreshed
     only for ids the workspace touched (see the module doc)."""
@@ -106,6 +168,7 @@ class IncrementalAssembler(FrameCachingAssembler):
         #: request, bounded-ledger rows shown, remainder)
         self._tries: list[tuple] = []
         self._measured: tuple = ()
+        self._gathered: Gathered | None = None
 
     def _new_native(self, btype, data: bytes, meta: dict[str, Any],
                     recovered_from: str | None, bid: str) -> dict[str, Any]:
@@ -130,11 +193,13 @@ class IncrementalAssembler(FrameCachingAssembler):
             return hit[4]
         return super()._native(b)
 
-    def _refresh(self) -> None:
+    def _refresh(self) -> set[str]:
+        """Render the ids touched since the last request again; returns them (with
+        the results of touched calls)."""
         ws = self.ws
         dirty, self._cursor = ws.versions.since(self._cursor)
         if not dirty:
-            return
+            return dirty
         items, blocks, results, empty = self._items, ws.blocks, ws.results, self._empty
         todo = set(dirty)
         for ident in dirty:  # a result's rendering depends on its call's state
@@ -168,6 +233,7 @@ class IncrementalAssembler(FrameCachingAssembler):
             items[ident] = (msgs, n, row, ident)
             if not msgs:
                 empty.add(ident)
+        return todo
 
     def measure(self) -> int:
         """Total tokens of the request that would be assembled now; the request is
@@ -214,27 +280,27 @@ class IncrementalAssembler(FrameCachingAssembler):
         if not incremental or ws.corrupt:
             self._items.clear()
             self._empty.clear()
+            self._gathered = None
             self._cursor = 0  # the log names every id: the next request renders all
             return super().assemble(incremental)
-        self._refresh()
-        items = self._items
-        top = list(ws.top)
-        kept = list(map(items.__getitem__, top))
-        rows = list(map(_ROW, kept))
-        tokens = list(map(_TOKENS, kept))
-        # a result answered inside its call has no count of its own (None): left out
-        counted = list(map(is_not, tokens, repeat(None)))
-        item_tokens = dict(zip(compress(top, counted), compress(tokens, counted)))
+        changed = self._refresh()
+        items, top, g = self._items, ws.top, self._gathered
+        new = top.appended(g.generation, len(g.kept)) \
+            if g is not None and g.top is top else None
+        if new is None:
+            g = self._gathered = Gathered(items, top)
+        else:
+            g.update(items, changed, new)
+        item_tokens = dict(g.item_tokens)
         conversation = sum(item_tokens.values())
         # an item with no message is rare: skip the pass over every item when none is
-        dropped = tuple(e[3] for e in kept if e[1] is not None and not e[0]) \
+        dropped = tuple(e[3] for e in g.kept if e[1] is not None and not e[0]) \
             if self._empty else ()
         system, tools = self._frame()
-        messages = [system]
-        messages += chain.from_iterable(map(_MESSAGES, kept))
+        messages = [system, *g.messages]
         overhead = self.overhead()
         facts = BudgetFacts(ws.budget, overhead, conversation, ws.turn)
-        dash = self.dashboard.render(rows, facts, ws.tokenizer)
+        dash = self.dashboard.render(list(g.rows), facts, ws.tokenizer)
         if dash.text:
             messages.append({"role": "user", "content": dash.text})
         return Request(messages, tools, overhead, conversation, dash.tokens, ws.budget,

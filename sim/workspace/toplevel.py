@@ -26,6 +26,10 @@ class TopLevel:
         #: Why: a request walks every item several times, and walking a list is
         #: several times cheaper than looking each id up by its key
         self._order: list[str] | None = []
+        #: bumped by every change but an append at the end, so a reader that saw the
+        #: order at some generation knows the order now is that one plus what
+        #: :meth:`appended` returns (:class:`~sim.workspace.incremental.Gathered`)
+        self.generation = 0
 
     def add(self, key: int, ident: str) -> None:
         """Insert ``ident`` at position ``key`` (appending is O(1))."""
@@ -36,11 +40,21 @@ class TopLevel:
         else:
             insort(self._keys, key)
             self._order = None
+            self.generation += 1
         self._ids[key] = ident
+
+    def appended(self, generation: int, n: int) -> list[str] | None:
+        """The ids added at the end since the order held ``n`` items at
+        ``generation``; None if anything else changed since (an insertion before
+        the end, a removal)."""
+        if generation != self.generation:
+            return None
+        return list(self)[n:] if self._order is None else self._order[n:]
 
     def remove(self, key: int) -> None:
         """Drop the item at position ``key`` if present."""
         if self._ids.pop(key, None) is not None:
+            self.generation += 1
             keys = self._keys
             if key == keys[-1]:
                 keys.pop()

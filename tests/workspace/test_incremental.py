@@ -27,8 +27,10 @@ DASHBOARDS = ["ledger", "status_board", "none", "bounded_ledger:300"]
 
 
 def _fields(req):
+    # item_tokens as pairs: their order is the stream's (the cost ledger's cached
+    # prefix reads it), which dict equality would not compare
     return (req.messages, req.tools, req.overhead, req.conversation, req.dashboard,
-            req.total, req.dashboard_text, req.item_tokens, req.dropped)
+            req.total, req.dashboard_text, list(req.item_tokens.items()), req.dropped)
 
 
 @settings(max_examples=20, stateful_step_count=30, deadline=None,
@@ -261,3 +263,39 @@ def test_native_memo_is_the_pure_message_and_bounded():
     small.put(("a",), {}, 6)
     small.put(("b",), {}, 6)
     assert small.get(("a",)) is None and small.get(("b",)) == {} and small.size == 6
+
+
+def _plain(ws, dashboard):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Assembler(ws, dashboard).assemble(incremental=False)
+
+
+def test_gathered_items_follow_appends_and_rebuild_on_reorder():
+    """The kept gathering (sim.workspace.incremental.Gathered) is updated in place
+    while the stream only grows at its end or items change in place, and gathered
+    afresh after a group replaces its members; each request equals a full render.
+    A result answered inside its call is counted again, in mid-stream, once its call
+    is archived alone (its key keeps its stream place: the cost ledger reads the
+    order)."""
+    ws = scratch_workspace(budget=None, dashboard="ledger", strict=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    call = ws.register({"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+    result = ws.register({"role": "tool", "tool_call_id": "c1", "content": "hello"})
+    ws.register({"role": "user", "content": "more"})
+    first = ws.assemble()
+    gathered = ws.assembler._gathered
+    assert result.id not in first.item_tokens  # answered inside its call
+    ws.archive(call.id, "x")  # in place: the call's id keeps its place
+    req = ws.assemble()
+    assert ws.assembler._gathered is gathered
+    assert list(req.item_tokens) == ["B1", call.id, result.id, "B4"]
+    assert _fields(req) == _fields(_plain(ws, "ledger"))
+    ws.register({"role": "user", "content": "again"})  # appended
+    assert _fields(ws.assemble()) == _fields(_plain(ws, "ledger"))
+    assert ws.assembler._gathered is gathered
+    ws.archive(f"{result.id},B4", "both")  # a group: the order changes
+    req = ws.assemble()
+    assert ws.assembler._gathered is not gathered
+    assert _fields(req) == _fields(_plain(ws, "ledger"))
