@@ -219,7 +219,7 @@ class SyntheticAgent:
 
     def _u(self, purpose: str, *items) -> float:
         """A uniform draw fixed by (seed, purpose, items): the same in every program."""
-        return _uniform((self.seed, _crc(purpose), *[_crc(str(x)) for x in items]))
+        return _uniform((self.seed, _crc(purpose), *(_crc(str(x)) for x in items)))
 
     # -- perception ----------------------------------------------------------------
     def _mode(self, view: View) -> str:

@@ -285,9 +285,6 @@ class Assembler:
     def _path(self, handle) -> str:
         return self.ws.display_path(handle)
 
-    def _placeholder(self, b) -> str:
-        return "".join(self._placeholder_parts(b))
-
     def _placeholder_parts(self, b) -> tuple[str, str, str]:
         """A placeholder's text in the three parts :func:`_parts_message` counts
         apart: the block's facts, its payload path, its replacement."""

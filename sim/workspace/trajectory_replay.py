@@ -10,13 +10,12 @@ visible blocks and offloaded placeholders into a group, until it fits).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .blocks import BlockStatus, GroupStatus
-from .errors import BudgetWarning, ConfigError, ImpossibleBudgetError, WorkspaceError
+from .errors import ConfigError, ImpossibleBudgetError, WorkspaceError
 from .importers import import_trajectory, read_trajectory
 from .importers.trajectory import Trajectory
 from .validate import validate_chat_request
@@ -81,9 +80,7 @@ def archive_oldest(ws: Workspace) -> str | None:
 
     Call it again while it returns a spec (each call re-measures the request).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BudgetWarning)
-        req = ws.assemble(strict=False)
+    req = ws.assemble(strict=False, warn=False)
     need = req.total - (ws.budget or req.total)
     if need <= 0:
         return None
@@ -162,9 +159,7 @@ def replay_trajectory(source: str | Path | list | dict, *, budget: int,
                 if spec is None:
                     break
                 result.archives.append(spec)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", BudgetWarning)
-            req = ws.assemble(strict=False)
+        req = ws.assemble(strict=False, warn=False)
         result.requests += 1
         result.over_budget += req.total > budget
         result.max_total = max(result.max_total, req.total)
