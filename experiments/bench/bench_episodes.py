@@ -24,6 +24,10 @@ tasks played by plain-Python bookkeeping, once per episode the core plays, in th
 loop (alternating with the fast route), with its solved count beside each program's;
 and as its last line ``core/reference N.Nx``: the fast route's CPU time per episode
 over the reference's (issue 35's goal: at most 3.0x).
+
+``--breakdown``: before that line, one more fast pass with each part of the core
+timed (:mod:`experiments.bench.breakdown`): every part's share and its milliseconds
+per episode, scaled to the plain fast pass, beside the reference's whole episode.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=1, help="seeds per family (default: 1)")
     p.add_argument("--programs", nargs="+", default=d["programs"],
                    help="programs (default: the pressure sweep's)")
+    p.add_argument("--breakdown", action="store_true",
+                   help="also time each part of the fast route (one more pass)")
     args = p.parse_args(argv)
     # dashboard_tokens None: each program's registered cap
     specs = loca_specs(PressureSettings(levels=tuple(args.levels),
@@ -86,9 +92,30 @@ def main(argv=None) -> int:
     print(f"{'bare bookkeeping (reference_core)':44s} {seconds['ref']:8.2f} CPU s "
           f"{1000 * seconds['ref'] / ref_episodes:8.2f} ms/episode")
     _compare_solved(rows[True], ref_solved[::len(args.programs)], args.programs)
-    ratio = (seconds[True] / episodes) / (seconds["ref"] / ref_episodes)
+    fast_ms, ref_ms = 1000 * seconds[True] / episodes, 1000 * seconds["ref"] / ref_episodes
+    if args.breakdown:
+        _breakdown(specs, fast_ms, ref_ms)
+    ratio = fast_ms / ref_ms
     print(f"core/reference {ratio:.1f}x")
     return 0
+
+
+def _breakdown(specs, fast_ms: float, ref_ms: float) -> None:
+    """Play the jobs once more on the fast route with its parts timed; print each
+    part's share of that pass and its ms per episode scaled to ``fast_ms``."""
+    from experiments.bench.breakdown import shares, timed
+
+    with timed() as parts:
+        t0 = time.process_time()
+        for spec in specs:
+            run_job(spec, fast=True)
+        total = time.process_time() - t0
+    print(f"where the fast route's {fast_ms:.2f} ms/episode go (one timed pass, "
+          f"{1000 * total / (len(specs) * len(specs[0].setup.programs)):.2f} ms/episode "
+          "with the timers; shares of it):")
+    for part, share in shares(parts, total).items():
+        print(f"  {part:34s} {share:6.1%} {share * fast_ms:7.2f} ms "
+              f"{share * fast_ms / ref_ms:5.2f}x the reference's whole episode")
 
 
 def _reference_job(spec) -> list[bool]:

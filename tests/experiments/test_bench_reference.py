@@ -60,3 +60,16 @@ def test_the_benchmark_ends_with_the_core_reference_ratio(capsys):
     last = out[-1]
     assert last.startswith("core/reference ") and last.endswith("x")
     assert float(last.split()[1][:-1]) > 0
+
+
+def test_the_breakdown_lists_every_part_before_the_ratio(capsys):
+    from experiments.bench.breakdown import OTHER, PARTS
+
+    assert bench_episodes.main(["--levels", "8000", "--families", "1",
+                                "--programs", "react", "--breakdown"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    head = next(i for i, line in enumerate(out) if line.startswith("where the fast"))
+    rows = out[head + 1:-1]
+    assert [r.split("%")[0].rsplit(None, 1)[0].strip() for r in rows] == [*PARTS, OTHER]
+    assert sum(float(r.split("%")[0].split()[-1]) for r in rows) == pytest.approx(100, abs=0.6)
+    assert out[-1].startswith("core/reference ")
