@@ -73,3 +73,17 @@ def test_the_breakdown_lists_every_part_before_the_ratio(capsys):
     assert [r.split("%")[0].rsplit(None, 1)[0].strip() for r in rows] == [*PARTS, OTHER]
     assert sum(float(r.split("%")[0].split()[-1]) for r in rows) == pytest.approx(100, abs=0.6)
     assert out[-1].startswith("core/reference ")
+
+
+def test_repeated_passes_sum_the_time_and_count_one_pass_solved(capsys):
+    assert bench_episodes.main(["--levels", "8000", "--families", "1",
+                                "--programs", "react", "--repeat", "2"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0].startswith("2 episodes (1 jobs x 1 programs x 2 passes")
+    assert any(line.startswith("solved of 1 tasks: reference 1;") for line in out)
+
+
+def test_a_repeat_below_one_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        bench_episodes.main(["--repeat", "0"])
+    assert "--repeat must be at least 1, got 0" in capsys.readouterr().err
