@@ -13,3 +13,9 @@ def best_time(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def description(doc: str) -> str:
+    """A benchmark's ``--help`` description: the first paragraph of its module
+    docstring ``doc``, on one line (its first line alone may stop mid-sentence)."""
+    return " ".join(doc.strip().split("\n\n")[0].split())

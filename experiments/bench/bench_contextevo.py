@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from experiments.bench import description
+
 
 def one_iteration() -> dict:
     """One loop iteration (stages 1-3 and selection) on the held-in tasks against
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> dict:
     """Run the checks and print one line each."""
     import tempfile
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--skip-full", action="store_true")
     p.add_argument("--mislabel-sweep", action="store_true")

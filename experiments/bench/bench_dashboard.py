@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from experiments.bench import description
 from sim.workspace import Workspace
 from sim.workspace.bounded_ledger import BoundedLedgerDashboard
 from sim.workspace.dashboard import BudgetFacts, LedgerDashboard, Row
@@ -103,7 +104,7 @@ def workspace_check(n: int, cap: int) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark and print its summary; returns it."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ap.add_argument("--cap", type=int, default=400)
     ap.add_argument("--requests", type=int, default=20)

@@ -36,30 +36,37 @@ import argparse
 import sys
 import time
 
+from experiments.arguments import Distinct
 from experiments.bench.reference_core import play
+from experiments.settings import kinds as k
 from experiments.settings.vista import PressureSettings
 from experiments.sweep import build_task, loca_specs, run_job
+from sim.tasks.loca import FAMILIES
+from experiments.bench import description
 
 
 def main(argv=None) -> int:
     """Play the jobs both ways, compare the rows, print the times and the ratio."""
     d = PressureSettings.table()
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--levels", type=int, nargs="+", default=d["levels"],
-                   help="growth levels in tokens (default: the pressure sweep's)")
-    p.add_argument("--families", type=int, default=2,
-                   help="task families per level (default: 2)")
-    p.add_argument("--seeds", type=int, default=1, help="seeds per family (default: 1)")
-    p.add_argument("--programs", nargs="+", default=d["programs"],
-                   help="programs (default: the pressure sweep's)")
-    p.add_argument("--repeat", type=int, default=1,
+    p = argparse.ArgumentParser(description=description(__doc__))
+    # each value checked as the pressure sweep checks it (experiments.settings.kinds)
+    p.add_argument("--levels", type=k.GROWTH.parse, nargs="+", action=Distinct,
+                   default=d["levels"], metavar="TOKENS",
+                   help="growth levels, tokens >= 1,000 (default: the pressure sweep's)")
+    p.add_argument("--families", type=k.families().parse, default=2, metavar="N",
+                   help=f"LOCA-like task families per level, 1..{len(FAMILIES)} "
+                        "(default: 2)")
+    p.add_argument("--seeds", type=k.COUNT.parse, default=1, metavar="N",
+                   help="seeds per family, >= 1 (default: 1)")
+    p.add_argument("--programs", type=k.program().parse, nargs="+", action=Distinct,
+                   default=d["programs"], metavar="PROGRAM",
+                   help="context programs (default: the pressure sweep's)")
+    p.add_argument("--repeat", type=k.COUNT.parse, default=1, metavar="N",
                    help="play the jobs this many times, CPU summed (default: 1; more "
                         "passes, less noise in the ratio)")
     p.add_argument("--breakdown", action="store_true",
                    help="also time each part of the fast route (one more pass)")
     args = p.parse_args(argv)
-    if args.repeat < 1:
-        p.error(f"--repeat must be at least 1, got {args.repeat}")
     # dashboard_tokens None: each program's registered cap
     specs = loca_specs(PressureSettings(levels=tuple(args.levels),
                                         programs=tuple(args.programs),
@@ -89,7 +96,8 @@ def main(argv=None) -> int:
         return 1
     print(f"{episodes} episodes ({len(specs)} jobs x {len(args.programs)} programs"
           f"{f' x {args.repeat} passes' if args.repeat > 1 else ''}, levels "
-          f"{args.levels}), identical rows both ways; wall {wall:.1f} s for both")
+          f"{args.levels}), identical rows both ways; wall {wall:.1f} s for the three "
+          "routes")
     for fast, name in ((False, "reference (durable store, fresh assembly)"),
                        (True, "fast (in-memory store, memoised views)")):
         print(f"{name:44s} {seconds[fast]:8.2f} CPU s {1000 * seconds[fast] / episodes:8.1f} "

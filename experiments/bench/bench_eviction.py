@@ -37,7 +37,7 @@ from sim.games.channels import Content
 from sim.games.eviction import play
 from sim.games.information import content_rate_mc
 from sim.games.reference import numpy_brute_content, numpy_exact_content_tau
-from experiments.bench import best_time
+from experiments.bench import best_time, description
 
 
 def numpy_normal_limit(draws_per_thread: int, threads: int, repeat: int) -> float:
@@ -51,7 +51,7 @@ def numpy_normal_limit(draws_per_thread: int, threads: int, repeat: int) -> floa
 
 def main(argv=None) -> int:
     """Run the benchmarks and print a table of rates and ratios."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--grid", action="store_true", help="also time the default theorem1 grid")
     args = p.parse_args(argv)

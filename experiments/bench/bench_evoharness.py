@@ -19,6 +19,7 @@ import tempfile
 import time
 
 
+from experiments.bench import description
 from experiments.evoharness import experiment as ev
 from experiments.evoharness.arms import arms
 from experiments.evoharness.grid import run_arm, tasks as grid_tasks
@@ -33,7 +34,7 @@ def _arm_time(arm: str, tasks, cfg) -> float:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run both measurements and print one line each; returns them."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--quick", action="store_true", help="time the quick grid")
     args = p.parse_args(argv)
     cfg = ev.SETTINGS.from_args(argparse.Namespace(quick=args.quick)).with_(seed=0)

@@ -16,6 +16,7 @@ import time
 
 import numba
 
+from experiments.bench import description
 from sim.games.recovery import simulate
 from sim.games.recovery_strategies import (KeepPrefixes, KeepWholeBlocks, LinearHash,
                                            RecoverableArchive, evaluate)
@@ -38,7 +39,7 @@ def _rate(fn, trials: int, seconds: float) -> float:
 
 def main(argv=None) -> int:
     """Print one line per (strategy, game): kernel and reference trials/s, ratio."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     args = parser.parse_args(argv)
     print(f"numba threads: {numba.get_num_threads()}")

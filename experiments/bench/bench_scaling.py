@@ -44,6 +44,7 @@ import time
 import warnings
 from pathlib import Path
 
+from experiments.bench import description
 from sim.workspace import Workspace
 from sim.workspace.handles import owner_of
 from sim.workspace.packs import PACK_BELOW
@@ -283,7 +284,7 @@ def reopen_only(n: int, texts: list[str], tmp: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark; returns the figures (see module doc)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--reopen-only", action="store_true",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-from experiments.bench import best_time
+from experiments.bench import best_time, description
 
 
 def _episodes(task, programs, tokenizer_factory, budget: int) -> None:
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> dict:
     from sim.tasks.loca import loca_task
     from sim.workspace.tokenizer import get_tokenizer
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--families", type=int, default=15)
     p.add_argument("--growth", type=int, default=256_000)

@@ -49,6 +49,7 @@ import time
 import numba
 import numpy as np
 
+from experiments.bench import description
 from experiments.settings.theory import Theorem1Settings
 from experiments.vista import proposition2
 from experiments.vista.theorem1 import StageTimer, run_grid, simulate_point
@@ -225,7 +226,7 @@ def floor_and_ratio(grid: str, rows, config) -> float:
 
 def main(argv=None) -> int:
     """Print the per-stage table and the E[Z] and rate comparisons."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--grid", choices=("default", "quick"), default="default")
     p.add_argument("--log2-n", type=int, nargs="*", default=None,
                    help="cut the grid to these log2 n (default: the grid's own)")

@@ -4,9 +4,11 @@
 :func:`timed` wraps named callables for the duration of a ``with`` block, each
 call charged to its own part *exclusive* of the wrapped calls it makes (a view that
 assembles the request charges the assembly to ``assembly``, the rest to ``view``);
-what no wrapped part covers is charged to ``other``. The wrappers cost time of
-their own, so the totals of an instrumented pass are larger than a plain pass's:
-the parts are reported as shares of the instrumented total, and
+what no wrapped part covers is charged to ``other``. The timed pass differs from
+the plain one: the wrappers cost time of their own, and it plays the fast route's
+jobs back to back where the plain pass alternates them with the other routes (so
+it may run slower or faster, by a fifth either way as measured). The parts are
+therefore reported as shares of the timed pass's total, and
 :func:`experiments.bench.bench_episodes.main` scales them to the plain pass's
 milliseconds per episode.
 

@@ -95,3 +95,14 @@ def test_an_inherited_method_is_removed_again_not_copied_down():
     with timed({"a": ("sim.workspace.memory:ScratchWorkspace.assemble",)}):
         assert "assemble" in vars(ScratchWorkspace)
     assert "assemble" not in vars(ScratchWorkspace)
+
+
+def test_a_benchmark_description_is_its_docstrings_first_paragraph():
+    from experiments.bench import description
+
+    doc = """Cost of one thing, the slow path against the fast path (run:
+``python -m x``).
+
+Details that --help leaves out."""
+    assert description(doc) == ("Cost of one thing, the slow path against the fast "
+                                 "path (run: ``python -m x``).")

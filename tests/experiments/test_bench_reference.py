@@ -86,4 +86,18 @@ def test_repeated_passes_sum_the_time_and_count_one_pass_solved(capsys):
 def test_a_repeat_below_one_is_refused(capsys):
     with pytest.raises(SystemExit):
         bench_episodes.main(["--repeat", "0"])
-    assert "--repeat must be at least 1, got 0" in capsys.readouterr().err
+    assert "argument --repeat: expected an integer >= 1, got '0'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--families", "0"], "argument --families: expected an integer in 1..15, got '0'"),
+    (["--seeds", "0"], "argument --seeds: expected an integer >= 1, got '0'"),
+    (["--levels", "999"], "expected a growth level in tokens >= 1,000, got '999'"),
+    (["--programs", "nosuch"], "argument --programs: unknown program 'nosuch'"),
+    (["--programs", "vista", "vista"], "'vista' is given twice"),
+])
+def test_bad_options_are_usage_errors_naming_the_value(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench_episodes.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
