@@ -237,8 +237,11 @@ class IncrementalAssembler(FrameCachingAssembler):
 
     def measure(self) -> int:
         """Total tokens of the request that would be assembled now; the request is
-        kept for :meth:`tried` (a what-if of a registration)."""
-        req = self.assemble()
+        kept for :meth:`tried` (a what-if of a registration). Never a kept what-if:
+        the state measured holds an operation applied but not journaled, which
+        :meth:`_committed_try`'s count of journal lines cannot see (it would take the
+        previous registration's request for this one)."""
+        req = self._assemble(True, kept=False)
         dash = self.dashboard
         self._measured = (req, getattr(dash, "shown", None), getattr(dash, "remainder", None))
         return req.total
@@ -272,8 +275,13 @@ class IncrementalAssembler(FrameCachingAssembler):
 
     def assemble(self, incremental: bool = True) -> Request:
         """The request of the current state, equal to the plain assembly's."""
+        return self._assemble(incremental, kept=True)
+
+    def _assemble(self, incremental: bool, kept: bool) -> Request:
+        """:meth:`assemble`; ``kept``: a what-if measured for the operation just
+        committed may be returned as is."""
         ws = self.ws
-        if self._tries and incremental and not ws.corrupt:
+        if kept and self._tries and incremental and not ws.corrupt:
             req = self._committed_try()
             if req is not None:
                 return req
@@ -281,6 +289,8 @@ class IncrementalAssembler(FrameCachingAssembler):
             self._items.clear()
             self._empty.clear()
             self._gathered = None
+            # a kept what-if would move the cursor past renderings dropped here
+            self._tries.clear()
             self._cursor = 0  # the log names every id: the next request renders all
             return super().assemble(incremental)
         changed = self._refresh()

@@ -299,3 +299,47 @@ def test_gathered_items_follow_appends_and_rebuild_on_reorder():
     req = ws.assemble()
     assert ws.assembler._gathered is not gathered
     assert _fields(req) == _fields(_plain(ws, "ledger"))
+
+
+def _near_budget_with_calls(calls):
+    """A scratch workspace near its budget (1,600 tokens), with one open tool call
+    per id in ``calls``: each result registered next is measured (a what-if)."""
+    ws = scratch_workspace(budget=1600, dashboard="ledger", strict=False)
+    ws.register({"role": "user", "content": "task"}, pinned=True)
+    ws.register({"role": "user", "content": "word " * 900})
+    ws.register({"role": "assistant", "content": None, "tool_calls": [
+        {"id": c, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        for c in calls]})
+    ws.assemble(strict=False)
+    return ws
+
+
+def test_back_to_back_what_ifs_each_measure_their_own_state():
+    """Two results registered with no request between them: the second what-if
+    measures the state with the second result, not the request kept for the first
+    (the operation being measured is applied but not journaled, so the kept one
+    looks committed); the guard's totals and every later request are exact."""
+    ws = _near_budget_with_calls(("c1", "c2"))
+    totals = []
+    measure = ws.assembler.measure
+    ws.assembler.measure = lambda: totals.append(measure()) or totals[-1]
+    ws.register({"role": "tool", "tool_call_id": "c1", "content": "first result " * 5})
+    after_first = _plain(ws, "ledger").total
+    ws.register({"role": "tool", "tool_call_id": "c2", "content": "second result " * 5})
+    assert totals == [after_first, _plain(ws, "ledger").total]
+    assert _fields(ws.assemble(strict=False)) == _fields(_plain(ws, "ledger"))
+    ws.register({"role": "user", "content": "next"})
+    assert _fields(ws.assemble(strict=False)) == _fields(_plain(ws, "ledger"))
+
+
+def test_a_full_assembly_drops_the_kept_what_if():
+    """assemble(incremental=False) re-renders everything next time: a what-if kept
+    from before it is not returned (it would skip renderings the full assembly
+    dropped), and the requests after it are exact."""
+    ws = _near_budget_with_calls(("c1",))
+    ws.register({"role": "tool", "tool_call_id": "c1", "content": "first result " * 5})
+    assert ws.assembler._tries
+    ws.assemble(strict=False, incremental=False)
+    assert _fields(ws.assemble(strict=False)) == _fields(_plain(ws, "ledger"))
+    ws.register({"role": "user", "content": "next"})
+    assert _fields(ws.assemble(strict=False)) == _fields(_plain(ws, "ledger"))
