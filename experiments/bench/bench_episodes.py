@@ -37,12 +37,12 @@ import sys
 import time
 
 from experiments.arguments import Distinct
+from experiments.bench import description
 from experiments.bench.reference_core import play
 from experiments.settings import kinds as k
 from experiments.settings.vista import PressureSettings
 from experiments.sweep import build_task, loca_specs, run_job
 from sim.tasks.loca import FAMILIES
-from experiments.bench import description
 
 
 def main(argv=None) -> int:
